@@ -1,0 +1,32 @@
+# Every target bootstraps .venv when it is missing, so a fresh clone needs only `make demo` / `make test`.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test test-integration bench lint clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/reqbench demo --out runs/demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m "not integration" tests
+
+test-integration: $(STAMP)
+	$(BIN)/python -m pytest -m integration tests
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run_all.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

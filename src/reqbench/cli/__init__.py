@@ -1,0 +1,1 @@
+"""The typer CLI: thin command modules (parse -> call library -> print)."""

@@ -1,0 +1,1 @@
+"""Harness core shared by every protocol. Imports nothing from `reqbench.protocols`."""

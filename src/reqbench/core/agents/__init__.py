@@ -1,0 +1,1 @@
+"""Agents: the protocol (`base`), adapters and control agents."""

@@ -1,0 +1,1 @@
+"""Plan -> schedule -> executor. See `types` for the row contract."""

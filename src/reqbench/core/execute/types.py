@@ -1,0 +1,62 @@
+"""The records that cross the boundary between the executor and a protocol.
+
+A *row* is `(task, condition, agent config, repeat)`. A protocol plans rows and runs one row at a time;
+the executor owns scheduling, attempts, the store and progress. A row's outcome is one of:
+
+* ``scored``  — the row produced a result that counts (success or failure lives in `result`);
+* ``pending`` — a harness problem (HARNESS_ERROR, judge pending): re-evaluated on `--resume`;
+* ``invalid`` — an external problem (provider, runner infrastructure): attrition, never scored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+
+class RowStatus(str, Enum):
+    SCORED = "scored"
+    PENDING = "pending"
+    INVALID = "invalid"
+
+
+@dataclass(frozen=True, order=True)
+class Row:
+    task_id: str
+    condition: str
+    agent: str
+    repeat: int = 0
+
+    @property
+    def key(self) -> str:
+        return f"{self.task_id}|{self.condition}|{self.agent}|{self.repeat}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task_id": self.task_id, "condition": self.condition, "agent": self.agent,
+                "repeat": self.repeat}
+
+
+@dataclass
+class RowOutcome:
+    status: RowStatus
+    result: dict[str, Any] = field(default_factory=dict)
+    """Protocol-specific JSON-serialisable result (gate results, signature, metrics...)."""
+    detail: str = ""
+    artifacts: dict[str, bytes] = field(default_factory=dict)
+    """Named blobs (patch, transcript, logs) stored content-addressed by the executor."""
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What the user asked `reqbench run` for; protocols read what they need."""
+
+    agent: str = "reference"
+    conditions: tuple[str, ...] = ()
+    repeats: int = 1
+    seed: int = 20260729
+    judge: str = "exact"
+    concurrency: int = 1
+    agent_options: dict[str, Any] = field(default_factory=dict)
+    work_dir: Path | None = None

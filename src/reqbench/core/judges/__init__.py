@@ -1,0 +1,1 @@
+"""Judges return relation labels only; programs compute scores."""

@@ -1,0 +1,1 @@
+"""OpenAI-compatible model client with retries, concurrency cap and record/replay cache."""

@@ -1,0 +1,1 @@
+"""SQLite run store + content-addressed artifacts."""

@@ -1,0 +1,62 @@
+"""What a protocol offers the generic commands (`validate`, `run`, `report`, `demo`).
+
+Each protocol package has a `suite.py` defining ``PROTOCOL``, an object satisfying `SuiteProtocol`.
+`detect_protocol` picks the protocol of a suite directory from its marker file.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any, Protocol
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+
+PROTOCOL_NAMES = ("takeover", "specpath", "journey", "pace")
+
+
+class SuiteProtocol(Protocol):
+    name: str
+
+    def detect(self, path: Path) -> bool:
+        """True when `path` is a suite (or single task) of this protocol."""
+        ...
+
+    def validate(self, path: Path) -> list[str]:
+        """All problems found, each one sentence naming file, item and rule; [] when valid."""
+        ...
+
+    def plan(self, path: Path, options: RunOptions) -> list[Row]: ...
+
+    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome: ...
+
+    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+        """The protocol's report dict (what `reqbench report --json` prints under its name)."""
+        ...
+
+
+def load_protocol(name: str) -> SuiteProtocol:
+    module = importlib.import_module(f"reqbench.protocols.{name}.suite")
+    return module.PROTOCOL  # type: ignore[no-any-return]
+
+
+def available_protocols() -> list[SuiteProtocol]:
+    out = []
+    for name in PROTOCOL_NAMES:
+        try:
+            out.append(load_protocol(name))
+        except ModuleNotFoundError:
+            continue
+    return out
+
+
+def detect_protocol(path: Path) -> SuiteProtocol:
+    path = Path(path)
+    if not path.exists():
+        raise InputError("no such suite directory", file=str(path))
+    for proto in available_protocols():
+        if proto.detect(path):
+            return proto
+    raise InputError("not a suite of any known protocol (no suite.yaml / family.yaml / instance.yaml / "
+                     "case.yaml with a known protocol)", file=str(path))

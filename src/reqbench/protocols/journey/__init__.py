@@ -1,0 +1,1 @@
+"""journey protocol."""

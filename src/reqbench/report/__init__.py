@@ -1,0 +1,1 @@
+"""Reports: tables, plots, HTML, local web viewer."""
