@@ -1,7 +1,13 @@
 from pathlib import Path
 
-from reqbench.core.hashing import (atomic_write_text, canonical_json, crlf_sha256, pretty_json,
-                                   sha256_json, sha256_text)
+from reqbench.core.hashing import (
+    atomic_write_text,
+    canonical_json,
+    crlf_sha256,
+    pretty_json,
+    sha256_json,
+    sha256_text,
+)
 
 
 def test_canonical_json_sorts_keys_and_keeps_unicode() -> None:

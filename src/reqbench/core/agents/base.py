@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 
-class AgentStatus(str, Enum):
+class AgentStatus(StrEnum):
     """How an agent run ended. Only `COMPLETED` runs are scored as deliverables."""
 
     COMPLETED = "completed"

@@ -11,12 +11,12 @@ the executor owns scheduling, attempts, the store and progress. A row's outcome 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 
-class RowStatus(str, Enum):
+class RowStatus(StrEnum):
     SCORED = "scored"
     PENDING = "pending"
     INVALID = "invalid"
