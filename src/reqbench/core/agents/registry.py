@@ -1,0 +1,45 @@
+"""Agent names -> factories. `make_agent("reference")`, `make_agent("command", template=...)`, ...
+
+Entries are lazy (module:function) so importing the registry imports no adapter. A factory takes
+keyword options (from the CLI's ``--agent-opt KEY=VALUE`` or a config file) and returns an `Agent`.
+An agent spec may carry an argument after a colon: ``replay:PATCHES`` passes ``arg="PATCHES"``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from reqbench.core.agents.base import Agent
+from reqbench.core.errors import InputError
+
+AGENTS: dict[str, tuple[str, str]] = {
+    # name: (module, factory) -- description
+    "null": ("reqbench.core.agents.controls", "make_null"),
+    "reference": ("reqbench.core.agents.controls", "make_reference"),
+    "replay": ("reqbench.core.agents.controls", "make_replay"),
+    "command": ("reqbench.core.agents.command", "make_command"),
+    "llm": ("reqbench.core.agents.llm_agent", "make_llm_agent"),
+    "claude-code": ("reqbench.core.agents.presets", "make_claude_code"),
+    "codex": ("reqbench.core.agents.presets", "make_codex"),
+    "mini-swe-agent": ("reqbench.core.agents.presets", "make_mini_swe_agent"),
+    "openhands": ("reqbench.core.agents.presets", "make_openhands"),
+    "aider": ("reqbench.core.agents.presets", "make_aider"),
+}
+
+
+def make_agent(spec: str, **options: Any) -> Agent:
+    """Build the agent named by `spec` (``name`` or ``name:arg``)."""
+    name, _, arg = spec.partition(":")
+    if name not in AGENTS:
+        raise InputError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}",
+                         item="--agent")
+    module_name, factory = AGENTS[name]
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise InputError(f"agent {name!r} is not available in this build ({exc.name} missing)",
+                         item="--agent") from None
+    if arg:
+        options["arg"] = arg
+    return getattr(module, factory)(**options)  # type: ignore[no-any-return]

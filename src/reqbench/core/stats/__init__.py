@@ -1,0 +1,1 @@
+"""Statistics shared by protocols: intervals (bootstrap, binomial), agreement (kappa), pass@k."""
