@@ -31,8 +31,20 @@ class SuiteProtocol(Protocol):
 
     def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome: ...
 
+    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
+                   work_dir: Path) -> RowOutcome:
+        """Re-run only the evaluation of a *pending* row on its frozen submission (`--resume`).
+
+        Never re-runs the agent. A protocol with nothing to re-evaluate returns `previous`.
+        """
+        ...
+
     def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
         """The protocol's report dict (what `reqbench report --json` prints under its name)."""
+        ...
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        """The bundled suite(s) and run options `reqbench demo` executes for this protocol."""
         ...
 
 
