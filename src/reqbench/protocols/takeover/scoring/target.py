@@ -61,6 +61,7 @@ def score_target(instances: TargetInstances, response: Any, condition: str, judg
     """Score `response` (parsed JSON, a `ResponseCheck`, or None when nothing was submitted) for one
     target under `condition` (C1 or C2) with `judge`. RQ1 is scored under C1 only."""
     session = judge if isinstance(judge, JudgeSession) else JudgeSession(judge, attempts)
+    first_record = len(session.records)
     visible = instances.visible_message_ids(condition)
     if isinstance(response, ResponseCheck):
         check = response
@@ -87,7 +88,7 @@ def score_target(instances: TargetInstances, response: Any, condition: str, judg
         status = "scored"
     return TargetScore(instances.target_id, condition, status, rq3, rq1, rq2, consistency,
                        check.frozen.sha256 if check.frozen else None, list(check.problems),
-                       session.records)
+                       session.records[first_record:])
 
 
 _BLANK_STATE = {"attributes": {}, "scope": {}, "lifecycle_status": None, "ambiguity": None,
