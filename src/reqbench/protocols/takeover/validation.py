@@ -53,7 +53,7 @@ class Problem:
         if self.target:
             where.append(f"target {self.target}")
         head = f"{self.file}: " if self.file else ""
-        return f"{head}{', '.join(where)}: {self.text} [rule {self.code}]"
+        return f"{head}{', '.join(where)}: {self.text} (rule {self.code})"
 
 
 def _ev(code: str, ev: Event, text: str) -> Problem:
