@@ -1,4 +1,4 @@
-"""Every validation rule refuses its violation with one sentence naming project, requirement, event and rule."""
+"""Each validation rule refuses its violation in one sentence naming project, requirement, event, rule."""
 
 from __future__ import annotations
 
@@ -32,28 +32,85 @@ CASES: list[tuple[str, Mut, str | None, str | None]] = [
     ("E01", lambda n, a, t: _ev(a, 0, 1).update(event_type="GUESS"), "REQ_A", "REQ_A_E002"),
     ("E02", lambda n, a, t: _ev(a, 0, 1).update(value_updates={"q": 1}), "REQ_A", "REQ_A_E002"),
     ("E03", lambda n, a, t: _ev(a, 0, 1).update(ambiguity=None), "REQ_A", "REQ_A_E002"),
-    ("E04", lambda n, a, t: _append(a, 1, event("REQ_B", 2, 6, "RUNTIME_FAILURE", M, execution={
-        "status": "VERIFIED_WORKING", "observed_behavior": "x"})), "REQ_B", "REQ_B_E002"),
+    (
+        "E04",
+        lambda n, a, t: _append(
+            a,
+            1,
+            event(
+                "REQ_B",
+                2,
+                6,
+                "RUNTIME_FAILURE",
+                M,
+                execution={"status": "VERIFIED_WORKING", "observed_behavior": "x"},
+            ),
+        ),
+        "REQ_B",
+        "REQ_B_E002",
+    ),
     ("E05", lambda n, a, t: _ev(a, 0, 1)["ambiguity"].update(dimension="COLOR"), "REQ_A", "REQ_A_E002"),
     ("E06", lambda n, a, t: _ev(a, 0, 2).update(value_removals=[]), "REQ_A", "REQ_A_E003"),
     ("E07", lambda n, a, t: _ev(a, 0, 2)["value_updates"].update(y=3), "REQ_A", "REQ_A_E003"),
     ("E08", lambda n, a, t: _ev(a, 0, 0)["source_message"].update(message_id=99), "REQ_A", "REQ_A_E001"),
     ("E09", lambda n, a, t: _ev(a, 0, 0)["source_message"].update(text="edited"), "REQ_A", "REQ_A_E001"),
     ("E10", lambda n, a, t: _ev(a, 0, 2).update(supporting_message_ids=[5]), "REQ_A", "REQ_A_E003"),
-    ("E11", lambda n, a, t: _ev(a, 0, 1).update(source_message=event("R", 1, 6, "AMBIGUOUS", M)["source_message"]),
-     "REQ_A", "REQ_A_E003"),
+    (
+        "E11",
+        lambda n, a, t: _ev(a, 0, 1).update(
+            source_message=event("R", 1, 6, "AMBIGUOUS", M)["source_message"]
+        ),
+        "REQ_A",
+        "REQ_A_E003",
+    ),
     ("E12", lambda n, a, t: _ev(a, 0, 2).update(resolves_ambiguity_event_ids=[]), "REQ_A", "REQ_A_E003"),
-    ("E13", lambda n, a, t: _ev(a, 0, 2).update(resolves_ambiguity_event_ids=["REQ_A_E099"]), "REQ_A", "REQ_A_E003"),
-    ("E14", lambda n, a, t: _ev(a, 1, 0).update(resolves_ambiguity_event_ids=["REQ_A_E002"]), "REQ_B", "REQ_B_E001"),
-    ("E15", lambda n, a, t: _ev(a, 0, 0).update(resolves_ambiguity_event_ids=["REQ_A_E002"]), "REQ_A", "REQ_A_E001"),
-    ("E16", lambda n, a, t: _append(a, 0, event("REQ_A", 4, 6, "RESUME", M,
-                                                resolves_ambiguity_event_ids=["REQ_A_E002"])), "REQ_A", "REQ_A_E004"),
-    ("E17", lambda n, a, t: _append(a, 0, event("REQ_A", 4, 6, "INTRODUCE", M, value_updates={"x": 2})),
-     "REQ_A", "REQ_A_E004"),
-    ("E18", lambda n, a, t: (_append(a, 0, event("REQ_A", 4, 6, "REMOVE", M)),
-                             _append(a, 0, event("REQ_A", 5, 6, "RESUME", M))), "REQ_A", "REQ_A_E005"),
-    ("E19", lambda n, a, t: _append(a, 0, event("REQ_A", 4, 6, "MODIFY", M, value_removals=["y"])),
-     "REQ_A", "REQ_A_E004"),
+    (
+        "E13",
+        lambda n, a, t: _ev(a, 0, 2).update(resolves_ambiguity_event_ids=["REQ_A_E099"]),
+        "REQ_A",
+        "REQ_A_E003",
+    ),
+    (
+        "E14",
+        lambda n, a, t: _ev(a, 1, 0).update(resolves_ambiguity_event_ids=["REQ_A_E002"]),
+        "REQ_B",
+        "REQ_B_E001",
+    ),
+    (
+        "E15",
+        lambda n, a, t: _ev(a, 0, 0).update(resolves_ambiguity_event_ids=["REQ_A_E002"]),
+        "REQ_A",
+        "REQ_A_E001",
+    ),
+    (
+        "E16",
+        lambda n, a, t: _append(
+            a, 0, event("REQ_A", 4, 6, "RESUME", M, resolves_ambiguity_event_ids=["REQ_A_E002"])
+        ),
+        "REQ_A",
+        "REQ_A_E004",
+    ),
+    (
+        "E17",
+        lambda n, a, t: _append(a, 0, event("REQ_A", 4, 6, "INTRODUCE", M, value_updates={"x": 2})),
+        "REQ_A",
+        "REQ_A_E004",
+    ),
+    (
+        "E18",
+        lambda n, a, t: (
+            _append(a, 0, event("REQ_A", 4, 6, "REMOVE", M)),
+            _append(a, 0, event("REQ_A", 5, 6, "RESUME", M)),
+        ),
+        "REQ_A",
+        "REQ_A_E005",
+    ),
+    (
+        "E19",
+        lambda n, a, t: _append(a, 0, event("REQ_A", 4, 6, "MODIFY", M, value_removals=["y"])),
+        "REQ_A",
+        "REQ_A_E004",
+    ),
     ("P01", lambda n, a, t: a.update(annotation_version="v0.5"), None, None),
     ("P02", lambda n, a, t: a["project"].update(project_id="OTHER"), None, None),
     ("P03", lambda n, a, t: n["messages"][1].update(message_id="1"), None, None),
@@ -72,7 +129,8 @@ CASES: list[tuple[str, Mut, str | None, str | None]] = [
 
 @pytest.mark.parametrize(("code", "mutate", "rid", "eid"), CASES, ids=[c[0] for c in CASES])
 def test_each_rule_violation_is_refused_with_project_requirement_event_and_rule(
-        code: str, mutate: Mut, rid: str | None, eid: str | None) -> None:
+    code: str, mutate: Mut, rid: str | None, eid: str | None
+) -> None:
     normalized, annotation, targets = small()
     mutate(normalized, annotation, targets)
     project, problems = check_all(normalized, annotation, targets, file="annotation.json")
@@ -90,8 +148,18 @@ def test_each_rule_violation_is_refused_with_project_requirement_event_and_rule(
 def test_valid_project_has_no_problems_and_execution_evidence_after_remove_is_allowed() -> None:
     normalized, annotation, targets = small()
     _append(annotation, 1, event("REQ_B", 2, 6, "REMOVE", M))
-    _append(annotation, 1, event("REQ_B", 3, 6, "RUNTIME_FAILURE", M,
-                                 execution={"status": "FAILED", "observed_behavior": "still there"}))
+    _append(
+        annotation,
+        1,
+        event(
+            "REQ_B",
+            3,
+            6,
+            "RUNTIME_FAILURE",
+            M,
+            execution={"status": "FAILED", "observed_behavior": "still there"},
+        ),
+    )
     project, problems = check_all(normalized, annotation, targets)
     assert problems == [] and project is not None
 
@@ -109,8 +177,9 @@ def test_validate_reports_all_problems_at_once_and_load_refuses(tmp_path: Path) 
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reqbench.cli.main", *args], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "reqbench.cli.main", *args], capture_output=True, text=True, timeout=120
+    )
 
 
 def test_cli_validate_exits_2_listing_every_problem_and_build_writes_nothing(tmp_path: Path) -> None:
