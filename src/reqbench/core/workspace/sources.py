@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -88,7 +88,7 @@ class RepoSource(BaseModel):
         path = Path(rest).expanduser()
         if not path.is_absolute():
             path = Path(base_dir) / path
-        return cls(kind=kind, location=str(path.resolve()), ref=ref, sha256=sha)
+        return cls(kind=cast(SourceKind, kind), location=str(path.resolve()), ref=ref, sha256=sha)
 
     @property
     def spec(self) -> str:
