@@ -49,3 +49,28 @@ def admission_problems(ctx, target_id: str) -> list[str]:  # type: ignore[no-unt
                 want = ", ".join(f"{g} {expected[g]}" for g in wrong)
                 problems.append(f"{where}: {label} must give {want} but gave {got}")
     return problems
+
+
+def suite_admission_problems(ctx) -> list[str]:  # type: ignore[no-untyped-def]
+    """Admission of every delivery target, cached by the suite's content hash.
+
+    Admission runs every check several times, so a verdict is remembered under
+    ``<cache_root>/takeover-admission/<tree hash>.json``: changing any file of the suite re-runs it.
+    Targets are checked in parallel (one thread per core).
+    """
+    import json
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reqbench.core.hashing import atomic_write_text
+    from reqbench.core.workspace import cache_root, tree_hash
+
+    key = tree_hash(ctx.suite_dir)
+    cached = cache_root() / "takeover-admission" / f"{key}.json"
+    if cached.is_file():
+        return list(json.loads(cached.read_text(encoding="utf-8")))
+    ids = [d.target_id for d in ctx.suite.delivery]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(ids), os.cpu_count() or 1))) as pool:
+        problems = [p for found in pool.map(lambda t: admission_problems(ctx, t), ids) for p in found]
+    atomic_write_text(cached, json.dumps(problems))
+    return problems
