@@ -96,14 +96,13 @@ def test_rq_instances_equal_the_released_ones_apart_from_release_metadata(built:
 
 def test_rq_index_lists_the_released_hash_inputs(built: Path) -> None:
     ours, released = (json.loads((d / "RQ1" / "index.json").read_text()) for d in (built, STAGE2))
+
     def drop(idx):
         return {
             **idx,
-            "instances": [
-                {k: v for k, v in i.items() if k != "content_sha256"}
-                for i in idx["instances"]
-            ],
+            "instances": [{k: v for k, v in i.items() if k != "content_sha256"} for i in idx["instances"]],
         }
+
     assert drop(ours) == drop(released)
 
 
