@@ -17,6 +17,7 @@ SCHEMAS: dict[str, str] = {
     "run-meta": "reqbench.core.store.models:RunMeta",
     "run-result-row": "reqbench.core.store.models:RunResultRow",
     "judge-call": "reqbench.core.store.models:JudgeCall",
+    "takeover-response": "reqbench.protocols.takeover.response:AgentResponse",
 }
 
 
