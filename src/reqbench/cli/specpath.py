@@ -73,19 +73,19 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
 
 
 @app.command("stats")
-def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per line)."),
+def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per line), or a run directory."),
           as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
           raster: Path | None = typer.Option(None, "--raster", help="Write the signature raster PNG here."),
           ) -> None:
     """Task-macro FCR per condition, complete blocks, any-/per-variant CPV and control deltas.
 
-    Example: reqbench specpath stats runs/x/specpath_results.jsonl --json
+    Example: reqbench specpath stats results.jsonl --json --raster raster.png
     """
     from reqbench.protocols.specpath.metrics import summarize_results
     from reqbench.protocols.specpath.report import render_text
-    from reqbench.protocols.specpath.results import read_results
+    from reqbench.protocols.specpath.results import read_results, results_from_run
 
-    rows = read_results(results)
+    rows = results_from_run(results) if results.is_dir() else read_results(results)
     summary = summarize_results(rows)
     if raster is not None:
         from reqbench.protocols.specpath.raster import write_raster
@@ -95,3 +95,18 @@ def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per l
         _emit_json(summary)
     else:
         console.print(render_text(summary), highlight=False)
+
+
+@app.command("results")
+def results_cmd(run_dir: Path = typer.Argument(..., help="Run directory of a specpath run."),
+                out: Path = typer.Option(..., "--out", help="Results JSONL to write.")) -> None:
+    """Write a run's selected rows as results JSONL (the input of `specpath stats`).
+
+    Example: reqbench specpath results runs/specpath-demo --out results.jsonl
+    """
+    from reqbench.core.hashing import atomic_write_text
+    from reqbench.protocols.specpath.results import results_from_run, row_to_json
+
+    rows = results_from_run(run_dir)
+    atomic_write_text(out, "".join(row_to_json(r) + "\n" for r in rows))
+    console.print(f"{len(rows)} rows -> {out}", highlight=False)

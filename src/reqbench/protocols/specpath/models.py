@@ -87,13 +87,14 @@ class GenerateSpec(_Model):
 
 
 class VerifierSpec(_Model):
-    """How probes run: a pytest command over the hidden tests directory (never in the agent workspace)."""
+    """How probes run: pytest over the hidden tests directory (never in the agent workspace)."""
 
-    command: list[str] = Field(
-        default_factory=lambda: ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider", "{hidden}"],
-        description="argv; {python}, {hidden}, {workspace} and {junit} are substituted.")
+    command: str | None = Field(
+        None, description="Shell command overriding the standard pytest probe command; placeholders "
+                          "{python}, {workspace}, {hidden}, {output}, {junit}. Exit 0 = all passed, "
+                          "1 = some failed, anything else = verifier infrastructure failure.")
     hidden_dir: str = Field("hidden", description="Folder (relative to the family) of hidden probe tests.")
-    timeout_seconds: float = Field(120.0, description="Per verifier command (SpecPath uses 120 s).")
+    timeout_seconds: float = Field(120.0, gt=0, description="Per verifier command (SpecPath uses 120 s).")
     pythonpath: list[str] = Field(default_factory=lambda: ["src"],
                                   description="Workspace-relative import roots put on PYTHONPATH.")
 

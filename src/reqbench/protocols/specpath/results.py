@@ -73,6 +73,18 @@ def read_results(path: Path) -> list[ResultRow]:
     return parse_results(text.splitlines(), str(path))
 
 
+def results_from_run(run_dir: Path) -> list[ResultRow]:
+    """The selected outcome of every planned row of a specpath run that has an attempt, as results rows."""
+    from reqbench.core.store.runstore import RunStore
+    from reqbench.protocols.specpath.suite import result_row
+
+    with RunStore.open(Path(run_dir), read_only=True) as store:
+        if store.meta.protocol != "specpath":
+            raise InputError("not a specpath run", file=str(run_dir),
+                             item=f"protocol {store.meta.protocol!r}")
+        return [result_row(row, outcome) for row, outcome in store.outcomes()]
+
+
 def row_to_json(row: ResultRow) -> str:
     d = {"family": row.family, "config": row.config, "condition": row.condition, "repeat": row.repeat,
          "outcome": row.outcome, "signature": list(row.signature) if row.signature is not None else None}
