@@ -30,7 +30,7 @@ def test_success_strips_provider_prefix_and_counts_usage() -> None:
     sent = srv.chat_requests[0]
     assert sent["model"] == "gpt-4o"
     assert sent["temperature"] == 0 and sent["seed"] == 7
-    assert srv.requests[0]["headers"]["Authorization"] == "Bearer sk-test"
+    assert srv.requests[0]["headers"]["authorization"] == "Bearer sk-test"
     assert not out.cached and out.attempts == 1
 
 

@@ -13,7 +13,8 @@ Usage::
 
 The script is either a list of `Reply` (served in order; running out answers 500 with a clear body so
 a test fails loudly) or a callable ``(request_json, index) -> Reply``. Every request is recorded
-(path, headers, parsed JSON body) and the server tracks the maximum number of requests in flight.
+(path, headers with lower-case names, parsed JSON body) and the server tracks the maximum number of
+requests in flight.
 """
 
 from __future__ import annotations
@@ -152,7 +153,8 @@ def _make_handler(owner: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
             except json.JSONDecodeError:
                 parsed = {"_unparsed": raw.decode("utf-8", "replace")}
             with owner._lock:
-                owner.requests.append({"path": self.path, "headers": dict(self.headers), "json": parsed,
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                owner.requests.append({"path": self.path, "headers": headers, "json": parsed,
                                        "received": time.time()})
                 owner.in_flight += 1
                 owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)

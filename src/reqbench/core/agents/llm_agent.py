@@ -221,7 +221,9 @@ class LLMAgent:
 
 def make_llm_agent(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
                    **opts: Any) -> LLMAgent:
-    """``--agent llm --model openai/NAME [--base-url URL]`` (or ``llm:MODEL``).
+    """Built-in shell-tool + reply loop over the OpenAI-compatible client (model=openai/NAME, base_url).
+
+    ``--agent llm --agent-opt model=openai/NAME --agent-opt base_url=URL`` (or ``--agent llm:MODEL``).
 
     Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client. Any other
     option goes to the model client (`LLMConfig`: offline, cache, concurrency, attempts, timeout, ...).

@@ -139,12 +139,13 @@ def parse_mini(trajectory: Path) -> Parsed:
             out.usage.add(step)
             pending = [a.get("command", "") for a in extra.get("actions") or []]
             out.events.append(TrajectoryEvent("message", {"role": "assistant", "content": msg.get("content"),
-                                                          "actions": pending}, usage=step))
+                                                          "actions": list(pending)}, usage=step))
         elif "returncode" in extra:
             command = pending.pop(0) if pending else None
             out.events.append(TrajectoryEvent("command", {
                 "command": command, "exit_code": extra["returncode"],
-                "output": str(extra.get("raw_output", ""))[:10_000]}))
+                "output": str(extra.get("raw_output", ""))[:10_000],
+                "exception": extra.get("exception_info") or ""}))
     stats = info.get("model_stats") or {}
     cost = stats.get("instance_cost")
     out.usage.cost_usd = float(cost) if cost else None

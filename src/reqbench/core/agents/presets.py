@@ -88,6 +88,8 @@ class CLIPreset(ABC):
     name = "cli"
     binary = ""
     resumable = False
+    staged = False
+    """Whether `stage` changes the command (Claude Code and Codex: Table 14)."""
     extra_at = 1
     """Where `extra_args` are inserted into the argv (after the binary, or after its subcommand)."""
 
@@ -193,7 +195,7 @@ class CLISession:
 
 
 class ClaudeCode(CLIPreset):
-    name, binary, resumable = "claude-code", "claude", True
+    name, binary, resumable, staged = "claude-code", "claude", True, True
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None) -> Invocation:
@@ -217,7 +219,7 @@ class ClaudeCode(CLIPreset):
 
 
 class Codex(CLIPreset):
-    name, binary, resumable, extra_at = "codex", "codex", True, 2
+    name, binary, resumable, staged, extra_at = "codex", "codex", True, True, 2
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None) -> Invocation:
@@ -245,11 +247,14 @@ class MiniSweAgent(CLIPreset):
 
     name, binary = "mini-swe-agent", "mini"
 
-    def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
-                   resume: str | None) -> Invocation:
+    def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         if not self.model:
             raise InputError("mini-swe-agent needs --model PROVIDER/NAME (e.g. openai/gpt-4o)",
                              item="--agent mini-swe-agent")
+        return super().run(workspace, inputs, budget)
+
+    def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
+                   resume: str | None) -> Invocation:
         config: dict[str, Any] = {
             "run": {"task": prompt.read_text(encoding="utf-8") if prompt.exists() else "{prompt}"},
             "agent": {"step_limit": budget.max_steps or 0, "cost_limit": budget.max_cost_usd or 0,
@@ -267,7 +272,7 @@ class MiniSweAgent(CLIPreset):
         if self.api_key:
             env["OPENAI_API_KEY"] = self.api_key
         argv = [self.binary, "-y", "--exit-immediately", "-c", "mini.yaml", "-c", str(cfg_file),
-                "-m", self.model, "-o", str(scratch / "trajectory.json")]
+                "-m", self.model or "{model}", "-o", str(scratch / "trajectory.json")]
         return Invocation(argv, env)
 
     def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
