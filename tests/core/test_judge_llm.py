@@ -109,3 +109,14 @@ def test_judge_sees_the_injection_only_as_data_over_the_wire() -> None:
     assert INJECTION not in system["content"]
     inside = user["content"].split(DATA_OPEN + "\n", 1)[1].rsplit("\n" + DATA_CLOSE, 1)[0]
     assert json.dumps(INJECTION) in inside
+
+
+def test_llm_judge_spec_reads_the_endpoint_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from reqbench.core.judges.factory import make_judge
+
+    with ScriptedOpenAI([reply(answer(f1="EQUIVALENT", f2="UNCERTAIN"))]) as srv:
+        monkeypatch.setenv("REQBENCH_BASE_URL", srv.base_url)
+        monkeypatch.setenv("REQBENCH_API_KEY", "sk-env")
+        resp = make_judge("llm:openai/judge-model").judge(REQUEST)
+        assert srv.requests[0]["headers"]["authorization"] == "Bearer sk-env"
+    assert resp.labels == {"f1": "EQUIVALENT", "f2": "UNCERTAIN"}
