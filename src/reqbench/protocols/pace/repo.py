@@ -134,3 +134,22 @@ def make_patch(base: Path, new: Path) -> str:
         if proc.returncode not in (0, 1):
             raise RuntimeError(f"git diff failed: {proc.stderr.strip()}")
         return proc.stdout
+
+
+def text_patch(files: dict[str, tuple[str | None, str]]) -> str:
+    """A git-applicable patch from whole-file texts: path -> (old text or None for a new file, new text)."""
+    out = []
+    for rel, (old, new) in sorted(files.items()):
+        a = (old or "").splitlines(keepends=True)
+        b = new.splitlines(keepends=True)
+        if old is not None and a == b:
+            continue
+        if b and not b[-1].endswith("\n"):
+            b[-1] += "\n"
+        body = "".join(difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{rel}", f"b/{rel}", n=3))
+        header = f"diff --git a/{rel} b/{rel}\n" + ("new file mode 100644\n" if old is None else "")
+        if not body and old is None:
+            out.append(header)
+            continue
+        out.append(header + body)
+    return "".join(out)
