@@ -91,9 +91,9 @@ class CaseResult:
 
 
 class Scorer:
-    def __init__(self, case: Case, cache_root: Path | None = None) -> None:
+    def __init__(self, case: Case, cache_root: Path | None = None, require_frozen: bool = True) -> None:
         self.case = case
-        self.frozen_hash = check_frozen(case)
+        self.frozen_hash = check_frozen(case) if require_frozen else (case.spec.frozen_hash or "")
         self.cache_root = Path(cache_root) if cache_root else default_cache()
         self._base: Path | None = None
         self._base_index: RepoIndex | None = None
