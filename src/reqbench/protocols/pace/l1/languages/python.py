@@ -144,12 +144,40 @@ def _collect_calls(body: Node, decl: Decl, facts: FileFacts) -> None:
                 decl.calls.append(callee)
                 facts.bindings.append(Binding(facts.path, n.start_point[0] + 1, EdgeKind.CALL, decl.qname,
                                               callee, _t(n).splitlines()[0][:160]))
+        elif n.type == "assignment":
+            right = n.child_by_field_name("right")
+            if right is not None and right.type == "dictionary":
+                _dict_registry(right, f"{decl.qname}:{_t(n.child_by_field_name('left'))}", facts)
         elif n.type == "identifier":
             refs.add(_t(n))
             if _t(n) == "globals":
                 facts.dynamic.append("globals()")
         stack.extend(reversed(n.children))
-    decl.refs.extend(sorted(refs))
+    decl.refs.extend(sorted(refs - _local_names(body) - set(decl.params)))
+
+
+_BINDING_PARENTS = {"assignment": "left", "augmented_assignment": "left", "for_statement": "left",
+                    "for_in_clause": "left", "as_pattern_target": None, "with_item": None}
+
+
+def _local_names(body: Node) -> set[str]:
+    """Names bound inside a body (assignment / loop / comprehension targets): locals, not references."""
+    out: set[str] = set()
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        field = _BINDING_PARENTS.get(n.type)
+        target = n.child_by_field_name(field) if field else None
+        if target is not None:
+            tstack = [target]
+            while tstack:
+                t = tstack.pop()
+                if t.type == "identifier":
+                    out.add(_t(t))
+                elif t.type in ("pattern_list", "tuple_pattern", "list_pattern", "tuple", "list"):
+                    tstack.extend(t.named_children)
+        stack.extend(n.children)
+    return out
 
 
 def _import(node: Node, facts: FileFacts, source: str) -> None:
@@ -192,12 +220,7 @@ def _assignment(node: Node, facts: FileFacts, owner: str | None, source: str) ->
             facts.all_dynamic = True
         return
     if right.type == "dictionary":
-        for pair in right.named_children:
-            value = pair.child_by_field_name("value") if pair.type == "pair" else None
-            if value is not None and value.type in ("identifier", "attribute"):
-                key = _t(pair.child_by_field_name("key")).strip("'\"")
-                facts.bindings.append(Binding(facts.path, pair.start_point[0] + 1, EdgeKind.REGISTRY,
-                                              f"{lhs}[{key}]", _t(value), _t(pair)[:160]))
+        _dict_registry(right, lhs, facts)
         return
     if right.type in ("list", "tuple", "set"):
         for item in right.named_children:
@@ -215,6 +238,20 @@ def _assignment(node: Node, facts: FileFacts, owner: str | None, source: str) ->
         fn = right.child_by_field_name("function")
         if fn is not None and fn.type in ("identifier", "attribute"):
             facts.bindings.append(Binding(facts.path, line, EdgeKind.ASSIGNMENT, qual, _t(fn), text))
+
+
+def _dict_registry(node: Node, lhs: str, facts: FileFacts) -> None:
+    """Dict literal entries whose values are names, strings or lists of them: registry edges."""
+    for pair in node.named_children:
+        value = pair.child_by_field_name("value") if pair.type == "pair" else None
+        if value is None:
+            continue
+        key = _t(pair.child_by_field_name("key")).strip("'\"")
+        items = value.named_children if value.type in ("list", "tuple") else [value]
+        for item in items:
+            if item.type in ("identifier", "attribute", "string"):
+                facts.bindings.append(Binding(facts.path, pair.start_point[0] + 1, EdgeKind.REGISTRY,
+                                              f"{lhs}[{key}]", _t(item).strip("'\""), _t(pair)[:160]))
 
 
 def _module_call(node: Node, facts: FileFacts, source: str) -> None:
