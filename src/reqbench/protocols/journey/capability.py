@@ -56,8 +56,11 @@ def _hidden_text(instance: Instance, ids: list[str]) -> str:
     return " ".join(" ".join([s.title, s.plain, s.request, *s.acceptance_criteria]) for s in subs)
 
 
-def heuristic_turn(instance: Instance, turn: TurnRecord) -> TurnLabels:
-    """Offline approximation of the three judged stages for one turn (see module docstring)."""
+def heuristic_turn(instance: Instance, turn: TurnRecord, disclosed: set[str] | None = None) -> TurnLabels:
+    """Offline approximation of the three judged stages for one turn (see module docstring).
+
+    `disclosed` (subtasks whose real request was stated by this turn) limits the overconfidence check to
+    goals the assistant could know; by default every active subtask counts."""
     qs = questions_in(turn.reply)
     target = words(_hidden_text(instance, turn.active))
     on_plan = any(len(words(q) & target) >= 2 for q in qs)
@@ -66,7 +69,8 @@ def heuristic_turn(instance: Instance, turn: TurnRecord) -> TurnLabels:
         locus = "no_locus"
     else:
         locus = "hit" if set(turn.changed_files) & files else "miss"
-    unfinished = any(not all(turn.probes.get(n, False) for n in instance.subtask(s).f2p) for s in turn.active)
+    known = [s for s in turn.active if disclosed is None or s in disclosed]
+    unfinished = any(not all(turn.probes.get(n, False) for n in instance.subtask(s).f2p) for s in known)
     return TurnLabels(solicits=bool(qs), on_plan=on_plan, locus=locus,
                       overconfident_wrong=bool(_CLAIM.search(turn.reply)) and unfinished)
 
@@ -95,7 +99,10 @@ def rates(labels: list[TurnLabels], confidence: int | None) -> dict[str, float |
 def heuristic_capabilities(record: SessionRecord, instance: Instance,
                            confidence: int | None) -> dict[str, Any]:
     """Capability rates from the offline heuristic (an approximation, labelled ``method: heuristic``)."""
-    labels = [heuristic_turn(instance, t) for t in record.turns]
+    labels, disclosed = [], set()
+    for t in record.turns:
+        disclosed.update(t.disclosed)
+        labels.append(heuristic_turn(instance, t, disclosed))
     return {"method": "heuristic", **rates(labels, confidence)}
 
 

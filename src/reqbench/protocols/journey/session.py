@@ -76,6 +76,7 @@ class SessionRecord:
     assistant_usage: Usage = field(default_factory=Usage)
     simulator_usage: Usage = field(default_factory=Usage)
     initial_confidence: int | None = None
+    final_diff: str = ""
 
     def probes_at(self, turn: int) -> dict[str, bool]:
         return self.base_probes if turn == 0 else self.turns[turn - 1].probes
@@ -108,6 +109,7 @@ class _Evaluator:
         self.workspace = workspace
         self.dir = work_dir / "snapshots"
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.first = copy_tree(workspace, self.dir / "base")
         self.prev = copy_tree(workspace, self.dir / "turn_000")
         self.count = 0
 
@@ -122,6 +124,10 @@ class _Evaluator:
         shutil.rmtree(self.prev, ignore_errors=True)
         self.prev = snap
         return diff, run
+
+    def final_diff(self) -> str:
+        """The session's whole change set: base repository -> last snapshot."""
+        return diff_trees(self.first, self.prev)
 
 
 def _is_overflow(result: AgentResult) -> bool:
@@ -192,6 +198,7 @@ def run_session(instance: Instance, condition: str, simulator: UserSimulator, se
         record.simulator_usage = simulator.usage
     for s in range(len(instance.spec.stages)):
         record.stage_exit_turn.setdefault(s, len(record.turns))
+    record.final_diff = ev.final_diff()
     return record
 
 
@@ -230,4 +237,5 @@ def run_single_shot(instance: Instance, session: Session, workspace: Path, work_
                                    probes=run.probes, tree=run.tree, retried_overflow=retried))
     record.end_reason = ("provider_error" if result.status is AgentStatus.PROVIDER_ERROR
                          else EndReason.SINGLE_SHOT.value)
+    record.final_diff = ev.final_diff()
     return record
