@@ -200,6 +200,14 @@ class Instance:
         return list(dict.fromkeys(out))
 
     @cached_property
+    def test_env_hash(self) -> str:
+        """Fingerprint of what decides a tree's test results: the environment spec and the hidden files."""
+        from reqbench.protocols.journey.env import tree_hash
+
+        return sha256_json({"env": self.spec.environment.model_dump(mode="json"),
+                            "hidden": tree_hash(self.hidden_dir)})
+
+    @cached_property
     def content_hash(self) -> str:
         """Fingerprint of the spec and every patch (what calibration and caches key on)."""
         patches = {sub.id: self.patch_text(sub) for sub in self.subtasks}

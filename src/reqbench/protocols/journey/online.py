@@ -4,7 +4,8 @@ The hidden tests are never placed in the assistant's workspace. After a turn the
 a snapshot directory outside it, the instance's hidden test directory is copied into the snapshot, and
 the instance's test command runs there once with pytest's JUnit XML output, which gives the result of
 every test node in one run. Results are cached by the snapshot's tree hash, so identical trees (the base
-repository, the reference states every persona reaches) are tested once per process.
+repository, the reference states every persona reaches) are tested once per process; the key is the
+tree hash plus the instance's test environment (command, environment, hidden files).
 
 A node passes only when its JUnit test case has no failure, error or skipped child; a node that does not
 appear in the report (e.g. its module failed to import) counts as failing. A run whose report is missing,
@@ -108,7 +109,7 @@ def run_hidden_tests(instance: Instance, tree: Path, scratch: Path | None = None
 
     Raises `HarnessError` when the run cannot produce a trustworthy report (timeout, no report, empty).
     """
-    key = (instance.content_hash, tree_hash(tree))
+    key = (instance.test_env_hash, tree_hash(tree))
     with _CACHE.lock:
         cached = _CACHE.runs.get(key)
     if cached is not None:

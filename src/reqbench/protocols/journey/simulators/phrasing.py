@@ -117,6 +117,7 @@ def feedback(instance: Instance, persona: Persona, failing: list[SubtaskSpec], r
             parts.append(f"I ran the tests: {len(bad)} still fail for {sub.title}, "
                          f"e.g. {bad[0].rsplit('::', 1)[-1]}.")
         else:
+            bad += [n for n in run.failing(instance.p2p_of(sub)) if n not in bad]
             parts.append(f"{sub.id} ({sub.title}) still fails: " + ", ".join(bad[:5]))
     if regressions and style is VerificationStyle.REVIEW:
         parts.append("Regressions - these passed before and fail now: " + ", ".join(regressions[:5]))
