@@ -83,9 +83,10 @@ def validate_labels(request: JudgeRequest, pairs: Sequence[tuple[str, str]]) -> 
     """
     wanted = list(request.candidates)
     allowed = set(request.labels)
-    data = request.data if isinstance(request.data, Mapping) else {}
-    domains = data.get("label_domains") if isinstance(data.get("label_domains"), Mapping) else {}
-    cmap = data.get("candidate_map") if isinstance(data.get("candidate_map"), Mapping) else {}
+    data: Mapping[str, Any] = request.data if isinstance(request.data, Mapping) else {}
+    raw_domains, raw_cmap = data.get("label_domains"), data.get("candidate_map")
+    domains: Mapping[str, Any] = raw_domains if isinstance(raw_domains, Mapping) else {}
+    cmap: Mapping[str, Any] = raw_cmap if isinstance(raw_cmap, Mapping) else {}
     out: dict[str, str] = {}
     for cand, label in pairs:
         if cand not in wanted:
@@ -95,7 +96,7 @@ def validate_labels(request: JudgeRequest, pairs: Sequence[tuple[str, str]]) -> 
         if label not in allowed:
             raise JudgeRejected(f"{request.contract}: label {label!r} for {cand!r} is not one of "
                                 f"{sorted(allowed)}")
-        field_name = (cmap.get(cand) or {}).get("label_field") if cmap else None
+        field_name = str((cmap.get(cand) or {}).get("label_field", ""))
         if field_name in domains and label not in domains[field_name]:
             raise JudgeRejected(f"{request.contract}: label {label!r} for {cand!r} is not one of the "
                                 f"{field_name} labels {list(domains[field_name])}")
