@@ -55,3 +55,17 @@ def test_llm_judge_scores_fixture_gold_like_the_exact_judge(
     assert {k: via_llm[k] for k in ("rq1", "rq2", "rq3")} == {k: exact[k] for k in ("rq1", "rq2", "rq3")}
     # one request per judge call, plus one re-ask for the swapped clarification label on T001
     assert calls == via_llm["judge_calls"] + (1 if target == "T001" else 0)
+
+
+def test_an_unreachable_llm_judge_leaves_the_target_pending_not_zero() -> None:
+    from reqbench.core.judges.llm import make_llm_judge
+    from reqbench.core.llm.client import ChatClient, LLMConfig
+
+    inst = fixture_target("T002")
+    with ScriptedOpenAI(lambda body, i: Reply(status=503, body={"error": "down"})) as srv:
+        client = ChatClient(LLMConfig(base_url=srv.base_url, api_key="k", attempts=1, sleep=lambda s: None))
+        out = score_target(inst, gold_response(inst, "C1"), "C1", make_llm_judge("openai/j", client=client))
+    data = out.as_json()
+    assert data["status"] == "pending" and data["rq3"]["post_state_score"] is None
+    assert any("provider" in reason for reason in data["pending"])
+    assert data["rq3"]["decision_correct"] is True  # the decision needs no judge

@@ -5,7 +5,8 @@ and quoted content, a candidate map, per-field label domains). `JudgeSession.ask
 answer with `validate_labels` (each requested candidate exactly once, no extra candidate, only labels
 of the candidate's own label field — backends validate the same way, so the llm backend re-asks on
 its own), retries a rejected answer, keeps a call record of every attempt (request, response,
-judge id, time) and raises `JudgePending` when no valid answer comes: the score then stays pending.
+judge id, time) and raises `JudgePending` when no valid answer comes or the judge's provider fails:
+the score then stays pending.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reqbench.core.judges.base import Judge, JudgePending, JudgeRejected, JudgeRequest, validate_labels
+from reqbench.core.llm.errors import ProviderError
 from reqbench.protocols.takeover.judging.contracts import (
     CLARIFICATION,
     FIELD_IDENTITY,
@@ -160,6 +162,13 @@ class JudgeSession:
             try:
                 response = self.judge.judge(request)
                 labels = validate_labels(request, list(response.labels.items()))
+            except ProviderError as exc:
+                # The judge could not be reached: the frozen response awaits evaluation (C.2).
+                self.records.append({"request_key": request.key(), "contract": request.contract,
+                                     "judge_id": getattr(self.judge, "judge_id", "?"), "attempt": attempt,
+                                     "accepted": False, "error": f"provider: {exc}", "labels": {},
+                                     "request": request_body})
+                raise JudgePending(f"{request.contract}: judge provider failed: {exc}") from exc
             except JudgeRejected as exc:
                 last = exc
                 self.records.append({"request_key": request.key(), "contract": request.contract,
