@@ -1,8 +1,9 @@
 """`reqbench takeover build`: everything derived from a project, written as one atomic unit.
 
 Output layout (DIR):
-``requirement_state_graph.json``, ``gold_states.json``, ``RQ1/ RQ2/ RQ3/`` (``<target_id>_RQn.json`` +
-``index.json``) and ``rq_agent_inputs/<input_release>/<project_id>/<target_id>/<C>/{public,private}/``.
+``requirement_state_graph.json``, ``gold_states.json``, ``rq_instance_manifest.json``, ``RQ1/ RQ2/ RQ3/``
+(``<target_id>_RQn.json`` + ``index.json``) and
+``rq_agent_inputs/<input_release>/<project_id>/<target_id>/<C>/{public,private}/``.
 The build happens in a temporary sibling directory that is renamed into place only when every file has
 been written; on any error nothing (new) is left behind.
 """
@@ -20,6 +21,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, pretty_json, sha256_file, sha256_json, sha256_text
 from reqbench.protocols.takeover.conditions import CONDITIONS, active_rqs
 from reqbench.protocols.takeover.gold import gold_states
+from reqbench.protocols.takeover.manifest import instance_manifest
 from reqbench.protocols.takeover.packages import PhaseATexts, load_phase_a_texts, write_phase_a_package
 from reqbench.protocols.takeover.project import Project
 from reqbench.protocols.takeover.replay import replay
@@ -27,6 +29,7 @@ from reqbench.protocols.takeover.rq_common import REASONING_RQS, default_input_r
 from reqbench.protocols.takeover.rq_instances import build_rq_instances, target_contexts
 from reqbench.protocols.takeover.targets import build_targets
 
+MANIFEST_FILE = "rq_instance_manifest.json"
 GRAPH_FILE = "requirement_state_graph.json"
 GOLD_FILE = "gold_states.json"
 
@@ -76,6 +79,8 @@ def _write_tree(root: Path, project: Project, release: str | None, texts: PhaseA
             root / rq / "index.json", pretty_json(index_file(release, project, rq, instances[rq]))
         )
         result.instance_counts[rq] = len(instances[rq])
+    manifest = instance_manifest(project.project_id, release, contexts, instances)
+    atomic_write_text(root / MANIFEST_FILE, pretty_json(manifest))
     for ctx in contexts:
         tid = ctx.target.target_id
         mine = {rq: files[(tid, rq)] for rq in REASONING_RQS if (tid, rq) in files}
