@@ -200,3 +200,15 @@ def test_cli_validate_accepts_a_valid_project(tmp_path: Path) -> None:
     folder = write(tmp_path / "p", *small())
     res = _cli("takeover", "validate", str(folder))
     assert res.returncode == 0 and "valid" in res.stdout
+
+
+def test_each_problem_names_the_file_it_is_about(tmp_path: Path) -> None:
+    normalized, annotation, targets = small()
+    normalized["messages"][1]["message_id"] = "1"  # P03 (catalog)
+    targets["selected_targets"][0]["message_id"] = 77  # T02 (targets)
+    annotation["annotation_version"] = "v0.5"  # P01 (annotation)
+    folder = write(tmp_path / "p", normalized, annotation, targets)
+    by_code = {p.rsplit("(rule ", 1)[1][:-1]: p for p in validate_project(folder)}
+    assert by_code["P03"].startswith(str(folder / "normalized_project.json"))
+    assert by_code["T02"].startswith(str(folder / "selected_target_times.json"))
+    assert by_code["P01"].startswith(str(folder / "annotation.json"))

@@ -141,22 +141,32 @@ def check_project_ids(
         )
 
 
+def _file_of(code: str) -> str:
+    """Which input file a rule is about: targets (T*), the catalog (P03) or the annotation."""
+    return "targets" if code.startswith("T") else "normalized" if code == "P03" else "annotation"
+
+
 def check_all(
     normalized: Any,
     annotation: Any,
     targets: Any,
     *,
     file: str = "project",
+    names: dict[str, str] | None = None,
 ) -> tuple[Project | None, list[Problem]]:
-    """All problems of the three files; the project is returned only when there are none."""
+    """All problems of the three files; the project is returned only when there are none.
+
+    `names` maps "normalized" / "annotation" / "targets" to the file names used in messages (else `file`).
+    """
+    names = {k: (names or {}).get(k, file) for k in ("normalized", "annotation", "targets")}
     from reqbench.protocols.takeover.replay import replay_requirement
     from reqbench.protocols.takeover.target_rules import TARGET_RULES
 
     pid = str(normalized.get("project_id", "?")) if isinstance(normalized, dict) else "?"
-    problems = check_shape(NormalizedProjectModel, normalized, file, pid)
-    problems += check_shape(AnnotationModel, annotation, file, pid)
+    problems = check_shape(NormalizedProjectModel, normalized, names["normalized"], pid)
+    problems += check_shape(AnnotationModel, annotation, names["annotation"], pid)
     if targets is not None:
-        problems += check_shape(SelectedTargetsModel, targets, file, pid)
+        problems += check_shape(SelectedTargetsModel, targets, names["targets"], pid)
     if problems:
         return None, problems
     found = list(check_project_ids(normalized, annotation, targets))
@@ -173,5 +183,7 @@ def check_all(
                         getattr(exc, "code", "E19"), exc.rule, requirement=req.requirement_id, event=exc.item
                     )
                 )
-    problems = [Problem(p.code, p.text, file, pid, p.requirement, p.event, p.target) for p in found]
+    problems = [
+        Problem(p.code, p.text, names[_file_of(p.code)], pid, p.requirement, p.event, p.target) for p in found
+    ]
     return (None if problems else project), problems
