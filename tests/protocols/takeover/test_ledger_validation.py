@@ -169,10 +169,11 @@ def test_validate_reports_all_problems_at_once_and_load_refuses(tmp_path: Path) 
     _ev(annotation, 0, 2)["value_updates"]["y"] = 3  # E07
     _ev(annotation, 0, 0)["source_message"]["text"] = "edited"  # E09
     _append(annotation, 0, event("REQ_A", 4, 6, "INTRODUCE", M, value_updates={"x": 2}))  # E17
+    _append(annotation, 1, event("REQ_B", 2, 6, "MODIFY", M, value_removals=["gone"]))  # E19 (replay)
     folder = write(tmp_path / "p", normalized, annotation, targets)
     problems = validate_project(folder)
-    assert sorted(p.rsplit("(rule ", 1)[1] for p in problems) == ["E07)", "E09)", "E17)"]
-    with pytest.raises(InputError, match=r"and 2 more"):
+    assert sorted(p.rsplit("(rule ", 1)[1] for p in problems) == ["E07)", "E09)", "E17)", "E19)"]
+    with pytest.raises(InputError, match=r"and 3 more"):
         load_project(folder)
 
 

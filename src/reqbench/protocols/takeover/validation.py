@@ -173,16 +173,14 @@ def check_all(
     project = build_project(normalized, annotation, targets)
     for rule in [*RULES, *TARGET_RULES]:
         found.extend(rule(project))
-    if not found:
-        for req in project.requirements:
-            try:
-                replay_requirement(project, req)
-            except InputError as exc:
-                found.append(
-                    Problem(
-                        getattr(exc, "code", "E19"), exc.rule, requirement=req.requirement_id, event=exc.item
-                    )
-                )
+    # replay every atom whose events passed the static rules: rule E19 depends on the replayed state
+    flagged = {p.requirement for p in found}
+    for req in (r for r in project.requirements if r.requirement_id not in flagged):
+        try:
+            replay_requirement(project, req)
+        except InputError as exc:
+            code = getattr(exc, "code", "E19")
+            found.append(Problem(code, exc.rule, requirement=req.requirement_id, event=exc.item))
     problems = [
         Problem(p.code, p.text, names[_file_of(p.code)], pid, p.requirement, p.event, p.target) for p in found
     ]
