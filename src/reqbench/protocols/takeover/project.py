@@ -182,19 +182,6 @@ def build_project(
         )
         for r in annotation["requirements"]
     ]
-    sources = (
-        {}
-        if files is None
-        else {
-            k: v
-            for k, v in (
-                ("normalized_project", files.normalized),
-                ("annotation", files.annotation),
-                ("selected_target_times", files.targets),
-            )
-            if v is not None
-        }
-    )
     return Project(
         project_id=str(normalized["project_id"]),
         project_title=normalized.get("project_title"),
@@ -204,9 +191,19 @@ def build_project(
         selected_targets=list((targets or {}).get("selected_targets") or []),
         annotation_version=annotation.get("annotation_version", ""),
         annotation_title=annotation.get("project", {}).get("project_title"),
-        source_files=sources,
+        source_files=source_map(files) if files else {},
         raw_normalized=copy.deepcopy(normalized),
     )
+
+
+def source_map(files: ProjectFiles) -> dict[str, Path]:
+    """Input files by role (recorded as source artifacts of a build)."""
+    roles = (
+        ("normalized_project", files.normalized),
+        ("annotation", files.annotation),
+        ("selected_target_times", files.targets),
+    )
+    return {role: path for role, path in roles if path is not None}
 
 
 def _names(files: ProjectFiles) -> dict[str, str]:
@@ -240,7 +237,7 @@ def load_project_data(
         raise InputError(str(problems[0]) + more)
     assert project is not None
     if files is not None:
-        project.source_files = build_project(normalized, annotation, targets, files).source_files
+        project.source_files = source_map(files)
     return project
 
 
