@@ -16,10 +16,8 @@ def test_build_fail_skips_other_gates_and_is_primary():
     assert gates_to_run("FAIL") == ()
 
 
-@pytest.mark.parametrize(
-    "target,regression,primary",
-    [("FAIL", "PASS", "target"), ("PASS", "FAIL", "regression"), ("FAIL", "FAIL", "target")],
-)
+@pytest.mark.parametrize("target,regression,primary", [("FAIL", "PASS", "target"), ("PASS", "FAIL", "regression"),
+                                                       ("FAIL", "FAIL", "target")])
 def test_primary_failure_in_build_target_regression_order(target, regression, primary):
     out = decide({"build": "PASS", "target": target, "regression": regression})
     assert (out.decision, out.primary_failure) == (Decision.FAIL, primary)

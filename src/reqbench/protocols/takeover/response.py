@@ -180,15 +180,8 @@ def check_response(raw: Any, visible_message_ids: Iterable[int | str]) -> Respon
 
 
 def _kind(value: Any) -> str:
-    return {
-        dict: "an object",
-        list: "an array",
-        str: "a string",
-        bool: "a boolean",
-        type(None): "null",
-        int: "a number",
-        float: "a number",
-    }.get(type(value), type(value).__name__)
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null", int: "a number", float: "a number"}.get(type(value), type(value).__name__)
 
 
 def _keys(obj: dict[str, Any], where: str, required: tuple[str, ...], problems: list[str]) -> None:
@@ -213,10 +206,8 @@ def _ref(item: dict[str, Any], where: str, problems: list[str]) -> str | None:
         return None
     _text(ref, f"{where}.requirement_ref", problems)
     if isinstance(ref, str) and RESERVED_REF.fullmatch(ref):
-        problems.append(
-            f"{where}.requirement_ref {ref!r} uses the reserved internal-ID form "
-            f"REQ_<UPPERCASE>; use your own reference such as {ref.lower()!r}"
-        )
+        problems.append(f"{where}.requirement_ref {ref!r} uses the reserved internal-ID form "
+                        f"REQ_<UPPERCASE>; use your own reference such as {ref.lower()!r}")
     return ref if isinstance(ref, str) and ref else None
 
 
@@ -226,10 +217,8 @@ def _unique_refs(refs: list[tuple[str, str | None]], where: str, problems: list[
         if ref is None:
             continue
         if ref in seen:
-            problems.append(
-                f"{loc}.requirement_ref {ref!r} repeats {seen[ref]} (references must be "
-                f"unique within {where})"
-            )
+            problems.append(f"{loc}.requirement_ref {ref!r} repeats {seen[ref]} (references must be "
+                            f"unique within {where})")
         else:
             seen[ref] = loc
 
@@ -241,12 +230,8 @@ def _check_requirements(reqs: list[Any], visible: set[str], problems: list[str])
         if not isinstance(item, dict):
             problems.append(f"{where} must be an object, not {_kind(item)}")
             continue
-        _keys(
-            item,
-            where,
-            ("requirement_ref", "requirement_summary", "evidence_message_ids", "pre_task_state"),
-            problems,
-        )
+        _keys(item, where, ("requirement_ref", "requirement_summary", "evidence_message_ids",
+                            "pre_task_state"), problems)
         refs.append((where, _ref(item, where, problems)))
         if "requirement_summary" in item:
             _text(item["requirement_summary"], f"{where}.requirement_summary", problems)
@@ -272,9 +257,8 @@ def _check_evidence(ids: Any, where: str, visible: set[str], problems: list[str]
             continue
         seen.add(str(mid))
         if str(mid) not in visible:
-            problems.append(
-                f"{where}[{j}] cites message {mid!r}, which is not in this condition's visible history"
-            )
+            problems.append(f"{where}[{j}] cites message {mid!r}, which is not in this condition's "
+                            f"visible history")
 
 
 def _check_state(state: Any, where: str, problems: list[str]) -> None:
@@ -285,12 +269,10 @@ def _check_state(state: Any, where: str, problems: list[str]) -> None:
     for dim in ("attributes", "scope"):
         if dim in state and not isinstance(state[dim], dict):
             problems.append(f"{where}.{dim} must be an object, not {_kind(state[dim])}")
-    if "lifecycle_status" in state and not (
-        state["lifecycle_status"] is None or isinstance(state["lifecycle_status"], str)
-    ):
-        problems.append(
-            f"{where}.lifecycle_status must be a string or null, not {_kind(state['lifecycle_status'])}"
-        )
+    if "lifecycle_status" in state and not (state["lifecycle_status"] is None
+                                            or isinstance(state["lifecycle_status"], str)):
+        problems.append(f"{where}.lifecycle_status must be a string or null, not "
+                        f"{_kind(state['lifecycle_status'])}")
     amb = state.get("ambiguity")
     if "ambiguity" in state and amb is not None:
         if not isinstance(amb, list):
@@ -311,12 +293,8 @@ def _check_posts(posts: list[Any], problems: list[str]) -> None:
         if not isinstance(item, dict):
             problems.append(f"{where} must be an object, not {_kind(item)}")
             continue
-        _keys(
-            item,
-            where,
-            ("requirement_ref", "requirement_summary", "change_type", "removed_attribute_keys", "state"),
-            problems,
-        )
+        _keys(item, where, ("requirement_ref", "requirement_summary", "change_type",
+                            "removed_attribute_keys", "state"), problems)
         refs.append((where, _ref(item, where, problems)))
         for key in ("requirement_summary", "change_type"):
             if key in item:
@@ -342,19 +320,8 @@ def _check_clarifications(clars: list[Any], problems: list[str]) -> None:
         if not isinstance(item, dict):
             problems.append(f"{where} must be an object, not {_kind(item)}")
             continue
-        _keys(
-            item,
-            where,
-            (
-                "requirement_ref",
-                "requirement_summary",
-                "dimension",
-                "field",
-                "missing_information",
-                "question",
-            ),
-            problems,
-        )
+        _keys(item, where, ("requirement_ref", "requirement_summary", "dimension", "field",
+                            "missing_information", "question"), problems)
         _ref(item, where, problems)
         for key in ("requirement_summary", "missing_information", "question"):
             if key in item:
@@ -362,7 +329,5 @@ def _check_clarifications(clars: list[Any], problems: list[str]) -> None:
         if "field" in item:
             _text(item["field"], f"{where}.field", problems, nullable=True)
         if "dimension" in item and item["dimension"] not in dims:
-            problems.append(
-                f"{where}.dimension must be one of {', '.join(sorted(dims))}, not "
-                f"{json.dumps(item['dimension'])}"
-            )
+            problems.append(f"{where}.dimension must be one of {', '.join(sorted(dims))}, not "
+                            f"{json.dumps(item['dimension'])}")

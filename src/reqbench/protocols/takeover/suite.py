@@ -53,10 +53,8 @@ class TakeoverProtocol:
         conditions = options.conditions or DEFAULT_CONDITIONS
         unknown = [c for c in conditions if c not in rows.CONDITIONS]
         if unknown:
-            raise InputError(
-                f"unknown condition {unknown[0]!r}; takeover conditions: {', '.join(rows.CONDITIONS)}",
-                item="--condition",
-            )
+            raise InputError(f"unknown condition {unknown[0]!r}; takeover conditions: "
+                             f"{', '.join(rows.CONDITIONS)}", item="--condition")
         suite = load_suite(Path(path))
         delivery_ids = [d.target_id for d in suite.delivery]
         ctx = SuiteContext.load(Path(path), _cache_root(options, Path(path) / ".reqbench-cache"))
@@ -74,9 +72,8 @@ class TakeoverProtocol:
     def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
         return rows.run_row(self._ctx(path, options, work_dir), row, options, work_dir)
 
-    def reevaluate(
-        self, path: Path, row: Row, previous: RowOutcome, options: RunOptions, work_dir: Path
-    ) -> RowOutcome:
+    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
+                   work_dir: Path) -> RowOutcome:
         return rows.reevaluate(self._ctx(path, options, work_dir), row, previous, options, work_dir)
 
     def summarize(self, path: Path, rows_: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
@@ -88,10 +85,8 @@ class TakeoverProtocol:
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         if not EXAMPLE.is_dir():
             return []
-        return [
-            (EXAMPLE, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS))
-            for agent in ("reference", "null")
-        ]
+        return [(EXAMPLE, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS))
+                for agent in ("reference", "null")]
 
 
 PROTOCOL = TakeoverProtocol()

@@ -26,10 +26,8 @@ from reqbench.core.errors import InputError
 
 class CheckSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    command: str = Field(
-        description="Shell command; {python} is the harness interpreter, {hidden} the "
-        "target's hidden directory, {workspace} the snapshot under test."
-    )
+    command: str = Field(description="Shell command; {python} is the harness interpreter, {hidden} the "
+                         "target's hidden directory, {workspace} the snapshot under test.")
     timeout_seconds: float = Field(300.0, gt=0, description="Wall-clock limit; a timeout is HARNESS_ERROR.")
 
 
@@ -50,10 +48,8 @@ class DeliveryTarget(BaseModel):
     model_config = ConfigDict(extra="forbid")
     target_id: str = Field(description="A target id from project/selected_target_times.json.")
     reference_patch: str = Field(description="Reference solution; must pass all three gates.")
-    negative_patches: list[str] = Field(
-        default_factory=list,
-        description="Plausible partial solutions; each must apply and fail the target gate.",
-    )
+    negative_patches: list[str] = Field(default_factory=list, description="Plausible partial solutions; "
+                                        "each must apply and fail the target gate.")
     hidden: str = Field(description="Folder of hidden check files, relative to the suite folder.")
     checks: GateChecks | None = Field(None, description="Per-target checks (default: the suite's).")
 
@@ -71,11 +67,8 @@ class TakeoverSuite(BaseModel):
     def checks_for(self, target: DeliveryTarget) -> GateChecks:
         checks = target.checks or self.checks
         if checks is None:
-            raise InputError(
-                "has no checks (set suite-level 'checks' or per-target 'checks')",
-                file="suite.yaml",
-                item=f"delivery target {target.target_id}",
-            )
+            raise InputError("has no checks (set suite-level 'checks' or per-target 'checks')",
+                             file="suite.yaml", item=f"delivery target {target.target_id}")
         return checks
 
     def delivery_target(self, target_id: str) -> DeliveryTarget | None:

@@ -50,13 +50,8 @@ class DeliveryOutcome:
         return 1 if self.decision is Decision.PASS else 0
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "decision": self.decision.value,
-            "score": self.score,
-            "statuses": dict(self.statuses),
-            "primary_failure": self.primary_failure,
-            "reason": self.reason,
-        }
+        return {"decision": self.decision.value, "score": self.score, "statuses": dict(self.statuses),
+                "primary_failure": self.primary_failure, "reason": self.reason}
 
 
 def agent_failure(reason: str) -> DeliveryOutcome:

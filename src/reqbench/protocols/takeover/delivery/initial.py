@@ -41,9 +41,8 @@ def initial_patches(suite_dir: Path, suite: TakeoverSuite, target_id: str) -> li
     tagged: list[tuple[int, int, str]] = []
     for order, t in enumerate(suite.timeline):
         if str(t.message_id) not in pos:
-            raise InputError(
-                f"timeline patch names unknown message {t.message_id!r}", file="suite.yaml", item=t.patch
-            )
+            raise InputError(f"timeline patch names unknown message {t.message_id!r}", file="suite.yaml",
+                             item=t.patch)
         tagged.append((pos[str(t.message_id)], order, t.patch))
     for order, d in enumerate(suite.delivery):
         if d.target_id != target_id:
@@ -51,7 +50,8 @@ def initial_patches(suite_dir: Path, suite: TakeoverSuite, target_id: str) -> li
     return [p for at, _, p in sorted(tagged) if at < limit]
 
 
-def build_initial_repository(suite_dir: Path, suite: TakeoverSuite, target_id: str, cache_dir: Path) -> Path:
+def build_initial_repository(suite_dir: Path, suite: TakeoverSuite, target_id: str,
+                             cache_dir: Path) -> Path:
     """Materialise (once, content-addressed under `cache_dir`) the initial repository of a target.
 
     The result is read-only by convention: callers materialise fresh workspaces from it.

@@ -24,21 +24,8 @@ from reqbench.protocols.takeover.judging.requests import (
 )
 
 __all__ = [
-    "CLARIFICATION",
-    "CONTRACTS",
-    "FIELD_IDENTITY",
-    "REQUIREMENT_ALIGNMENT",
-    "RQ1_ALIGNMENT",
-    "TEXT_EQUIVALENCE",
-    "AlignSide",
-    "BlockerCandidate",
-    "Contract",
-    "FieldCandidate",
-    "JudgeSession",
-    "alignment_request",
-    "build_request",
-    "clarification_request",
-    "field_identity_request",
-    "label_of",
+    "CLARIFICATION", "CONTRACTS", "FIELD_IDENTITY", "REQUIREMENT_ALIGNMENT", "RQ1_ALIGNMENT",
+    "TEXT_EQUIVALENCE", "AlignSide", "BlockerCandidate", "Contract", "FieldCandidate", "JudgeSession",
+    "alignment_request", "build_request", "clarification_request", "field_identity_request", "label_of",
     "text_request",
 ]

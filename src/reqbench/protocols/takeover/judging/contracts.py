@@ -79,13 +79,11 @@ FIELD_IDENTITY = Contract(
     request_schema_version="state-field-alignment-request-v1",
     response_schema_version="state-field-alignment-response-v1",
     key_fields=("prediction_field_ref", "gold_field_ref"),
-    label_domains={
-        "relation": {
-            "SAME_STATE_VARIABLE": "Both field paths name the same variable of this requirement.",
-            "DIFFERENT_STATE_VARIABLE": "The field paths name different variables.",
-            "UNCERTAIN": "The information given is not enough for a reliable judgement.",
-        }
-    },
+    label_domains={"relation": {
+        "SAME_STATE_VARIABLE": "Both field paths name the same variable of this requirement.",
+        "DIFFERENT_STATE_VARIABLE": "The field paths name different variables.",
+        "UNCERTAIN": "The information given is not enough for a reliable judgement.",
+    }},
     instructions=_PREAMBLE + "Each candidate pairs an attribute field of a predicted requirement with "
     "an attribute field of the matched gold requirement whose paths differ. Decide whether the two "
     "paths name the same state variable. Whether the two values agree is irrelevant: a variable with a "
@@ -128,6 +126,5 @@ CLARIFICATION = Contract(
     "predicted question, once answered, would provide at least one of the gold-acceptable facts.",
 )
 
-CONTRACTS = {
-    c.name: c for c in (RQ1_ALIGNMENT, REQUIREMENT_ALIGNMENT, FIELD_IDENTITY, TEXT_EQUIVALENCE, CLARIFICATION)
-}
+CONTRACTS = {c.name: c for c in (RQ1_ALIGNMENT, REQUIREMENT_ALIGNMENT, FIELD_IDENTITY, TEXT_EQUIVALENCE,
+                                 CLARIFICATION)}

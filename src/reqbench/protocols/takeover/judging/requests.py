@@ -22,11 +22,8 @@ from reqbench.protocols.takeover.judging.contracts import (
 )
 
 
-def build_request(
-    contract: Contract,
-    items: Mapping[str, tuple[Mapping[str, Any], Mapping[str, Any]]],
-    extra: Mapping[str, Any] | None = None,
-) -> JudgeRequest:
+def build_request(contract: Contract, items: Mapping[str, tuple[Mapping[str, Any], Mapping[str, Any]]],
+                  extra: Mapping[str, Any] | None = None) -> JudgeRequest:
     """A request labelling every item in `items` (id -> (key fields, content)) on every label field
     of `contract`. One label field: candidate id = item id; several: ``<item id>#<label field>``."""
     fields = list(contract.label_domains)
@@ -48,13 +45,8 @@ def build_request(
     }
     if extra:
         data.update(extra)
-    return JudgeRequest(
-        contract=contract.name,
-        instructions=contract.instructions,
-        data=data,
-        candidates=candidates,
-        labels=contract.labels,
-    )
+    return JudgeRequest(contract=contract.name, instructions=contract.instructions, data=data,
+                        candidates=candidates, labels=contract.labels)
 
 
 @dataclass(frozen=True)
@@ -67,41 +59,28 @@ class AlignSide:
     state: Mapping[str, Any] | None = None
 
 
-def alignment_request(
-    contract: Contract,
-    predictions: Sequence[AlignSide],
-    golds: Sequence[AlignSide],
-    context: Mapping[str, Any] | None = None,
-) -> JudgeRequest:
+def alignment_request(contract: Contract, predictions: Sequence[AlignSide], golds: Sequence[AlignSide],
+                      context: Mapping[str, Any] | None = None) -> JudgeRequest:
     """Every prediction-gold pair, item id ``p<i>.g<j>`` (input positions)."""
     items = {}
     for i, p in enumerate(predictions):
         for j, g in enumerate(golds):
             items[f"p{i}.g{j}"] = (
                 {"prediction_ref": p.ref, "gold_ref": g.ref},
-                {
-                    "prediction_summary": p.summary,
-                    "gold_summary": g.summary,
-                    "prediction_evidence_message_ids": list(p.evidence_message_ids),
-                    "gold_evidence_message_ids": list(g.evidence_message_ids),
-                },
+                {"prediction_summary": p.summary, "gold_summary": g.summary,
+                 "prediction_evidence_message_ids": list(p.evidence_message_ids),
+                 "gold_evidence_message_ids": list(g.evidence_message_ids)},
             )
 
     def side(s: AlignSide) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "ref": s.ref,
-            "summary": s.summary,
-            "evidence_message_ids": list(s.evidence_message_ids),
-        }
+        out: dict[str, Any] = {"ref": s.ref, "summary": s.summary,
+                               "evidence_message_ids": list(s.evidence_message_ids)}
         if s.state is not None:
             out["state"] = dict(s.state)
         return out
 
-    extra = {
-        "predictions": [side(p) for p in predictions],
-        "gold": [side(g) for g in golds],
-        "context": dict(context or {}),
-    }
+    extra = {"predictions": [side(p) for p in predictions], "gold": [side(g) for g in golds],
+             "context": dict(context or {})}
     return build_request(contract, items, extra)
 
 
@@ -116,28 +95,19 @@ class FieldCandidate:
 
 
 def field_identity_request(cands: Sequence[FieldCandidate]) -> JudgeRequest:
-    items = {
-        c.item_id: (
-            {"prediction_field_ref": c.prediction_field_ref, "gold_field_ref": c.gold_field_ref},
-            {
-                "prediction_path": c.prediction_field_ref,
-                "gold_path": c.gold_field_ref,
-                "prediction_value": c.prediction_value,
-                "gold_value": c.gold_value,
-                "requirement_summary": c.requirement_summary,
-            },
-        )
-        for c in cands
-    }
+    items = {c.item_id: ({"prediction_field_ref": c.prediction_field_ref,
+                          "gold_field_ref": c.gold_field_ref},
+                         {"prediction_path": c.prediction_field_ref, "gold_path": c.gold_field_ref,
+                          "prediction_value": c.prediction_value, "gold_value": c.gold_value,
+                          "requirement_summary": c.requirement_summary})
+             for c in cands}
     return build_request(FIELD_IDENTITY, items)
 
 
 def text_request(facts: Mapping[str, tuple[Any, str, str]]) -> JudgeRequest:
     """`facts`: fact id -> (predicted text, gold text, field path)."""
-    items = {
-        fid: ({"fact_id": fid}, {"path": path, "prediction_text": pred, "gold_text": gold})
-        for fid, (pred, gold, path) in facts.items()
-    }
+    items = {fid: ({"fact_id": fid}, {"path": path, "prediction_text": pred, "gold_text": gold})
+             for fid, (pred, gold, path) in facts.items()}
     return build_request(TEXT_EQUIVALENCE, items)
 
 
@@ -154,21 +124,14 @@ class BlockerCandidate:
 
 
 def clarification_request(cands: Sequence[BlockerCandidate], task_text: str) -> JudgeRequest:
-    items = {
-        c.candidate_id: (
-            {"candidate_id": c.candidate_id},
-            {
-                "requirement_summary": c.requirement_summary,
-                "dimension": c.dimension,
-                "field": c.field,
-                "prediction_missing_information": c.prediction_missing_information,
-                "gold_missing_information": c.gold_missing_information,
-                "question": c.question,
-                "acceptable_question_facts": list(c.acceptable_question_facts),
-            },
-        )
-        for c in cands
-    }
+    items = {c.candidate_id: ({"candidate_id": c.candidate_id},
+                              {"requirement_summary": c.requirement_summary, "dimension": c.dimension,
+                               "field": c.field,
+                               "prediction_missing_information": c.prediction_missing_information,
+                               "gold_missing_information": c.gold_missing_information,
+                               "question": c.question,
+                               "acceptable_question_facts": list(c.acceptable_question_facts)})
+             for c in cands}
     return build_request(CLARIFICATION, items, {"task": task_text})
 
 
@@ -179,10 +142,8 @@ def check_label_domains(request: JudgeRequest, labels: Mapping[str, str]) -> Non
     for cand, label in labels.items():
         lf = cmap.get(cand, {}).get("label_field")
         if lf in domains and label not in domains[lf]:
-            raise JudgeRejected(
-                f"{request.contract}: label {label!r} for {cand!r} is not one of "
-                f"the {lf} labels {domains[lf]}"
-            )
+            raise JudgeRejected(f"{request.contract}: label {label!r} for {cand!r} is not one of "
+                                f"the {lf} labels {domains[lf]}")
 
 
 def label_of(request: JudgeRequest, labels: Mapping[str, str], item_id: str, label_field: str) -> str:
@@ -202,13 +163,9 @@ class JudgeSession:
     def ask(self, request: JudgeRequest) -> dict[str, str]:
         """Validated labels for `request`; `JudgePending` after `attempts` rejected answers."""
         last: Exception | None = None
-        request_body = {
-            "contract": request.contract,
-            "instructions": request.instructions,
-            "data": request.data,
-            "candidates": list(request.candidates),
-            "labels": list(request.labels),
-        }
+        request_body = {"contract": request.contract, "instructions": request.instructions,
+                        "data": request.data, "candidates": list(request.candidates),
+                        "labels": list(request.labels)}
         for attempt in range(1, self.attempts + 1):
             try:
                 response = self.judge.judge(request)
@@ -216,23 +173,14 @@ class JudgeSession:
                 check_label_domains(request, labels)
             except JudgeRejected as exc:
                 last = exc
-                self.records.append(
-                    {
-                        "request_key": request.key(),
-                        "contract": request.contract,
-                        "judge_id": getattr(self.judge, "judge_id", "?"),
-                        "attempt": attempt,
-                        "accepted": False,
-                        "error": str(exc),
-                        "labels": {},
-                        "request": request_body,
-                    }
-                )
+                self.records.append({"request_key": request.key(), "contract": request.contract,
+                                     "judge_id": getattr(self.judge, "judge_id", "?"), "attempt": attempt,
+                                     "accepted": False, "error": str(exc), "labels": {},
+                                     "request": request_body})
                 continue
             record = response.record(request)
             record.update({"attempt": attempt, "accepted": True, "request": request_body})
             self.records.append(record)
             return labels
-        raise JudgePending(
-            f"{request.contract}: no valid judge answer after {self.attempts} attempts: {last}"
-        )
+        raise JudgePending(f"{request.contract}: no valid judge answer after {self.attempts} "
+                           f"attempts: {last}")

@@ -43,14 +43,8 @@ def gate_checks(ctx: SuiteContext, target_id: str) -> dict[str, Check]:
     """The target's build/target/regression checks, `{python}` bound to this interpreter."""
     spec = ctx.suite.checks_for(ctx.delivery(target_id))
     python = shlex.quote(sys.executable)
-    return {
-        name: Check(
-            name=name,
-            command=getattr(spec, name).command.replace("{python}", python),
-            timeout_seconds=getattr(spec, name).timeout_seconds,
-        )
-        for name in GATES
-    }
+    return {name: Check(name=name, command=getattr(spec, name).command.replace("{python}", python),
+                        timeout_seconds=getattr(spec, name).timeout_seconds) for name in GATES}
 
 
 def run_gates(ctx: SuiteContext, target_id: str, workspace: Path) -> tuple[dict[str, str], dict[str, Any]]:
@@ -75,15 +69,12 @@ def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch:
     return CodingResult(None, submission, decide(statuses), details)
 
 
-def deliver(
-    ctx: SuiteContext, options: RunOptions, target_id: str, stage: StageInputs, work_dir: Path, row_key: str
-) -> CodingResult:
+def deliver(ctx: SuiteContext, options: RunOptions, target_id: str, stage: StageInputs, work_dir: Path,
+            row_key: str) -> CodingResult:
     """Coding stage + evaluation. No completed run or an empty diff is an agent failure (Table 12)."""
     ws = materialize(ctx.initial_repository(target_id), work_dir / "workspace")
-    stage.context.setdefault(
-        "reference_patch",
-        (ctx.suite_dir / ctx.delivery(target_id).reference_patch).read_text(encoding="utf-8"),
-    )
+    stage.context.setdefault("reference_patch", (ctx.suite_dir / ctx.delivery(target_id).reference_patch)
+                             .read_text(encoding="utf-8"))
     result = run_agent(options, "coding", ws.path, work_dir / "inputs-coding", stage, CODING_BUDGET, row_key)
     if result.status is not AgentStatus.COMPLETED:
         return CodingResult(result, None, agent_failure(f"agent {result.status.value}: {result.detail}"), {})

@@ -71,14 +71,10 @@ class SuiteContext:
         """The public Phase-A files (task, history, instructions, schema) of `target_id` under C1/C2."""
         matches = sorted((self.build_dir / "rq_agent_inputs").glob(f"*/*/{target_id}/{condition}/public"))
         if not matches:
-            raise InputError(
-                f"has no Phase-A package for {condition}", file=str(self.build_dir), item=target_id
-            )
-        return {
-            name: (matches[0] / name).read_text(encoding="utf-8")
-            for name in PUBLIC_FILES
-            if (matches[0] / name).is_file()
-        }
+            raise InputError(f"has no Phase-A package for {condition}", file=str(self.build_dir),
+                             item=target_id)
+        return {name: (matches[0] / name).read_text(encoding="utf-8") for name in PUBLIC_FILES
+                if (matches[0] / name).is_file()}
 
     def initial_repository(self, target_id: str) -> Path:
         return build_initial_repository(self.suite_dir, self.suite, target_id, self.cache_dir / "initial")

@@ -41,13 +41,8 @@ def oracle_pre_state(instances: TargetInstances) -> list[dict[str, Any]]:
         before = raw.get(rid, {}).get("before")
         if before is None:  # introduced by the request: appears only in the post-state
             continue
-        out.append(
-            {
-                "requirement_ref": refs[rid],
-                "requirement_summary": _summary(instances, rid),
-                "pre_task_state": before,
-            }
-        )
+        out.append({"requirement_ref": refs[rid], "requirement_summary": _summary(instances, rid),
+                    "pre_task_state": before})
     return out
 
 
@@ -61,26 +56,14 @@ def gold_projection(instances: TargetInstances) -> list[dict[str, Any]] | None:
     if final.decision != "ACT" or not final.post_task_states:
         return None
     refs = neutral_refs(instances)
-    return [
-        {
-            "requirement_ref": refs.get(rid, rid.lower()),
-            "requirement_summary": _summary(instances, rid),
-            "state": state,
-        }
-        for rid, state in final.post_task_states.items()
-    ]
+    return [{"requirement_ref": refs.get(rid, rid.lower()), "requirement_summary": _summary(instances, rid),
+             "state": state} for rid, state in final.post_task_states.items()]
 
 
 def response_projection(response: dict[str, Any]) -> list[dict[str, Any]]:
     """Restricted projection of a frozen ACT response (Oracle Pre-State coding input)."""
-    return [
-        {
-            "requirement_ref": item["requirement_ref"],
-            "requirement_summary": item["requirement_summary"],
-            "state": item["state"],
-        }
-        for item in response.get("post_task_states") or []
-    ]
+    return [{"requirement_ref": item["requirement_ref"], "requirement_summary": item["requirement_summary"],
+             "state": item["state"]} for item in response.get("post_task_states") or []]
 
 
 def oracle_pre_gold_response(instances: TargetInstances) -> dict[str, Any]:
@@ -93,35 +76,15 @@ def oracle_pre_gold_response(instances: TargetInstances) -> dict[str, Any]:
         posts = []
         for rid, state in (final.post_task_states or {}).items():
             tr = rq3.affected_requirement_transitions.get(rid)
-            posts.append(
-                {
-                    "requirement_ref": refs[rid],
-                    "requirement_summary": _summary(instances, rid),
-                    "change_type": tr.delta.change_type if tr else "MODIFIED",
-                    "removed_attribute_keys": removed_attribute_keys(rq3, rid),
-                    "state": state,
-                }
-            )
-        return {
-            "requirements": requirements,
-            "decision": "ACT",
-            "post_task_states": posts,
-            "clarifications": [],
-        }
-    clarifications = [
-        {
-            "requirement_ref": refs.get(b.requirement_id, "req_00"),
-            "requirement_summary": _summary(instances, b.requirement_id),
-            "dimension": b.dimension,
-            "field": b.field,
-            "missing_information": b.missing_information,
-            "question": b.missing_information,
-        }
-        for b in final.blocking_clarifications
-    ]
-    return {
-        "requirements": requirements,
-        "decision": "CLARIFY",
-        "post_task_states": None,
-        "clarifications": clarifications,
-    }
+            posts.append({"requirement_ref": refs[rid], "requirement_summary": _summary(instances, rid),
+                          "change_type": tr.delta.change_type if tr else "MODIFIED",
+                          "removed_attribute_keys": removed_attribute_keys(rq3, rid), "state": state})
+        return {"requirements": requirements, "decision": "ACT", "post_task_states": posts,
+                "clarifications": []}
+    clarifications = [{"requirement_ref": refs.get(b.requirement_id, "req_00"),
+                       "requirement_summary": _summary(instances, b.requirement_id),
+                       "dimension": b.dimension, "field": b.field,
+                       "missing_information": b.missing_information, "question": b.missing_information}
+                      for b in final.blocking_clarifications]
+    return {"requirements": requirements, "decision": "CLARIFY", "post_task_states": None,
+            "clarifications": clarifications}

@@ -47,32 +47,20 @@ def delivery_table(rows: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, An
             complete += delivery.get("decision") == "pass"
             for g in GATES:
                 passes[g] += (delivery.get("statuses") or {}).get(g) == "PASS"
-        table[cond] = {
-            "n": n,
-            "complete_delivery": complete / n,
-            **{g: passes[g] / n for g in GATES},
-            "pending": pending,
-            "final": pending == 0,
-            "counts": {"complete_delivery": complete, **passes},
-        }
+        table[cond] = {"n": n, "complete_delivery": complete / n, **{g: passes[g] / n for g in GATES},
+                       "pending": pending, "final": pending == 0,
+                       "counts": {"complete_delivery": complete, **passes}}
     return table
 
 
 def _rescore(ctx: SuiteContext, outcomes: list[RowOutcome], condition: str) -> list[TargetScore]:
     with tempfile.TemporaryDirectory() as tmp:
         labels = Path(tmp) / "labels.jsonl"
-        labels.write_text(
-            "".join(
-                json.dumps(rec) + "\n"
-                for o in outcomes
-                for rec in (o.result.get("score") or {}).get("judge_records", [])
-            )
-        )
+        labels.write_text("".join(json.dumps(rec) + "\n" for o in outcomes
+                                  for rec in (o.result.get("score") or {}).get("judge_records", [])))
         judge = ReplayJudge(labels)
-        return [
-            score_target(ctx.instances(o.result["target_id"]), o.result.get("response"), condition, judge)
-            for o in outcomes
-        ]
+        return [score_target(ctx.instances(o.result["target_id"]), o.result.get("response"), condition, judge)
+                for o in outcomes]
 
 
 def diagnostics_table(ctx: SuiteContext, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
@@ -81,10 +69,8 @@ def diagnostics_table(ctx: SuiteContext, rows: list[tuple[Row, RowOutcome]]) -> 
     for row, outcome in rows:
         if row.condition.startswith("diag-") and outcome.result.get("kind") == "diagnostic":
             by_cond[row.condition].append(outcome)
-    return {
-        cond: aggregate_condition(_rescore(ctx, outs, history_condition(cond)))
-        for cond, outs in sorted(by_cond.items())
-    }
+    return {cond: aggregate_condition(_rescore(ctx, outs, history_condition(cond)))
+            for cond, outs in sorted(by_cond.items())}
 
 
 def summarize(ctx: SuiteContext, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:

@@ -58,11 +58,9 @@ def _phase_a(ctx: SuiteContext, options: RunOptions, row: Row, work_dir: Path) -
     target_id = row.task_id
     if row.condition == "oracle-pre":
         inst = ctx.instances(target_id)
-        files = {
-            "task.json": ctx.public_files(target_id, "C1")["task.json"],
-            "state.json": json_file(oracle.oracle_pre_state(inst)),
-            "response.schema.json": ctx.public_files(target_id, "C1")["response.schema.json"],
-        }
+        files = {"task.json": ctx.public_files(target_id, "C1")["task.json"],
+                 "state.json": json_file(oracle.oracle_pre_state(inst)),
+                 "response.schema.json": ctx.public_files(target_id, "C1")["response.schema.json"]}
         reply = json.dumps(oracle.oracle_pre_gold_response(inst), ensure_ascii=False)
         stage = StageInputs(files, ORACLE_PRE_STATE, {"reference_reply": reply})
         visible: list[Any] = []
@@ -85,54 +83,28 @@ def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> 
         return StageInputs({"state.json": json_file(projection)}, ORACLE_CODING)
     assert phase_a is not None and phase_a.response is not None
     if row.condition == "oracle-pre":
-        return StageInputs(
-            {"state.json": json_file(oracle.response_projection(phase_a.response))}, ORACLE_CODING
-        )
+        return StageInputs({"state.json": json_file(oracle.response_projection(phase_a.response))},
+                           ORACLE_CODING)
     files = ctx.public_files(target_id, history_condition(row.condition))
-    return StageInputs(
-        {
-            "task.json": files["task.json"],
-            "history.jsonl": files["history.jsonl"],
-            "response.json": json_file(phase_a.response),
-        },
-        TWO_PHASE_CODING,
-    )
+    return StageInputs({"task.json": files["task.json"], "history.jsonl": files["history.jsonl"],
+                        "response.json": json_file(phase_a.response)}, TWO_PHASE_CODING)
 
 
 def _outcome(result: dict[str, Any], pending: bool, artifacts: dict[str, bytes]) -> RowOutcome:
-    return RowOutcome(
-        RowStatus.PENDING if pending else RowStatus.SCORED,
-        result,
-        "pending re-evaluation" if pending else "",
-        artifacts,
-    )
+    return RowOutcome(RowStatus.PENDING if pending else RowStatus.SCORED, result,
+                      "pending re-evaluation" if pending else "", artifacts)
 
 
-def _delivery_result(
-    row: Row, coding: CodingResult, phase_a: PhaseAResult | None, score: dict[str, Any] | None
-) -> RowOutcome:
+def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | None,
+                     score: dict[str, Any] | None) -> RowOutcome:
     result: dict[str, Any] = {
-        "kind": "delivery",
-        "target_id": row.task_id,
-        "condition": row.condition,
-        "delivery": coding.outcome.to_dict(),
-        "checks": coding.checks,
-        "phase_a": phase_a.to_dict() if phase_a else None,
-        "score": score,
-        "agent": (
-            {
-                "status": coding.agent.status.value,
-                "wall_seconds": coding.agent.wall_seconds,
-                "usage": coding.agent.usage.to_dict(),
-            }
-            if coding.agent
-            else None
-        ),
-        "submission": (
-            {"sha256": coding.submission.sha256, "patch": coding.submission.patch}
-            if coding.submission
-            else None
-        ),
+        "kind": "delivery", "target_id": row.task_id, "condition": row.condition,
+        "delivery": coding.outcome.to_dict(), "checks": coding.checks,
+        "phase_a": phase_a.to_dict() if phase_a else None, "score": score,
+        "agent": ({"status": coding.agent.status.value, "wall_seconds": coding.agent.wall_seconds,
+                   "usage": coding.agent.usage.to_dict()} if coding.agent else None),
+        "submission": ({"sha256": coding.submission.sha256, "patch": coding.submission.patch}
+                       if coding.submission else None),
     }
     artifacts: dict[str, bytes] = {}
     if coding.submission:
@@ -144,9 +116,8 @@ def _delivery_result(
     return _outcome(result, coding.outcome.decision is Decision.PENDING, artifacts)
 
 
-def _score(
-    ctx: SuiteContext, options: RunOptions, target_id: str, condition: str, response: dict[str, Any] | None
-) -> dict[str, Any]:
+def _score(ctx: SuiteContext, options: RunOptions, target_id: str, condition: str,
+           response: dict[str, Any] | None) -> dict[str, Any]:
     """The target's RQ1-RQ3 scores plus the judge call records (kept so reports can re-derive every
     aggregate offline from the recorded labels)."""
     score = score_target(ctx.instances(target_id), response, condition, make_judge(options.judge))
@@ -158,14 +129,8 @@ def run_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) ->
         phase_a = _phase_a(ctx, options, row, work_dir)
         cond = history_condition(row.condition)
         score = _score(ctx, options, row.task_id, cond, phase_a.response)
-        result = {
-            "kind": "diagnostic",
-            "target_id": row.task_id,
-            "condition": row.condition,
-            "phase_a": phase_a.to_dict(),
-            "response": phase_a.response,
-            "score": score,
-        }
+        result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
+                  "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
         art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
         return _outcome(result, score["status"] == "pending", art)
     phase_a: PhaseAResult | None = None
@@ -182,16 +147,14 @@ def run_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) ->
     return _delivery_result(row, coding, phase_a, score)
 
 
-def reevaluate(
-    ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOptions, work_dir: Path
-) -> RowOutcome:
+def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOptions,
+               work_dir: Path) -> RowOutcome:
     """Re-run only the evaluation of a pending row: gates on the frozen submission, or the judge on the
     frozen Phase-A response. The agent is never run again."""
     result = dict(previous.result)
     if result.get("kind") == "diagnostic":
-        result["score"] = _score(
-            ctx, options, row.task_id, history_condition(row.condition), result.get("response")
-        )
+        result["score"] = _score(ctx, options, row.task_id, history_condition(row.condition),
+                                 result.get("response"))
         return _outcome(result, result["score"]["status"] == "pending", {})
     sub = result.get("submission")
     if not sub:

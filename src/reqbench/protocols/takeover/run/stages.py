@@ -52,13 +52,9 @@ class PhaseAResult:
         return resp["decision"] if resp else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "agent_status": self.agent.status.value,
-            "valid": self.valid,
-            "decision": self.decision,
-            "problems": list(self.check.problems),
-            "response_sha256": self.check.frozen.sha256 if self.check.frozen else None,
-        }
+        return {"agent_status": self.agent.status.value, "valid": self.valid, "decision": self.decision,
+                "problems": list(self.check.problems),
+                "response_sha256": self.check.frozen.sha256 if self.check.frozen else None}
 
 
 def write_inputs(inputs_dir: Path, stage: StageInputs) -> dict[str, Path]:
@@ -76,37 +72,23 @@ def write_inputs(inputs_dir: Path, stage: StageInputs) -> dict[str, Path]:
     return paths
 
 
-def run_agent(
-    options: RunOptions,
-    stage_name: str,
-    workspace: Path,
-    inputs_dir: Path,
-    stage: StageInputs,
-    budget: Budget,
-    row_key: str,
-) -> AgentResult:
+def run_agent(options: RunOptions, stage_name: str, workspace: Path, inputs_dir: Path,
+              stage: StageInputs, budget: Budget, row_key: str) -> AgentResult:
     """Run the configured agent for one stage (`stage` option tells presets diagnostic vs coding)."""
     paths = write_inputs(inputs_dir, stage)
     agent = make_agent(options.agent, **{**options.agent_options, "stage": stage_name})
-    inputs = AgentInputs(
-        files={k.removesuffix("_file"): v for k, v in paths.items()},
-        prompt=paths["instructions_file"].read_text(encoding="utf-8"),
-        context={**stage.context, "row_key": f"{row_key}|{stage_name}", "stage": stage_name},
-    )
+    inputs = AgentInputs(files={k.removesuffix("_file"): v for k, v in paths.items()},
+                         prompt=paths["instructions_file"].read_text(encoding="utf-8"),
+                         context={**stage.context, "row_key": f"{row_key}|{stage_name}",
+                                  "stage": stage_name})
     try:
         return agent.run(workspace, inputs, budget)
     except Exception as exc:  # an adapter crash is the agent's failure, not the harness's
         return AgentResult(AgentStatus.ERROR, detail=f"{type(exc).__name__}: {exc}")
 
 
-def run_phase_a(
-    options: RunOptions,
-    workspace: Path,
-    inputs_dir: Path,
-    stage: StageInputs,
-    visible_message_ids: list[Any],
-    row_key: str,
-) -> PhaseAResult:
+def run_phase_a(options: RunOptions, workspace: Path, inputs_dir: Path, stage: StageInputs,
+                visible_message_ids: list[Any], row_key: str) -> PhaseAResult:
     """Phase A: the agent answers with one rq-agent-response-v1 JSON object, frozen after validation.
 
     A reply that is missing or invalid is an agent failure (C.2), never a crash.

@@ -45,13 +45,10 @@ def rq2_means(scores: Sequence[TargetScore]) -> dict[str, Any] | None:
         return None
     pending = sum(1 for r in rows if r.status == "pending")
     attr = [r.attribute_score for r in rows if r.attribute_score is not None]
-    return {
-        "n": len(rows),
-        "pending": pending,
-        "coverage": None if pending else mean(r.coverage for r in rows),
-        "attribute_score": None if pending else mean(attr),
-        "n_attribute": None if pending else len(attr),
-    }
+    return {"n": len(rows), "pending": pending,
+            "coverage": None if pending else mean(r.coverage for r in rows),
+            "attribute_score": None if pending else mean(attr),
+            "n_attribute": None if pending else len(attr)}
 
 
 def decision_metrics(scores: Sequence[TargetScore]) -> dict[str, Any]:
@@ -70,15 +67,11 @@ def decision_metrics(scores: Sequence[TargetScore]) -> dict[str, Any]:
     act_recall = sum(r.decision == "ACT" for r in act) / len(act) if act else None
     clar_recall = sum(r.decision == "CLARIFY" for r in clar) / len(clar) if clar else None
     return {
-        "n": n,
-        "n_gold_act": len(act),
-        "n_gold_clarify": len(clar),
+        "n": n, "n_gold_act": len(act), "n_gold_clarify": len(clar),
         "decision_accuracy": sum(r.decision_correct for r in rq3) / n if n else None,
-        "act_recall": act_recall,
-        "clarify_recall": clar_recall,
+        "act_recall": act_recall, "clarify_recall": clar_recall,
         "balanced_accuracy": (act_recall + clar_recall) / 2
-        if act_recall is not None and clar_recall is not None
-        else None,
+        if act_recall is not None and clar_recall is not None else None,
         "always_act_accuracy": len(act) / n if n else None,
         "always_act_balanced_accuracy": 0.5 if act and clar else None,
         "unnecessary_clarification_rate": 1 - act_recall if act_recall is not None else None,
@@ -140,11 +133,9 @@ def shared_act(c1: Sequence[TargetScore], c2: Sequence[TargetScore]) -> dict[str
     ok1 = {s.target_id: s for s in c1 if s.rq3.gold_decision == "ACT" and s.rq3.decision == "ACT"}
     ok2 = {s.target_id: s for s in c2 if s.rq3.gold_decision == "ACT" and s.rq3.decision == "ACT"}
     shared = sorted(set(ok1) & set(ok2))
-    return {
-        "shared_act_count": len(shared),
-        "shared_post_state_c1": mean(ok1[t].rq3.post_state_score for t in shared),
-        "shared_post_state_c2": mean(ok2[t].rq3.post_state_score for t in shared),
-    }
+    return {"shared_act_count": len(shared),
+            "shared_post_state_c1": mean(ok1[t].rq3.post_state_score for t in shared),
+            "shared_post_state_c2": mean(ok2[t].rq3.post_state_score for t in shared)}
 
 
 def aggregate_run(scores: dict[str, dict[str, list[TargetScore]]]) -> dict[str, Any]:

@@ -28,13 +28,8 @@ class Alignment:
         return [(self.predictions[i].ref, self.golds[j].ref) for i, j in sorted(self.matches.items())]
 
 
-def align(
-    contract: Contract,
-    predictions: Sequence[AlignSide],
-    golds: Sequence[AlignSide],
-    session: JudgeSession,
-    gold_weight_ids: Sequence[Sequence[object]] | None = None,
-) -> Alignment:
+def align(contract: Contract, predictions: Sequence[AlignSide], golds: Sequence[AlignSide],
+          session: JudgeSession, gold_weight_ids: Sequence[Sequence[object]] | None = None) -> Alignment:
     """Ask `contract` for every pair and match on SAME_ATOM edges. RQ1 (`RQ1_ALIGNMENT`) uses the
     weighted matching with `gold_weight_ids[j]` = union of gold j's acceptable message ids."""
     result = Alignment(list(predictions), list(golds))
@@ -48,16 +43,8 @@ def align(
     edges = [(i, j) for (i, j), lab in result.relations.items() if lab == "SAME_ATOM"]
     if contract is RQ1_ALIGNMENT:
         ids = gold_weight_ids or [()] * len(golds)
-        weighted = [
-            (
-                i,
-                j,
-                rq1_edge_weight(
-                    predictions[i].summary, golds[j].summary, predictions[i].evidence_message_ids, ids[j]
-                ),
-            )
-            for i, j in edges
-        ]
+        weighted = [(i, j, rq1_edge_weight(predictions[i].summary, golds[j].summary,
+                                           predictions[i].evidence_message_ids, ids[j])) for i, j in edges]
         result.matches = rq1_matching(len(predictions), len(golds), weighted)
     else:
         result.matches = ordered_matching(len(predictions), len(golds), edges)

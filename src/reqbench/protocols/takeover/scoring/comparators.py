@@ -166,9 +166,8 @@ def compare(spec: Spec, pred: Any, gold: Any, facts: FactBook, path: str) -> flo
     return 1.0 if normalize_value(pred) == normalize_value(gold) else 0.0
 
 
-def _recursive(
-    fields: Mapping[str, Spec], closed_world: bool, pred: Any, gold: Any, facts: FactBook, path: str
-) -> float | None:
+def _recursive(fields: Mapping[str, Spec], closed_world: bool, pred: Any, gold: Any, facts: FactBook,
+               path: str) -> float | None:
     """RECURSIVE_FIELDS: mean over applicable children, each closed-world extra adds a 0 item."""
     g = gold if isinstance(gold, Mapping) else {}
     if not isinstance(pred, Mapping):

@@ -23,13 +23,9 @@ class ConsistencyFlag:
         return (self.rq1_relation == "SAME_ATOM") != (self.rq2_relation == "SAME_ATOM")
 
     def as_json(self) -> dict[str, object]:
-        return {
-            "prediction_ref": self.prediction_ref,
-            "gold_ref": self.gold_ref,
-            "rq1_relation": self.rq1_relation,
-            "rq2_relation": self.rq2_relation,
-            "eligibility_differs": self.eligibility_differs,
-        }
+        return {"prediction_ref": self.prediction_ref, "gold_ref": self.gold_ref,
+                "rq1_relation": self.rq1_relation, "rq2_relation": self.rq2_relation,
+                "eligibility_differs": self.eligibility_differs}
 
 
 @dataclass(frozen=True)
@@ -43,12 +39,8 @@ class ConsistencyReport:
         return not self.flags and self.rq1_matches == self.rq2_matches
 
     def as_json(self) -> dict[str, object]:
-        return {
-            "consistent": self.consistent,
-            "rq1_matches": self.rq1_matches,
-            "rq2_matches": self.rq2_matches,
-            "flags": [f.as_json() for f in self.flags],
-        }
+        return {"consistent": self.consistent, "rq1_matches": self.rq1_matches,
+                "rq2_matches": self.rq2_matches, "flags": [f.as_json() for f in self.flags]}
 
 
 def check_consistency(rq1: Alignment, rq2: Alignment) -> ConsistencyReport:
@@ -56,7 +48,6 @@ def check_consistency(rq1: Alignment, rq2: Alignment) -> ConsistencyReport:
     also report both match counts (a difference is itself a finding for the target)."""
     a = rq1.relation_by_ref()
     b = rq2.relation_by_ref()
-    flags = [
-        ConsistencyFlag(p, g, a[(p, g)], b[(p, g)]) for (p, g) in a if (p, g) in b and a[(p, g)] != b[(p, g)]
-    ]
+    flags = [ConsistencyFlag(p, g, a[(p, g)], b[(p, g)]) for (p, g) in a
+             if (p, g) in b and a[(p, g)] != b[(p, g)]]
     return ConsistencyReport(flags, len(rq1.matches), len(rq2.matches))

@@ -36,9 +36,8 @@ class Rq1Atom(BaseModel):
     model_config = _IGNORE
     canonical_summary: str = Field(description="Gold summary of the requirement.")
     required_evidence_groups: list[EvidenceGroup] = Field(description="Groups that must be covered.")
-    neutral_context_message_ids: list[int | str] = Field(
-        default_factory=list, description="Neither credited nor penalised."
-    )
+    neutral_context_message_ids: list[int | str] = Field(default_factory=list,
+                                                         description="Neither credited nor penalised.")
 
 
 class Rq1Gold(BaseModel):
@@ -52,8 +51,7 @@ class Rq2Gold(BaseModel):
     gold_requirement_ids: list[str] = Field(description="Gold pre-request requirements, in order.")
     requirement_summaries: dict[str, str] = Field(description="Gold summary per requirement.")
     alignment_evidence_message_ids: dict[str, list[int | str]] = Field(
-        default_factory=dict, description="Trajectory messages quoted to the alignment judge."
-    )
+        default_factory=dict, description="Trajectory messages quoted to the alignment judge.")
     states: dict[str, dict[str, Any]] = Field(description="Semantic pre-request state per requirement.")
     field_scoring_specs: dict[str, dict[str, Any]] = Field(description="Typed scoring spec per state.")
 
@@ -95,14 +93,11 @@ class Rq3Gold(BaseModel):
     model_config = _IGNORE
     final_gold_by_condition: dict[str, FinalGold] = Field(description="Gold per history condition.")
     affected_requirement_alignment_gold: dict[str, AlignmentGold] = Field(
-        description="Affected requirements (alignment gold), in order."
-    )
-    affected_requirement_transitions: dict[str, Transition] = Field(
-        default_factory=dict, description="Per requirement."
-    )
-    post_state_scoring_specs: dict[str, dict[str, Any]] = Field(
-        default_factory=dict, description="Typed specs per state."
-    )
+        description="Affected requirements (alignment gold), in order.")
+    affected_requirement_transitions: dict[str, Transition] = Field(default_factory=dict,
+                                                                    description="Per requirement.")
+    post_state_scoring_specs: dict[str, dict[str, Any]] = Field(default_factory=dict,
+                                                                description="Typed specs per state.")
 
 
 class RqInstance(BaseModel):
@@ -164,14 +159,10 @@ class TargetInstances:
             if other is None:
                 continue
             if (other.meta.target_id, other.meta.target_fingerprint) != (
-                self.rq3.meta.target_id,
-                self.rq3.meta.target_fingerprint,
-            ):
-                raise InputError(
-                    f"belongs to target {other.meta.target_id!r}, not to the RQ3 instance's "
-                    f"target {self.rq3.meta.target_id!r} (target fingerprints differ)",
-                    file=other.path,
-                )
+                    self.rq3.meta.target_id, self.rq3.meta.target_fingerprint):
+                raise InputError(f"belongs to target {other.meta.target_id!r}, not to the RQ3 instance's "
+                                 f"target {self.rq3.meta.target_id!r} (target fingerprints differ)",
+                                 file=other.path)
 
     @property
     def target_id(self) -> str:
@@ -189,9 +180,8 @@ class TargetInstances:
         check_condition(condition)
         gold: Rq3Gold = self.rq3.gold
         if condition not in gold.final_gold_by_condition:
-            raise InputError(
-                f"construction_gold.final_gold_by_condition has no {condition}", file=self.rq3.path
-            )
+            raise InputError(f"construction_gold.final_gold_by_condition has no {condition}",
+                             file=self.rq3.path)
         return gold.final_gold_by_condition[condition]
 
 
@@ -201,8 +191,6 @@ def check_condition(condition: str) -> None:
 
 
 def load_target(rq3: Path, rq1: Path | None = None, rq2: Path | None = None) -> TargetInstances:
-    return TargetInstances(
-        rq3=load_instance(rq3, "RQ3"),
-        rq1=load_instance(rq1, "RQ1") if rq1 else None,
-        rq2=load_instance(rq2, "RQ2") if rq2 else None,
-    )
+    return TargetInstances(rq3=load_instance(rq3, "RQ3"),
+                           rq1=load_instance(rq1, "RQ1") if rq1 else None,
+                           rq2=load_instance(rq2, "RQ2") if rq2 else None)

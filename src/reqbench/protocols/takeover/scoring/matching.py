@@ -62,9 +62,8 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(union) if union else 0.0
 
 
-def rq1_edge_weight(
-    pred_summary: str, gold_summary: str, pred_ids: Iterable[object], gold_ids: Iterable[object]
-) -> int:
+def rq1_edge_weight(pred_summary: str, gold_summary: str, pred_ids: Iterable[object],
+                    gold_ids: Iterable[object]) -> int:
     """RQ1 edge weight ``10^6·round(10^6·Js) + 10^3·round(10^3·Je) + round(10^3·Ce)`` (C.1).
 
     Js: Jaccard of summary tokens; Je: Jaccard of predicted message ids and the union of the gold

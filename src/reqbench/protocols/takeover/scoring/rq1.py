@@ -73,37 +73,27 @@ def evidence_prf(pred_items: list[tuple[str, str]], gold: Rq1Gold) -> PRF:
     edges = [(i, j) for i, (_, mid) in enumerate(pred_items) for j, grp in enumerate(groups) if mid in grp]
     matches = ordered_matching(len(pred_items), len(groups), edges)
     covered_msgs = set().union(*(groups[j] for j in matches.values())) if matches else set()
-    fp = sum(
-        1
-        for i, (_, mid) in enumerate(pred_items)
-        if i not in matches and mid not in covered_msgs and mid not in neutral
-    )
+    fp = sum(1 for i, (_, mid) in enumerate(pred_items)
+             if i not in matches and mid not in covered_msgs and mid not in neutral)
     tp = len(matches)
     return PRF.from_counts(tp, tp + fp, len(groups))
 
 
 def score_rq1(gold: Rq1Gold, response: AgentResponse | None, session: JudgeSession) -> Rq1Result:
     """RQ1 for one target. `response` None = agent failure: every metric 0 (C.2)."""
-    n_groups = sum(
-        len(gold.gold_requirement_atoms[r].required_evidence_groups) for r in gold.relevant_requirement_ids
-    )
+    n_groups = sum(len(gold.gold_requirement_atoms[r].required_evidence_groups)
+                   for r in gold.relevant_requirement_ids)
     if response is None:
-        return Rq1Result(
-            "agent_failure",
-            PRF.from_counts(0, 0, len(gold.relevant_requirement_ids)),
-            PRF.from_counts(0, 0, n_groups),
-        )
+        return Rq1Result("agent_failure", PRF.from_counts(0, 0, len(gold.relevant_requirement_ids)),
+                         PRF.from_counts(0, 0, n_groups))
     items = [(r.requirement_ref, str(m)) for r in response.requirements for m in r.evidence_message_ids]
     evidence = evidence_prf(items, gold)
-    preds = [
-        AlignSide(r.requirement_ref, r.requirement_summary, tuple(r.evidence_message_ids))
-        for r in response.requirements
-    ]
+    preds = [AlignSide(r.requirement_ref, r.requirement_summary, tuple(r.evidence_message_ids))
+             for r in response.requirements]
     golds = gold_sides(gold)
     try:
         alignment = align(RQ1_ALIGNMENT, preds, golds, session, [g.evidence_message_ids for g in golds])
     except JudgePending as exc:
         return Rq1Result("pending", None, evidence, pending=[str(exc)])
-    return Rq1Result(
-        "scored", requirement_prf(len(preds), len(golds), len(alignment.matches)), evidence, alignment
-    )
+    return Rq1Result("scored", requirement_prf(len(preds), len(golds), len(alignment.matches)),
+                     evidence, alignment)

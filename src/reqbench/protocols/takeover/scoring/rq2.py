@@ -28,26 +28,14 @@ class Rq2Result:
     pending: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, object]:
-        out: dict[str, object] = {
-            "status": self.status,
-            "attribute_score": self.attribute_score,
-            "coverage": self.coverage,
-            "matched_state_score": self.matched_state_score,
-            "n_pred": self.n_pred,
-            "n_gold": self.n_gold,
-            "n_matched": self.n_matched,
-        }
+        out: dict[str, object] = {"status": self.status, "attribute_score": self.attribute_score,
+                                  "coverage": self.coverage,
+                                  "matched_state_score": self.matched_state_score,
+                                  "n_pred": self.n_pred, "n_gold": self.n_gold, "n_matched": self.n_matched}
         if self.pairs:
-            out["requirements"] = [
-                {
-                    "prediction_ref": p.pred_ref,
-                    "gold_ref": p.gold_id,
-                    "attribute_score": p.attribute_score,
-                    "state_score": p.state_score,
-                    "dimensions": p.dimension_scores,
-                }
-                for p in self.pairs
-            ]
+            out["requirements"] = [{"prediction_ref": p.pred_ref, "gold_ref": p.gold_id,
+                                    "attribute_score": p.attribute_score, "state_score": p.state_score,
+                                    "dimensions": p.dimension_scores} for p in self.pairs]
         return out
 
 
@@ -71,31 +59,17 @@ def target_attribute_score(pairs: list[StatePair]) -> float | None:
     return sum(vals) / len(vals) if vals else None
 
 
-def score_rq2(
-    gold: Rq2Gold, response: AgentResponse | None, session: JudgeSession, file: str | None = None
-) -> Rq2Result:
+def score_rq2(gold: Rq2Gold, response: AgentResponse | None, session: JudgeSession,
+              file: str | None = None) -> Rq2Result:
     """RQ2 for one target; `response` None = agent failure (attribute score 0, coverage 0)."""
     n_gold = len(gold.gold_requirement_ids)
     if response is None:
         return Rq2Result("agent_failure", 0.0, 0.0 if n_gold else None, n_gold=n_gold)
-    preds = [
-        AlignSide(
-            r.requirement_ref,
-            r.requirement_summary,
-            tuple(r.evidence_message_ids),
-            r.pre_task_state.model_dump(),
-        )
-        for r in response.requirements
-    ]
-    golds = [
-        AlignSide(
-            rid,
-            gold.requirement_summaries.get(rid, rid),
-            tuple(gold.alignment_evidence_message_ids.get(rid, [])),
-            gold.states.get(rid),
-        )
-        for rid in gold.gold_requirement_ids
-    ]
+    preds = [AlignSide(r.requirement_ref, r.requirement_summary, tuple(r.evidence_message_ids),
+                       r.pre_task_state.model_dump()) for r in response.requirements]
+    golds = [AlignSide(rid, gold.requirement_summaries.get(rid, rid),
+                       tuple(gold.alignment_evidence_message_ids.get(rid, [])), gold.states.get(rid))
+             for rid in gold.gold_requirement_ids]
     result = Rq2Result("scored", None, None, n_pred=len(preds), n_gold=n_gold)
     try:
         result.alignment = align(REQUIREMENT_ALIGNMENT, preds, golds, session)
@@ -103,29 +77,12 @@ def score_rq2(
         result.coverage = coverage(result.n_matched, n_gold)
         for i, j in sorted(result.alignment.matches.items()):
             rid = gold.gold_requirement_ids[j]
-            result.pairs.append(
-                make_pair(
-                    preds[i].ref,
-                    rid,
-                    golds[j].summary,
-                    preds[i].state or {},
-                    gold.states[rid],
-                    gold.field_scoring_specs.get(rid, {}),
-                    file,
-                )
-            )
+            result.pairs.append(make_pair(preds[i].ref, rid, golds[j].summary, preds[i].state or {},
+                                          gold.states[rid], gold.field_scoring_specs.get(rid, {}), file))
         score_pairs(result.pairs, session)
     except JudgePending as exc:
-        return Rq2Result(
-            "pending",
-            None,
-            result.coverage,
-            n_pred=len(preds),
-            n_gold=n_gold,
-            n_matched=result.n_matched,
-            alignment=result.alignment,
-            pending=[str(exc)],
-        )
+        return Rq2Result("pending", None, result.coverage, n_pred=len(preds), n_gold=n_gold,
+                         n_matched=result.n_matched, alignment=result.alignment, pending=[str(exc)])
     result.attribute_score = target_attribute_score(result.pairs)
     states = [p.state_score for p in result.pairs if p.state_score is not None]
     result.matched_state_score = sum(states) / len(states) if states else None

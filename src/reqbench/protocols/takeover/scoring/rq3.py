@@ -52,32 +52,17 @@ class Rq3Result:
 
     def as_json(self) -> dict[str, object]:
         out: dict[str, object] = {
-            "status": self.status,
-            "gold_decision": self.gold_decision,
-            "decision": self.decision,
-            "decision_correct": self.decision_correct,
-            "post_state_score": self.post_state_score,
-            "exact": self.exact,
-            "exact_failure": self.exact_failure,
-            "matched_set": self.matched_set,
-            "blocking_issue_f1": self.blocking_issue_f1,
-            "question_validity": self.question_validity,
+            "status": self.status, "gold_decision": self.gold_decision, "decision": self.decision,
+            "decision_correct": self.decision_correct, "post_state_score": self.post_state_score,
+            "exact": self.exact, "exact_failure": self.exact_failure, "matched_set": self.matched_set,
+            "blocking_issue_f1": self.blocking_issue_f1, "question_validity": self.question_validity,
             "strict_clarification": self.strict_clarification,
-            "n_pred": self.n_pred,
-            "n_gold": self.n_gold,
-            "n_matched": self.n_matched,
+            "n_pred": self.n_pred, "n_gold": self.n_gold, "n_matched": self.n_matched,
         }
         if self.pairs:
-            out["requirements"] = [
-                {
-                    "prediction_ref": p.pred_ref,
-                    "gold_ref": p.gold_id,
-                    "state_score": p.state_score,
-                    "exact": p.exact,
-                    "dimensions": p.dimension_scores,
-                }
-                for p in self.pairs
-            ]
+            out["requirements"] = [{"prediction_ref": p.pred_ref, "gold_ref": p.gold_id,
+                                    "state_score": p.state_score, "exact": p.exact,
+                                    "dimensions": p.dimension_scores} for p in self.pairs]
         return out
 
 
@@ -97,7 +82,7 @@ def removed_attribute_keys(gold: Rq3Gold, rid: str) -> list[str]:
     """Gold removal list: ``delta.removed_paths`` entries under ``attributes.``, prefix removed."""
     tr = gold.affected_requirement_transitions.get(rid)
     paths = tr.delta.removed_paths if tr else []
-    return sorted(p[len("attributes.") :] for p in paths if p.startswith("attributes."))
+    return sorted(p[len("attributes."):] for p in paths if p.startswith("attributes."))
 
 
 def exact_failure(result: Rq3Result, removals_ok: bool) -> str | None:
@@ -121,14 +106,8 @@ def _sides_for_gold(gold: Rq3Gold, rids: list[str]) -> list[AlignSide]:
     return [AlignSide(rid, summaries[rid].canonical_summary if rid in summaries else rid) for rid in rids]
 
 
-def _score_act(
-    result: Rq3Result,
-    gold: Rq3Gold,
-    final: FinalGold,
-    response: AgentResponse,
-    session: JudgeSession,
-    file: str | None,
-) -> None:
+def _score_act(result: Rq3Result, gold: Rq3Gold, final: FinalGold, response: AgentResponse,
+               session: JudgeSession, file: str | None) -> None:
     posts = response.post_task_states or []
     gold_states = final.post_task_states or {}
     rids = list(gold_states)
@@ -140,17 +119,8 @@ def _score_act(
     removals_ok = True
     for i, j in sorted(result.alignment.matches.items()):
         rid = rids[j]
-        result.pairs.append(
-            make_pair(
-                preds[i].ref,
-                rid,
-                golds[j].summary,
-                preds[i].state or {},
-                gold_states[rid],
-                gold.post_state_scoring_specs.get(rid, {}),
-                file,
-            )
-        )
+        result.pairs.append(make_pair(preds[i].ref, rid, golds[j].summary, preds[i].state or {},
+                                      gold_states[rid], gold.post_state_scoring_specs.get(rid, {}), file))
         removals_ok &= sorted(posts[i].removed_attribute_keys) == removed_attribute_keys(gold, rid)
     score_pairs(result.pairs, session)
     result.post_state_score = post_state_score(result.pairs, result.n_pred, result.n_gold)
@@ -159,9 +129,8 @@ def _score_act(
     result.exact = result.exact_failure is None
 
 
-def clarification_scores(
-    n_pred: int, n_gold: int, n_matched: int, valid_matched: int, decision: str | None
-) -> tuple[float, float, bool]:
+def clarification_scores(n_pred: int, n_gold: int, n_matched: int, valid_matched: int,
+                         decision: str | None) -> tuple[float, float, bool]:
     """Blocking-Issue F1, Question Validity and strict clarification of one Gold-CLARIFY target (C.1).
 
     Blockers match one to one (prediction order, gold indices) on edges that need the matched
@@ -179,14 +148,8 @@ def clarification_scores(
     return f1, qv, strict
 
 
-def _score_clarify(
-    result: Rq3Result,
-    gold: Rq3Gold,
-    final: FinalGold,
-    response: AgentResponse,
-    session: JudgeSession,
-    task_text: str,
-) -> None:
+def _score_clarify(result: Rq3Result, gold: Rq3Gold, final: FinalGold, response: AgentResponse,
+                   session: JudgeSession, task_text: str) -> None:
     clars = response.clarifications
     first: dict[str, str] = {}
     for c in clars:
@@ -199,27 +162,11 @@ def _score_clarify(
     cands: list[tuple[int, int, BlockerCandidate]] = []
     for i, c in enumerate(clars):
         for j, b in enumerate(blockers):
-            if (
-                matched_gold.get(c.requirement_ref) == b.requirement_id
-                and c.dimension == b.dimension
-                and (b.field is None or c.field == b.field)
-            ):
-                cands.append(
-                    (
-                        i,
-                        j,
-                        BlockerCandidate(
-                            f"c{i}.b{j}",
-                            c.requirement_summary,
-                            b.dimension,
-                            b.field,
-                            c.missing_information,
-                            b.missing_information,
-                            c.question,
-                            tuple(b.acceptable_question_facts),
-                        ),
-                    )
-                )
+            if (matched_gold.get(c.requirement_ref) == b.requirement_id and c.dimension == b.dimension
+                    and (b.field is None or c.field == b.field)):
+                cands.append((i, j, BlockerCandidate(
+                    f"c{i}.b{j}", c.requirement_summary, b.dimension, b.field, c.missing_information,
+                    b.missing_information, c.question, tuple(b.acceptable_question_facts))))
     edges: list[tuple[int, int]] = []
     valid_pairs: set[tuple[int, int]] = set()
     if cands:
@@ -233,35 +180,24 @@ def _score_clarify(
     matches = ordered_matching(len(clars), len(blockers), edges)
     valid = sum(1 for pair in matches.items() if pair in valid_pairs)
     result.n_pred, result.n_gold, result.n_matched = len(clars), len(blockers), len(matches)
-    result.blocking_issue_f1, result.question_validity, result.strict_clarification = clarification_scores(
-        len(clars), len(blockers), len(matches), valid, "CLARIFY"
-    )
+    result.blocking_issue_f1, result.question_validity, result.strict_clarification = \
+        clarification_scores(len(clars), len(blockers), len(matches), valid, "CLARIFY")
 
 
-def score_rq3(
-    gold: Rq3Gold,
-    condition: str,
-    response: AgentResponse | None,
-    session: JudgeSession,
-    task_text: str = "",
-    file: str | None = None,
-) -> Rq3Result:
+def score_rq3(gold: Rq3Gold, condition: str, response: AgentResponse | None, session: JudgeSession,
+              task_text: str = "", file: str | None = None) -> Rq3Result:
     """RQ3 for one target under `condition`; `response` None = agent failure."""
     final = gold.final_gold_by_condition[condition]
-    result = Rq3Result(
-        "scored" if response is not None else "agent_failure",
-        final.decision,
-        response.decision.value if response is not None else None,
-    )
+    result = Rq3Result("scored" if response is not None else "agent_failure", final.decision,
+                       response.decision.value if response is not None else None)
     act = final.decision == "ACT"
     if response is None or not result.decision_correct:
         if act:
             result.post_state_score, result.exact, result.exact_failure = 0.0, False, "action"
             result.n_gold = len(final.post_task_states or {})
         else:
-            result.blocking_issue_f1, result.question_validity, result.strict_clarification = (
+            result.blocking_issue_f1, result.question_validity, result.strict_clarification = \
                 clarification_scores(0, len(final.blocking_clarifications), 0, 0, result.decision)
-            )
             result.n_gold = len(final.blocking_clarifications)
         return result
     try:

@@ -43,17 +43,11 @@ def discover_instances(root: Path) -> dict[str, TargetInstances]:
         inst = load_instance(path)
         slot = found.setdefault(inst.meta.target_id, {})
         if inst.meta.rq_id in slot:
-            raise InputError(
-                f"second {inst.meta.rq_id} instance of target {inst.meta.target_id} "
-                f"(first: {slot[inst.meta.rq_id].path})",
-                file=str(path),
-            )
+            raise InputError(f"second {inst.meta.rq_id} instance of target {inst.meta.target_id} "
+                             f"(first: {slot[inst.meta.rq_id].path})", file=str(path))
         slot[inst.meta.rq_id] = inst
-    targets = {
-        tid: TargetInstances(rq3=s["RQ3"], rq1=s.get("RQ1"), rq2=s.get("RQ2"))
-        for tid, s in sorted(found.items())
-        if "RQ3" in s
-    }
+    targets = {tid: TargetInstances(rq3=s["RQ3"], rq1=s.get("RQ1"), rq2=s.get("RQ2"))
+               for tid, s in sorted(found.items()) if "RQ3" in s}
     if not targets:
         raise InputError("no RQ3 instance files (*_RQ3.json) found", file=str(root))
     return targets
@@ -63,18 +57,16 @@ def response_folders(run_dir: Path) -> Iterator[tuple[str, str, Path]]:
     """(configuration, condition, folder) for every responses/<configuration>/<condition> folder."""
     base = run_dir / "responses"
     if not base.is_dir():
-        raise InputError(
-            "has no responses/ folder (expected responses/<configuration>/<C1|C2>/)", file=str(run_dir)
-        )
+        raise InputError("has no responses/ folder (expected responses/<configuration>/<C1|C2>/)",
+                         file=str(run_dir))
     for config in sorted(p for p in base.iterdir() if p.is_dir()):
         for cond in CONDITIONS:
             if (config / cond).is_dir():
                 yield config.name, cond, config / cond
 
 
-def score_run(
-    run_dir: Path, instances_dir: Path | None, session: JudgeSession
-) -> dict[str, dict[str, list[TargetScore]]]:
+def score_run(run_dir: Path, instances_dir: Path | None, session: JudgeSession
+              ) -> dict[str, dict[str, list[TargetScore]]]:
     """Score every planned (configuration, condition, target); `session` keeps the judge records."""
     targets = discover_instances(instances_dir or run_dir / "instances")
     out: dict[str, dict[str, list[TargetScore]]] = {}

@@ -122,33 +122,23 @@ class StatePair:
         return bool(vals) and all(v >= _FULL for v in vals)
 
 
-def make_pair(
-    pred_ref: str,
-    gold_id: str,
-    summary: str,
-    pred_state: Mapping[str, Any],
-    gold_state: Mapping[str, Any],
-    raw_specs: Mapping[str, Any],
-    file: str | None,
-) -> StatePair:
+def make_pair(pred_ref: str, gold_id: str, summary: str, pred_state: Mapping[str, Any],
+              gold_state: Mapping[str, Any], raw_specs: Mapping[str, Any], file: str | None) -> StatePair:
     specs = {dim: parse_spec(raw_specs.get(dim), f"{gold_id}.{dim}", file) for dim in STATE_DIMENSIONS}
     pair = StatePair(pred_ref, gold_id, summary, pred_state, gold_state, specs)
     pair.gold_fields = gold_attribute_fields(specs["attributes"], gold_state.get("attributes"))
     pair.pred_fields = predicted_attribute_fields(pred_state.get("attributes"), specs["attributes"])
     gold_index = {f.path: j for j, f in enumerate(pair.gold_fields)}
-    pair.field_matches = [
-        (i, gold_index[f.path]) for i, f in enumerate(pair.pred_fields) if f.path in gold_index
-    ]
+    pair.field_matches = [(i, gold_index[f.path]) for i, f in enumerate(pair.pred_fields)
+                          if f.path in gold_index]
     return pair
 
 
 def _remaining(pair: StatePair) -> tuple[list[int], list[int]]:
     used_p = {i for i, _ in pair.field_matches}
     used_g = {j for _, j in pair.field_matches}
-    return (
-        [i for i in range(len(pair.pred_fields)) if i not in used_p],
-        [j for j in range(len(pair.gold_fields)) if j not in used_g],
-    )
+    return ([i for i in range(len(pair.pred_fields)) if i not in used_p],
+            [j for j in range(len(pair.gold_fields)) if j not in used_g])
 
 
 def align_fields(pairs: Sequence[StatePair], session: JudgeSession) -> None:
@@ -159,28 +149,16 @@ def align_fields(pairs: Sequence[StatePair], session: JudgeSession) -> None:
         for i in rp:
             for j in rg:
                 pf, gf = pair.pred_fields[i], pair.gold_fields[j]
-                cands.append(
-                    FieldCandidate(
-                        f"m{k}.p{i}.g{j}",
-                        f"{pair.pred_ref}:{pf.ref}",
-                        f"{pair.gold_id}:{gf.ref}",
-                        pf.value,
-                        gf.value,
-                        pair.summary,
-                    )
-                )
+                cands.append(FieldCandidate(f"m{k}.p{i}.g{j}", f"{pair.pred_ref}:{pf.ref}",
+                                            f"{pair.gold_id}:{gf.ref}", pf.value, gf.value, pair.summary))
     if not cands:
         return
     request = field_identity_request(cands)
     labels = session.ask(request)
     for k, pair in enumerate(pairs):
         rp, rg = _remaining(pair)
-        edges = [
-            (a, b)
-            for a, i in enumerate(rp)
-            for b, j in enumerate(rg)
-            if label_of(request, labels, f"m{k}.p{i}.g{j}", "relation") == "SAME_STATE_VARIABLE"
-        ]
+        edges = [(a, b) for a, i in enumerate(rp) for b, j in enumerate(rg)
+                 if label_of(request, labels, f"m{k}.p{i}.g{j}", "relation") == "SAME_STATE_VARIABLE"]
         for a, b in ordered_matching(len(rp), len(rg), edges).items():
             pair.field_matches.append((rp[a], rg[b]))
 
@@ -203,9 +181,8 @@ def attribute_score(pair: StatePair, facts: FactBook) -> float | None:
 def score_dimensions(pair: StatePair, facts: FactBook) -> None:
     out: dict[str, float | None] = {"attributes": attribute_score(pair, facts)}
     for dim in STATE_DIMENSIONS[1:]:
-        out[dim] = compare(
-            pair.specs[dim], pair.pred_state.get(dim, MISSING), pair.gold_state.get(dim), facts, dim
-        )
+        out[dim] = compare(pair.specs[dim], pair.pred_state.get(dim, MISSING), pair.gold_state.get(dim),
+                           facts, dim)
     pair.dimension_scores = out
 
 

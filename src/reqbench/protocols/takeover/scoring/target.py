@@ -45,11 +45,8 @@ class TargetScore:
             if rq3[key] is not None:
                 rq3[key] = 1.0 if rq3[key] else 0.0
         return {
-            "status": self.status,
-            "target_id": self.target_id,
-            "condition": self.condition,
-            "response_sha256": self.response_sha256,
-            "problems": list(self.problems),
+            "status": self.status, "target_id": self.target_id, "condition": self.condition,
+            "response_sha256": self.response_sha256, "problems": list(self.problems),
             "pending": self.pending,
             "rq1": self.rq1.as_json() if self.rq1 else None,
             "rq2": self.rq2.as_json() if self.rq2 else None,
@@ -59,14 +56,8 @@ class TargetScore:
         }
 
 
-def score_target(
-    instances: TargetInstances,
-    response: Any,
-    condition: str,
-    judge: Judge | JudgeSession,
-    *,
-    attempts: int = 3,
-) -> TargetScore:
+def score_target(instances: TargetInstances, response: Any, condition: str, judge: Judge | JudgeSession,
+                 *, attempts: int = 3) -> TargetScore:
     """Score `response` (parsed JSON, a `ResponseCheck`, or None when nothing was submitted) for one
     target under `condition` (C1 or C2) with `judge`. RQ1 is scored under C1 only."""
     session = judge if isinstance(judge, JudgeSession) else JudgeSession(judge, attempts)
@@ -95,21 +86,13 @@ def score_target(
         status = "pending"
     else:
         status = "scored"
-    return TargetScore(
-        instances.target_id,
-        condition,
-        status,
-        rq3,
-        rq1,
-        rq2,
-        consistency,
-        check.frozen.sha256 if check.frozen else None,
-        list(check.problems),
-        session.records[first_record:],
-    )
+    return TargetScore(instances.target_id, condition, status, rq3, rq1, rq2, consistency,
+                       check.frozen.sha256 if check.frozen else None, list(check.problems),
+                       session.records[first_record:])
 
 
-_BLANK_STATE = {"attributes": {}, "scope": {}, "lifecycle_status": None, "ambiguity": None, "execution": None}
+_BLANK_STATE = {"attributes": {}, "scope": {}, "lifecycle_status": None, "ambiguity": None,
+                "execution": None}
 
 
 def gold_ref(requirement_id: str) -> str:
@@ -138,14 +121,8 @@ def gold_response(instances: TargetInstances, condition: str) -> dict[str, Any]:
             ids = list(rq2.alignment_evidence_message_ids.get(rid, []))
         evidence = [m for m in dict.fromkeys(ids) if str(m) in visible]
         state = rq2.states.get(rid, _BLANK_STATE) if rq2 else _BLANK_STATE
-        requirements.append(
-            {
-                "requirement_ref": gold_ref(rid),
-                "requirement_summary": summary,
-                "evidence_message_ids": evidence,
-                "pre_task_state": state,
-            }
-        )
+        requirements.append({"requirement_ref": gold_ref(rid), "requirement_summary": summary,
+                             "evidence_message_ids": evidence, "pre_task_state": state})
     final = instances.final_gold(condition)
     summaries = rq3.affected_requirement_alignment_gold
 
@@ -156,37 +133,16 @@ def gold_response(instances: TargetInstances, condition: str) -> dict[str, Any]:
         posts = []
         for rid, state in (final.post_task_states or {}).items():
             tr = rq3.affected_requirement_transitions.get(rid)
-            posts.append(
-                {
-                    "requirement_ref": gold_ref(rid),
-                    "requirement_summary": summary_of(rid),
-                    "change_type": tr.delta.change_type if tr else "MODIFIED",
-                    "removed_attribute_keys": removed_attribute_keys(rq3, rid),
-                    "state": state,
-                }
-            )
-        return {
-            "requirements": requirements,
-            "decision": "ACT",
-            "post_task_states": posts,
-            "clarifications": [],
-        }
-    clarifications = [
-        {
-            "requirement_ref": gold_ref(b.requirement_id),
-            "requirement_summary": summary_of(b.requirement_id),
-            "dimension": b.dimension,
-            "field": b.field,
-            "missing_information": b.missing_information,
-            "question": b.acceptable_question_facts[0]
-            if b.acceptable_question_facts
-            else b.missing_information,
-        }
-        for b in final.blocking_clarifications
-    ]
-    return {
-        "requirements": requirements,
-        "decision": "CLARIFY",
-        "post_task_states": None,
-        "clarifications": clarifications,
-    }
+            posts.append({"requirement_ref": gold_ref(rid), "requirement_summary": summary_of(rid),
+                          "change_type": tr.delta.change_type if tr else "MODIFIED",
+                          "removed_attribute_keys": removed_attribute_keys(rq3, rid), "state": state})
+        return {"requirements": requirements, "decision": "ACT", "post_task_states": posts,
+                "clarifications": []}
+    clarifications = [{"requirement_ref": gold_ref(b.requirement_id),
+                       "requirement_summary": summary_of(b.requirement_id), "dimension": b.dimension,
+                       "field": b.field, "missing_information": b.missing_information,
+                       "question": b.acceptable_question_facts[0] if b.acceptable_question_facts
+                       else b.missing_information}
+                      for b in final.blocking_clarifications]
+    return {"requirements": requirements, "decision": "CLARIFY", "post_task_states": None,
+            "clarifications": clarifications}
