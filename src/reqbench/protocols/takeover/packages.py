@@ -21,7 +21,7 @@ from reqbench.core.hashing import atomic_write_text, pretty_json, sha256_json, s
 from reqbench.protocols.takeover.conditions import active_rqs
 from reqbench.protocols.takeover.leakage import assert_no_leakage
 from reqbench.protocols.takeover.project import id_key
-from reqbench.protocols.takeover.rq_common import TargetContext
+from reqbench.protocols.takeover.rq_common import TargetContext, difficulty
 
 TASK_SCHEMA_VERSION = "rq-agent-task-v1"
 MANIFEST_SCHEMA_VERSION = "rq-private-package-manifest-v2"
@@ -140,7 +140,7 @@ def private_manifest(
         "target_fingerprint": ctx.fingerprint,
         "condition": condition,
         "turns": turns,
-        "difficulty": "SHORT" if turns <= 25 else "MEDIUM" if turns <= 50 else "LONG",
+        "difficulty": difficulty(turns),
         "reasoning_active_rqs": active_rqs(condition, ctx.applicable),
         "execution_rq": None,
         "source_instances": {
