@@ -17,6 +17,9 @@ SCHEMAS: dict[str, str] = {
     "run-meta": "reqbench.core.store.models:RunMeta",
     "run-result-row": "reqbench.core.store.models:RunResultRow",
     "judge-call": "reqbench.core.store.models:JudgeCall",
+    "specpath-family": "reqbench.protocols.specpath.models:FamilySpec",
+    "specpath-suite": "reqbench.protocols.specpath.models:SuiteSpec",
+    "specpath-result": "reqbench.protocols.specpath.results:ResultRecord",
 }
 
 

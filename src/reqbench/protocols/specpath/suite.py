@@ -9,6 +9,7 @@ retried by the executor at the same budget like provider limits.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,36 @@ def _marker(path: Path) -> bool:
     return isinstance(data, dict) and data.get("protocol") == "specpath"
 
 
+_CACHE: dict[tuple[Any, ...], dict[str, Family]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _stamp(path: Path) -> tuple[Any, ...]:
+    """What a loaded suite depends on: suite.yaml and every family.yaml (path, mtime, size)."""
+    files = [path / "suite.yaml", *sorted(path.glob("*/family.yaml")), path / "family.yaml"]
+    return tuple((str(f), st.st_mtime_ns, st.st_size) for f in files
+                 if f.is_file() and (st := f.stat()))
+
+
 def families(path: Path) -> dict[str, Family]:
-    """Family id -> loaded family, for a suite or single-family folder (ids must be unique)."""
-    _, dirs = load_suite(Path(path))
+    """Family id -> loaded family, for a suite or single-family folder (ids must be unique).
+
+    Cached per process while suite.yaml and every family.yaml are unchanged: rows of one run reload
+    nothing, and an edited family file is picked up again.
+    """
+    path = Path(path).resolve()
+    key = (str(path), _stamp(path))
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+    loaded = _load_families(path)
+    with _CACHE_LOCK:
+        _CACHE[key] = loaded
+    return loaded
+
+
+def _load_families(path: Path) -> dict[str, Family]:
+    _, dirs = load_suite(path)
     out: dict[str, Family] = {}
     for d in dirs:
         fam = load_family(d)
