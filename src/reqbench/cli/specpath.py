@@ -69,6 +69,8 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
         for gate in audit.gates:
             mark = "[green]PASS[/green]" if gate.passed else "[red]FAIL[/red]"
             console.print(f"{mark} {gate.name}: {gate.detail}", highlight=False)
+        console.print(f"{sum(len(v) for v in audit.signatures.values())} verifier runs, "
+                      f"{audit.verifier_seconds:.1f}s of verifier time", highlight=False)
     raise typer.Exit(0 if audit.passed else 1)
 
 

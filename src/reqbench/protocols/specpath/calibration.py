@@ -62,8 +62,7 @@ class Audit:
     def to_dict(self) -> dict[str, Any]:
         return {"audit_version": AUDIT_VERSION, "family": self.family, "passed": self.passed,
                 "gates": [{"name": g.name, "passed": g.passed, "detail": g.detail} for g in self.gates],
-                "probes": self.probes, "signatures": self.signatures, "inputs": self.inputs,
-                "verifier_seconds": round(self.verifier_seconds, 3)}
+                "probes": self.probes, "signatures": self.signatures, "inputs": self.inputs}
 
 
 @dataclass
