@@ -44,32 +44,30 @@ _CACHE: dict[tuple[Any, ...], dict[str, Family]] = {}
 _CACHE_LOCK = threading.Lock()
 
 
-def _stamp(path: Path) -> tuple[Any, ...]:
-    """What a loaded suite depends on: suite.yaml and every family.yaml (path, mtime, size)."""
-    files = [path / "suite.yaml", *sorted(path.glob("*/family.yaml")), path / "family.yaml"]
-    return tuple((str(f), st.st_mtime_ns, st.st_size) for f in files
-                 if f.is_file() and (st := f.stat()))
+def _stamp(dirs: list[Path]) -> tuple[Any, ...]:
+    """What loaded families depend on: every family.yaml (path, mtime, size)."""
+    files = [d / "family.yaml" for d in dirs]
+    return tuple((str(f), st.st_mtime_ns, st.st_size) for f in files if f.is_file() and (st := f.stat()))
 
 
 def families(path: Path) -> dict[str, Family]:
     """Family id -> loaded family, for a suite or single-family folder (ids must be unique).
 
-    Cached per process while suite.yaml and every family.yaml are unchanged: rows of one run reload
-    nothing, and an edited family file is picked up again.
+    Cached per process while the suite's family list and every family.yaml are unchanged: rows of one
+    run reload nothing, and an edited family file is picked up again.
     """
-    path = Path(path).resolve()
-    key = (str(path), _stamp(path))
+    _, dirs = load_suite(Path(path).resolve())
+    key = (str(Path(path).resolve()), _stamp(dirs))
     with _CACHE_LOCK:
         if key in _CACHE:
             return _CACHE[key]
-    loaded = _load_families(path)
+    loaded = _load_families(dirs)
     with _CACHE_LOCK:
         _CACHE[key] = loaded
     return loaded
 
 
-def _load_families(path: Path) -> dict[str, Family]:
-    _, dirs = load_suite(path)
+def _load_families(dirs: list[Path]) -> dict[str, Family]:
     out: dict[str, Family] = {}
     for d in dirs:
         fam = load_family(d)
