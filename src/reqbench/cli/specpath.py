@@ -96,7 +96,7 @@ def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per l
     if as_json:
         _emit_json(summary)
     else:
-        console.print(render_text(summary), highlight=False)
+        typer.echo(render_text(summary))
 
 
 @app.command("results")
