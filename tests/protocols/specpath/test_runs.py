@@ -114,3 +114,11 @@ def test_plan_crosses_conditions_and_repeats_and_refuses_unknown_options(tally_f
     with pytest.raises(InputError, match="specpath.agent_timeout"):
         PROTOCOL.plan(tally_family, RunOptions(agent="null", agent_options={"specpath.timeout": "3"}))
     assert PROTOCOL.detect(tally_family) and PROTOCOL.validate(tally_family) == []
+
+
+def test_submitted_pytest_module_cannot_replace_the_verifier(tally_family: Path, tmp_path: Path) -> None:
+    fake = "import sys\nprint('2 passed')\nsys.exit(0)\n"
+    out = _run(tally_family, tmp_path, "spy", write={"pytest.py": fake, "src/pytest.py": fake,
+                                                      "src/tally/__init__.py": "def tally(w):\n    return {}\n"})
+    assert (out.status, out.result["reason"], out.result["signature"]) == \
+        (RowStatus.SCORED, "test_failure", [0, 0])
