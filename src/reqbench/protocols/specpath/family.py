@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 
 from reqbench.core.errors import InputError
 from reqbench.protocols.specpath import operators
-from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec
+from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec, TurnSpec
 from reqbench.protocols.specpath.replay import Atom, History, Turn
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, faster
@@ -73,7 +73,7 @@ def _atom(spec: AtomSpec) -> Atom:
     return Atom(spec.id, spec.scope, spec.condition, spec.polarity, spec.observation, tuple(spec.probes))
 
 
-def _turns(items: list, file: str, cond: str) -> History:
+def _turns(items: list[TurnSpec], cond: str) -> History:
     return History(cond, tuple(Turn(t.text, tuple(t.activate), tuple(t.deactivate), tuple(t.restate))
                                for t in items))
 
@@ -122,7 +122,7 @@ def load_family(path: Path) -> Family:
                              item="generate.override.replaced_by")
         histories.update(operators.generate_all(gen, final))
     for cond, turns in spec.histories.items():
-        histories[cond] = _turns(turns, str(file), cond)
+        histories[cond] = _turns(turns, cond)
     absent = [c for c in ALL_CONDITIONS if c not in histories]
     if absent:
         raise InputError("history missing (write it under `histories` or add a `generate` spec)",
