@@ -21,6 +21,10 @@ SCHEMAS: dict[str, str] = {
     "takeover-annotation": "reqbench.protocols.takeover.models:AnnotationModel",
     "takeover-selected-targets": "reqbench.protocols.takeover.models:SelectedTargetsModel",
     "takeover-response": "reqbench.protocols.takeover.response:AgentResponse",
+
+    "specpath-family": "reqbench.protocols.specpath.models:FamilySpec",
+    "specpath-suite": "reqbench.protocols.specpath.models:SuiteSpec",
+    "specpath-result": "reqbench.protocols.specpath.results:ResultRecord",
 }
 
 

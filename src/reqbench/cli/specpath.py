@@ -69,6 +69,8 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
         for gate in audit.gates:
             mark = "[green]PASS[/green]" if gate.passed else "[red]FAIL[/red]"
             console.print(f"{mark} {gate.name}: {gate.detail}", highlight=False)
+        console.print(f"{sum(len(v) for v in audit.signatures.values())} verifier runs, "
+                      f"{audit.verifier_seconds:.1f}s of verifier time", highlight=False)
     raise typer.Exit(0 if audit.passed else 1)
 
 
@@ -94,7 +96,7 @@ def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per l
     if as_json:
         _emit_json(summary)
     else:
-        console.print(render_text(summary), highlight=False)
+        typer.echo(render_text(summary))
 
 
 @app.command("results")

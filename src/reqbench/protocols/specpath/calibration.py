@@ -62,8 +62,7 @@ class Audit:
     def to_dict(self) -> dict[str, Any]:
         return {"audit_version": AUDIT_VERSION, "family": self.family, "passed": self.passed,
                 "gates": [{"name": g.name, "passed": g.passed, "detail": g.detail} for g in self.gates],
-                "probes": self.probes, "signatures": self.signatures, "inputs": self.inputs,
-                "verifier_seconds": round(self.verifier_seconds, 3)}
+                "probes": self.probes, "signatures": self.signatures, "inputs": self.inputs}
 
 
 @dataclass
@@ -137,8 +136,9 @@ def _gates(family: Family, audit: Audit, runs: list[_Run], patches: dict[str, st
     audit.gate("verifier", not broken, "no verifier infrastructure failure" if not broken else
                f"{broken[0].patch} under {broken[0].history}: {broken[0].verifier.detail[-300:]}"
                if broken[0].verifier else "")
-    ref_runs = [r for r in runs if r.patch == "reference" and r.verifier and not r.verifier.harness_error]
-    empty = sorted({p for r in ref_runs for p, n in r.verifier.collected.items() if n == 0}) \
+    ref_runs = [r.verifier for r in runs
+                if r.patch == "reference" and r.verifier and not r.verifier.harness_error]
+    empty = sorted({p for v in ref_runs for p, n in v.collected.items() if n == 0}) \
         if ref_runs else list(family.probes)
     audit.gate("buckets", not empty, "every probe collects at least one test case" if not empty else
                f"empty probe bucket(s), failing closed: {', '.join(empty)}")

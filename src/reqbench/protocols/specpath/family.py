@@ -10,15 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from reqbench.core.errors import InputError
 from reqbench.protocols.specpath import operators
-from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec
+from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec, TurnSpec
 from reqbench.protocols.specpath.replay import Atom, History, Turn
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, faster
 HISTORY_FILE = "SPEC_HISTORY.md"
 """Name of the rendered history inside the agent workspace (excluded from the submitted patch)."""
 
@@ -71,21 +73,21 @@ def _atom(spec: AtomSpec) -> Atom:
     return Atom(spec.id, spec.scope, spec.condition, spec.polarity, spec.observation, tuple(spec.probes))
 
 
-def _turns(items: list, file: str, cond: str) -> History:
+def _turns(items: list[TurnSpec], cond: str) -> History:
     return History(cond, tuple(Turn(t.text, tuple(t.activate), tuple(t.deactivate), tuple(t.restate))
                                for t in items))
 
 
 def read_yaml(path: Path) -> object:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
     except OSError as exc:
         raise InputError(f"cannot read ({exc.strerror})", file=str(path)) from None
     except yaml.YAMLError as exc:
         raise InputError(f"not valid YAML ({str(exc).splitlines()[0]})", file=str(path)) from None
 
 
-def _parse(model: type, data: object, file: str):  # type: ignore[no-untyped-def]
+def _parse(model: type[BaseModel], data: object, file: str) -> Any:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -120,7 +122,7 @@ def load_family(path: Path) -> Family:
                              item="generate.override.replaced_by")
         histories.update(operators.generate_all(gen, final))
     for cond, turns in spec.histories.items():
-        histories[cond] = _turns(turns, str(file), cond)
+        histories[cond] = _turns(turns, cond)
     absent = [c for c in ALL_CONDITIONS if c not in histories]
     if absent:
         raise InputError("history missing (write it under `histories` or add a `generate` spec)",

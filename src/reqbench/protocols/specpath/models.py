@@ -118,7 +118,8 @@ class FamilySpec(_Model):
                                                  description="Hand-written histories by condition name; "
                                                              "they take precedence over generated ones.")
     generate: GenerateSpec | None = Field(None, description="Compact spec to generate histories from.")
-    verifier: VerifierSpec = Field(default_factory=VerifierSpec, description="The verifier V_i.")
+    verifier: VerifierSpec = Field(default_factory=lambda: VerifierSpec.model_validate({}),
+                                   description="The verifier V_i.")
     forbidden_paths: list[str] = Field(
         default_factory=lambda: ["**/conftest.py", "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth"],
         description="Glob patterns a submitted patch may not touch (they could spoof the verifier).")

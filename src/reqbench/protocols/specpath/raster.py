@@ -24,8 +24,8 @@ def raster_matrix(rows: Sequence[ResultRow]) -> tuple[list[list[int]], list[str]
     for key in sorted(by_block):
         line: list[int] = []
         for c in conds:
-            r = by_block[key].get(c)
-            sig = r.signature if r is not None and r.scored and r.signature else None
+            cell = by_block[key].get(c)
+            sig = cell.signature if cell is not None and cell.scored and cell.signature else None
             cells = [PASS if v else FAIL for v in sig] if sig else [MISSING] * width
             line += cells + [MISSING] * (width - len(cells)) + [GAP]
         matrix.append(line[:-1])

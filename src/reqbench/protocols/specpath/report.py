@@ -23,20 +23,30 @@ def _ci(ci: list[float | None]) -> str:
 def render_text(summary: dict[str, Any]) -> str:
     lines = [f"rows: {summary['rows']['total']} total, {summary['rows']['scored']} scored, "
              f"{summary['rows']['invalid']} invalid (attrition)", "",
-             "FCR (task-macro)            estimate   95% CI            support"]
+             "FCR (task-macro)              estimate   95% CI            support"]
     for cond, v in summary["fcr"].items():
-        lines.append(f"  {cond:26} {_pct(v['estimate'])}   {_ci(v['ci'])}   {v['support']}")
+        lines.append(f"  {cond:28} {_pct(v['estimate'])}   {_ci(v['ci'])}   {v['support']}")
     b = summary["blocks"]
     lines += ["", f"blocks: {b['possible']} possible, {b['complete']} complete, {b['eligible']} eligible "
                   "(complete with direct success)", "",
-              "CPV (task-macro, | direct success)  estimate   95% CI            positive/eligible"]
+              "CPV (task-macro, | direct ok)  estimate   95% CI            positive/eligible"]
     for name, v in summary["cpv"].items():
-        lines.append(f"  {name:33} {_pct(v['estimate'])}   {_ci(v['ci'])}   {v['positive']}/{v['eligible']}")
+        lines.append(f"  {name:28} {_pct(v['estimate'])}   {_ci(v['ci'])}   {v['positive']}/{v['eligible']}")
     if summary.get("controls"):
-        lines += ["", "control delta vs paired direct   delta (pp)   95% CI            pairs"]
+        lines += ["", "control − paired direct        delta (pp)  95% CI            pairs"]
         for name, v in summary["controls"].items():
             d = "   n/a" if v["delta"] is None else f"{100 * v['delta']:+6.1f}"
-            lines.append(f"  {name:31} {d}       {_ci(v['ci'])}   {v['pairs']}")
+            lines.append(f"  {name:28} {d}     {_ci(v['ci'])}   {v['pairs']}")
+    for key, title in (("by_family", "family"), ("by_scaffold", "scaffold"), ("by_model", "model")):
+        groups = summary.get(key) or {}
+        if not groups:
+            continue
+        lines += ["", f"by {title:24} direct FCR  any-CPV  positive/eligible  complete blocks"]
+        for name, g in groups.items():
+            d, a = g["fcr"].get("direct", {}).get("estimate"), g["cpv"]["any"]
+            ratio = f"{a['positive']}/{a['eligible']}"
+            blocks = g["blocks"]["complete"]
+            lines.append(f"  {name:26}    {_pct(d)}   {_pct(a['estimate'])}  {ratio:18} {blocks}")
     lines += ["", f"intervals: {summary['method']}"]
     return "\n".join(lines)
 

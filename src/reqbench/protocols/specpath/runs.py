@@ -14,6 +14,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+import time
 import traceback
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -94,12 +95,26 @@ def _agent_reason(result: Any, settings: dict[str, float]) -> Reason | None:
     return None
 
 
+class _Clock:
+    """Wall-clock laps of a row's phases (setup, agent, diff, verify_setup, verify), in seconds."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.laps[name] = round(now - self._last, 4)
+        self._last = now
+
+
 def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
     """Execute one (family, condition, config, repeat) row and classify it (`outcomes.row_outcome`)."""
     settings, agent_options = split_options(options)
     history = family.histories[row.condition]
     history_text = render_history(history)
     base = {"family": family.id, "config": row.agent, "condition": row.condition, "repeat": row.repeat}
+    clock = _Clock()
     agent = make_agent(options.agent, **agent_options)
     ws = materialize(family.base_repo, work_dir / "agent")
     history_path = ws.path / HISTORY_FILE
@@ -111,13 +126,15 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
     budget = Budget(wall_seconds=settings.get("agent_timeout", DEFAULT_AGENT_TIMEOUT),
                     max_cost_usd=settings.get("cost_limit"))
     artifacts = {"history": history_text.encode("utf-8")}
+    clock.lap("setup")
     try:
         result = agent.run(ws.path, inputs, budget)
     except InputError:
         raise
     except Exception:
         return row_outcome(Reason.RUNNER, base, detail=traceback.format_exc(), artifacts=artifacts)
-    extra: dict[str, Any] = {"history_sha256": sha256_text(history_text)}
+    clock.lap("agent")
+    extra: dict[str, Any] = {"history_sha256": sha256_text(history_text), "timings": clock.laps}
     if isinstance(result, AgentResult):
         artifacts["agent_result"] = json.dumps(result.to_dict(), default=str).encode("utf-8")
         extra.update(agent_status=result.status.value, cost_usd=result.usage.cost_usd,
@@ -129,6 +146,7 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
     history_path.unlink(missing_ok=True)
     patch = ws.diff()
     ws.close()
+    clock.lap("diff")
     artifacts["patch"] = patch.encode("utf-8")
     extra["patch_sha256"] = sha256_text(patch)
     if not patch.strip():
@@ -138,20 +156,23 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
         return row_outcome(Reason.FORBIDDEN_CONTENT, base, detail=f"patch touches {', '.join(bad)}",
                            artifacts=artifacts, extra=extra)
     return verify_submission(family, patch, work_dir / "verify", base, artifacts, extra,
-                             settings.get("verifier_timeout"))
+                             settings.get("verifier_timeout"), clock)
 
 
 def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str, Any],
                       artifacts: dict[str, bytes], extra: dict[str, Any],
-                      timeout: float | None = None) -> RowOutcome:
+                      timeout: float | None = None, clock: _Clock | None = None) -> RowOutcome:
     """Apply a frozen patch to a fresh base workspace and run the verifier (host-side verification)."""
+    clock = clock or _Clock()
     vws = materialize(family.base_repo, scratch)
     try:
         try:
             vws.apply(patch)
         except PatchApplyError as exc:
             return row_outcome(Reason.PATCH_APPLY, base, detail=str(exc), artifacts=artifacts, extra=extra)
+        clock.lap("verify_setup")
         run = run_verifier(family, vws.path, timeout)
+        clock.lap("verify")
     finally:
         vws.close()
     artifacts["verifier_log"] = run.detail.encode("utf-8")

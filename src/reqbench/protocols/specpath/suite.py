@@ -9,6 +9,7 @@ retried by the executor at the same budget like provider limits.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,34 @@ def _marker(path: Path) -> bool:
     return isinstance(data, dict) and data.get("protocol") == "specpath"
 
 
+_CACHE: dict[tuple[Any, ...], dict[str, Family]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _stamp(dirs: list[Path]) -> tuple[Any, ...]:
+    """What loaded families depend on: every family.yaml (path, mtime, size)."""
+    files = [d / "family.yaml" for d in dirs]
+    return tuple((str(f), st.st_mtime_ns, st.st_size) for f in files if f.is_file() and (st := f.stat()))
+
+
 def families(path: Path) -> dict[str, Family]:
-    """Family id -> loaded family, for a suite or single-family folder (ids must be unique)."""
-    _, dirs = load_suite(Path(path))
+    """Family id -> loaded family, for a suite or single-family folder (ids must be unique).
+
+    Cached per process while the suite's family list and every family.yaml are unchanged: rows of one
+    run reload nothing, and an edited family file is picked up again.
+    """
+    _, dirs = load_suite(Path(path).resolve())
+    key = (str(Path(path).resolve()), _stamp(dirs))
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+    loaded = _load_families(dirs)
+    with _CACHE_LOCK:
+        _CACHE[key] = loaded
+    return loaded
+
+
+def _load_families(dirs: list[Path]) -> dict[str, Family]:
     out: dict[str, Family] = {}
     for d in dirs:
         fam = load_family(d)

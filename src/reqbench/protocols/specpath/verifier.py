@@ -4,8 +4,10 @@ The verifier is a `core.checks.Check`: it runs on a snapshot of the workspace, i
 hidden tests (never in the agent's workspace) at ``{hidden}``. The standard command is pytest with a
 private empty ini written to the harness-owned output directory and ``--rootdir`` = the hidden directory,
 so neither the workspace nor any project around the family can inject configuration. Nothing is
-installed per run: the workspace's import roots go on ``PYTHONPATH`` and plugin autoloading is off,
-which keeps a probe run to one interpreter start-up.
+installed per run: the workspace's import roots enter ``sys.path`` through that ini's ``pythonpath``
+(after pytest itself is imported; ``python -P`` keeps the working directory off ``sys.path``, so a
+submitted ``pytest.py`` cannot replace the runner), and plugin autoloading is off, which keeps a probe run
+to one interpreter start-up.
 
 pytest's exit codes are mapped so the submission's own faults stay agent outcomes: 2 (collection error,
 e.g. the submitted module does not import) and 5 (nothing collected) become 1 (FAIL); 3 and 4 (internal
@@ -26,9 +28,10 @@ from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
 from reqbench.protocols.specpath.family import Family
 
 STANDARD_COMMAND = (
-    "printf '[pytest]\\n' > {output}/specpath-pytest.ini && "
-    "PYTHONPATH={pythonpath} PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 "
-    "{python} -m pytest -q -p no:cacheprovider -c {output}/specpath-pytest.ini --rootdir={hidden} "
+    "{ printf '[pytest]\\npythonpath ='; printf ' %s' {pythonpath}; printf '\\n'; } "
+    "> {output}/specpath-pytest.ini && "
+    "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 "
+    "{python} -P -m pytest -q -p no:cacheprovider -c {output}/specpath-pytest.ini --rootdir={hidden} "
     "--junitxml={junit} -o junit_family=xunit1 {hidden}; "
     "rc=$?; case $rc in 2|5) exit 1;; *) exit $rc;; esac")
 
@@ -52,7 +55,7 @@ class VerifierRun:
 def verifier_check(family: Family, timeout: float | None = None) -> Check:
     """The family's verifier as a core `Check` (``{python}`` and the import roots filled in here)."""
     spec = family.spec.verifier
-    pythonpath = ":".join("{workspace}/" + p.strip("/") for p in spec.pythonpath) or "{workspace}"
+    pythonpath = " ".join("{workspace}/" + p.strip("/") for p in spec.pythonpath) or "{workspace}"
     command = (spec.command or STANDARD_COMMAND).replace("{pythonpath}", pythonpath)
     command = command.replace("{python}", shlex.quote(sys.executable))
     return Check(name=f"{family.id}-verifier", command=command, probes="junit",

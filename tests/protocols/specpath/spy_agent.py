@@ -1,0 +1,40 @@
+"""A small real agent for tests: records what it was shown, then edits the workspace as told.
+
+Options: ``log`` (file to write {files, prompt, context keys} to), ``write`` (dict path -> text to
+write into the workspace), ``status`` (AgentStatus value to end with), ``cost`` (reported USD).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, Usage
+
+
+@dataclass
+class SpyAgent:
+    log: str | None = None
+    write: dict[str, str] = field(default_factory=dict)
+    status: str = "completed"
+    cost: float | None = None
+    name: str = "spy"
+
+    def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
+        if self.log:
+            files = sorted(str(p.relative_to(workspace)) for p in Path(workspace).rglob("*") if p.is_file())
+            Path(self.log).write_text(json.dumps({"files": files, "prompt": inputs.prompt,
+                                                  "context": sorted(inputs.context),
+                                                  "history": {k: str(v) for k, v in inputs.files.items()},
+                                                  "budget": budget.wall_seconds}))
+        for rel, text in self.write.items():
+            target = Path(workspace) / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        return AgentResult(AgentStatus(self.status), usage=Usage(cost_usd=self.cost))
+
+
+def make_spy(**options: Any) -> SpyAgent:
+    return SpyAgent(**options)
