@@ -103,14 +103,15 @@ def field_identity_request(cands: Sequence[FieldCandidate]) -> JudgeRequest:
                          {"prediction_path": c.prediction_field_ref, "gold_path": c.gold_field_ref,
                           "prediction_value": c.prediction_value, "gold_value": c.gold_value,
                           "requirement_summary": c.requirement_summary})
-             for c in cands}
-    return build_request(FIELD_IDENTITY, items)
+             for c in sorted(cands, key=lambda c: c.item_id)}  # canonical order: the request key
+    return build_request(FIELD_IDENTITY, items)              # must not depend on dict order upstream
 
 
 def text_request(facts: Mapping[str, tuple[Any, str, str]]) -> JudgeRequest:
-    """`facts`: fact id -> (predicted text, gold text, field path)."""
+    """`facts`: fact id -> (predicted text, gold text, field path). Candidates are listed in fact-id order,
+    so the request (and its cache key) is the same whatever order the response's fields came in."""
     items = {fid: ({"fact_id": fid}, {"path": path, "prediction_text": pred, "gold_text": gold})
-             for fid, (pred, gold, path) in facts.items()}
+             for fid, (pred, gold, path) in sorted(facts.items())}
     return build_request(TEXT_EQUIVALENCE, items)
 
 

@@ -28,7 +28,8 @@ from reqbench.protocols.takeover.scoring.target import TargetScore, score_target
 
 
 def delivery_table(rows: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, Any]]:
-    """Condition -> {n, complete_delivery, build, target, regression, pending, final, counts}."""
+    """Condition -> {n, complete_delivery, build, target, regression, pending, final, counts}
+    (`counts` holds the PASS numerators behind each rate)."""
     by_cond: dict[str, list[RowOutcome]] = defaultdict(list)
     for row, outcome in rows:
         if row.condition in DELIVERY_CONDITIONS:
@@ -74,4 +75,22 @@ def diagnostics_table(ctx: SuiteContext, rows: list[tuple[Row, RowOutcome]]) -> 
 
 
 def summarize(ctx: SuiteContext, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
-    return {"delivery": delivery_table(rows), "diagnostics": diagnostics_table(ctx, rows)}
+    """Tables in the report convention ``{table: {row label: {column: value}}}``: `delivery` (rates),
+    `delivery_counts` (PASS numerators out of n), and per diagnostic condition `rq1`, `rq2`,
+    `rq3_decision`, `rq3_content` and `rq3_exact_decomposition` (Table 28)."""
+    delivery = delivery_table(rows)
+    diagnostics = diagnostics_table(ctx, rows)
+    out: dict[str, Any] = {
+        "delivery": {c: {k: v for k, v in r.items() if k != "counts"} for c, r in delivery.items()},
+        "delivery_counts": {c: {"n": r["n"], **r["counts"]} for c, r in delivery.items()},
+    }
+    for part in ("rq1", "rq2", "rq3_decision", "rq3_content"):
+        table = {cond: {k: v for k, v in (agg.get(part) or {}).items() if not isinstance(v, dict)}
+                 for cond, agg in diagnostics.items() if agg.get(part)}
+        if table:
+            out[part] = table
+    decomposition = {cond: agg["rq3_content"]["exact_decomposition"] for cond, agg in diagnostics.items()
+                     if (agg.get("rq3_content") or {}).get("exact_decomposition")}
+    if decomposition:
+        out["rq3_exact_decomposition"] = decomposition
+    return out
