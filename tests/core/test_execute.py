@@ -78,6 +78,16 @@ def test_bug_in_a_row_becomes_invalid_attempts_and_the_run_goes_on(tmp_path: Pat
     assert counts["scored"] == 1 and counts["invalid"] == 1 and counts["unfinished"] == 0
 
 
+def test_malformed_outcome_is_an_invalid_attempt_not_a_crashed_run(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": "b", "behaviour": "bad-result"}, {"id": "g", "value": 1}],
+                        conditions=("A",))
+    with open_store(tmp_path) as store:
+        counts = execute_run(store, ToyProtocol(), suite, RunOptions(), max_attempts=1)
+        (bad,) = store.attempts(Row("b", "A", "reference", 0))
+    assert bad.status == RowStatus.INVALID and "not JSON serializable" in bad.detail
+    assert counts["scored"] == 1 and counts["invalid"] == 1
+
+
 def test_provider_limit_retries_stop_at_the_first_scored_attempt(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", [{"id": "f", "value": 5, "behaviour": "flaky-2"}],
                         conditions=("A",))

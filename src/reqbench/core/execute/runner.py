@@ -15,6 +15,7 @@ start, rows in flight are recorded, and the error is raised. Only the driver thr
 
 from __future__ import annotations
 
+import json
 import shutil
 import traceback
 import uuid
@@ -60,17 +61,27 @@ def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, 
             outcome = protocol.reevaluate(suite_path, row, previous, options, work_dir)
         else:
             outcome = protocol.run_row(suite_path, row, options, work_dir)
-        if not isinstance(outcome, RowOutcome):
-            raise TypeError(f"{protocol.name}: {kind} returned {type(outcome).__name__}, not RowOutcome")
-        outcome.status = RowStatus(outcome.status)
+        _check_outcome(outcome, f"{protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}")
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
-    except Exception:
+    except (Exception, SystemExit):
         outcome = RowOutcome(RowStatus.INVALID, result={"harness_exception": True},
                              detail=traceback.format_exc())
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
     return AttemptReport(outcome, kind, started, utc_now())
+
+
+def _check_outcome(outcome: Any, where: str) -> None:
+    """A malformed outcome is a bug of the protocol: caught here so it becomes an invalid attempt
+    instead of failing later inside the store's transaction."""
+    if not isinstance(outcome, RowOutcome):
+        raise TypeError(f"{where} returned {type(outcome).__name__}, not RowOutcome")
+    outcome.status = RowStatus(outcome.status)
+    json.dumps(outcome.result)
+    for name, blob in outcome.artifacts.items():
+        if not isinstance(blob, bytes):
+            raise TypeError(f"{where}: artifact {name!r} is {type(blob).__name__}, not bytes")
 
 
 def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, *,
@@ -123,7 +134,11 @@ def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOpt
             row = in_flight.pop(future)
             if future.cancelled():
                 continue
-            report = future.result()
+            try:
+                report = future.result()
+            except Exception:  # the executor itself failed (remote worker lost, ...): infrastructure
+                report = AttemptReport(RowOutcome(RowStatus.INVALID, result={"executor_error": True},
+                                                  detail=traceback.format_exc()), "run", utc_now(), utc_now())
             if report.input_error is not None:
                 fatal = fatal or report.input_error
                 for other in in_flight:
