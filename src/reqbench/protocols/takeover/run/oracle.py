@@ -83,8 +83,8 @@ def oracle_pre_gold_response(instances: TargetInstances) -> dict[str, Any]:
                 "clarifications": []}
     clarifications = [{"requirement_ref": refs.get(b.requirement_id, "req_00"),
                        "requirement_summary": _summary(instances, b.requirement_id),
-                       "dimension": b.dimension, "field": b.field, "missing_information": b.missing_information,
-                       "question": b.missing_information}
+                       "dimension": b.dimension, "field": b.field,
+                       "missing_information": b.missing_information, "question": b.missing_information}
                       for b in final.blocking_clarifications]
     return {"requirements": requirements, "decision": "CLARIFY", "post_task_states": None,
             "clarifications": clarifications}
