@@ -78,7 +78,7 @@ def _check_outcome(outcome: Any, where: str) -> None:
     if not isinstance(outcome, RowOutcome):
         raise TypeError(f"{where} returned {type(outcome).__name__}, not RowOutcome")
     outcome.status = RowStatus(outcome.status)
-    json.dumps(outcome.result)
+    json.dumps(outcome.result, sort_keys=True)  # exactly as the store will write it
     for name, blob in outcome.artifacts.items():
         if not isinstance(blob, bytes):
             raise TypeError(f"{where}: artifact {name!r} is {type(blob).__name__}, not bytes")
