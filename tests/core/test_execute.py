@@ -153,3 +153,22 @@ def test_unknown_or_missing_executor_is_a_user_error() -> None:
             make_executor("ray", 1)
     with pytest.raises(InputError, match="at least 1"):
         LocalExecutor(0)
+
+
+def test_two_processes_cannot_execute_the_same_run_at_once(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": "t", "value": 1}])
+    with open_store(tmp_path) as store, store.exclusive():
+        with RunStore.open(tmp_path / "run") as other, pytest.raises(InputError, match="another process"):
+            execute_run(other, ToyProtocol(), suite, RunOptions())
+        assert store.attempts(Row("t", "A", "reference", 0)) == []
+
+
+def test_scratch_of_killed_attempts_is_removed_but_protocol_caches_are_kept(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": "t", "value": 1}])
+    with open_store(tmp_path) as store:
+        stale = store.run_dir / "work" / "0123456789abcdef-deadbeef"
+        cache = store.run_dir / "work" / "protocol-cache"
+        (stale / "workspace").mkdir(parents=True)
+        cache.mkdir()
+        execute_run(store, ToyProtocol(), suite, RunOptions())
+    assert not stale.exists() and cache.is_dir()

@@ -16,6 +16,7 @@ start, rows in flight are recorded, and the error is raised. Only the driver thr
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import traceback
 import uuid
@@ -35,6 +36,10 @@ from reqbench.core.hashing import sha256_text
 from reqbench.core.store.active import activate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
+
+WORK_DIR = "work"
+"""Scratch space under the run directory: per-attempt directories, and `RunOptions.work_dir` for protocols."""
+_ATTEMPT_DIR = re.compile(r"^[0-9a-f]{16}-[0-9a-f]{8}$")
 
 
 @dataclass
@@ -95,32 +100,49 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
     Returns `store.counts()`.
     """
     suite_path = Path(suite_path)
-    store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
-    own = executor is None
-    executor = executor or LocalExecutor(options.concurrency)
-    progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
-    try:
-        with activate(store), progress:
-            for batch in schedule(store.plan(), options.seed):
-                _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts)
-    finally:
-        if own:
-            executor.shutdown()
-        if (store.run_dir / "work").is_dir() and not any((store.run_dir / "work").iterdir()):
-            (store.run_dir / "work").rmdir()
+    with store.exclusive():
+        store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
+        _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
+        own = executor is None
+        executor = executor or LocalExecutor(options.concurrency)
+        progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
+        try:
+            with activate(store), progress:
+                for batch in schedule(store.plan(), options.seed):
+                    _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts)
+        finally:
+            if own:
+                executor.shutdown()
+            _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
     return store.counts(max_attempts)
+
+
+def _attempt_dir(work_root: Path, row: Row) -> Path:
+    return work_root / f"{sha256_text(row.key)[:16]}-{uuid.uuid4().hex[:8]}"
+
+
+def _remove_stale_attempt_dirs(work_root: Path) -> None:
+    """Scratch directories of attempts that a killed process left behind (only ours: other entries of
+    ``work/``, such as a protocol's cache under `RunOptions.work_dir`, are kept)."""
+    if not work_root.is_dir():
+        return
+    for entry in work_root.iterdir():
+        if _ATTEMPT_DIR.match(entry.name) and entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+    if not any(work_root.iterdir()):
+        work_root.rmdir()
 
 
 def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, batch: list[Row],
                executor: Executor, progress: RunProgress, max_attempts: int) -> None:
     """Run one repeat's rows to the end of this invocation; returns only when none is in flight."""
-    work_root = store.run_dir / "work"
+    work_root = store.run_dir / WORK_DIR
     in_flight: dict[Future[AttemptReport], Row] = {}
     fatal: InputError | None = None
 
     def submit(row: Row, step: NextStep) -> None:
         previous = store.selected_outcome(row) if step == NextStep.REEVALUATE else None
-        work_dir = work_root / f"{sha256_text(row.key)[:16]}-{uuid.uuid4().hex[:8]}"
+        work_dir = _attempt_dir(work_root, row)
         future = executor.submit(run_attempt, protocol, suite_path, row, options, step, previous, work_dir)
         in_flight[future] = row
 
