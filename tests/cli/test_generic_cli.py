@@ -22,17 +22,14 @@ def suite(tmp_path: Path) -> Path:
     return write_suite(tmp_path / "suite", TASKS)
 
 
-def make_run(root: Path) -> tuple[Path, Path]:
+@pytest.fixture(scope="module")
+def shared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished run that tests which do not change results share (one subprocess run per worker)."""
+    root = tmp_path_factory.mktemp("shared")
     suite = write_suite(root / "suite", TASKS)
     proc = reqbench("run", str(suite), "--agent", "reference", "--out", str(root / "run"), "--quiet")
     assert proc.returncode == 0, proc.stderr
-    return suite, root / "run"
-
-
-@pytest.fixture(scope="module")
-def shared_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A finished run that read-only tests share (one subprocess run per test worker)."""
-    return make_run(tmp_path_factory.mktemp("shared"))[1]
+    return root / "run"
 
 
 def test_validate_prints_every_problem_and_exits_2(tmp_path: Path) -> None:
@@ -57,8 +54,8 @@ def test_run_refuses_invalid_suite_before_creating_anything(tmp_path: Path) -> N
     assert not (tmp_path / "run").exists()
 
 
-def test_existing_run_needs_resume_and_resume_needs_the_same_options(tmp_path: Path) -> None:
-    suite, finished_run = make_run(tmp_path)
+def test_existing_run_needs_resume_and_resume_needs_the_same_options(shared_run: Path) -> None:
+    suite, finished_run = shared_run.parent / "suite", shared_run
     again = reqbench("run", str(suite), "--agent", "reference", "--out", str(finished_run))
     assert again.returncode == 2 and "pass --resume" in again.stderr
     changed = reqbench("run", str(suite), "--agent", "reference", "--out", str(finished_run), "--resume",

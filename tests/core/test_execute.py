@@ -78,6 +78,16 @@ def test_bug_in_a_row_becomes_invalid_attempts_and_the_run_goes_on(tmp_path: Pat
     assert counts["scored"] == 1 and counts["invalid"] == 1 and counts["unfinished"] == 0
 
 
+def test_malformed_outcome_is_an_invalid_attempt_not_a_crashed_run(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": "b", "behaviour": "bad-result"}, {"id": "g", "value": 1}],
+                        conditions=("A",))
+    with open_store(tmp_path) as store:
+        counts = execute_run(store, ToyProtocol(), suite, RunOptions(), max_attempts=1)
+        (bad,) = store.attempts(Row("b", "A", "reference", 0))
+    assert bad.status == RowStatus.INVALID and "not JSON serializable" in bad.detail
+    assert counts["scored"] == 1 and counts["invalid"] == 1
+
+
 def test_provider_limit_retries_stop_at_the_first_scored_attempt(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", [{"id": "f", "value": 5, "behaviour": "flaky-2"}],
                         conditions=("A",))
@@ -143,3 +153,22 @@ def test_unknown_or_missing_executor_is_a_user_error() -> None:
             make_executor("ray", 1)
     with pytest.raises(InputError, match="at least 1"):
         LocalExecutor(0)
+
+
+def test_two_processes_cannot_execute_the_same_run_at_once(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": "t", "value": 1}])
+    with open_store(tmp_path) as store, store.exclusive():
+        with RunStore.open(tmp_path / "run") as other, pytest.raises(InputError, match="another process"):
+            execute_run(other, ToyProtocol(), suite, RunOptions())
+        assert store.attempts(Row("t", "A", "reference", 0)) == []
+
+
+def test_scratch_of_killed_attempts_is_removed_but_protocol_caches_are_kept(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": "t", "value": 1}])
+    with open_store(tmp_path) as store:
+        stale = store.run_dir / "work" / "0123456789abcdef-deadbeef"
+        cache = store.run_dir / "work" / "protocol-cache"
+        (stale / "workspace").mkdir(parents=True)
+        cache.mkdir()
+        execute_run(store, ToyProtocol(), suite, RunOptions())
+    assert not stale.exists() and cache.is_dir()

@@ -168,3 +168,13 @@ def test_parquet_export_without_pyarrow_says_how_to_get_it(tmp_path: Path) -> No
         assert not (tmp_path / "rows.parquet").exists()
     else:
         pytest.skip("pyarrow is installed here; the missing-pyarrow message cannot be observed")
+
+
+def test_read_only_store_reads_and_refuses_writes(tmp_path: Path) -> None:
+    store = new_store(tmp_path)
+    store.record_attempt(ROW, scored())
+    store.close()
+    with RunStore.open(tmp_path / "run", read_only=True) as reader:
+        assert [row for row, _ in reader.outcomes()] == [ROW]
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            reader.record_attempt(ROW, scored(b"other"))

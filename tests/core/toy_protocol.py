@@ -1,8 +1,9 @@
 """A tiny protocol for the executor, store and CLI tests (loaded by the CLI through
 ``REQBENCH_EXTRA_PROTOCOLS=tests.core.toy_protocol:PROTOCOL``).
 
-A toy suite is a directory with ``toy.json``: ``{"sleep": seconds, "conditions": [...], "tasks":
-[{"id": ..., "value": int, "behaviour": "ok" | "crash" | "pending" | "input-error" | "flaky-N"}]}``.
+A toy suite is a directory with ``toy.json``: ``{"sleep": seconds, "conditions": [...],
+"tasks": [{"id": ..., "value": int, "behaviour": BEHAVIOUR}]}`` where BEHAVIOUR is one of "ok", "crash",
+"bad-result", "pending", "input-error", "flaky-N".
 Every attempt writes a marker file into ``<suite>/markers`` (``run`` or ``reeval``), so tests can count
 exactly which rows ran how often, across processes.
 """
@@ -87,6 +88,8 @@ class ToyProtocol:
         patch = f"--- a/{row.task_id}\n+++ b/{row.task_id}\n+{value}\n".encode()
         if behaviour == "crash":
             raise RuntimeError(f"toy bug in {row.task_id}")
+        if behaviour == "bad-result":
+            return RowOutcome(RowStatus.SCORED, result={"value": {1, 2}})  # a set is not JSON
         if behaviour == "input-error":
             raise InputError("unknown agent for the toy protocol", item=options.agent)
         if behaviour.startswith("flaky-") and markers(path, row) <= int(behaviour.split("-")[1]):

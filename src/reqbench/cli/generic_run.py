@@ -17,7 +17,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES, make_executor
 from reqbench.core.execute.options import differing_options, options_to_json, with_work_dir
 from reqbench.core.execute.progress import progress_enabled
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.runner import WORK_DIR, execute_run
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.store import RunMeta, RunStore, is_run_dir, utc_now
 
@@ -104,7 +104,7 @@ def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, 
     try:
         store = open_run(run_dir, protocol, suite, options, resume=resume)
         try:
-            execute_run(store, protocol, suite, with_work_dir(options, store.run_dir / "work"),
+            execute_run(store, protocol, suite, with_work_dir(options, store.run_dir / WORK_DIR),
                         rows=rows, executor=executor, show_progress=progress_enabled(console, quiet),
                         console=console)
         except BaseException:

@@ -34,6 +34,7 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
         lower, upper = [p[0] for p in pairs], [p[1] for p in pairs]
         ax.errorbar(positions, [0.0 if math.isnan(h) else h for h in heights], yerr=[lower, upper],
                     fmt="none", ecolor="black", capsize=4)
+    _set_ylim(ax, heights, ci)
     ax.set_xticks(list(positions), [str(label) for label in labels], rotation=30 if len(labels) > 4 else 0,
                   ha="right" if len(labels) > 4 else "center")
     ax.set_title(title)
@@ -43,6 +44,16 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return buf.getvalue()
+
+
+def _set_ylim(ax: Any, heights: Sequence[float], ci: Sequence[tuple[float, float] | None] | None) -> None:
+    """Rates (everything within [0, 1]) get the full 0..1 axis; other non-negative values start at 0."""
+    points = [h for h in heights if not math.isnan(h)]
+    points += [x for b in (ci or []) if b is not None for x in b]
+    if not points or min(points) < 0:
+        return
+    top = max(points)
+    ax.set_ylim(0, 1.05 if top <= 1 else top * 1.1)
 
 
 def _value_and_ci(cell: Any) -> tuple[float | None, tuple[float, float] | None]:

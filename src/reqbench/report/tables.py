@@ -80,7 +80,10 @@ def summary_tables(summary: dict[str, Any]) -> list[TableData]:
 def rich_table(table: TableData) -> Table:
     out = Table(title=table.title, title_justify="left", show_lines=False)
     for i, column in enumerate(table.columns):
-        out.add_column(column, justify="left" if i == 0 else "right", overflow="fold")
+        if i == 0:
+            out.add_column(column, justify="left", no_wrap=True)  # row labels stay readable
+        else:
+            out.add_column(column, justify="right", overflow="fold")
     for row in table.rows:
         out.add_row(*row)
     return out

@@ -15,6 +15,8 @@ start, rows in flight are recorded, and the error is raised. Only the driver thr
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import traceback
 import uuid
@@ -34,6 +36,10 @@ from reqbench.core.hashing import sha256_text
 from reqbench.core.store.active import activate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
+
+WORK_DIR = "work"
+"""Scratch space under the run directory: per-attempt directories, and `RunOptions.work_dir` for protocols."""
+_ATTEMPT_DIR = re.compile(r"^[0-9a-f]{16}-[0-9a-f]{8}$")
 
 
 @dataclass
@@ -60,17 +66,27 @@ def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, 
             outcome = protocol.reevaluate(suite_path, row, previous, options, work_dir)
         else:
             outcome = protocol.run_row(suite_path, row, options, work_dir)
-        if not isinstance(outcome, RowOutcome):
-            raise TypeError(f"{protocol.name}: {kind} returned {type(outcome).__name__}, not RowOutcome")
-        outcome.status = RowStatus(outcome.status)
+        _check_outcome(outcome, f"{protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}")
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
-    except Exception:
+    except (Exception, SystemExit):
         outcome = RowOutcome(RowStatus.INVALID, result={"harness_exception": True},
                              detail=traceback.format_exc())
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
     return AttemptReport(outcome, kind, started, utc_now())
+
+
+def _check_outcome(outcome: Any, where: str) -> None:
+    """A malformed outcome is a bug of the protocol: caught here so it becomes an invalid attempt
+    instead of failing later inside the store's transaction."""
+    if not isinstance(outcome, RowOutcome):
+        raise TypeError(f"{where} returned {type(outcome).__name__}, not RowOutcome")
+    outcome.status = RowStatus(outcome.status)
+    json.dumps(outcome.result, sort_keys=True)  # exactly as the store will write it
+    for name, blob in outcome.artifacts.items():
+        if not isinstance(blob, bytes):
+            raise TypeError(f"{where}: artifact {name!r} is {type(blob).__name__}, not bytes")
 
 
 def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, *,
@@ -84,32 +100,49 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
     Returns `store.counts()`.
     """
     suite_path = Path(suite_path)
-    store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
-    own = executor is None
-    executor = executor or LocalExecutor(options.concurrency)
-    progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
-    try:
-        with activate(store), progress:
-            for batch in schedule(store.plan(), options.seed):
-                _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts)
-    finally:
-        if own:
-            executor.shutdown()
-        if (store.run_dir / "work").is_dir() and not any((store.run_dir / "work").iterdir()):
-            (store.run_dir / "work").rmdir()
+    with store.exclusive():
+        store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
+        _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
+        own = executor is None
+        executor = executor or LocalExecutor(options.concurrency)
+        progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
+        try:
+            with activate(store), progress:
+                for batch in schedule(store.plan(), options.seed):
+                    _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts)
+        finally:
+            if own:
+                executor.shutdown()
+            _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
     return store.counts(max_attempts)
+
+
+def _attempt_dir(work_root: Path, row: Row) -> Path:
+    return work_root / f"{sha256_text(row.key)[:16]}-{uuid.uuid4().hex[:8]}"
+
+
+def _remove_stale_attempt_dirs(work_root: Path) -> None:
+    """Scratch directories of attempts that a killed process left behind (only ours: other entries of
+    ``work/``, such as a protocol's cache under `RunOptions.work_dir`, are kept)."""
+    if not work_root.is_dir():
+        return
+    for entry in work_root.iterdir():
+        if _ATTEMPT_DIR.match(entry.name) and entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+    if not any(work_root.iterdir()):
+        work_root.rmdir()
 
 
 def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, batch: list[Row],
                executor: Executor, progress: RunProgress, max_attempts: int) -> None:
     """Run one repeat's rows to the end of this invocation; returns only when none is in flight."""
-    work_root = store.run_dir / "work"
+    work_root = store.run_dir / WORK_DIR
     in_flight: dict[Future[AttemptReport], Row] = {}
     fatal: InputError | None = None
 
     def submit(row: Row, step: NextStep) -> None:
         previous = store.selected_outcome(row) if step == NextStep.REEVALUATE else None
-        work_dir = work_root / f"{sha256_text(row.key)[:16]}-{uuid.uuid4().hex[:8]}"
+        work_dir = _attempt_dir(work_root, row)
         future = executor.submit(run_attempt, protocol, suite_path, row, options, step, previous, work_dir)
         in_flight[future] = row
 
@@ -123,7 +156,11 @@ def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOpt
             row = in_flight.pop(future)
             if future.cancelled():
                 continue
-            report = future.result()
+            try:
+                report = future.result()
+            except Exception:  # the executor itself failed (remote worker lost, ...): infrastructure
+                report = AttemptReport(RowOutcome(RowStatus.INVALID, result={"executor_error": True},
+                                                  detail=traceback.format_exc()), "run", utc_now(), utc_now())
             if report.input_error is not None:
                 fatal = fatal or report.input_error
                 for other in in_flight:

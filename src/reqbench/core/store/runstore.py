@@ -29,6 +29,7 @@ from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, Attempt, NextSte
 
 DB_NAME = "run.sqlite"
 ARTIFACTS_DIR = "artifacts"
+LOCK_NAME = "run.lock"
 SUBMISSION_ARTIFACT = "patch"
 """An outcome artifact with this name is the row's frozen submission (also listed in `submissions`)."""
 
@@ -107,6 +108,24 @@ class RunStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold the run's lock file (``run.lock``, `fcntl.flock`) while executing rows, so two processes
+        never run the same run directory at once. The kernel drops the lock when the process dies (even
+        by SIGKILL), so a killed run never blocks its own `--resume`."""
+        import fcntl
+
+        with open(self.run_dir / LOCK_NAME, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError as exc:
+                raise InputError("the run is being executed by another process; wait for it or stop it",
+                                 file=str(self.run_dir)) from exc
+            try:
+                yield
+            finally:
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
