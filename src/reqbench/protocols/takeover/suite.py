@@ -83,7 +83,7 @@ class TakeoverProtocol:
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         if not EXAMPLE.is_dir():
             return []
-        return [(EXAMPLE, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS))
+        return [(EXAMPLE, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, concurrency=2))
                 for agent in ("reference", "null")]
 
 
