@@ -31,10 +31,21 @@ def synthetic_repo(root: Path, lines: int = 100_000) -> int:
         mod.parent.mkdir(parents=True, exist_ok=True)
         body = [f"from pkg{max(0, n // 50 - 1)}.mod{max(0, n - 1)} import helper_{max(0, n - 1)}_0", ""]
         for f in range(20):
-            body += [f"def helper_{n}_{f}(x, y=1):", f"    z = helper_{n}_{(f + 1) % 20}(x) if x > {f} else y",
-                     *[f"    z = z + {rng.randint(1, 9)} * x" for _ in range(6)], "    return z", ""]
-        body += [f"class Service{n}:", "    def run(self, x):", f"        return helper_{n}_0(x)", "",
-                 f"REGISTRY = {{'s{n}': Service{n}}}", ""]
+            body += [
+                f"def helper_{n}_{f}(x, y=1):",
+                f"    z = helper_{n}_{(f + 1) % 20}(x) if x > {f} else y",
+                *[f"    z = z + {rng.randint(1, 9)} * x" for _ in range(6)],
+                "    return z",
+                "",
+            ]
+        body += [
+            f"class Service{n}:",
+            "    def run(self, x):",
+            f"        return helper_{n}_0(x)",
+            "",
+            f"REGISTRY = {{'s{n}': Service{n}}}",
+            "",
+        ]
         text = "\n".join(body)
         mod.write_text(text)
         written += text.count("\n") + 1
@@ -61,17 +72,23 @@ def main() -> None:
             t_loc = time.perf_counter() - t
         per_point = sum(tokens(p.render()) for p in pkgs) / len(pkgs)
         diff_tokens = tokens(case.reference_patch)
-        print(f"{case.id}: {len(idx.files)} files, {len(idx.decls())} declarations indexed in {t_index:.3f}s; "
-              f"reference localised for {len(pkgs)} points in {t_loc:.3f}s")
-        print(f"  evidence package (mean per point) {per_point:.0f} tokens vs full diff {diff_tokens} tokens "
-              f"(ratio {per_point / diff_tokens:.2f})")
+        print(
+            f"{case.id}: {len(idx.files)} files, {len(idx.decls())} declarations indexed in {t_index:.3f}s; "
+            f"reference localised for {len(pkgs)} points in {t_loc:.3f}s"
+        )
+        print(
+            f"  evidence package (mean per point) {per_point:.0f} tokens vs full diff {diff_tokens} tokens "
+            f"(ratio {per_point / diff_tokens:.2f})"
+        )
     with tempfile.TemporaryDirectory() as tmp:
         lines = synthetic_repo(Path(tmp))
         t = time.perf_counter()
         idx = RepoIndex.build(Path(tmp))
         dt = time.perf_counter() - t
-        print(f"synthetic: {lines} lines, {len(idx.files)} files, {len(idx.decls())} declarations, "
-              f"{len(idx.bindings())} edges indexed in {dt:.2f}s ({lines / dt:,.0f} lines/s)")
+        print(
+            f"synthetic: {lines} lines, {len(idx.files)} files, {len(idx.decls())} declarations, "
+            f"{len(idx.bindings())} edges indexed in {dt:.2f}s ({lines / dt:,.0f} lines/s)"
+        )
 
 
 if __name__ == "__main__":

@@ -22,17 +22,25 @@ def test_symptom_priority_is_contract_then_integration_then_tests_then_incomplet
 
 def test_process_signals_follow_the_event_order() -> None:
     case = load_case(BILLFLOW)
-    traj = [{"kind": "command", "command": "cat billflow/models.py", "exit_code": 0},
-            {"kind": "file_edit", "path": "billflow/models.py"},
-            {"kind": "command", "command": "python -m pytest -q", "exit_code": 1},
-            {"kind": "file_edit", "path": "billflow/storage.py"}]
+    traj = [
+        {"kind": "command", "command": "cat billflow/models.py", "exit_code": 0},
+        {"kind": "file_edit", "path": "billflow/models.py"},
+        {"kind": "command", "command": "python -m pytest -q", "exit_code": 1},
+        {"kind": "file_edit", "path": "billflow/storage.py"},
+    ]
     sig = process_signals(case, "", traj)
-    assert set(sig["signals"]) == {"expected_files_never_retrieved", "no_post_edit_verification",
-                                   "verification_gap", "error_recovery"}
+    assert set(sig["signals"]) == {
+        "expected_files_never_retrieved",
+        "no_post_edit_verification",
+        "verification_gap",
+        "error_recovery",
+    }
     assert "billflow/api/routes.py" in sig["expected_files_never_retrieved"]
     verified = [*traj, {"kind": "test_run", "command": "pytest", "exit_code": 0}]
-    assert set(process_signals(case, "", verified)["signals"]) == {"expected_files_never_retrieved",
-                                                                    "error_recovery"}
+    assert set(process_signals(case, "", verified)["signals"]) == {
+        "expected_files_never_retrieved",
+        "error_recovery",
+    }
     assert process_signals(case, "", []) == {"available": False, "signals": []}
 
 
@@ -43,8 +51,12 @@ def test_quality_observations_do_not_touch_the_score() -> None:
 
 
 def test_heatmap_png_is_written(tmp_path: Path) -> None:
-    cases = [{"attribution": {"symptoms": ["integration_gap"]},
-              "process_signals": {"signals": ["verification_gap"]}}]
+    cases = [
+        {
+            "attribution": {"symptoms": ["integration_gap"]},
+            "process_signals": {"signals": ["verification_gap"]},
+        }
+    ]
     out = heatmap_png(cases, tmp_path / "h.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -54,7 +66,9 @@ def test_agreement_against_consensus_uses_the_tabled_weights(tmp_path: Path) -> 
     consensus = {"c": {"p1": "Covered", "p2": "Covered", "p3": "Missing", "p4": "Missing"}}
     (tmp_path / "j.json").write_text(json.dumps(judged))
     (tmp_path / "c.json").write_text(json.dumps(consensus))
-    out = agreement(load_record(tmp_path / "j.json")["verdicts"], load_record(tmp_path / "c.json")["verdicts"])
+    out = agreement(
+        load_record(tmp_path / "j.json")["verdicts"], load_record(tmp_path / "c.json")["verdicts"]
+    )
     assert out["exact_agreement"] == pytest.approx(0.5)
     assert out["severe_disagreement"] == pytest.approx(0.25)
     # Po = (2 + 0.5)/4 = 0.625; rows M/P/C .25/.25/.5, cols .5/0/.5 -> Pe = 0.5
@@ -72,8 +86,10 @@ def test_stability_ratio_compares_per_case_spread() -> None:
 
 
 def test_repeat_passk_counts_points_and_complete_cases() -> None:
-    recs = [{"verdicts": {("c", "p"): "Covered", ("c", "q"): "Missing"}, "complete": {"c": True}},
-            {"verdicts": {("c", "p"): "Partial", ("c", "q"): "Covered"}, "complete": {"c": False}}]
+    recs = [
+        {"verdicts": {("c", "p"): "Covered", ("c", "q"): "Missing"}, "complete": {"c": True}},
+        {"verdicts": {("c", "p"): "Partial", ("c", "q"): "Covered"}, "complete": {"c": False}},
+    ]
     out = repeat_passk(recs)
     assert out["points"] == {"pass_at_k": [0.5, 1.0], "pass_hat_k": [0.5, 0.0]}
     assert out["cases"] == {"pass_at_k": [1.0, 1.0], "pass_hat_k": [1.0, 0.0]}

@@ -26,10 +26,21 @@ class _Server:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append(body)
                 content = outer.answer(body)
-                data = json.dumps({"id": "x", "object": "chat.completion", "model": body["model"],
-                                   "choices": [{"index": 0, "finish_reason": "stop",
-                                                "message": {"role": "assistant", "content": content}}],
-                                   "usage": {"prompt_tokens": 1, "completion_tokens": 1}}).encode()
+                data = json.dumps(
+                    {
+                        "id": "x",
+                        "object": "chat.completion",
+                        "model": body["model"],
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1},
+                    }
+                ).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -60,9 +71,19 @@ def test_llm_judge_sees_criteria_and_evidence_but_never_weights_or_reference(ser
     def answer(body: dict) -> str:
         user = body["messages"][1]["content"]
         data = json.loads(user.split("DATA\n", 1)[1].split("\n\ncandidate_evidence:", 1)[0])
-        return json.dumps({"evidence_checklist": [
-            {"criterion_id": c["criterion_id"], "severity": c["severity"], "judgment": "covered",
-             "evidence": "cited"} for c in data["frozen_criteria"]]})
+        return json.dumps(
+            {
+                "evidence_checklist": [
+                    {
+                        "criterion_id": c["criterion_id"],
+                        "severity": c["severity"],
+                        "judgment": "covered",
+                        "evidence": "cited",
+                    }
+                    for c in data["frozen_criteria"]
+                ]
+            }
+        )
 
     server.answer = answer
     result = Scorer(case).score(case.reference_patch, "llm:test-model")
@@ -73,12 +94,25 @@ def test_llm_judge_sees_criteria_and_evidence_but_never_weights_or_reference(ser
 
 
 def test_synthesis_runs_three_passes_and_marks_output_unreviewed(server: _Server, tmp_path: Path) -> None:
-    answers = iter([
-        json.dumps({"functional_points": [{"description": "credit notes", "priority": "high"}]}),
-        json.dumps({"change_points": [{"target_file": "billflow/models.py", "change_type": "modified"}]}),
-        json.dumps({"code_points": [{"id": "CP01", "description": "d", "provenance": "explicit", "weight": 1,
-                                     "criteria": [{"criterion_id": "CP01.c1", "text": "t"}]}]}),
-    ])
+    answers = iter(
+        [
+            json.dumps({"functional_points": [{"description": "credit notes", "priority": "high"}]}),
+            json.dumps({"change_points": [{"target_file": "billflow/models.py", "change_type": "modified"}]}),
+            json.dumps(
+                {
+                    "code_points": [
+                        {
+                            "id": "CP01",
+                            "description": "d",
+                            "provenance": "explicit",
+                            "weight": 1,
+                            "criteria": [{"criterion_id": "CP01.c1", "text": "t"}],
+                        }
+                    ]
+                }
+            ),
+        ]
+    )
     server.answer = lambda body: next(answers)
     case = load_case(BILLFLOW)
     out = synthesize(case.prd, case.reference_patch, tmp_path / "cand.yaml", model="m")

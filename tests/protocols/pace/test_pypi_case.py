@@ -27,7 +27,9 @@ def _reachable() -> bool:
 def shared_cache(monkeypatch: pytest.MonkeyPatch) -> Path:
     root = Path(os.environ.get("REQBENCH_PACE_PYPI_CACHE", Path.home() / ".cache" / "reqbench"))
     monkeypatch.setenv("REQBENCH_CACHE", str(root))
-    cached = any((root / d).exists() and any((root / d).glob("*cachetools*")) for d in ("sdists", "pace/bases"))
+    cached = any(
+        (root / d).exists() and any((root / d).glob("*cachetools*")) for d in ("sdists", "pace/bases")
+    )
     if not cached and not _reachable():
         pytest.skip("PyPI unreachable and cachetools 5.3.3 not cached")
     return root

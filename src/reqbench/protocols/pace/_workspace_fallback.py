@@ -50,8 +50,9 @@ def _cache() -> Path:
 
 
 def _sdist(name: str, version: str) -> Path:
-    fname_re = re.compile(rf'href="([^"]+/({re.escape(name)}-{re.escape(version)}\.tar\.gz))#sha256=([0-9a-f]+)"',
-                          re.IGNORECASE)
+    fname_re = re.compile(
+        rf'href="([^"]+/({re.escape(name)}-{re.escape(version)}\.tar\.gz))#sha256=([0-9a-f]+)"', re.IGNORECASE
+    )
     for cached in _cache().glob(f"{name}-{version}.tar.gz"):
         return cached
     index = httpx.get(f"https://pypi.org/simple/{name}/", timeout=60, follow_redirects=True).text
@@ -89,8 +90,13 @@ def apply_patch(ws_path: Path, patch_text: str) -> None:
         name = fh.name
     try:
         env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(Path(ws_path).resolve().parent)}
-        proc = subprocess.run(["git", "apply", "--whitespace=nowarn", name], cwd=ws_path,
-                              capture_output=True, text=True, env=env)
+        proc = subprocess.run(
+            ["git", "apply", "--whitespace=nowarn", name],
+            cwd=ws_path,
+            capture_output=True,
+            text=True,
+            env=env,
+        )
     finally:
         os.unlink(name)
     if proc.returncode != 0:

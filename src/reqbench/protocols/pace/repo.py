@@ -28,8 +28,16 @@ except ImportError:  # pragma: no cover - exercised only before the shared layer
         materialize,
     )
 
-__all__ = ["PatchApplyError", "base_tree", "candidate_tree", "changed_files", "file_diffs", "make_patch",
-           "patch_applies", "patch_paths"]
+__all__ = [
+    "PatchApplyError",
+    "base_tree",
+    "candidate_tree",
+    "changed_files",
+    "file_diffs",
+    "make_patch",
+    "patch_applies",
+    "patch_paths",
+]
 
 _DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)\s*$")
 
@@ -129,8 +137,12 @@ def make_patch(base: Path, new: Path) -> str:
         t = Path(tmp)
         shutil.copytree(base, t / "a", ignore=shutil.ignore_patterns(".pace_base_ok", *SKIP_DIRS))
         shutil.copytree(new, t / "b", ignore=shutil.ignore_patterns(".pace_base_ok", *SKIP_DIRS))
-        proc = subprocess.run(["git", "diff", "--no-index", "--no-color", "--binary", "a", "b"], cwd=t,
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            ["git", "diff", "--no-index", "--no-color", "--binary", "a", "b"],
+            cwd=t,
+            capture_output=True,
+            text=True,
+        )
         if proc.returncode not in (0, 1):
             raise RuntimeError(f"git diff failed: {proc.stderr.strip()}")
         return proc.stdout
@@ -146,7 +158,9 @@ def text_patch(files: dict[str, tuple[str | None, str]]) -> str:
             continue
         if b and not b[-1].endswith("\n"):
             b[-1] += "\n"
-        body = "".join(difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{rel}", f"b/{rel}", n=3))
+        body = "".join(
+            difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{rel}", f"b/{rel}", n=3)
+        )
         header = f"diff --git a/{rel} b/{rel}\n" + ("new file mode 100644\n" if old is None else "")
         if not body and old is None:
             out.append(header)

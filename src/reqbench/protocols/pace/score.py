@@ -59,10 +59,19 @@ class PointResult:
         return "; ".join(parts) or self.detail
 
     def to_dict(self, with_evidence: bool = False) -> dict[str, Any]:
-        d = {"point_id": self.point_id, "verdict": self.verdict.value, "weight": self.weight,
-             "stage": self.stage, "l0": self.l0, "checklist": self.checklist, "rounds": self.rounds,
-             "unresolved_evidence": self.unresolved_evidence, "detail": self.detail,
-             "reasoning": self.reasoning, "evidence_tokens": self.evidence_tokens}
+        d = {
+            "point_id": self.point_id,
+            "verdict": self.verdict.value,
+            "weight": self.weight,
+            "stage": self.stage,
+            "l0": self.l0,
+            "checklist": self.checklist,
+            "rounds": self.rounds,
+            "unresolved_evidence": self.unresolved_evidence,
+            "detail": self.detail,
+            "reasoning": self.reasoning,
+            "evidence_tokens": self.evidence_tokens,
+        }
         if with_evidence:
             d["evidence"] = self.evidence
         return d
@@ -83,11 +92,17 @@ class CaseResult:
         return {p.point_id: p.verdict for p in self.points}
 
     def to_dict(self, with_evidence: bool = False) -> dict[str, Any]:
-        return {"case_id": self.case_id, "score": self.score, "complete": self.complete,
-                "verdicts": {k: v.value for k, v in self.verdicts.items()},
-                "unresolved": [p.point_id for p in self.points if p.verdict is Verdict.UNRESOLVED],
-                "frozen_hash": self.frozen_hash, "patch_sha256": self.patch_sha256, "judge": self.judge_id,
-                "points": [p.to_dict(with_evidence) for p in self.points]}
+        return {
+            "case_id": self.case_id,
+            "score": self.score,
+            "complete": self.complete,
+            "verdicts": {k: v.value for k, v in self.verdicts.items()},
+            "unresolved": [p.point_id for p in self.points if p.verdict is Verdict.UNRESOLVED],
+            "frozen_hash": self.frozen_hash,
+            "patch_sha256": self.patch_sha256,
+            "judge": self.judge_id,
+            "points": [p.to_dict(with_evidence) for p in self.points],
+        }
 
 
 class Scorer:
@@ -129,8 +144,9 @@ class Scorer:
     def judge(self, spec: str) -> PointJudge:
         return make_point_judge(spec, self.reference_packages)
 
-    def score(self, patch_text: str, judge: PointJudge | str = "offline",
-              with_evidence: bool = False) -> CaseResult:
+    def score(
+        self, patch_text: str, judge: PointJudge | str = "offline", with_evidence: bool = False
+    ) -> CaseResult:
         if isinstance(judge, str):
             judge = self.judge(judge)
         tmp = Path(tempfile.mkdtemp(prefix="pace-cand-"))
@@ -142,24 +158,49 @@ class Scorer:
             shutil.rmtree(tmp, ignore_errors=True)
         verdicts = {p.point_id: p.verdict for p in points}
         score = case_score(verdicts, self.case.weights)
-        return CaseResult(self.case.id, self.frozen_hash, sha256_text(patch_text), judge.judge_id, score,
-                          is_complete(score, verdicts), points)
+        return CaseResult(
+            self.case.id,
+            self.frozen_hash,
+            sha256_text(patch_text),
+            judge.judge_id,
+            score,
+            is_complete(score, verdicts),
+            points,
+        )
 
-    def _point(self, point: Any, loc: Localizer, tree: Path, judge: PointJudge,
-               with_evidence: bool) -> PointResult:
+    def _point(
+        self, point: Any, loc: Localizer, tree: Path, judge: PointJudge, with_evidence: bool
+    ) -> PointResult:
         if point.contract is not None:
             l0 = check_contract(point.contract, tree, loc.cand)
             if l0.missing:
-                return PointResult(point.id, Verdict.MISSING, point.weight, "L0", l0.to_dict(), detail=l0.reason)
+                return PointResult(
+                    point.id, Verdict.MISSING, point.weight, "L0", l0.to_dict(), detail=l0.reason
+                )
         else:
             l0 = None
         l0d = l0.to_dict() if l0 else None
         if package_structure_exception(point, loc.changed_paths, tree):
-            return PointResult(point.id, Verdict.COVERED, point.weight, "L1", l0d,
-                               detail="package-structure contract: candidate-modified __init__.py")
+            return PointResult(
+                point.id,
+                Verdict.COVERED,
+                point.weight,
+                "L1",
+                l0d,
+                detail="package-structure contract: candidate-modified __init__.py",
+            )
         pkg = loc.package(point)
         out = judge_point(self.case.id, point, pkg, loc, judge)
-        return PointResult(point.id, out.verdict, point.weight, "L2", l0d,
-                           out.checklist.model_dump(mode="json") if out.checklist else None, out.rounds,
-                           out.unresolved_evidence, out.detail, len(pkg.render()) // 4,
-                           pkg.to_dict() if with_evidence else None)
+        return PointResult(
+            point.id,
+            out.verdict,
+            point.weight,
+            "L2",
+            l0d,
+            out.checklist.model_dump(mode="json") if out.checklist else None,
+            out.rounds,
+            out.unresolved_evidence,
+            out.detail,
+            len(pkg.render()) // 4,
+            pkg.to_dict() if with_evidence else None,
+        )

@@ -90,11 +90,16 @@ def _against_base(case: Case, file: str, cache_root: Path | None) -> list[str]:
                 targets.append((p.contract.target, "contract target"))
             for hint, what in targets:
                 path, _sym = split_target(hint)
-                looks_like_path = "/" in path or path.endswith((".py", ".toml", ".yaml", ".yml", ".rst", ".md"))
-                if looks_like_path and not ((base / path).exists() or (ref_tree / path).exists()
-                                            or path in created):
-                    out.append(f"{file}: {p.id}: {what} {hint!r} names a path that is neither in the base "
-                               "nor created by the reference patch")
+                looks_like_path = "/" in path or path.endswith(
+                    (".py", ".toml", ".yaml", ".yml", ".rst", ".md")
+                )
+                if looks_like_path and not (
+                    (base / path).exists() or (ref_tree / path).exists() or path in created
+                ):
+                    out.append(
+                        f"{file}: {p.id}: {what} {hint!r} names a path that is neither in the base "
+                        "nor created by the reference patch"
+                    )
     if not out:
         for pid, pkg in scorer.reference_packages().items():
             if not (pkg.changed or pkg.diffs or pkg.connections):

@@ -46,8 +46,12 @@ class LLMPointJudge:
     def messages(self, request: PointRequest) -> list[dict[str, str]]:
         data = request.public()
         evidence = data.pop("candidate_evidence")
-        user = ("Judge the frozen criteria below against the candidate evidence.\n\nDATA\n"
-                + json.dumps(data, ensure_ascii=False, indent=1) + "\n\ncandidate_evidence:\n" + evidence)
+        user = (
+            "Judge the frozen criteria below against the candidate evidence.\n\nDATA\n"
+            + json.dumps(data, ensure_ascii=False, indent=1)
+            + "\n\ncandidate_evidence:\n"
+            + evidence
+        )
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def judge_point(self, request: PointRequest) -> str:

@@ -29,9 +29,36 @@ PARTIAL_AT = 0.4
 _TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|"[^"\n]*"|'[^'\n]*'|==|!=|<=|>=|[-+*/%<>]""")
 _HEADER = re.compile(r"^\s*(?:async\s+def|def|class)\s|^\s*@")
 _WORD = re.compile(r"[a-z]{4,}")
-_STOP = {"must", "should", "with", "that", "this", "when", "from", "into", "than", "each", "have", "does",
-         "their", "every", "only", "same", "which", "where", "will", "been", "also", "self", "none", "true",
-         "false", "return", "value", "values"}
+_STOP = {
+    "must",
+    "should",
+    "with",
+    "that",
+    "this",
+    "when",
+    "from",
+    "into",
+    "than",
+    "each",
+    "have",
+    "does",
+    "their",
+    "every",
+    "only",
+    "same",
+    "which",
+    "where",
+    "will",
+    "been",
+    "also",
+    "self",
+    "none",
+    "true",
+    "false",
+    "return",
+    "value",
+    "values",
+}
 
 
 def _subwords(text: str) -> set[str]:
@@ -78,8 +105,11 @@ class OfflineJudge:
         ref_lines = _added_lines(ref_pkg) if ref_pkg else []
         cand_lines = _added_lines(cand_pkg) if cand_pkg else []
         cand_tokens = _tokens(cand_lines)
-        cite = (", ".join(f"{i.file}::{i.qname}" for i in cand_pkg.changed[:4])
-                if cand_pkg and cand_pkg.changed else "no candidate declaration relevant to this point")
+        cite = (
+            ", ".join(f"{i.file}::{i.qname}" for i in cand_pkg.changed[:4])
+            if cand_pkg and cand_pkg.changed
+            else "no candidate declaration relevant to this point"
+        )
         entries = []
         for crit in request.criteria:
             focus = self._focus(crit["text"], ref_lines)
@@ -87,9 +117,15 @@ class OfflineJudge:
             total = sum(ref_tokens.values())
             recall = (sum(min(n, cand_tokens[t]) for t, n in ref_tokens.items()) / total) if total else 0.0
             judgment = "covered" if recall >= COVERED_AT else "partial" if recall >= PARTIAL_AT else "missing"
-            entries.append({"criterion_id": crit["criterion_id"], "severity": crit["severity"],
-                            "judgment": judgment, "evidence": cite,
-                            "reasoning": self._reason(crit, judgment, recall, total, ref_pkg, cand_pkg)})
+            entries.append(
+                {
+                    "criterion_id": crit["criterion_id"],
+                    "severity": crit["severity"],
+                    "judgment": judgment,
+                    "evidence": cite,
+                    "reasoning": self._reason(crit, judgment, recall, total, ref_pkg, cand_pkg),
+                }
+            )
         return {"evidence_checklist": entries, "missing_evidence": []}
 
     @staticmethod
@@ -99,8 +135,14 @@ class OfflineJudge:
         return focus if sum(len(_TOKEN.findall(f[1])) for f in focus) >= 5 else ref_lines
 
     @staticmethod
-    def _reason(crit: dict, judgment: str, recall: float, total: int, ref: EvidencePackage | None,
-                cand: EvidencePackage | None) -> str:
+    def _reason(
+        crit: dict,
+        judgment: str,
+        recall: float,
+        total: int,
+        ref: EvidencePackage | None,
+        cand: EvidencePackage | None,
+    ) -> str:
         head = f"heuristic: {recall:.0%} of {total} reference evidence tokens for this criterion observed"
         if crit.get("polarity") == "forbid":
             head += "; prohibition taken as held only within a delivered scope"
@@ -110,8 +152,11 @@ class OfflineJudge:
             return head + "; the reference gives no localisable evidence (incomplete implementation)"
         if cand is None or not (cand.changed or cand.diffs):
             return head + "; incomplete implementation: no candidate change reaches this point"
-        ref_edges = {(c.kind, c.target) for c in (ref.connections if ref else []) if c.origin == "candidate"
-                     and c.kind != "call"}
+        ref_edges = {
+            (c.kind, c.target)
+            for c in (ref.connections if ref else [])
+            if c.origin == "candidate" and c.kind != "call"
+        }
         cand_edges = {(c.kind, c.target) for c in cand.connections if c.origin == "candidate"}
         lost = sorted(ref_edges - cand_edges)
         if lost:

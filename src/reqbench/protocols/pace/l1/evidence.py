@@ -90,8 +90,9 @@ class EvidencePackage:
         if not self.changed:
             out.append("(none: the candidate changed no declaration relevant to this point)")
         for it in self.changed:
-            out.append(f"\n### [{it.change}] {it.file}::{it.qname} (lines {it.start_line}-{it.end_line})"
-                       f"\n{it.text}")
+            out.append(
+                f"\n### [{it.change}] {it.file}::{it.qname} (lines {it.start_line}-{it.end_line})\n{it.text}"
+            )
         out.append("\n## Exact candidate diffs")
         out.extend(self.diffs.values() or ["(none)"])
         out.append("\n## Connection inventory (call / assignment / import / export / registry / config)")
@@ -108,8 +109,11 @@ class EvidencePackage:
         out.extend(f"\n### {it.file}::{it.qname}\n{it.text}" for it in self.base_context)
         if not self.base_context:
             out.append("(none)")
-        out.append(f"\n## Inspected scope\n{len(self.inspected_scope)} files: "
-                   + ", ".join(self.inspected_scope[:40]) + (" ..." if len(self.inspected_scope) > 40 else ""))
+        out.append(
+            f"\n## Inspected scope\n{len(self.inspected_scope)} files: "
+            + ", ".join(self.inspected_scope[:40])
+            + (" ..." if len(self.inspected_scope) > 40 else "")
+        )
         out.append("## Evidence omissions\n" + ("\n".join(self.omissions) or "(none)"))
         return "\n".join(out) + "\n"
 
@@ -117,7 +121,7 @@ class EvidencePackage:
 def _class_outline(d: Decl, methods: list[Decl]) -> str:
     """A class's own text with its methods elided (each method is an item of its own)."""
     lines = d.text.splitlines()
-    drop = set()
+    drop: set[int] = set()
     for m in methods:
         drop.update(range(m.start_line - d.start_line, m.end_line - d.start_line + 1))
     kept = [ln for i, ln in enumerate(lines) if i not in drop]
@@ -126,8 +130,14 @@ def _class_outline(d: Decl, methods: list[Decl]) -> str:
     return "\n".join(kept)
 
 
-def _item(d: Decl, role: str, change: str | None, why: str, max_lines: int | None = None,
-          methods: list[Decl] | None = None) -> EvidenceItem:
+def _item(
+    d: Decl,
+    role: str,
+    change: str | None,
+    why: str,
+    max_lines: int | None = None,
+    methods: list[Decl] | None = None,
+) -> EvidenceItem:
     text = _class_outline(d, methods) if d.kind == "class" and methods else d.text
     if max_lines is not None and text.count("\n") >= max_lines:
         text = "\n".join(text.splitlines()[:max_lines]) + f"\n    ... ({d.end_line - d.start_line + 1} lines)"
@@ -161,8 +171,13 @@ class Localizer:
                 if q not in new:
                     self.changes[d.key] = ("removed", d)
         base_b = {_bkey(b) for rel in changed_paths if rel in base.files for b in base.files[rel].bindings}
-        self.new_bindings = [b for rel in changed_paths if rel in cand.files for b in cand.files[rel].bindings
-                             if _bkey(b) not in base_b]
+        self.new_bindings = [
+            b
+            for rel in changed_paths
+            if rel in cand.files
+            for b in cand.files[rel].bindings
+            if _bkey(b) not in base_b
+        ]
         self._adj = self._graph()
 
     def _graph(self) -> dict[str, set[str]]:
@@ -184,8 +199,11 @@ class Localizer:
             path, symbol = split_target(hint)
             is_path = "/" in path or "." in Path(path).name and symbol is None and not path[0].isupper()
             if symbol is None and is_path:
-                hits = [f for f in (self.cand.files.keys() | self.base.files.keys())
-                        if f == path or f.startswith(path.rstrip("/") + "/")]
+                hits = [
+                    f
+                    for f in (self.cand.files.keys() | self.base.files.keys())
+                    if f == path or f.startswith(path.rstrip("/") + "/")
+                ]
                 if hits or (self.cand.root / path).exists():
                     files.update(hits or [path])
                 else:
@@ -211,7 +229,11 @@ class Localizer:
         pkg = EvidencePackage(point.id, list(point.retrieval_hints), unresolved)
         relevant: dict[str, str] = {}
         for key, (_change, d) in self.changes.items():
-            if d.file in seed_files or key in seed_decls or (d.owner and f"{d.file}::{d.owner}" in seed_decls):
+            if (
+                d.file in seed_files
+                or key in seed_decls
+                or (d.owner and f"{d.file}::{d.owner}" in seed_decls)
+            ):
                 relevant[key] = "in a hinted file or owner"
         frontier = deque((k, 0) for k in [*seed_decls, *relevant])
         seen = {k for k, _ in frontier}
@@ -227,16 +249,28 @@ class Localizer:
                     relevant[nb] = f"{depth + 1} hop(s) from {key}"
                 frontier.append((nb, depth + 1))
         names = {self.changes[k][1].name for k in relevant} | {last_segment(k) for k in seed_decls}
-        names |= {self.changes[k][1].owner.split(".")[-1] for k in relevant if self.changes[k][1].owner}
+        names |= {(self.changes[k][1].owner or "").split(".")[-1] for k in relevant if self.changes[k][1].owner}
         names = {n for n in names if not (n.startswith("__") and n.endswith("__"))}
-        edges = [b for b in self.new_bindings if b.kind is not EdgeKind.CALL and (
-            b.file in seed_files or last_segment(b.target) in names
-            or last_segment(b.source.split("[")[0]) in names)]
+        edges = [
+            b
+            for b in self.new_bindings
+            if b.kind is not EdgeKind.CALL
+            and (
+                b.file in seed_files
+                or last_segment(b.target) in names
+                or last_segment(b.source.split("[")[0]) in names
+            )
+        ]
         relevant_names = {self.changes[k][1].name for k in relevant}
         relevant_names = {n for n in relevant_names if not (n.startswith("__") and n.endswith("__"))}
-        edges += [b for b in self.new_bindings if b.kind is EdgeKind.CALL
-                  and last_segment(b.target) in relevant_names and last_segment(b.source) != last_segment(b.target)
-                  and f"{b.file}::{b.source}" not in relevant]
+        edges += [
+            b
+            for b in self.new_bindings
+            if b.kind is EdgeKind.CALL
+            and last_segment(b.target) in relevant_names
+            and last_segment(b.source) != last_segment(b.target)
+            and f"{b.file}::{b.source}" not in relevant
+        ]
         for key in sorted(relevant, key=lambda k: (self.changes[k][1].file, self.changes[k][1].start_line)):
             change, d = self.changes[key]
             idx = self.base if change == "removed" else self.cand
@@ -245,33 +279,45 @@ class Localizer:
         pkg.connections = [_conn(b, "candidate") for b in edges]
         touched = {it.file for it in pkg.changed} | {b.file for b in edges}
         known = {_bkey(e) for e in edges}
-        base_edges = [b for b in self.cand.edges_touching(relevant_names)
-                      if _bkey(b) not in known and b.file not in self.changed_paths]
+        base_edges = [
+            b
+            for b in self.cand.edges_touching(relevant_names)
+            if _bkey(b) not in known and b.file not in self.changed_paths
+        ]
         pkg.connections += [_conn(b, "base") for b in base_edges]
         if len(pkg.connections) > MAX_CONNECTIONS:
-            pkg.omissions.append(f"connection inventory truncated to {MAX_CONNECTIONS} of {len(pkg.connections)}")
+            pkg.omissions.append(
+                f"connection inventory truncated to {MAX_CONNECTIONS} of {len(pkg.connections)}"
+            )
             pkg.connections = pkg.connections[:MAX_CONNECTIONS]
         touched |= {p for p in seed_files if p in self.changed_paths}
         pkg.diffs = file_diffs(self.base.root, self.cand.root, sorted(touched))
         pkg.base_context = self._base_context(pkg, seed_decls)
         pkg.inspected_scope = sorted(self.cand.files)
         pkg.omissions += [f"{p}: not parsed (size/encoding)" for p in self.cand.skipped]
-        pkg.omissions += [f"{p}: syntax errors, scope incomplete" for p, f in self.cand.files.items()
-                          if not f.parse_ok and p in touched]
+        pkg.omissions += [
+            f"{p}: syntax errors, scope incomplete"
+            for p, f in self.cand.files.items()
+            if not f.parse_ok and p in touched
+        ]
         return pkg
 
     def _base_context(self, pkg: EvidencePackage, seed_decls: set[str]) -> list[EvidenceItem]:
         out: dict[str, EvidenceItem] = {}
         for it in pkg.changed:
             d = self.cand.decl(f"{it.file}::{it.qname}")
-            for callee in (self.cand.callees(d) if d else []):
+            for callee in self.cand.callees(d) if d else []:
                 if callee.key not in self.changes and len(out) < MAX_BASE_CONTEXT:
-                    out.setdefault(callee.key, _item(callee, "base_context", None, f"called by {it.qname}",
-                                                     MAX_BASE_LINES))
+                    out.setdefault(
+                        callee.key,
+                        _item(callee, "base_context", None, f"called by {it.qname}", MAX_BASE_LINES),
+                    )
         for key in sorted(seed_decls):
             d = self.cand.decl(key) or self.base.decl(key)
             if d and key not in self.changes and len(out) < MAX_BASE_CONTEXT and d.kind != "class":
-                out.setdefault(key, _item(d, "base_context", None, "retrieval seed (unchanged)", MAX_BASE_LINES))
+                out.setdefault(
+                    key, _item(d, "base_context", None, "retrieval seed (unchanged)", MAX_BASE_LINES)
+                )
         return list(out.values())
 
     # -- targeted expansion ------------------------------------------------------------------------
@@ -283,9 +329,15 @@ class Localizer:
         for raw in names:
             name = raw.replace("::", ".").strip()
             path, symbol = split_target(raw)
-            hits = [d for idx in (self.cand, self.base) for d in idx.named(name)
-                    if d.qname == name or d.qname.endswith("." + name) or name.endswith(d.qname)
-                    or (symbol and d.qname == symbol and d.file == path)]
+            hits = [
+                d
+                for idx in (self.cand, self.base)
+                for d in idx.named(name)
+                if d.qname == name
+                or d.qname.endswith("." + name)
+                or name.endswith(d.qname)
+                or (symbol and d.qname == symbol and d.file == path)
+            ]
             if not hits:
                 unresolved.append(raw)
                 continue
