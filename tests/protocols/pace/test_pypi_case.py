@@ -1,6 +1,7 @@
 """The real-project case: cachetools 5.3.3 fetched as a pinned sdist (cached, hash-checked).
 
-Needs the PyPI index once; later runs use the cache under ~/.cache/reqbench (or $REQBENCH_PACE_PYPI_CACHE).
+Needs the PyPI index once; later runs use the core.workspace cache under ~/.cache/reqbench (or
+$REQBENCH_PACE_PYPI_CACHE).
 """
 
 import os

@@ -26,12 +26,6 @@ from reqbench.protocols.pace.l2 import PointJudge, judge_point
 from reqbench.protocols.pace.models import Verdict
 
 
-def default_cache() -> Path:
-    import os
-
-    return Path(os.environ.get("REQBENCH_CACHE", Path.home() / ".cache" / "reqbench")) / "pace"
-
-
 @dataclass
 class PointResult:
     point_id: str
@@ -106,10 +100,9 @@ class CaseResult:
 
 
 class Scorer:
-    def __init__(self, case: Case, cache_root: Path | None = None, require_frozen: bool = True) -> None:
+    def __init__(self, case: Case, require_frozen: bool = True) -> None:
         self.case = case
         self.frozen_hash = check_frozen(case) if require_frozen else (case.spec.frozen_hash or "")
-        self.cache_root = Path(cache_root) if cache_root else default_cache()
         self._base: Path | None = None
         self._base_index: RepoIndex | None = None
         self._reference: dict[str, EvidencePackage] | None = None
@@ -117,7 +110,7 @@ class Scorer:
     @property
     def base(self) -> Path:
         if self._base is None:
-            self._base = repo.base_tree(self.case.spec.base, self.case.dir, self.cache_root)
+            self._base = repo.base_tree(self.case.spec.base, self.case.dir, self.case.spec.base_sha256)
         return self._base
 
     @property

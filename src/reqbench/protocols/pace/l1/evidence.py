@@ -249,7 +249,8 @@ class Localizer:
                     relevant[nb] = f"{depth + 1} hop(s) from {key}"
                 frontier.append((nb, depth + 1))
         names = {self.changes[k][1].name for k in relevant} | {last_segment(k) for k in seed_decls}
-        names |= {(self.changes[k][1].owner or "").split(".")[-1] for k in relevant if self.changes[k][1].owner}
+        owners = [self.changes[k][1].owner for k in relevant]
+        names |= {o.split(".")[-1] for o in owners if o}
         names = {n for n in names if not (n.startswith("__") and n.endswith("__"))}
         edges = [
             b
