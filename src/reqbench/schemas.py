@@ -17,6 +17,9 @@ SCHEMAS: dict[str, str] = {
     "run-meta": "reqbench.core.store.models:RunMeta",
     "run-result-row": "reqbench.core.store.models:RunResultRow",
     "judge-call": "reqbench.core.store.models:JudgeCall",
+    "pace-case": "reqbench.protocols.pace.models:CaseFile",
+    "pace-suite": "reqbench.protocols.pace.models:SuiteFile",
+    "pace-checklist": "reqbench.protocols.pace.models:Checklist",
 }
 
 

@@ -93,3 +93,22 @@ def test_repeat_passk_counts_points_and_complete_cases() -> None:
     out = repeat_passk(recs)
     assert out["points"] == {"pass_at_k": [0.5, 1.0], "pass_hat_k": [0.5, 0.0]}
     assert out["cases"] == {"pass_at_k": [1.0, 1.0], "pass_hat_k": [1.0, 0.0]}
+
+
+def test_unwired_delivery_loses_only_integration_points_and_attributes_them() -> None:
+    import re
+
+    from reqbench.protocols.pace.attribution import attribute_case
+    from reqbench.protocols.pace.score import Scorer
+
+    case = load_case(BILLFLOW)
+    parts = re.split(r"(?=^diff --git )", case.reference_patch, flags=re.M)
+    wiring_files = ("billflow/api/routes.py", "billflow/handlers/__init__.py")
+    unwired = "".join(p for p in parts if p and not any(f in p.split("\n")[0] for f in wiring_files))
+    result = Scorer(case).score(unwired)
+    lost = {k: v.value for k, v in result.verdicts.items() if v.value != "Covered"}
+    assert lost == {"CN11": "Missing", "CN14": "Missing"}
+    w = case.weights
+    assert result.score == pytest.approx(100 * (sum(w.values()) - w["CN11"] - w["CN14"]) / sum(w.values()))
+    loss = attribute_case(case, result)["loss_by_symptom"]
+    assert loss["integration_gap"] == pytest.approx(w["CN11"] + w["CN14"])
