@@ -39,6 +39,8 @@ class PointRequest:
     package: EvidencePackage | None = field(default=None, repr=False)
     """The structured package (the offline heuristic reads it; model judges read `evidence_text`)."""
     allowed_alternatives: list[str] = field(default_factory=list)
+    feedback: str = ""
+    """Why the previous answer was rejected (set on a retry, so a cached bad answer is not replayed)."""
 
     def public(self) -> dict[str, Any]:
         """The JSON a model judge is given (no weights, no reference)."""
@@ -134,6 +136,7 @@ def _ask(judge: PointJudge, point: CodePoint, request: PointRequest) -> Checklis
             return validate_checklist(point, judge.judge_point(request))
         except JudgeRejected as exc:
             last = exc
+            request.feedback = str(exc)
     raise JudgePending(f"{point.id}: no valid checklist after {ATTEMPTS} attempts: {last}")
 
 

@@ -8,6 +8,7 @@ what `reqbench pace score --json` prints. A patch that does not apply to the exa
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -17,13 +18,28 @@ from typing import Any
 from reqbench.core.hashing import sha256_text
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import case_score, is_complete
-from reqbench.protocols.pace.case import Case, check_frozen
+from reqbench.protocols.pace.case import Case, check_frozen, contract_hash
 from reqbench.protocols.pace.judges import make_point_judge
 from reqbench.protocols.pace.l0 import check_contract
-from reqbench.protocols.pace.l1.callgraph import RepoIndex
+from reqbench.protocols.pace.l1.callgraph import RepoIndex, iter_files
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer, package_structure_exception
 from reqbench.protocols.pace.l2 import PointJudge, judge_point
 from reqbench.protocols.pace.models import Verdict
+
+
+_BASE_INDEXES: dict[tuple[str, str], RepoIndex] = {}
+_REFERENCES: dict[tuple[str, str, str, str], dict[str, EvidencePackage]] = {}
+"""Per-process caches: a base tree is immutable while its signature holds; the reference evidence of a
+frozen contract is a pure function of contract and base."""
+
+
+def _tree_signature(root: Path) -> str:
+    """Cheap identity of the indexed files of a tree (path, size, mtime)."""
+    h = hashlib.sha256()
+    for rel in iter_files(root):
+        st = (root / rel).stat()
+        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
 
 
 @dataclass
@@ -116,7 +132,10 @@ class Scorer:
     @property
     def base_index(self) -> RepoIndex:
         if self._base_index is None:
-            self._base_index = RepoIndex.build(self.base)
+            key = (str(self.base), _tree_signature(self.base))
+            if key not in _BASE_INDEXES:
+                _BASE_INDEXES[key] = RepoIndex.build(self.base)
+            self._base_index = _BASE_INDEXES[key]
         return self._base_index
 
     def localize(self, patch_text: str, tree: Path) -> Localizer:
@@ -129,9 +148,12 @@ class Scorer:
 
     def reference_packages(self) -> dict[str, EvidencePackage]:
         if self._reference is None:
-            with tempfile.TemporaryDirectory(prefix="pace-ref-") as tmp:
-                loc = self.localize(self.case.reference_patch, Path(tmp) / "tree")
-                self._reference = {p.id: loc.package(p) for p in self.case.points}
+            key = (str(self.case.dir), contract_hash(self.case), str(self.base), _tree_signature(self.base))
+            if key not in _REFERENCES:
+                with tempfile.TemporaryDirectory(prefix="pace-ref-") as tmp:
+                    loc = self.localize(self.case.reference_patch, Path(tmp) / "tree")
+                    _REFERENCES[key] = {p.id: loc.package(p) for p in self.case.points}
+            self._reference = _REFERENCES[key]
         return self._reference
 
     def judge(self, spec: str) -> PointJudge:

@@ -52,6 +52,9 @@ class LLMPointJudge:
             + "\n\ncandidate_evidence:\n"
             + evidence
         )
+        if request.feedback:
+            user += ("\n\nYour previous answer was rejected by the evaluator: " + request.feedback
+                     + "\nAnswer again, judging exactly the frozen criteria.")
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def judge_point(self, request: PointRequest) -> str:
