@@ -26,7 +26,6 @@ from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer, pack
 from reqbench.protocols.pace.l2 import PointJudge, judge_point
 from reqbench.protocols.pace.models import Verdict
 
-
 _BASE_INDEXES: dict[tuple[str, str], RepoIndex] = {}
 _REFERENCES: dict[tuple[str, str, str, str], dict[str, EvidencePackage]] = {}
 """Per-process caches: a base tree is immutable while its signature holds; the reference evidence of a
