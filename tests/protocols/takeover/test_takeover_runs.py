@@ -11,26 +11,36 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.protocols.takeover.takeover_suite_factory import EXAMPLE, mini_suite
 
+_CACHE: list[Path] = []
 
-def reqbench(*args: str, cwd: Path, env_cache: Path) -> subprocess.CompletedProcess[str]:
+
+@pytest.fixture(scope="module", autouse=True)
+def shared_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One cache per module: admission verdicts and release builds are content-addressed, so tests
+    on different mini suites reuse each target's verdict instead of re-running its checks."""
+    _CACHE[:] = [tmp_path_factory.mktemp("cache")]
+
+
+def reqbench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     import os
 
-    env = {**os.environ, "REQBENCH_CACHE": str(env_cache)}
+    env = {**os.environ, "REQBENCH_CACHE": str(_CACHE[0])}
     return subprocess.run([sys.executable, "-m", "reqbench.cli.main", *args], capture_output=True, text=True,
                           cwd=cwd, env=env, timeout=600)
 
 
 def report(run_dir: Path, tmp: Path) -> dict:
-    proc = reqbench("report", str(run_dir), "--json", cwd=tmp, env_cache=tmp / "cache")
+    proc = reqbench("report", str(run_dir), "--json", cwd=tmp)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)["takeover"]
 
 
 def run(suite: Path, tmp: Path, out: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return reqbench("run", str(suite), "--out", str(tmp / out), "--quiet", "--concurrency", "2", *args,
-                    cwd=tmp, env_cache=tmp / "cache")
+    return reqbench("run", str(suite), "--out", str(tmp / out), "--quiet", "--concurrency", "2", *args, cwd=tmp)
 
 
 def test_reference_delivers_every_target_and_null_none(tmp_path: Path):

@@ -62,7 +62,8 @@ def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float |
     start = time.monotonic()
     if sandboxed is not None:
         res = sandboxed(argv, cwd, timeout=timeout, env=env, writable=writable or [cwd], network=network)
-        out, err = (_read(getattr(res, name, None)) for name in ("stdout_path", "stderr_path"))
+        out = res.stdout.decode("utf-8", "replace") + _read(res.stdout_path)
+        err = res.stderr.decode("utf-8", "replace") + _read(res.stderr_path)
         return CLIProcess(res.exit_code, out, err, bool(res.timed_out), res.start_error or "",
                           getattr(res, "wall_seconds", None) or time.monotonic() - start)
     if not network and can_unshare_net():
