@@ -23,3 +23,14 @@ def test_control_rows_score_and_summarise(tmp_path: Path) -> None:
     assert by_cond["control:empty"]["mean"] == 0.0
     again = PROTOCOL.reevaluate(BILLFLOW, rows[0], done[0][1], opts, tmp_path / "re")
     assert again.result["score"] == 100.0
+
+
+def test_agents_run_on_the_prd_and_their_workspace_diff_is_scored(tmp_path: Path) -> None:
+    for agent, expected in (("reference", 100.0), ("null", 0.0)):
+        opts = RunOptions(agent=agent, judge="offline")
+        (row,) = PROTOCOL.plan(BILLFLOW, opts)
+        out = PROTOCOL.run_row(BILLFLOW, row, opts, tmp_path / agent)
+        assert out.status is RowStatus.SCORED and out.result["score"] == expected
+        assert "prd/prd.md" not in out.artifacts["patch"].decode()  # the task file is not part of the delivery
+        assert out.result["process_signals"]["available"] is True
+        assert "quality" in out.result and "score" not in out.result["quality"]

@@ -23,7 +23,12 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import system_summary
-from reqbench.protocols.pace.attribution import attribute_case, process_signals
+from reqbench.protocols.pace.attribution import (
+    attribute_case,
+    cooccurrence,
+    process_signals,
+    quality_observations,
+)
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
 from reqbench.protocols.pace.score import Scorer
@@ -146,6 +151,7 @@ class PaceProtocol:
         result = res.to_dict()
         result["attribution"] = attribute_case(scorer.case, res)
         result["process_signals"] = process_signals(scorer.case, patch, trajectory)
+        result["quality"] = quality_observations(patch)
         result["trajectory_events"] = len(trajectory)
         status = RowStatus.PENDING if res.score is None else RowStatus.SCORED
         return RowOutcome(
@@ -186,6 +192,7 @@ class PaceProtocol:
                     "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
                     "loss_by_symptom": loss,
                     "cases": {r.task_id: o.result.get("score") for r, o in items},
+                    "symptom_signal": cooccurrence([o.result for o in scored]),
                 }
             )
         return {"protocol": "pace", "systems": table}
