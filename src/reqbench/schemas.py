@@ -20,6 +20,9 @@ SCHEMAS: dict[str, str] = {
     "pace-case": "reqbench.protocols.pace.models:CaseFile",
     "pace-suite": "reqbench.protocols.pace.models:SuiteFile",
     "pace-checklist": "reqbench.protocols.pace.models:Checklist",
+    "takeover-normalized-project": "reqbench.protocols.takeover.models:NormalizedProjectModel",
+    "takeover-annotation": "reqbench.protocols.takeover.models:AnnotationModel",
+    "takeover-selected-targets": "reqbench.protocols.takeover.models:SelectedTargetsModel",
 }
 
 
