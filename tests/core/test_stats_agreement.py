@@ -27,9 +27,15 @@ def test_kappa_on_hand_built_matrix_equals_hand_computation() -> None:
 
 
 def test_label_sequences_and_matrix_give_the_same_kappa() -> None:
-    pairs = ([("Missing", "Missing")] * 4 + [("Missing", "Partial")] + [("Partial", "Missing")]
-             + [("Partial", "Partial")] * 3 + [("Partial", "Covered")] + [("Covered", "Partial")]
-             + [("Covered", "Covered")] * 9)
+    pairs = (
+        [("Missing", "Missing")] * 4
+        + [("Missing", "Partial")]
+        + [("Partial", "Missing")]
+        + [("Partial", "Partial")] * 3
+        + [("Partial", "Covered")]
+        + [("Covered", "Partial")]
+        + [("Covered", "Covered")] * 9
+    )
     a, b = [p[0] for p in pairs], [p[1] for p in pairs]
     assert confusion_matrix(a, b, CATS).tolist() == [[4, 1, 0], [1, 3, 1], [0, 1, 9]]
     assert weighted_kappa(a, b, CATS) == pytest.approx(0.7714285714)

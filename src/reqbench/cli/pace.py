@@ -10,8 +10,10 @@ from rich.console import Console
 
 from reqbench.core.errors import InputError
 
-app = typer.Typer(help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, "
-                       "attribution.", no_args_is_help=True)
+app = typer.Typer(
+    help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, attribution.",
+    no_args_is_help=True,
+)
 console = Console()
 
 
@@ -27,8 +29,10 @@ def _read(path: Path, what: str) -> str:
 
 
 @app.command()
-def validate(case: Path = typer.Argument(..., help="Case or suite folder."),
-             json_out: bool = typer.Option(False, "--json", help="Print problems as JSON.")) -> None:
+def validate(
+    case: Path = typer.Argument(..., help="Case or suite folder."),
+    json_out: bool = typer.Option(False, "--json", help="Print problems as JSON."),
+) -> None:
     """Check ids, weights, hint paths, reference applicability, freezing and reference evidence.
 
     Example: reqbench pace validate examples/pace/cachetools-slru
@@ -57,12 +61,13 @@ def freeze(case: Path = typer.Argument(..., help="Case folder.")) -> None:
 
 
 @app.command()
-def score(case: Path = typer.Argument(..., help="Case folder."),
-          patch: Path = typer.Option(..., "--patch", help="Candidate patch (unified diff)."),
-          judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
-          json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
-          evidence: bool = typer.Option(False, "--evidence", help="Include evidence packages in the JSON.")
-          ) -> None:
+def score(
+    case: Path = typer.Argument(..., help="Case folder."),
+    patch: Path = typer.Option(..., "--patch", help="Candidate patch (unified diff)."),
+    judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    evidence: bool = typer.Option(False, "--evidence", help="Include evidence packages in the JSON."),
+) -> None:
     """Score one candidate patch against a frozen case.
 
     Example: reqbench pace score examples/pace/cachetools-slru --patch my.patch --judge offline --json
@@ -84,10 +89,12 @@ def score(case: Path = typer.Argument(..., help="Case folder."),
 
 
 @app.command()
-def controls(case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches)."),
-             judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
-             json_out: bool = typer.Option(False, "--json", help="Print scores as JSON."),
-             details: bool = typer.Option(False, "--details", help="Include per-control verdicts.")) -> None:
+def controls(
+    case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches)."),
+    judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
+    json_out: bool = typer.Option(False, "--json", help="Print scores as JSON."),
+    details: bool = typer.Option(False, "--details", help="Include per-control verdicts."),
+) -> None:
     """Score the positive and negative controls: reference, empty, unrelated, cross-case, identifier-only.
 
     Example: reqbench pace controls examples/pace/cachetools-slru --json
@@ -111,10 +118,12 @@ def controls(case: Path = typer.Argument(..., help="Case folder (its suite sibli
 
 
 @app.command()
-def evidence(case: Path = typer.Argument(..., help="Case folder."),
-             patch: Path = typer.Option(..., "--patch", help="Candidate patch."),
-             point: str = typer.Option(None, "--point", help="Only this Code Point."),
-             json_out: bool = typer.Option(False, "--json", help="JSON instead of rendered text.")) -> None:
+def evidence(
+    case: Path = typer.Argument(..., help="Case folder."),
+    patch: Path = typer.Option(..., "--patch", help="Candidate patch."),
+    point: str = typer.Option(None, "--point", help="Only this Code Point."),
+    json_out: bool = typer.Option(False, "--json", help="JSON instead of rendered text."),
+) -> None:
     """Show the L1 evidence packages the judge would see.
 
     Example: reqbench pace evidence examples/pace/cachetools-slru --patch ref.patch --point CP05
@@ -138,9 +147,11 @@ def evidence(case: Path = typer.Argument(..., help="Case folder."),
 
 
 @app.command()
-def agreement(judged: Path = typer.Argument(..., help="Judged verdicts (mapping or score results)."),
-              consensus: Path = typer.Argument(..., help="Consensus verdicts, same shapes."),
-              json_out: bool = typer.Option(False, "--json")) -> None:
+def agreement(
+    judged: Path = typer.Argument(..., help="Judged verdicts (mapping or score results)."),
+    consensus: Path = typer.Argument(..., help="Consensus verdicts, same shapes."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
     """Exact agreement, linearly weighted kappa and severe Covered-Missing inversions vs a consensus.
 
     Example: reqbench pace agreement judged.json consensus.json --json
@@ -151,16 +162,20 @@ def agreement(judged: Path = typer.Argument(..., help="Judged verdicts (mapping 
     out = agree(load_record(judged)["verdicts"], load_record(consensus)["verdicts"])
     _print_json(out) if json_out else typer.echo(
         f"n={out['n']} agreement={out['exact_agreement']:.3f} kappa_w={out['weighted_kappa']} "
-        f"severe={out['severe_disagreement']:.3f}")
+        f"severe={out['severe_disagreement']:.3f}"
+    )
 
 
 @app.command()
-def stability(judging: list[Path] = typer.Option(..., "--judging", help="Repeated judging records."),
-              execution: list[Path] = typer.Option(..., "--execution", help="Repeated execution records."),
-              json_out: bool = typer.Option(False, "--json")) -> None:
+def stability(
+    judging: list[Path] = typer.Option(..., "--judging", help="Repeated judging records."),
+    execution: list[Path] = typer.Option(..., "--execution", help="Repeated execution records."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
     """Judging vs execution variation (mean case SD and range, their ratio) and pass@k / pass^k.
 
-    Example: reqbench pace stability --judging j1.json --judging j2.json --execution e1.json --execution e2.json
+    Example: reqbench pace stability --judging j1.json --judging j2.json
+             --execution e1.json --execution e2.json
     """
     from reqbench.protocols.pace.agreement import load_record, repeat_passk
     from reqbench.protocols.pace.agreement import stability as stab
@@ -171,12 +186,15 @@ def stability(judging: list[Path] = typer.Option(..., "--judging", help="Repeate
     out["execution_passk"] = repeat_passk(er)
     _print_json(out) if json_out else typer.echo(
         f"mean case SD: execution {out['execution']['mean_case_sd']:.2f} vs judging "
-        f"{out['judging']['mean_case_sd']:.2f} (ratio {out['sd_ratio']})")
+        f"{out['judging']['mean_case_sd']:.2f} (ratio {out['sd_ratio']})"
+    )
 
 
 @app.command()
-def heatmap(results: list[Path] = typer.Argument(..., help="Score results with attribution (JSON)."),
-            out: Path = typer.Option(Path("pace_heatmap.png"), "--out", help="PNG file.")) -> None:
+def heatmap(
+    results: list[Path] = typer.Argument(..., help="Score results with attribution (JSON)."),
+    out: Path = typer.Option(Path("pace_heatmap.png"), "--out", help="PNG file."),
+) -> None:
     """Draw the symptom x process-signal co-occurrence heatmap of scored cases.
 
     Example: reqbench pace heatmap runs/a.json runs/b.json --out heatmap.png
@@ -192,10 +210,12 @@ def heatmap(results: list[Path] = typer.Argument(..., help="Score results with a
 
 
 @app.command()
-def synthesize(prd: Path = typer.Option(..., "--prd", help="The consolidated PRD (Markdown)."),
-               diff: Path = typer.Option(..., "--diff", help="The accepted reference diff."),
-               out: Path = typer.Option(..., "--out", help="Where to write candidate Code Points (YAML)."),
-               model: str = typer.Option(None, "--model", help="Model name (default: REQBENCH_MODEL).")) -> None:
+def synthesize(
+    prd: Path = typer.Option(..., "--prd", help="The consolidated PRD (Markdown)."),
+    diff: Path = typer.Option(..., "--diff", help="The accepted reference diff."),
+    out: Path = typer.Option(..., "--out", help="Where to write candidate Code Points (YAML)."),
+    model: str = typer.Option(None, "--model", help="Model name (default: REQBENCH_MODEL)."),
+) -> None:
     """Propose candidate Code Points: PRD-only pass, diff-only pass, reconciliation (marked unreviewed).
 
     Example: reqbench pace synthesize --prd prd.md --diff reference.patch --out candidates.yaml

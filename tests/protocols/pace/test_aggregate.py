@@ -48,5 +48,5 @@ def test_complete_delivery_needs_95_and_no_missing() -> None:
 def test_system_summary_is_equal_weight_case_mean_with_standard_error() -> None:
     s = system_summary([100.0, 50.0, 0.0], [True, False, False])
     assert s.mean == pytest.approx(50.0)
-    assert s.se == pytest.approx(50.0 / 3 ** 0.5)
+    assert s.se == pytest.approx(50.0 / 3**0.5)
     assert s.success_rate == pytest.approx(1 / 3)

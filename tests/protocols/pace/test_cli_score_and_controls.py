@@ -6,8 +6,16 @@ from tests.protocols.pace.conftest import BILLFLOW, run_cli
 
 
 def test_reference_patch_scores_complete_with_every_point_covered() -> None:
-    proc = run_cli("pace", "score", str(BILLFLOW), "--patch", str(BILLFLOW / "reference.patch"),
-                   "--judge", "offline", "--json")
+    proc = run_cli(
+        "pace",
+        "score",
+        str(BILLFLOW),
+        "--patch",
+        str(BILLFLOW / "reference.patch"),
+        "--judge",
+        "offline",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["score"] == 100.0 and out["complete"] is True

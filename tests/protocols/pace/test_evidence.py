@@ -22,7 +22,12 @@ def _packages(patch: str) -> dict:
 def test_registration_point_carries_the_subscription_edge_and_labels_base_code() -> None:
     pkg = _packages(load_case(BILLFLOW).reference_patch)["CN11"]
     edges = {(c.kind, c.source, c.target, c.origin) for c in pkg.connections}
-    assert ("registry", "register_all:available[notify_credited]", "outbox.credit_note_issued", "candidate") in edges
+    assert (
+        "registry",
+        "register_all:available[notify_credited]",
+        "outbox.credit_note_issued",
+        "candidate",
+    ) in edges
     assert ("registry", "SUBSCRIPTIONS[credit_note.issued]", "notify_credited", "candidate") in edges
     assert any(i.qname == "register_all" for i in pkg.changed) or "billflow/handlers/__init__.py" in pkg.diffs
     text = pkg.render()
@@ -45,10 +50,16 @@ def test_unrelated_edit_reaches_no_point() -> None:
 
 
 def test_package_structure_exception_needs_a_candidate_modified_init(tmp_path: Path) -> None:
-    point = CodePoint.model_validate({
-        "id": "P", "description": "package", "provenance": "explicit", "weight": 1,
-        "criteria": [{"criterion_id": "P.c1", "text": "package exists"}],
-        "contract": {"strategy": "symbol_exists", "target": "pkg/plugins/__init__.py", "name": "plugins"}})
+    point = CodePoint.model_validate(
+        {
+            "id": "P",
+            "description": "package",
+            "provenance": "explicit",
+            "weight": 1,
+            "criteria": [{"criterion_id": "P.c1", "text": "package exists"}],
+            "contract": {"strategy": "symbol_exists", "target": "pkg/plugins/__init__.py", "name": "plugins"},
+        }
+    )
     (tmp_path / "pkg/plugins").mkdir(parents=True)
     (tmp_path / "pkg/plugins/__init__.py").write_text("")
     assert package_structure_exception(point, ["pkg/plugins/__init__.py"], tmp_path)

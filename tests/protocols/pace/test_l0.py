@@ -32,8 +32,9 @@ def test_present_symbol_defers_because_names_prove_nothing(tmp_path: Path) -> No
     assert r.status == "deferred"
 
 
-@pytest.mark.parametrize("source", ["from .other import *\n", "def __getattr__(name):\n    return 1\n",
-                                    "def f(:\n"])
+@pytest.mark.parametrize(
+    "source", ["from .other import *\n", "def __getattr__(name):\n    return 1\n", "def f(:\n"]
+)
 def test_incomplete_scope_defers_instead_of_rejecting(tmp_path: Path, source: str) -> None:
     tree, idx = _tree(tmp_path, {"pkg/mod.py": source})
     r = check_contract(_c(strategy="symbol_exists", target="pkg/mod.py::Wanted"), tree, idx)
@@ -42,21 +43,37 @@ def test_incomplete_scope_defers_instead_of_rejecting(tmp_path: Path, source: st
 
 def test_delegated_name_bound_by_import_defers(tmp_path: Path) -> None:
     tree, idx = _tree(tmp_path, {"pkg/mod.py": "from pkg.impl import Wanted\n"})
-    assert check_contract(_c(strategy="symbol_exists", target="pkg/mod.py::Wanted"), tree, idx).status == "deferred"
+    assert (
+        check_contract(_c(strategy="symbol_exists", target="pkg/mod.py::Wanted"), tree, idx).status
+        == "deferred"
+    )
 
 
 def test_signature_missing_parameter_is_missing_but_kwargs_is_a_legal_interface(tmp_path: Path) -> None:
     tree, idx = _tree(tmp_path, {"m.py": "def f(a):\n    return a\n\ndef g(a, **kw):\n    return a\n"})
     assert check_contract(_c(strategy="signature", target="m.py::f", params=["a", "b"]), tree, idx).missing
-    assert check_contract(_c(strategy="signature", target="m.py::g", params=["a", "b"]), tree, idx).status == \
-        "deferred"
+    assert (
+        check_contract(_c(strategy="signature", target="m.py::g", params=["a", "b"]), tree, idx).status
+        == "deferred"
+    )
 
 
 def test_export_and_config_contracts(tmp_path: Path) -> None:
-    tree, idx = _tree(tmp_path, {"p/__init__.py": "__all__ = ['A']\n", "q/__init__.py": "__all__ = names()\n",
-                                 "s.toml": "[x]\ny = 3\n"})
+    tree, idx = _tree(
+        tmp_path,
+        {
+            "p/__init__.py": "__all__ = ['A']\n",
+            "q/__init__.py": "__all__ = names()\n",
+            "s.toml": "[x]\ny = 3\n",
+        },
+    )
     assert check_contract(_c(strategy="exported", target="p/__init__.py", name="B"), tree, idx).missing
-    assert check_contract(_c(strategy="exported", target="q/__init__.py", name="B"), tree, idx).status == "deferred"
+    assert (
+        check_contract(_c(strategy="exported", target="q/__init__.py", name="B"), tree, idx).status
+        == "deferred"
+    )
     assert check_contract(_c(strategy="config_value", target="s.toml", key="x.y", value=4), tree, idx).missing
-    assert check_contract(_c(strategy="config_value", target="s.toml", key="x.y", value=3), tree, idx).status == \
-        "deferred"
+    assert (
+        check_contract(_c(strategy="config_value", target="s.toml", key="x.y", value=3), tree, idx).status
+        == "deferred"
+    )

@@ -23,8 +23,15 @@ def case_dir(tmp_path: Path) -> Path:
 
 
 def _entries(req: PointRequest, judgment: str = "covered") -> list[dict[str, Any]]:
-    return [{"criterion_id": c["criterion_id"], "severity": c["severity"], "judgment": judgment,
-             "evidence": "CreditNoteService.issue"} for c in req.criteria]
+    return [
+        {
+            "criterion_id": c["criterion_id"],
+            "severity": c["severity"],
+            "judgment": judgment,
+            "evidence": "CreditNoteService.issue",
+        }
+        for c in req.criteria
+    ]
 
 
 class ScriptedJudge:
@@ -43,12 +50,18 @@ class ScriptedJudge:
 
 def test_checklist_with_an_invented_criterion_is_rejected() -> None:
     point = load_case(BILLFLOW).points[0]
-    good = [{"criterion_id": c.criterion_id, "severity": c.severity.value, "judgment": "covered",
-             "evidence": "x"} for c in point.criteria]
+    good = [
+        {"criterion_id": c.criterion_id, "severity": c.severity.value, "judgment": "covered", "evidence": "x"}
+        for c in point.criteria
+    ]
     validate_checklist(point, {"evidence_checklist": good})
-    for bad in ([*good, {**good[0], "criterion_id": "NEW.c9"}], good[:-1], [*good, good[0]],
-                [{**good[0], "severity": "soft" if good[0]["severity"] == "hard" else "hard"}, *good[1:]],
-                [{**good[0], "evidence": " "}, *good[1:]]):
+    for bad in (
+        [*good, {**good[0], "criterion_id": "NEW.c9"}],
+        good[:-1],
+        [*good, good[0]],
+        [{**good[0], "severity": "soft" if good[0]["severity"] == "hard" else "hard"}, *good[1:]],
+        [{**good[0], "evidence": " "}, *good[1:]],
+    ):
         with pytest.raises(JudgeRejected):
             validate_checklist(point, {"evidence_checklist": bad})
 

@@ -52,8 +52,9 @@ def weighted_kappa_from_matrix(m: np.ndarray, weights: np.ndarray | None = None)
     return (po - pe) / (1.0 - pe)
 
 
-def weighted_kappa(a: Sequence[str], b: Sequence[str], categories: Sequence[str],
-                   weights: np.ndarray | None = None) -> float:
+def weighted_kappa(
+    a: Sequence[str], b: Sequence[str], categories: Sequence[str], weights: np.ndarray | None = None
+) -> float:
     """Weighted Cohen's kappa of two label sequences over ordered `categories` (linear by default)."""
     return weighted_kappa_from_matrix(confusion_matrix(a, b, categories), weights)
 

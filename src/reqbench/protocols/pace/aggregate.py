@@ -85,8 +85,13 @@ class SystemSummary:
     success_rate: float | None
 
     def to_dict(self) -> dict[str, float | int | None]:
-        return {"n_cases": self.n_cases, "n_scored": self.n_scored, "mean": self.mean, "se": self.se,
-                "success_rate": self.success_rate}
+        return {
+            "n_cases": self.n_cases,
+            "n_scored": self.n_scored,
+            "mean": self.mean,
+            "se": self.se,
+            "success_rate": self.success_rate,
+        }
 
 
 def system_summary(scores: Sequence[float | None], complete: Sequence[bool]) -> SystemSummary:

@@ -33,16 +33,24 @@ def load_record(path: Path) -> dict[str, Any]:
     verdicts: dict[tuple[str, str], str] = {}
     scores: dict[str, float | None] = {}
     complete: dict[str, bool] = {}
-    items = data if isinstance(data, list) else [{"case_id": c, "verdicts": v} for c, v in data.items()] \
-        if isinstance(data, dict) and "case_id" not in data else [data]
+    items = (
+        data
+        if isinstance(data, list)
+        else [{"case_id": c, "verdicts": v} for c, v in data.items()]
+        if isinstance(data, dict) and "case_id" not in data
+        else [data]
+    )
     for item in items:
         if not isinstance(item, dict) or "case_id" not in item or not isinstance(item.get("verdicts"), dict):
             raise InputError("each record needs case_id and a verdicts mapping", file=str(path))
         case = str(item["case_id"])
         for point, label in item["verdicts"].items():
             if label not in (*ORDER, "Unresolved"):
-                raise InputError(f"verdict {label!r} is not Covered/Partial/Missing/Unresolved",
-                                 file=str(path), item=f"{case}/{point}")
+                raise InputError(
+                    f"verdict {label!r} is not Covered/Partial/Missing/Unresolved",
+                    file=str(path),
+                    item=f"{case}/{point}",
+                )
             verdicts[(case, str(point))] = label
         if "score" in item:
             scores[case] = item["score"]
@@ -58,16 +66,21 @@ def agreement(judged: dict[tuple[str, str], str], consensus: dict[tuple[str, str
     """
     missing = sorted(k for k in consensus if k not in judged)
     if missing:
-        raise InputError(f"{len(missing)} consensus point(s) not judged, e.g. {missing[0][0]}/{missing[0][1]}")
+        raise InputError(
+            f"{len(missing)} consensus point(s) not judged, e.g. {missing[0][0]}/{missing[0][1]}"
+        )
     keys = sorted(consensus)
     a = [judged[k] for k in keys]
     b = [consensus[k] for k in keys]
     resolved = [(x, y) for x, y in zip(a, b, strict=True) if x in ORDER and y in ORDER]
     ra, rb = [x for x, _ in resolved], [y for _, y in resolved]
-    return {"n": len(keys), "exact_agreement": exact_agreement(a, b),
-            "weighted_kappa": weighted_kappa(ra, rb, ORDER) if resolved else None,
-            "severe_disagreement": severe_disagreement_rate(a, b, "Missing", "Covered"),
-            "unresolved": len(keys) - len(resolved)}
+    return {
+        "n": len(keys),
+        "exact_agreement": exact_agreement(a, b),
+        "weighted_kappa": weighted_kappa(ra, rb, ORDER) if resolved else None,
+        "severe_disagreement": severe_disagreement_rate(a, b, "Missing", "Covered"),
+        "unresolved": len(keys) - len(resolved),
+    }
 
 
 def _case_spread(records: list[dict[str, float | None]]) -> tuple[float, float, int]:
@@ -85,17 +98,31 @@ def _case_spread(records: list[dict[str, float | None]]) -> tuple[float, float, 
     return statistics.fmean(sds), statistics.fmean(ranges), len(sds)
 
 
-def stability(judging: list[dict[str, float | None]], execution: list[dict[str, float | None]]) -> dict[str, Any]:
-    """Mean per-case SD and range for repeated judging vs repeated executions, and execution/judging ratios."""
+def stability(
+    judging: list[dict[str, float | None]], execution: list[dict[str, float | None]]
+) -> dict[str, Any]:
+    """Mean per-case SD and range for repeated judging vs repeated executions, and their ratios
+    (execution / judging)."""
     if len(judging) < 2 or len(execution) < 2:
         raise InputError("stability needs at least two judging records and two execution records")
     j_sd, j_rng, j_n = _case_spread(judging)
     e_sd, e_rng, e_n = _case_spread(execution)
-    return {"judging": {"mean_case_sd": j_sd, "mean_case_range": j_rng, "cases": j_n,
-                        "means": [_mean(r) for r in judging]},
-            "execution": {"mean_case_sd": e_sd, "mean_case_range": e_rng, "cases": e_n,
-                          "means": [_mean(r) for r in execution]},
-            "sd_ratio": e_sd / j_sd if j_sd else None, "range_ratio": e_rng / j_rng if j_rng else None}
+    return {
+        "judging": {
+            "mean_case_sd": j_sd,
+            "mean_case_range": j_rng,
+            "cases": j_n,
+            "means": [_mean(r) for r in judging],
+        },
+        "execution": {
+            "mean_case_sd": e_sd,
+            "mean_case_range": e_rng,
+            "cases": e_n,
+            "means": [_mean(r) for r in execution],
+        },
+        "sd_ratio": e_sd / j_sd if j_sd else None,
+        "range_ratio": e_rng / j_rng if j_rng else None,
+    }
 
 
 def _mean(r: dict[str, float | None]) -> float | None:

@@ -23,14 +23,30 @@ from reqbench.protocols.pace.case import Case
 from reqbench.protocols.pace.models import Verdict
 
 SYMPTOMS = ("contract_mismatch", "integration_gap", "test_delivery_gap", "incomplete_implementation")
-SIGNALS = ("expected_files_never_retrieved", "no_post_edit_verification", "verification_gap",
-           "error_recovery")
+SIGNALS = (
+    "expected_files_never_retrieved",
+    "no_post_edit_verification",
+    "verification_gap",
+    "error_recovery",
+)
 
 _RULES = (
-    ("contract_mismatch", re.compile(r"contract|signature|mismatch|wrong (?:name|target)|not declared|"
-                                     r"lacks required|does not bind|not listed in __all__", re.I)),
-    ("integration_gap", re.compile(r"integrat|registr|register|wiring|wired|subscri|route|reachab|"
-                                   r"not connected|connection|entry point", re.I)),
+    (
+        "contract_mismatch",
+        re.compile(
+            r"contract|signature|mismatch|wrong (?:name|target)|not declared|"
+            r"lacks required|does not bind|not listed in __all__",
+            re.I,
+        ),
+    ),
+    (
+        "integration_gap",
+        re.compile(
+            r"integrat|registr|register|wiring|wired|subscri|route|reachab|"
+            r"not connected|connection|entry point",
+            re.I,
+        ),
+    ),
     ("test_delivery_gap", re.compile(r"\btests?\b|test-delivery|test delivery", re.I)),
 )
 
@@ -54,8 +70,11 @@ def attribute_case(case: Case, result: Any) -> dict[str, Any]:
         loss = weighted_loss(p.verdict, p.weight)
         by_symptom[symptom] += loss
         points.append({"point_id": p.point_id, "verdict": p.verdict.value, "symptom": symptom, "loss": loss})
-    return {"points": points, "loss_by_symptom": by_symptom,
-            "symptoms": sorted({pt["symptom"] for pt in points})}
+    return {
+        "points": points,
+        "loss_by_symptom": by_symptom,
+        "symptoms": sorted({pt["symptom"] for pt in points}),
+    }
 
 
 def _event_text(e: dict[str, Any]) -> str:
@@ -66,8 +85,13 @@ def _is_verification(e: dict[str, Any]) -> bool:
     if e.get("kind") == "test_run":
         return True
     text = str(e.get("command") or e.get("cmd") or "")
-    return e.get("kind") == "command" and bool(re.search(r"pytest|unittest|tox|make (?:test|check)|"
-                                                          r"npm test|go test|mvn|gradle|ruff|mypy", text))
+    return e.get("kind") == "command" and bool(
+        re.search(
+            r"pytest|unittest|tox|make (?:test|check)|"
+            r"npm test|go test|mvn|gradle|ruff|mypy",
+            text,
+        )
+    )
 
 
 def _failed(e: dict[str, Any]) -> bool:
@@ -95,12 +119,19 @@ def process_signals(case: Case, patch: str, trajectory: list[dict[str, Any]]) ->
         signals.append("no_post_edit_verification")
     if checks and _failed(trajectory[checks[-1]]):
         signals.append("verification_gap")
-    failures = [i for i, e in enumerate(trajectory) if e.get("kind") in ("command", "test_run") and _failed(e)]
+    failures = [
+        i for i, e in enumerate(trajectory) if e.get("kind") in ("command", "test_run") and _failed(e)
+    ]
     if failures and failures[0] < len(trajectory) - 1:
         signals.append("error_recovery")
-    return {"available": True, "signals": signals, "expected_files_never_retrieved": never,
-            "edits": len(edits), "verification_commands": len(checks),
-            "post_edit_verifications": len(post)}
+    return {
+        "available": True,
+        "signals": signals,
+        "expected_files_never_retrieved": never,
+        "edits": len(edits),
+        "verification_commands": len(checks),
+        "post_edit_verifications": len(post),
+    }
 
 
 _SNAKE = re.compile(r"^_{0,2}[a-z][a-z0-9_]*_{0,2}$")
@@ -115,9 +146,11 @@ def quality_observations(patch: str) -> dict[str, Any]:
     files = repo.patch_paths(patch)
     return {
         "naming": {"declarations": len(names), "nonconforming": bad},
-        "conventions": {"long_lines": sum(1 for ln in added if len(ln) > 120),
-                        "trailing_whitespace": sum(1 for ln in added if ln != ln.rstrip()),
-                        "print_calls": sum(1 for ln in added if re.search(r"\bprint\(", ln))},
+        "conventions": {
+            "long_lines": sum(1 for ln in added if len(ln) > 120),
+            "trailing_whitespace": sum(1 for ln in added if ln != ln.rstrip()),
+            "print_calls": sum(1 for ln in added if re.search(r"\bprint\(", ln)),
+        },
         "test_delivery": {"test_files": [f for f in files if re.search(r"(^|/)tests?(/|_)|_test\.", f)]},
     }
 

@@ -116,22 +116,34 @@ def load_suite(path: Path) -> tuple[SuiteFile | None, list[Case]]:
 def contract_hash(case: Case) -> str:
     """sha256 over the frozen contract: base, Code Points, PRD text and reference patch text."""
     s = case.spec
-    return sha256_json({
-        "id": s.id, "base": s.base, "base_sha256": s.base_sha256, "language": s.language,
-        "prd_sha256": sha256_text(case.prd), "reference_patch_sha256": sha256_text(case.reference_patch),
-        "code_points": [p.model_dump(mode="json") for p in s.code_points],
-    })
+    return sha256_json(
+        {
+            "id": s.id,
+            "base": s.base,
+            "base_sha256": s.base_sha256,
+            "language": s.language,
+            "prd_sha256": sha256_text(case.prd),
+            "reference_patch_sha256": sha256_text(case.reference_patch),
+            "code_points": [p.model_dump(mode="json") for p in s.code_points],
+        }
+    )
 
 
 def check_frozen(case: Case) -> str:
     """Return the frozen hash, or raise when the case is not frozen or changed since freezing."""
     want = contract_hash(case)
     if case.spec.frozen_hash is None:
-        raise InputError("case is not frozen; run `reqbench pace freeze` before scoring",
-                         file=str(case.dir / CASE_FILE), item=case.id)
+        raise InputError(
+            "case is not frozen; run `reqbench pace freeze` before scoring",
+            file=str(case.dir / CASE_FILE),
+            item=case.id,
+        )
     if case.spec.frozen_hash != want:
-        raise InputError("frozen_hash does not match the contract (edited after freezing?)",
-                         file=str(case.dir / CASE_FILE), item=case.id)
+        raise InputError(
+            "frozen_hash does not match the contract (edited after freezing?)",
+            file=str(case.dir / CASE_FILE),
+            item=case.id,
+        )
     return want
 
 

@@ -46,14 +46,23 @@ def unrelated_patch(case: Case, base: Path) -> str:
     avoid = set(repo.patch_paths(case.reference_patch))
     for p in case.points:
         avoid.update(h.split("::")[0] for h in p.retrieval_hints)
+
     def peripheral(rel: str) -> bool:
         return rel.startswith(("docs/", "doc/", "examples/")) or rel.rsplit("/", 1)[-1] in (
-            "setup.py", "conftest.py", "conf.py")
+            "setup.py",
+            "conftest.py",
+            "conf.py",
+        )
 
     for rel in sorted(iter_files(base), key=lambda r: (peripheral(r), r)):
         name = rel.rsplit("/", 1)[-1]
-        if rel.endswith(".py") and rel not in avoid and not name.startswith("test") and name != "__init__.py" \
-                and not any(rel.startswith(a.rstrip("/") + "/") for a in avoid):
+        if (
+            rel.endswith(".py")
+            and rel not in avoid
+            and not name.startswith("test")
+            and name != "__init__.py"
+            and not any(rel.startswith(a.rstrip("/") + "/") for a in avoid)
+        ):
             old = (base / rel).read_text(encoding="utf-8")
             return repo.text_patch({rel: (old, old.rstrip("\n") + "\n" + _UNRELATED_FN)})
     return ""
@@ -128,17 +137,25 @@ def run_controls(scorer: Scorer, others: list[Case], judge: str = "offline") -> 
     with tempfile.TemporaryDirectory(prefix="pace-ctl-") as tmp:
         ref_tree = repo.candidate_tree(base, case.reference_patch, Path(tmp) / "ref")
         ident = identifier_only_patch(case, base, ref_tree)
-    patches = {"reference": case.reference_patch, "empty": "", "unrelated": unrelated_patch(case, base),
-               "identifier_only": ident}
+    patches = {
+        "reference": case.reference_patch,
+        "empty": "",
+        "unrelated": unrelated_patch(case, base),
+        "identifier_only": ident,
+    }
     judge_obj = scorer.judge(judge)
     details: dict[str, Any] = {}
     out: dict[str, Any] = {}
     for name, patch in patches.items():
         res = scorer.score(patch, judge_obj)
         out[name] = res.score
-        details[name] = {"score": res.score, "complete": res.complete,
-                         "verdicts": {k: v.value for k, v in res.verdicts.items()},
-                         "patch_sha256": res.patch_sha256, "patch_lines": patch.count("\n")}
+        details[name] = {
+            "score": res.score,
+            "complete": res.complete,
+            "verdicts": {k: v.value for k, v in res.verdicts.items()},
+            "patch_sha256": res.patch_sha256,
+            "patch_lines": patch.count("\n"),
+        }
     cross = []
     for other in others:
         if other.id == case.id:
@@ -148,8 +165,12 @@ def run_controls(scorer: Scorer, others: list[Case], judge: str = "offline") -> 
             continue
         res = scorer.score(other.reference_patch, judge_obj)
         cross.append({"from": other.id, "applies": True, "score": res.score})
-    scored = [c["score"] for c in cross if c["score"] is not None]
+    scored = [float(c["score"]) for c in cross if isinstance(c["score"], int | float)]
     out["cross_case"] = sum(scored) / len(scored) if scored else None
     details["cross_case"] = cross
-    return {**{k: out[k] for k in CONTROL_NAMES}, "case_id": case.id, "judge": judge_obj.judge_id,
-            "details": details}
+    return {
+        **{k: out[k] for k in CONTROL_NAMES},
+        "case_id": case.id,
+        "judge": judge_obj.judge_id,
+        "details": details,
+    }

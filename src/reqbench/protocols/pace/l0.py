@@ -60,8 +60,9 @@ def check_contract(contract: SymbolicContract, tree: Path, index: RepoIndex) -> 
     if not present:
         if contract.strategy is ContractStrategy.SYMBOL_EXISTS and symbol is None:
             return _missing(f"required module {path} does not exist", *module_paths)
-        return _missing(f"target file {path} does not exist, so {symbol or contract.name} cannot be there",
-                        *module_paths)
+        return _missing(
+            f"target file {path} does not exist, so {symbol or contract.name} cannot be there", *module_paths
+        )
     rel = present[0]
     facts = index.files.get(rel)
     if facts is None:
@@ -82,11 +83,16 @@ def check_contract(contract: SymbolicContract, tree: Path, index: RepoIndex) -> 
     if symbol is None:
         return _defer(f"{rel} exists; package structure is settled by L1", rel)
     matches = [d for d in facts.decls if d.qname == symbol]
-    aliased = [b for b in facts.bindings if b.kind.value in ("import", "assignment")
-               and b.source.rsplit(".", 1)[-1] == symbol.rsplit(".", 1)[-1]]
+    aliased = [
+        b
+        for b in facts.bindings
+        if b.kind.value in ("import", "assignment")
+        and b.source.rsplit(".", 1)[-1] == symbol.rsplit(".", 1)[-1]
+    ]
     if not matches:
-        if aliased or any(b.target.rsplit(".", 1)[-1] == symbol for b in facts.bindings
-                          if b.kind.value == "import"):
+        if aliased or any(
+            b.target.rsplit(".", 1)[-1] == symbol for b in facts.bindings if b.kind.value == "import"
+        ):
             return _defer(f"{symbol} is bound by import/assignment in {rel} (delegation)", rel)
         return _missing(f"{symbol} is not declared in {rel}", rel)
     if contract.strategy is ContractStrategy.SYMBOL_EXISTS:

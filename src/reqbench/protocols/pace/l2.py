@@ -39,13 +39,20 @@ class PointRequest:
     package: EvidencePackage | None = field(default=None, repr=False)
     """The structured package (the offline heuristic reads it; model judges read `evidence_text`)."""
     allowed_alternatives: list[str] = field(default_factory=list)
+    feedback: str = ""
+    """Why the previous answer was rejected (set on a retry, so a cached bad answer is not replayed)."""
 
     def public(self) -> dict[str, Any]:
         """The JSON a model judge is given (no weights, no reference)."""
-        return {"description": self.description, "frozen_criteria": self.criteria,
-                "allowed_alternatives": self.allowed_alternatives,
-                "candidate_evidence": self.evidence_text, "connection_inventory": self.connection_inventory,
-                "inspected_scope": self.inspected_scope, "evidence_omissions": self.evidence_omissions}
+        return {
+            "description": self.description,
+            "frozen_criteria": self.criteria,
+            "allowed_alternatives": self.allowed_alternatives,
+            "candidate_evidence": self.evidence_text,
+            "connection_inventory": self.connection_inventory,
+            "inspected_scope": self.inspected_scope,
+            "evidence_omissions": self.evidence_omissions,
+        }
 
 
 class PointJudge(Protocol):
@@ -60,12 +67,26 @@ def build_request(case_id: str, point: CodePoint, pkg: EvidencePackage, round_: 
     from dataclasses import asdict
 
     return PointRequest(
-        case_id=case_id, point_id=point.id, description=point.description,
-        criteria=[{"criterion_id": c.criterion_id, "text": c.text, "polarity": c.polarity.value,
-                   "severity": c.severity.value} for c in point.criteria],
-        evidence_text=pkg.render(), connection_inventory=[asdict(c) for c in pkg.connections],
-        inspected_scope=pkg.inspected_scope, evidence_omissions=pkg.omissions, round=round_, package=pkg,
-        allowed_alternatives=list(point.allowed_alternatives))
+        case_id=case_id,
+        point_id=point.id,
+        description=point.description,
+        criteria=[
+            {
+                "criterion_id": c.criterion_id,
+                "text": c.text,
+                "polarity": c.polarity.value,
+                "severity": c.severity.value,
+            }
+            for c in point.criteria
+        ],
+        evidence_text=pkg.render(),
+        connection_inventory=[asdict(c) for c in pkg.connections],
+        inspected_scope=pkg.inspected_scope,
+        evidence_omissions=pkg.omissions,
+        round=round_,
+        package=pkg,
+        allowed_alternatives=list(point.allowed_alternatives),
+    )
 
 
 def validate_checklist(point: CodePoint, raw: str | dict[str, Any]) -> Checklist:
@@ -78,7 +99,9 @@ def validate_checklist(point: CodePoint, raw: str | dict[str, Any]) -> Checklist
     try:
         checklist = Checklist.model_validate(raw)
     except ValidationError as exc:
-        raise JudgeRejected(f"{point.id}: answer breaks the checklist schema: {exc.errors()[0]['msg']}") from exc
+        raise JudgeRejected(
+            f"{point.id}: answer breaks the checklist schema: {exc.errors()[0]['msg']}"
+        ) from exc
     frozen = {c.criterion_id: c for c in point.criteria}
     seen: set[str] = set()
     for entry in checklist.evidence_checklist:
@@ -113,6 +136,7 @@ def _ask(judge: PointJudge, point: CodePoint, request: PointRequest) -> Checklis
             return validate_checklist(point, judge.judge_point(request))
         except JudgeRejected as exc:
             last = exc
+            request.feedback = str(exc)
     raise JudgePending(f"{point.id}: no valid checklist after {ATTEMPTS} attempts: {last}")
 
 
@@ -125,8 +149,9 @@ class L2Outcome:
     detail: str = ""
 
 
-def judge_point(case_id: str, point: CodePoint, pkg: EvidencePackage, localizer: Localizer,
-                judge: PointJudge) -> L2Outcome:
+def judge_point(
+    case_id: str, point: CodePoint, pkg: EvidencePackage, localizer: Localizer, judge: PointJudge
+) -> L2Outcome:
     """Judge one point: checklist, at most one targeted expansion, deterministic folding."""
     try:
         checklist = _ask(judge, point, build_request(case_id, point, pkg, 0))
@@ -138,8 +163,13 @@ def judge_point(case_id: str, point: CodePoint, pkg: EvidencePackage, localizer:
     except JudgePending as exc:
         return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}")
     if checklist.missing_evidence:
-        return L2Outcome(Verdict.UNRESOLVED, checklist, rounds, list(checklist.missing_evidence),
-                         "evidence still missing after the single targeted expansion")
+        return L2Outcome(
+            Verdict.UNRESOLVED,
+            checklist,
+            rounds,
+            list(checklist.missing_evidence),
+            "evidence still missing after the single targeted expansion",
+        )
     severity = {c.criterion_id: c.severity for c in point.criteria}
     verdict = fold_point((e.judgment, severity[e.criterion_id]) for e in checklist.evidence_checklist)
     return L2Outcome(verdict, checklist, rounds, [])

@@ -35,7 +35,9 @@ def chat(messages: Sequence[Mapping[str, Any]], model: str, max_tokens: int = 81
         return _plain_chat(messages, model, max_tokens)
     client = ChatClient(LLMConfig.from_env())
     try:
-        return client.complete(messages, model=model, temperature=0.0, seed=SEED, max_tokens=max_tokens).content
+        return client.complete(
+            messages, model=model, temperature=0.0, seed=SEED, max_tokens=max_tokens
+        ).content
     finally:
         client.close()
 
@@ -45,9 +47,18 @@ def _plain_chat(messages: Sequence[Mapping[str, Any]], model: str, max_tokens: i
     if not base:
         raise InputError("no model endpoint: set REQBENCH_BASE_URL (or OPENAI_BASE_URL)", item="model")
     key = os.environ.get("REQBENCH_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
-    body = {"model": model.split("/", 1)[-1], "messages": [dict(m) for m in messages], "temperature": 0.0,
-            "seed": SEED, "max_tokens": max_tokens}
-    resp = httpx.post(base.rstrip("/") + "/chat/completions", json=body, timeout=600,
-                      headers={"Authorization": f"Bearer {key}"} if key else {})
+    body = {
+        "model": model.split("/", 1)[-1],
+        "messages": [dict(m) for m in messages],
+        "temperature": 0.0,
+        "seed": SEED,
+        "max_tokens": max_tokens,
+    }
+    resp = httpx.post(
+        base.rstrip("/") + "/chat/completions",
+        json=body,
+        timeout=600,
+        headers={"Authorization": f"Bearer {key}"} if key else {},
+    )
     resp.raise_for_status()
     return str(resp.json()["choices"][0]["message"]["content"])

@@ -102,13 +102,17 @@ class CodePoint(BaseModel):
     provenance: Provenance = Field(description="explicit | derived | implicit.")
     retrieval_hints: list[str] = Field(
         default_factory=list,
-        description="Seeds for L1: `path`, `path::Symbol` or a bare symbol. Guide retrieval, never mandate.")
-    allowed_alternatives: list[str] = Field(default_factory=list,
-                                            description="Equivalent implementations the judge must accept.")
+        description="Seeds for L1: `path`, `path::Symbol` or a bare symbol. Guide retrieval, never mandate.",
+    )
+    allowed_alternatives: list[str] = Field(
+        default_factory=list, description="Equivalent implementations the judge must accept."
+    )
     contract: SymbolicContract | None = Field(None, description="Structural contract for L0, or null.")
     weight: float = Field(gt=0, description="Frozen weight (verifiability x business importance).")
-    kind: str = Field("behavior", description="Free label: behavior | integration | registration | test | "
-                                              "structure | configuration.")
+    kind: str = Field(
+        "behavior",
+        description="Free label: behavior | integration | registration | test | structure | configuration.",
+    )
 
 
 class CaseFile(BaseModel):
@@ -119,15 +123,20 @@ class CaseFile(BaseModel):
     protocol: str = Field(description="Always `pace`; marks the folder as a PACE case.")
     id: str = Field(description="Case id, unique within the suite.")
     title: str = Field("", description="Short human title.")
-    base: str = Field(description="Base repository source: `dir:PATH` (relative to the case), "
-                                  "`pypi:NAME==VERSION`, `git:URL@REV`, `archive:PATH`.")
+    base: str = Field(
+        description="Base repository source: `dir:PATH` (relative to the case), "
+        "`pypi:NAME==VERSION`, `git:URL@REV`, `archive:PATH`."
+    )
     base_sha256: str | None = Field(None, description="Expected sha256 of the pypi sdist / archive.")
     prd: str = Field("prd.md", description="PRD file name inside the case folder.")
     reference_patch: str = Field("reference.patch", description="Reference patch file name.")
     language: str = Field("python", description="Primary language of the base repository.")
     code_points: list[CodePoint] = Field(description="The frozen Code Points.")
-    frozen_hash: str | None = Field(None, description="sha256 of the frozen contract (`reqbench pace freeze`);"
-                                                      " scoring refuses a case whose hash does not match.")
+    frozen_hash: str | None = Field(
+        None,
+        description="sha256 of the frozen contract (`reqbench pace freeze`);"
+        " scoring refuses a case whose hash does not match.",
+    )
 
 
 class SuiteFile(BaseModel):
@@ -159,5 +168,6 @@ class Checklist(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     evidence_checklist: list[CriterionJudgment] = Field(description="One entry per frozen criterion.")
-    missing_evidence: list[str] = Field(default_factory=list,
-                                        description="owner::method or dependency the judge could not see.")
+    missing_evidence: list[str] = Field(
+        default_factory=list, description="owner::method or dependency the judge could not see."
+    )

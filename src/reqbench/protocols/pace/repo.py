@@ -11,62 +11,40 @@ from __future__ import annotations
 import difflib
 import re
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
-from reqbench.core.errors import InputError
+from reqbench.core.workspace import PatchApplyError, RepoSource, apply_patch, diff_trees
 from reqbench.protocols.pace.l1.callgraph import SKIP_DIRS
 
-try:  # the shared workspace layer (dir | git | archive | pypi sources, patch application)
-    from reqbench.core.workspace import PatchApplyError, RepoSource, apply_patch, materialize
-except ImportError:  # pragma: no cover - exercised only before the shared layer exists
-    from reqbench.protocols.pace._workspace_fallback import (  # type: ignore[assignment]
-        PatchApplyError,
-        RepoSource,
-        apply_patch,
-        materialize,
-    )
-
-__all__ = ["PatchApplyError", "base_tree", "candidate_tree", "changed_files", "file_diffs", "make_patch",
-           "patch_applies", "patch_paths"]
+__all__ = [
+    "PatchApplyError",
+    "base_tree",
+    "candidate_tree",
+    "changed_files",
+    "file_diffs",
+    "make_patch",
+    "patch_applies",
+    "patch_paths",
+]
 
 _DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)\s*$")
 
 
-def base_tree(base: str, case_dir: Path, cache_root: Path) -> Path:
-    """Materialise the case's base once under `cache_root` (keyed by the source string) and return it."""
-    key = re.sub(r"[^A-Za-z0-9_.=-]+", "_", base)[:120]
-    dest = cache_root / "bases" / key
-    if (dest / ".pace_base_ok").exists():
-        return dest
+def base_tree(base: str, case_dir: Path, sha256: str | None = None) -> Path:
+    """The pristine base tree of a case (read-only; pypi/archive sources are fetched and cached once,
+    hash-checked by `core.workspace`). Relative ``dir:``/``archive:`` paths resolve against the case."""
     spec = base
-    if base.startswith(("dir:", "archive:")):
-        kind, _, rel = base.partition(":")
-        p = Path(rel)
-        spec = f"{kind}:{p if p.is_absolute() else (case_dir / p).resolve()}"
-    try:
-        source = RepoSource.parse(spec)
-    except ValueError as exc:
-        raise InputError(f"base source cannot be parsed: {exc}", file=str(case_dir / "case.yaml")) from exc
-    tmp = Path(tempfile.mkdtemp(prefix=".base-", dir=_mk(cache_root / "bases")))
-    ws = materialize(source, tmp / "tree")
-    shutil.move(str(Path(ws.path)), str(dest)) if not dest.exists() else None
-    shutil.rmtree(tmp, ignore_errors=True)
-    (dest / ".pace_base_ok").write_text(base + "\n", encoding="utf-8")
-    return dest
-
-
-def _mk(p: Path) -> Path:
-    p.mkdir(parents=True, exist_ok=True)
-    return p
+    if sha256 and base.startswith(("pypi:", "archive:")) and "#sha256=" not in base:
+        spec = f"{base}#sha256={sha256}"
+    return RepoSource.parse(spec, case_dir).baseline()
 
 
 def candidate_tree(base: Path, patch_text: str, dest: Path) -> Path:
     """Copy `base` to `dest` and apply `patch_text` (raises `PatchApplyError` when it does not apply)."""
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(base, dest, ignore=shutil.ignore_patterns(".pace_base_ok", *SKIP_DIRS))
+    shutil.copytree(base, dest, ignore=shutil.ignore_patterns(*SKIP_DIRS))
     if patch_text.strip():
         apply_patch(dest, patch_text)
     return dest
@@ -124,16 +102,8 @@ def _read(p: Path) -> list[str]:
 
 
 def make_patch(base: Path, new: Path) -> str:
-    """A git-style patch turning tree `base` into tree `new` (``git diff --no-index``, a/ b/ prefixes)."""
-    with tempfile.TemporaryDirectory(prefix="pace-mkpatch-") as tmp:
-        t = Path(tmp)
-        shutil.copytree(base, t / "a", ignore=shutil.ignore_patterns(".pace_base_ok", *SKIP_DIRS))
-        shutil.copytree(new, t / "b", ignore=shutil.ignore_patterns(".pace_base_ok", *SKIP_DIRS))
-        proc = subprocess.run(["git", "diff", "--no-index", "--no-color", "--binary", "a", "b"], cwd=t,
-                              capture_output=True, text=True)
-        if proc.returncode not in (0, 1):
-            raise RuntimeError(f"git diff failed: {proc.stderr.strip()}")
-        return proc.stdout
+    """A git-style patch turning tree `base` into tree `new`."""
+    return diff_trees(base, new)
 
 
 def text_patch(files: dict[str, tuple[str | None, str]]) -> str:
@@ -146,7 +116,9 @@ def text_patch(files: dict[str, tuple[str | None, str]]) -> str:
             continue
         if b and not b[-1].endswith("\n"):
             b[-1] += "\n"
-        body = "".join(difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{rel}", f"b/{rel}", n=3))
+        body = "".join(
+            difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{rel}", f"b/{rel}", n=3)
+        )
         header = f"diff --git a/{rel} b/{rel}\n" + ("new file mode 100644\n" if old is None else "")
         if not body and old is None:
             out.append(header)

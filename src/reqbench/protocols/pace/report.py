@@ -36,11 +36,15 @@ def heatmap_png(cases: list[dict[str, Any]], path: Path, title: str = "symptom x
 
 def render_case(result: dict[str, Any]) -> str:
     """A human summary of one scored case (`reqbench pace score` without --json)."""
-    lines = [f"case {result['case_id']}: score {_fmt(result['score'])}, complete {result['complete']}, "
-             f"judge {result['judge']}"]
+    lines = [
+        f"case {result['case_id']}: score {_fmt(result['score'])}, complete {result['complete']}, "
+        f"judge {result['judge']}"
+    ]
     for p in result["points"]:
-        lines.append(f"  {p['point_id']:<8} {p['verdict']:<10} w={p['weight']:<5g} {p['stage']}  "
-                     f"{(p['reasoning'] or '')[:100]}")
+        lines.append(
+            f"  {p['point_id']:<8} {p['verdict']:<10} w={p['weight']:<5g} {p['stage']}  "
+            f"{(p['reasoning'] or '')[:100]}"
+        )
     if result.get("unresolved"):
         lines.append(f"  unresolved (score blocked): {', '.join(result['unresolved'])}")
     return "\n".join(lines)

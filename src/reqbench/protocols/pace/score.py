@@ -8,6 +8,7 @@ what `reqbench pace score --json` prints. A patch that does not apply to the exa
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -17,19 +18,27 @@ from typing import Any
 from reqbench.core.hashing import sha256_text
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import case_score, is_complete
-from reqbench.protocols.pace.case import Case, check_frozen
+from reqbench.protocols.pace.case import Case, check_frozen, contract_hash
 from reqbench.protocols.pace.judges import make_point_judge
 from reqbench.protocols.pace.l0 import check_contract
-from reqbench.protocols.pace.l1.callgraph import RepoIndex
+from reqbench.protocols.pace.l1.callgraph import RepoIndex, iter_files
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer, package_structure_exception
 from reqbench.protocols.pace.l2 import PointJudge, judge_point
 from reqbench.protocols.pace.models import Verdict
 
+_BASE_INDEXES: dict[tuple[str, str], RepoIndex] = {}
+_REFERENCES: dict[tuple[str, str, str, str], dict[str, EvidencePackage]] = {}
+"""Per-process caches: a base tree is immutable while its signature holds; the reference evidence of a
+frozen contract is a pure function of contract and base."""
 
-def default_cache() -> Path:
-    import os
 
-    return Path(os.environ.get("REQBENCH_CACHE", Path.home() / ".cache" / "reqbench")) / "pace"
+def _tree_signature(root: Path) -> str:
+    """Cheap identity of the indexed files of a tree (path, size, mtime)."""
+    h = hashlib.sha256()
+    for rel in iter_files(root):
+        st = (root / rel).stat()
+        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
 
 
 @dataclass
@@ -59,10 +68,19 @@ class PointResult:
         return "; ".join(parts) or self.detail
 
     def to_dict(self, with_evidence: bool = False) -> dict[str, Any]:
-        d = {"point_id": self.point_id, "verdict": self.verdict.value, "weight": self.weight,
-             "stage": self.stage, "l0": self.l0, "checklist": self.checklist, "rounds": self.rounds,
-             "unresolved_evidence": self.unresolved_evidence, "detail": self.detail,
-             "reasoning": self.reasoning, "evidence_tokens": self.evidence_tokens}
+        d = {
+            "point_id": self.point_id,
+            "verdict": self.verdict.value,
+            "weight": self.weight,
+            "stage": self.stage,
+            "l0": self.l0,
+            "checklist": self.checklist,
+            "rounds": self.rounds,
+            "unresolved_evidence": self.unresolved_evidence,
+            "detail": self.detail,
+            "reasoning": self.reasoning,
+            "evidence_tokens": self.evidence_tokens,
+        }
         if with_evidence:
             d["evidence"] = self.evidence
         return d
@@ -83,18 +101,23 @@ class CaseResult:
         return {p.point_id: p.verdict for p in self.points}
 
     def to_dict(self, with_evidence: bool = False) -> dict[str, Any]:
-        return {"case_id": self.case_id, "score": self.score, "complete": self.complete,
-                "verdicts": {k: v.value for k, v in self.verdicts.items()},
-                "unresolved": [p.point_id for p in self.points if p.verdict is Verdict.UNRESOLVED],
-                "frozen_hash": self.frozen_hash, "patch_sha256": self.patch_sha256, "judge": self.judge_id,
-                "points": [p.to_dict(with_evidence) for p in self.points]}
+        return {
+            "case_id": self.case_id,
+            "score": self.score,
+            "complete": self.complete,
+            "verdicts": {k: v.value for k, v in self.verdicts.items()},
+            "unresolved": [p.point_id for p in self.points if p.verdict is Verdict.UNRESOLVED],
+            "frozen_hash": self.frozen_hash,
+            "patch_sha256": self.patch_sha256,
+            "judge": self.judge_id,
+            "points": [p.to_dict(with_evidence) for p in self.points],
+        }
 
 
 class Scorer:
-    def __init__(self, case: Case, cache_root: Path | None = None, require_frozen: bool = True) -> None:
+    def __init__(self, case: Case, require_frozen: bool = True) -> None:
         self.case = case
         self.frozen_hash = check_frozen(case) if require_frozen else (case.spec.frozen_hash or "")
-        self.cache_root = Path(cache_root) if cache_root else default_cache()
         self._base: Path | None = None
         self._base_index: RepoIndex | None = None
         self._reference: dict[str, EvidencePackage] | None = None
@@ -102,13 +125,16 @@ class Scorer:
     @property
     def base(self) -> Path:
         if self._base is None:
-            self._base = repo.base_tree(self.case.spec.base, self.case.dir, self.cache_root)
+            self._base = repo.base_tree(self.case.spec.base, self.case.dir, self.case.spec.base_sha256)
         return self._base
 
     @property
     def base_index(self) -> RepoIndex:
         if self._base_index is None:
-            self._base_index = RepoIndex.build(self.base)
+            key = (str(self.base), _tree_signature(self.base))
+            if key not in _BASE_INDEXES:
+                _BASE_INDEXES[key] = RepoIndex.build(self.base)
+            self._base_index = _BASE_INDEXES[key]
         return self._base_index
 
     def localize(self, patch_text: str, tree: Path) -> Localizer:
@@ -121,16 +147,20 @@ class Scorer:
 
     def reference_packages(self) -> dict[str, EvidencePackage]:
         if self._reference is None:
-            with tempfile.TemporaryDirectory(prefix="pace-ref-") as tmp:
-                loc = self.localize(self.case.reference_patch, Path(tmp) / "tree")
-                self._reference = {p.id: loc.package(p) for p in self.case.points}
+            key = (str(self.case.dir), contract_hash(self.case), str(self.base), _tree_signature(self.base))
+            if key not in _REFERENCES:
+                with tempfile.TemporaryDirectory(prefix="pace-ref-") as tmp:
+                    loc = self.localize(self.case.reference_patch, Path(tmp) / "tree")
+                    _REFERENCES[key] = {p.id: loc.package(p) for p in self.case.points}
+            self._reference = _REFERENCES[key]
         return self._reference
 
     def judge(self, spec: str) -> PointJudge:
         return make_point_judge(spec, self.reference_packages)
 
-    def score(self, patch_text: str, judge: PointJudge | str = "offline",
-              with_evidence: bool = False) -> CaseResult:
+    def score(
+        self, patch_text: str, judge: PointJudge | str = "offline", with_evidence: bool = False
+    ) -> CaseResult:
         if isinstance(judge, str):
             judge = self.judge(judge)
         tmp = Path(tempfile.mkdtemp(prefix="pace-cand-"))
@@ -142,24 +172,49 @@ class Scorer:
             shutil.rmtree(tmp, ignore_errors=True)
         verdicts = {p.point_id: p.verdict for p in points}
         score = case_score(verdicts, self.case.weights)
-        return CaseResult(self.case.id, self.frozen_hash, sha256_text(patch_text), judge.judge_id, score,
-                          is_complete(score, verdicts), points)
+        return CaseResult(
+            self.case.id,
+            self.frozen_hash,
+            sha256_text(patch_text),
+            judge.judge_id,
+            score,
+            is_complete(score, verdicts),
+            points,
+        )
 
-    def _point(self, point: Any, loc: Localizer, tree: Path, judge: PointJudge,
-               with_evidence: bool) -> PointResult:
+    def _point(
+        self, point: Any, loc: Localizer, tree: Path, judge: PointJudge, with_evidence: bool
+    ) -> PointResult:
         if point.contract is not None:
             l0 = check_contract(point.contract, tree, loc.cand)
             if l0.missing:
-                return PointResult(point.id, Verdict.MISSING, point.weight, "L0", l0.to_dict(), detail=l0.reason)
+                return PointResult(
+                    point.id, Verdict.MISSING, point.weight, "L0", l0.to_dict(), detail=l0.reason
+                )
         else:
             l0 = None
         l0d = l0.to_dict() if l0 else None
         if package_structure_exception(point, loc.changed_paths, tree):
-            return PointResult(point.id, Verdict.COVERED, point.weight, "L1", l0d,
-                               detail="package-structure contract: candidate-modified __init__.py")
+            return PointResult(
+                point.id,
+                Verdict.COVERED,
+                point.weight,
+                "L1",
+                l0d,
+                detail="package-structure contract: candidate-modified __init__.py",
+            )
         pkg = loc.package(point)
         out = judge_point(self.case.id, point, pkg, loc, judge)
-        return PointResult(point.id, out.verdict, point.weight, "L2", l0d,
-                           out.checklist.model_dump(mode="json") if out.checklist else None, out.rounds,
-                           out.unresolved_evidence, out.detail, len(pkg.render()) // 4,
-                           pkg.to_dict() if with_evidence else None)
+        return PointResult(
+            point.id,
+            out.verdict,
+            point.weight,
+            "L2",
+            l0d,
+            out.checklist.model_dump(mode="json") if out.checklist else None,
+            out.rounds,
+            out.unresolved_evidence,
+            out.detail,
+            len(pkg.render()) // 4,
+            pkg.to_dict() if with_evidence else None,
+        )

@@ -47,9 +47,13 @@ Answer with JSON only: {"code_points": [{"id": "CP01", "description": "...", "pr
 
 
 def _ask(system: str, payload: dict[str, Any], model: str, what: str) -> dict[str, Any]:
-    text = chat([{"role": "system", "content": system},
-                 {"role": "user", "content": "DATA\n" + json.dumps(payload, ensure_ascii=False, indent=1)}],
-                model)
+    text = chat(
+        [
+            {"role": "system", "content": system},
+            {"role": "user", "content": "DATA\n" + json.dumps(payload, ensure_ascii=False, indent=1)},
+        ],
+        model,
+    )
     try:
         data = json.loads(_strip_fences(text))
     except json.JSONDecodeError as exc:
@@ -64,14 +68,29 @@ def synthesize(prd: str, diff: str, out: Path, model: str | None = None) -> Path
     name = resolve_model(model)
     req_view = _ask(PRD_PASS, {"prd": prd}, name, "PRD-only pass")
     impl_view = _ask(DIFF_PASS, {"file_diffs": diff}, name, "diff-only pass")
-    merged = _ask(RECONCILE, {"requirement_view": req_view, "implementation_view": impl_view,
-                              "requirement_summary": prd[:2000], "changed_file_list": patch_paths(diff)},
-                  name, "reconciliation")
+    merged = _ask(
+        RECONCILE,
+        {
+            "requirement_view": req_view,
+            "implementation_view": impl_view,
+            "requirement_summary": prd[:2000],
+            "changed_file_list": patch_paths(diff),
+        },
+        name,
+        "reconciliation",
+    )
     points = merged.get("code_points")
     if not isinstance(points, list) or not points:
         raise InputError("reconciliation returned no code_points", item="reconciliation")
-    doc = {"reviewed": False, "model": name, "prd_sha256": sha256_text(prd), "diff_sha256": sha256_text(diff),
-           "note": "Candidate Code Points for expert review; edit, then copy into case.yaml and freeze.",
-           "requirement_view": req_view, "implementation_view": impl_view, "code_points": points}
+    doc = {
+        "reviewed": False,
+        "model": name,
+        "prd_sha256": sha256_text(prd),
+        "diff_sha256": sha256_text(diff),
+        "note": "Candidate Code Points for expert review; edit, then copy into case.yaml and freeze.",
+        "requirement_view": req_view,
+        "implementation_view": impl_view,
+        "code_points": points,
+    }
     atomic_write_text(Path(out), yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     return Path(out)

@@ -18,7 +18,7 @@ from reqbench.protocols.pace.case import CASE_FILE, Case, contract_hash, load_ca
 from reqbench.protocols.pace.l0 import split_target
 
 
-def validate_path(path: Path, cache_root: Path | None = None, deep: bool = True) -> list[str]:
+def validate_path(path: Path, deep: bool = True) -> list[str]:
     """Problems of a suite or a single case folder; [] when valid."""
     try:
         _suite, cases = load_suite(path)
@@ -30,11 +30,11 @@ def validate_path(path: Path, cache_root: Path | None = None, deep: bool = True)
         if case.id in seen:
             problems.append(f"{case.dir / CASE_FILE}: {case.id}: case id used twice in the suite")
         seen.add(case.id)
-        problems += validate_case(case, cache_root, deep)
+        problems += validate_case(case, deep)
     return problems
 
 
-def validate_case(case: Case | Path, cache_root: Path | None = None, deep: bool = True) -> list[str]:
+def validate_case(case: Case | Path, deep: bool = True) -> list[str]:
     if not isinstance(case, Case):
         try:
             case = load_case(case)
@@ -65,14 +65,14 @@ def validate_case(case: Case | Path, cache_root: Path | None = None, deep: bool 
     elif case.spec.frozen_hash != contract_hash(case):
         out.append(f"{file}: frozen_hash: does not match the contract (edited after freezing)")
     if deep and not out:
-        out += _against_base(case, file, cache_root)
+        out += _against_base(case, file)
     return out
 
 
-def _against_base(case: Case, file: str, cache_root: Path | None) -> list[str]:
+def _against_base(case: Case, file: str) -> list[str]:
     from reqbench.protocols.pace.score import Scorer
 
-    scorer = Scorer(case, cache_root, require_frozen=False)
+    scorer = Scorer(case, require_frozen=False)
     try:
         base = scorer.base
     except (ReqbenchError, OSError, ValueError) as exc:
@@ -90,11 +90,16 @@ def _against_base(case: Case, file: str, cache_root: Path | None) -> list[str]:
                 targets.append((p.contract.target, "contract target"))
             for hint, what in targets:
                 path, _sym = split_target(hint)
-                looks_like_path = "/" in path or path.endswith((".py", ".toml", ".yaml", ".yml", ".rst", ".md"))
-                if looks_like_path and not ((base / path).exists() or (ref_tree / path).exists()
-                                            or path in created):
-                    out.append(f"{file}: {p.id}: {what} {hint!r} names a path that is neither in the base "
-                               "nor created by the reference patch")
+                looks_like_path = "/" in path or path.endswith(
+                    (".py", ".toml", ".yaml", ".yml", ".rst", ".md")
+                )
+                if looks_like_path and not (
+                    (base / path).exists() or (ref_tree / path).exists() or path in created
+                ):
+                    out.append(
+                        f"{file}: {p.id}: {what} {hint!r} names a path that is neither in the base "
+                        "nor created by the reference patch"
+                    )
     if not out:
         for pid, pkg in scorer.reference_packages().items():
             if not (pkg.changed or pkg.diffs or pkg.connections):

@@ -37,5 +37,8 @@ class Store:
         except KeyError:
             raise NotFound(f"invoice {invoice_id} not found") from None
 
+    def all_invoices(self) -> list[Invoice]:
+        return list(self._invoices.values())
+
     def invoices_for(self, customer_id: int) -> list[Invoice]:
         return [inv for inv in self._invoices.values() if inv.customer_id == customer_id]

@@ -46,8 +46,15 @@ class LLMPointJudge:
     def messages(self, request: PointRequest) -> list[dict[str, str]]:
         data = request.public()
         evidence = data.pop("candidate_evidence")
-        user = ("Judge the frozen criteria below against the candidate evidence.\n\nDATA\n"
-                + json.dumps(data, ensure_ascii=False, indent=1) + "\n\ncandidate_evidence:\n" + evidence)
+        user = (
+            "Judge the frozen criteria below against the candidate evidence.\n\nDATA\n"
+            + json.dumps(data, ensure_ascii=False, indent=1)
+            + "\n\ncandidate_evidence:\n"
+            + evidence
+        )
+        if request.feedback:
+            user += ("\n\nYour previous answer was rejected by the evaluator: " + request.feedback
+                     + "\nAnswer again, judging exactly the frozen criteria.")
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def judge_point(self, request: PointRequest) -> str:

@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 
+from reqbench.protocols.pace.l1.callgraph import last_segment
 from reqbench.protocols.pace.l1.evidence import EvidencePackage
 from reqbench.protocols.pace.l2 import PointRequest
 
@@ -29,9 +30,36 @@ PARTIAL_AT = 0.4
 _TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|"[^"\n]*"|'[^'\n]*'|==|!=|<=|>=|[-+*/%<>]""")
 _HEADER = re.compile(r"^\s*(?:async\s+def|def|class)\s|^\s*@")
 _WORD = re.compile(r"[a-z]{4,}")
-_STOP = {"must", "should", "with", "that", "this", "when", "from", "into", "than", "each", "have", "does",
-         "their", "every", "only", "same", "which", "where", "will", "been", "also", "self", "none", "true",
-         "false", "return", "value", "values"}
+_STOP = {
+    "must",
+    "should",
+    "with",
+    "that",
+    "this",
+    "when",
+    "from",
+    "into",
+    "than",
+    "each",
+    "have",
+    "does",
+    "their",
+    "every",
+    "only",
+    "same",
+    "which",
+    "where",
+    "will",
+    "been",
+    "also",
+    "self",
+    "none",
+    "true",
+    "false",
+    "return",
+    "value",
+    "values",
+}
 
 
 def _subwords(text: str) -> set[str]:
@@ -39,10 +67,24 @@ def _subwords(text: str) -> set[str]:
     return {w for w in _WORD.findall(spaced) if w not in _STOP}
 
 
-def _added_lines(pkg: EvidencePackage) -> list[tuple[str, str]]:
+def core_files(pkg: EvidencePackage) -> set[str]:
+    """Files the point's own seeds reach: hinted paths and files of directly hinted declarations.
+
+    The heuristic compares evidence there, not along the two-hop spread (which is context for a judge).
+    Falls back to every file of the package when no seed is hit."""
+    hinted = {h.split("::")[0] for h in pkg.seeds if "/" in h.split("::")[0]}
+    files = {f for f in pkg.diffs if f in hinted or any(f.startswith(h.rstrip("/") + "/") for h in hinted)}
+    files |= {i.file for i in pkg.changed if i.why == "in a hinted file or owner"}
+    files |= {c.file for c in pkg.connections if c.origin == "candidate" and c.file in hinted}
+    return files or set(pkg.diffs) | {i.file for i in pkg.changed}
+
+
+def _added_lines(pkg: EvidencePackage, only: set[str] | None = None) -> list[tuple[str, str]]:
     """(file, line) of every line the candidate adds in the package's diffs, minus headers/docstrings."""
     out = []
     for file, diff in pkg.diffs.items():
+        if only is not None and file not in only:
+            continue
         in_doc = False
         for raw in diff.splitlines():
             if not raw.startswith("+") or raw.startswith("+++"):
@@ -56,12 +98,71 @@ def _added_lines(pkg: EvidencePackage) -> list[tuple[str, str]]:
             if _HEADER.match(line) or not line.strip() or line.strip().startswith("#"):
                 continue
             out.append((file, line))
-    out += [(c.file, c.text) for c in pkg.connections if c.origin == "candidate"]
+    out += [
+        (c.file, c.text)
+        for c in pkg.connections
+        if c.origin == "candidate" and (only is None or c.file in only)
+    ]
     return out
 
 
 def _tokens(lines: list[tuple[str, str]]) -> Counter[str]:
     return Counter(t for _, line in lines for t in _TOKEN.findall(line))
+
+
+def _edge_keys(pkg: EvidencePackage | None) -> set[tuple[str, str]]:
+    return {
+        (c.kind, last_segment(c.target)) for c in (pkg.connections if pkg else []) if c.origin == "candidate"
+    }
+
+
+def _wiring(pkg: EvidencePackage | None) -> list[tuple[str, tuple[str, str]]]:
+    """(edge text, edge key) of the reference's candidate-added non-call edges."""
+    out = []
+    for c in pkg.connections if pkg else []:
+        if c.origin == "candidate" and c.kind != "call":
+            out.append((c.text.strip().rstrip(","), (c.kind, last_segment(c.target))))
+    return out
+
+
+def _edge_of(line: str, wiring: list[tuple[str, tuple[str, str]]]) -> tuple[str, str] | None:
+    """The reference edge a diff line states, if it is a wiring line (registry, import, export, ...)."""
+    text = line.strip().rstrip(",")
+    for edge_text, key in wiring:
+        if not text:
+            continue
+        if edge_text and (edge_text in text or text in edge_text):
+            return key
+        if key[0] == "export" and text.strip("'\"") == key[1]:
+            return key
+    return None
+
+
+def _recall(
+    focus: list[tuple[str, str]],
+    cand_tokens: Counter[str],
+    wiring: list[tuple[str, tuple[str, str]]],
+    cand_edges: set[tuple[str, str]],
+) -> tuple[float, int]:
+    """Share of the focus lines' tokens the candidate shows. Wiring lines count only when the candidate
+    has the same edge (kind and target) — the names on a registry line exist elsewhere, the edge may not."""
+    body: Counter[str] = Counter()
+    matched = total = 0
+    for _f, line in focus:
+        n = len(_TOKEN.findall(line))
+        key = _edge_of(line, wiring)
+        if key is None:
+            body.update(_TOKEN.findall(line))
+            continue
+        total += n
+        matched += n if key in cand_edges else 0
+    wiring_total, wiring_matched = total, matched
+    total += sum(body.values())
+    matched += sum(min(n, cand_tokens[t]) for t, n in body.items())
+    recall = matched / total if total else 0.0
+    if wiring_total and wiring_matched < wiring_total and wiring_total * 5 >= total:
+        recall = min(recall, COVERED_AT - 0.01 if wiring_matched else PARTIAL_AT - 0.01)
+    return recall, total
 
 
 class OfflineJudge:
@@ -75,21 +176,32 @@ class OfflineJudge:
     def judge_point(self, request: PointRequest) -> dict:
         ref_pkg = self.reference.get(request.point_id)
         cand_pkg = request.package
-        ref_lines = _added_lines(ref_pkg) if ref_pkg else []
+        ref_lines = _added_lines(ref_pkg, core_files(ref_pkg)) if ref_pkg else []
         cand_lines = _added_lines(cand_pkg) if cand_pkg else []
         cand_tokens = _tokens(cand_lines)
-        cite = (", ".join(f"{i.file}::{i.qname}" for i in cand_pkg.changed[:4])
-                if cand_pkg and cand_pkg.changed else "no candidate declaration relevant to this point")
+        cite = (
+            ", ".join(f"{i.file}::{i.qname}" for i in cand_pkg.changed[:4])
+            if cand_pkg and cand_pkg.changed
+            else "no candidate declaration relevant to this point"
+        )
+        wiring = _wiring(ref_pkg)
+        cand_edges = _edge_keys(cand_pkg)
         entries = []
         for crit in request.criteria:
             focus = self._focus(crit["text"], ref_lines)
-            ref_tokens = _tokens(focus)
-            total = sum(ref_tokens.values())
-            recall = (sum(min(n, cand_tokens[t]) for t, n in ref_tokens.items()) / total) if total else 0.0
+            recall, total = _recall(focus, cand_tokens, wiring, cand_edges)
             judgment = "covered" if recall >= COVERED_AT else "partial" if recall >= PARTIAL_AT else "missing"
-            entries.append({"criterion_id": crit["criterion_id"], "severity": crit["severity"],
-                            "judgment": judgment, "evidence": cite,
-                            "reasoning": self._reason(crit, judgment, recall, total, ref_pkg, cand_pkg)})
+            entries.append(
+                {
+                    "criterion_id": crit["criterion_id"],
+                    "severity": crit["severity"],
+                    "judgment": judgment,
+                    "evidence": cite,
+                    "reasoning": self._reason(
+                        crit, judgment, recall, total, focus, cand_tokens, ref_pkg, cand_pkg
+                    ),
+                }
+            )
         return {"evidence_checklist": entries, "missing_evidence": []}
 
     @staticmethod
@@ -99,8 +211,22 @@ class OfflineJudge:
         return focus if sum(len(_TOKEN.findall(f[1])) for f in focus) >= 5 else ref_lines
 
     @staticmethod
-    def _reason(crit: dict, judgment: str, recall: float, total: int, ref: EvidencePackage | None,
-                cand: EvidencePackage | None) -> str:
+    def _reason(
+        crit: dict,
+        judgment: str,
+        recall: float,
+        total: int,
+        focus: list[tuple[str, str]],
+        cand_tokens: Counter[str],
+        ref: EvidencePackage | None,
+        cand: EvidencePackage | None,
+    ) -> str:
+        """Cited reasoning in words attribution can read: which kind of gap the missing tokens show.
+
+        Integration gap when the criterion's reference evidence is mostly wiring (registry, import,
+        export, assignment, configuration edges), or when the behaviour is present but its wiring is
+        not; test-delivery gap when the reference evidence lives in test files; otherwise incomplete.
+        """
         head = f"heuristic: {recall:.0%} of {total} reference evidence tokens for this criterion observed"
         if crit.get("polarity") == "forbid":
             head += "; prohibition taken as held only within a delivered scope"
@@ -110,14 +236,19 @@ class OfflineJudge:
             return head + "; the reference gives no localisable evidence (incomplete implementation)"
         if cand is None or not (cand.changed or cand.diffs):
             return head + "; incomplete implementation: no candidate change reaches this point"
-        ref_edges = {(c.kind, c.target) for c in (ref.connections if ref else []) if c.origin == "candidate"
-                     and c.kind != "call"}
+        wiring = [c for c in (ref.connections if ref else []) if c.origin == "candidate" and c.kind != "call"]
+        wiring_texts = {c.text.strip() for c in wiring}
         cand_edges = {(c.kind, c.target) for c in cand.connections if c.origin == "candidate"}
-        lost = sorted(ref_edges - cand_edges)
-        if lost:
-            shown = ", ".join(f"{k} -> {t}" for k, t in lost[:3])
+        lost = sorted({(c.kind, c.target) for c in wiring} - cand_edges)
+        shown = ", ".join(f"{k} -> {t}" for k, t in lost[:3])
+        in_wiring = sum(1 for _, line in focus if line.strip() in wiring_texts)
+        if lost and in_wiring * 2 >= len(focus):
             return head + f"; integration gap: expected registration/wiring not observed ({shown})"
-        ref_files = {f for f, _ in _added_lines(ref)} if ref else set()
-        if ref_files and all("test" in f.rsplit("/", 1)[-1] for f in ref_files):
+        body = _tokens([fl for fl in focus if fl[1].strip() not in wiring_texts])
+        body_total = sum(body.values())
+        body_recall = sum(min(n, cand_tokens[t]) for t, n in body.items()) / body_total if body_total else 0.0
+        if lost and body_recall >= PARTIAL_AT:
+            return head + f"; integration gap: behaviour present but not wired ({shown})"
+        if all("test" in f.rsplit("/", 1)[-1] for f, _ in focus):
             return head + "; test-delivery gap: the expected tests are not delivered"
         return head + "; incomplete implementation: required behaviour only partly present"

@@ -14,8 +14,19 @@ from pathlib import Path
 
 from reqbench.protocols.pace.l1.languages import Binding, Decl, EdgeKind, FileFacts, facts_for, is_indexed
 
-SKIP_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", "build", "dist", ".tox", ".mypy_cache",
-             ".pytest_cache", ".eggs"}
+SKIP_DIRS = {
+    ".git",
+    "__pycache__",
+    ".venv",
+    "venv",
+    "node_modules",
+    "build",
+    "dist",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".eggs",
+}
 MAX_FILE_BYTES = 1_000_000
 
 

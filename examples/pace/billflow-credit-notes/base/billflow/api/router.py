@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from billflow.api.reports import REPORT_ROUTES
 from billflow.api.routes import ROUTES
 from billflow.errors import BillingError, InvalidState, NotFound
 
@@ -22,7 +23,7 @@ def match(pattern: str, path: str) -> dict[str, str] | None:
 
 
 def dispatch(app: Any, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, dict]:
-    for (route_method, pattern), handler in ROUTES.items():
+    for (route_method, pattern), handler in {**ROUTES, **REPORT_ROUTES}.items():
         if route_method != method:
             continue
         params = match(pattern, path)

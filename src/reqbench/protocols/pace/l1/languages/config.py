@@ -10,7 +10,9 @@ import re
 
 from reqbench.protocols.pace.l1.languages.facts import Binding, EdgeKind, FileFacts
 
-_LINE = re.compile(r"""^\s*["']?([A-Za-z_][\w.\-]*)["']?\s*[:=]\s*["']?([A-Za-z_][\w.]*(?::[A-Za-z_]\w*)?)["']?\s*,?\s*$""")
+_LINE = re.compile(
+    r"""^\s*["']?([A-Za-z_][\w.\-]*)["']?\s*[:=]\s*["']?([A-Za-z_][\w.]*(?::[A-Za-z_]\w*)?)["']?\s*,?\s*$"""
+)
 
 
 def parse(path: str, text: str) -> FileFacts:

@@ -70,8 +70,14 @@ class Binding:
     text: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"file": self.file, "line": self.line, "kind": self.kind.value, "source": self.source,
-                "target": self.target, "text": self.text}
+        return {
+            "file": self.file,
+            "line": self.line,
+            "kind": self.kind.value,
+            "source": self.source,
+            "target": self.target,
+            "text": self.text,
+        }
 
 
 @dataclass

@@ -15,13 +15,36 @@ from tree_sitter import Language, Node, Parser
 
 from reqbench.protocols.pace.l1.languages.facts import Binding, Decl, EdgeKind, FileFacts
 
-_REGISTER_METHODS = {"register", "append", "add", "add_handler", "connect", "subscribe", "include",
-                     "add_route", "add_url_rule", "setdefault", "update"}
+_REGISTER_METHODS = {
+    "register",
+    "append",
+    "add",
+    "add_handler",
+    "connect",
+    "subscribe",
+    "include",
+    "add_route",
+    "add_url_rule",
+    "setdefault",
+    "update",
+}
 
 
-_PLAIN_DECORATORS = {"property", "staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod",
-                     "functools.wraps", "wraps", "dataclass", "dataclasses.dataclass", "functools.cache",
-                     "functools.lru_cache", "override", "typing.override"}
+_PLAIN_DECORATORS = {
+    "property",
+    "staticmethod",
+    "classmethod",
+    "abstractmethod",
+    "abc.abstractmethod",
+    "functools.wraps",
+    "wraps",
+    "dataclass",
+    "dataclasses.dataclass",
+    "functools.cache",
+    "functools.lru_cache",
+    "override",
+    "typing.override",
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -54,8 +77,16 @@ def _statement(node: Node, facts: FileFacts, owner: str | None, source: str) -> 
         if definition is not None:
             decl = _definition(definition, facts, owner, decorators, outer=node)
             for dec in (d for d in decorators if d.split("(")[0] not in _PLAIN_DECORATORS):
-                facts.bindings.append(Binding(facts.path, node.start_point[0] + 1, EdgeKind.REGISTRY,
-                                              dec.split("(")[0], decl.qname, "@" + dec))
+                facts.bindings.append(
+                    Binding(
+                        facts.path,
+                        node.start_point[0] + 1,
+                        EdgeKind.REGISTRY,
+                        dec.split("(")[0],
+                        decl.qname,
+                        "@" + dec,
+                    )
+                )
     elif kind in ("function_definition", "class_definition"):
         _definition(node, facts, owner, [], outer=node)
     elif kind in ("import_statement", "import_from_statement"):
@@ -66,8 +97,16 @@ def _statement(node: Node, facts: FileFacts, owner: str | None, source: str) -> 
                 _assignment(expr, facts, owner, source)
             elif expr.type == "call" and owner is None:
                 _module_call(expr, facts, source)
-    elif kind in ("if_statement", "try_statement", "with_statement", "else_clause", "except_clause",
-                  "finally_clause", "elif_clause", "block"):
+    elif kind in (
+        "if_statement",
+        "try_statement",
+        "with_statement",
+        "else_clause",
+        "except_clause",
+        "finally_clause",
+        "elif_clause",
+        "block",
+    ):
         for child in node.named_children:
             if child.type == "block":
                 _walk_block(child, facts, owner, source)
@@ -84,9 +123,18 @@ def _definition(node: Node, facts: FileFacts, owner: str | None, decorators: lis
     full = outer.text or b""
     header = full[: header_end - outer.start_byte].decode("utf-8", "replace").rstrip()
     body_text = _body_without_docstring(body)
-    decl = Decl(file=facts.path, qname=qname, kind="class" if is_class else ("method" if owner else "function"),
-                owner=owner, start_line=outer.start_point[0] + 1, end_line=outer.end_point[0] + 1,
-                header=header, body=body_text, text=_t(outer), decorators=decorators)
+    decl = Decl(
+        file=facts.path,
+        qname=qname,
+        kind="class" if is_class else ("method" if owner else "function"),
+        owner=owner,
+        start_line=outer.start_point[0] + 1,
+        end_line=outer.end_point[0] + 1,
+        header=header,
+        body=body_text,
+        text=_t(outer),
+        decorators=decorators,
+    )
     if not is_class:
         _signature(node, decl)
     facts.decls.append(decl)
@@ -109,13 +157,17 @@ def _body_without_docstring(body: Node | None) -> str:
         return ""
     kids = body.named_children
     start = 0
-    if kids and kids[0].type == "expression_statement" and kids[0].named_children \
-            and kids[0].named_children[0].type == "string":
+    if (
+        kids
+        and kids[0].type == "expression_statement"
+        and kids[0].named_children
+        and kids[0].named_children[0].type == "string"
+    ):
         start = 1
     if start >= len(kids):
         return ""
     raw = body.text or b""
-    return raw[kids[start].start_byte - body.start_byte:].decode("utf-8", "replace")
+    return raw[kids[start].start_byte - body.start_byte :].decode("utf-8", "replace")
 
 
 def _signature(node: Node, decl: Decl) -> None:
@@ -126,8 +178,11 @@ def _signature(node: Node, decl: Decl) -> None:
         if p.type in ("list_splat_pattern", "dictionary_splat_pattern"):
             decl.variadic = True
             continue
-        ident = p if p.type == "identifier" else next(
-            (c for c in p.named_children if c.type == "identifier"), None)
+        ident = (
+            p
+            if p.type == "identifier"
+            else next((c for c in p.named_children if c.type == "identifier"), None)
+        )
         if ident is not None:
             decl.params.append(_t(ident))
 
@@ -142,8 +197,16 @@ def _collect_calls(body: Node, decl: Decl, facts: FileFacts) -> None:
             callee = _t(fn)
             if fn is not None and fn.type in ("identifier", "attribute"):
                 decl.calls.append(callee)
-                facts.bindings.append(Binding(facts.path, n.start_point[0] + 1, EdgeKind.CALL, decl.qname,
-                                              callee, _t(n).splitlines()[0][:160]))
+                facts.bindings.append(
+                    Binding(
+                        facts.path,
+                        n.start_point[0] + 1,
+                        EdgeKind.CALL,
+                        decl.qname,
+                        callee,
+                        _t(n).splitlines()[0][:160],
+                    )
+                )
         elif n.type == "assignment":
             right = n.child_by_field_name("right")
             if right is not None and right.type == "dictionary":
@@ -156,8 +219,14 @@ def _collect_calls(body: Node, decl: Decl, facts: FileFacts) -> None:
     decl.refs.extend(sorted(refs - _local_names(body) - set(decl.params)))
 
 
-_BINDING_PARENTS = {"assignment": "left", "augmented_assignment": "left", "for_statement": "left",
-                    "for_in_clause": "left", "as_pattern_target": None, "with_item": None}
+_BINDING_PARENTS = {
+    "assignment": "left",
+    "augmented_assignment": "left",
+    "for_statement": "left",
+    "for_in_clause": "left",
+    "as_pattern_target": None,
+    "with_item": None,
+}
 
 
 def _local_names(body: Node) -> set[str]:
@@ -215,7 +284,9 @@ def _assignment(node: Node, facts: FileFacts, owner: str | None, source: str) ->
                 names.append(_t(item).strip("'\""))
             facts.all_names = (facts.all_names or []) + names
             for n in names:
-                facts.bindings.append(Binding(facts.path, line, EdgeKind.EXPORT, "__all__", n, f"__all__ += {n!r}"))
+                facts.bindings.append(
+                    Binding(facts.path, line, EdgeKind.EXPORT, "__all__", n, f"__all__ += {n!r}")
+                )
         else:
             facts.all_dynamic = True
         return
@@ -225,8 +296,9 @@ def _assignment(node: Node, facts: FileFacts, owner: str | None, source: str) ->
     if right.type in ("list", "tuple", "set"):
         for item in right.named_children:
             if item.type in ("identifier", "attribute"):
-                facts.bindings.append(Binding(facts.path, item.start_point[0] + 1, EdgeKind.REGISTRY, lhs,
-                                              _t(item), text))
+                facts.bindings.append(
+                    Binding(facts.path, item.start_point[0] + 1, EdgeKind.REGISTRY, lhs, _t(item), text)
+                )
         return
     if left is not None and left.type == "subscript" and right.type in ("identifier", "attribute"):
         facts.bindings.append(Binding(facts.path, line, EdgeKind.REGISTRY, lhs, _t(right), text))
@@ -250,8 +322,16 @@ def _dict_registry(node: Node, lhs: str, facts: FileFacts) -> None:
         items = value.named_children if value.type in ("list", "tuple") else [value]
         for item in items:
             if item.type in ("identifier", "attribute", "string"):
-                facts.bindings.append(Binding(facts.path, pair.start_point[0] + 1, EdgeKind.REGISTRY,
-                                              f"{lhs}[{key}]", _t(item).strip("'\""), _t(pair)[:160]))
+                facts.bindings.append(
+                    Binding(
+                        facts.path,
+                        pair.start_point[0] + 1,
+                        EdgeKind.REGISTRY,
+                        f"{lhs}[{key}]",
+                        _t(item).strip("'\""),
+                        _t(pair)[:160],
+                    )
+                )
 
 
 def _module_call(node: Node, facts: FileFacts, source: str) -> None:
@@ -266,5 +346,13 @@ def _module_call(node: Node, facts: FileFacts, source: str) -> None:
     for arg in args.named_children:
         value = arg.child_by_field_name("value") if arg.type == "keyword_argument" else arg
         if value is not None and value.type in ("identifier", "attribute"):
-            facts.bindings.append(Binding(facts.path, node.start_point[0] + 1, EdgeKind.REGISTRY,
-                                          f"{obj}.{method}", _t(value), _t(node).splitlines()[0][:160]))
+            facts.bindings.append(
+                Binding(
+                    facts.path,
+                    node.start_point[0] + 1,
+                    EdgeKind.REGISTRY,
+                    f"{obj}.{method}",
+                    _t(value),
+                    _t(node).splitlines()[0][:160],
+                )
+            )
