@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.errors import HarnessError, InputError
-from reqbench.core.workspace.patches import ObjectStore, Submission, apply_patch
+from reqbench.core.workspace.patches import (
+    BlobRef,
+    ObjectStore,
+    Submission,
+    apply_patch,
+    scan_tree,
+)
 from reqbench.core.workspace.sources import RepoSource
 from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash
 
@@ -30,7 +36,7 @@ class Workspace:
     base: Path
     source: RepoSource | None = None
     meta: Path | None = None
-    _base_tree: str | None = field(default=None, repr=False)
+    _base_entries: dict[str, BlobRef] | None = field(default=None, repr=False)
 
     def _store(self) -> ObjectStore:
         meta = self.meta or self.path.with_name(f".{self.path.name}.reqbench")
@@ -39,10 +45,9 @@ class Workspace:
 
     def diff(self) -> str:
         """Git-style unified patch from `base` to the workspace as it is now ('' when unchanged)."""
-        store = self._store()
-        if self._base_tree is None:
-            self._base_tree = store.write_tree(self.base)
-        return store.diff(self._base_tree, store.write_tree(self.path))
+        if self._base_entries is None:
+            self._base_entries = scan_tree(self.base)
+        return self._store().diff(self._base_entries, scan_tree(self.path))
 
     def submission(self) -> Submission:
         """The workspace's change set as a frozen `Submission` (patch + sha256)."""
