@@ -195,7 +195,7 @@ def _pypi_sdist(requirement: str, expected: str | None) -> Path:
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             proc = subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                 "--no-build-isolation", "--disable-pip-version-check", "-q", "-d", tmp, requirement],
+                 "--disable-pip-version-check", "-q", "-d", tmp, requirement],
                 capture_output=True, text=True, check=False)
             got = [p for p in Path(tmp).iterdir() if is_archive_name(p.name)]
             if proc.returncode != 0 or len(got) != 1:
