@@ -1,26 +1,82 @@
-"""Top-level commands shared by every protocol: demo, validate, run, report, view, schema, agents."""
+"""Top-level commands shared by every protocol: demo, validate, run, report, export, view, schema.
+
+Thin: parse -> call the library -> print. `run` lives in `generic_run`, the readers of a run directory
+(`report`, `export`, `view`) in `generic_report`.
+"""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
+from reqbench.cli.generic_report import export, print_report, report, view
+from reqbench.cli.generic_run import run, run_suite, validate_suite
+from reqbench.cli.protocol_lookup import all_protocols
+from reqbench.schemas import SCHEMAS, json_schema
+
 console = Console()
 
 
-def demo(out: Path = typer.Option(Path("runs/demo"), "--out", help="Run directory for the demo.")) -> None:
-    """Run the main job on the embedded default: every bundled suite, offline.
+def validate(suite: Path = typer.Argument(..., help="Suite directory (or a single task).")) -> None:
+    """Check a suite's structure and semantics; prints every problem (exit 2 if any).
+
+    Example: reqbench validate examples/takeover
+    """
+    protocol = validate_suite(suite.resolve())
+    console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite", highlight=False)
+
+
+def schema(name: str | None = typer.Argument(None, help="Format name; omit to list them.")) -> None:
+    """Print the JSON Schema of a file format (omit NAME to list the formats).
+
+    Example: reqbench schema run-result-row
+    """
+    if name is None:
+        for known in sorted(SCHEMAS):
+            typer.echo(known)
+        return
+    typer.echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
+
+
+def demo(
+    out: Path = typer.Option(Path("runs/demo"), "--out", help="Directory for the demo runs."),
+    protocol_names: list[str] = typer.Option([], "--protocol", help="Only this protocol (repeatable)."),
+) -> None:
+    """Run the main job on the embedded default: every bundled suite, offline, and print each report.
+
+    Re-running continues the same run directories (finished rows are kept).
 
     Example: reqbench demo --out runs/demo
     """
-    from reqbench.protocols.base import available_protocols
-
-    if not available_protocols():
+    protocols = [p for p in all_protocols() if not protocol_names or p.name in protocol_names]
+    jobs = [(protocol, suite, options) for protocol in protocols for suite, options in protocol.demo_runs()]
+    if not jobs:
         console.print("no bundled suites yet")
         return
+    used: set[str] = set()
+    for protocol, suite, options in jobs:
+        name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{protocol.name}-{Path(suite).name}-{options.agent}")
+        base, i = name, 1
+        while name in used:
+            i += 1
+            name = f"{base}-{i}"
+        used.add(name)
+        console.rule(f"demo: {protocol.name} {suite}")
+        store, proto = run_suite(Path(suite), options, out / name, resume=True, quiet=True)
+        with store:
+            console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
+            print_report(store, proto)
 
 
 def register(app: typer.Typer) -> None:
     app.command("demo")(demo)
+    app.command("validate")(validate)
+    app.command("run")(run)
+    app.command("report")(report)
+    app.command("export")(export)
+    app.command("view")(view)
+    app.command("schema")(schema)

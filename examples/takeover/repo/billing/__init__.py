@@ -1,0 +1,1 @@
+"""Coworking-space billing: monthly invoices for members of a shared office."""

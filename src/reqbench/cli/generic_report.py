@@ -1,0 +1,106 @@
+"""`reqbench report`, `reqbench export`, `reqbench view`: read a run directory, never change its results."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from reqbench.cli.protocol_lookup import protocol_by_name
+from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
+from reqbench.core.store import RunStore
+from reqbench.report.html import render_report
+from reqbench.report.run_report import (
+    RUN_KEY,
+    build_payload,
+    report_plots,
+    report_sections,
+    status_by_condition,
+)
+from reqbench.report.tables import rich_table
+
+console = Console()
+
+
+def print_report(store: RunStore, protocol: Any) -> dict[str, Any]:
+    """Print the report tables of an open run; returns the JSON payload."""
+    payload = build_payload(store, protocol)
+    for heading, tables in report_sections(payload, protocol.name, status_by_condition(store)):
+        console.rule(heading)
+        for table in tables:
+            console.print(rich_table(table))
+    return payload
+
+
+def report(
+    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
+    as_json: bool = typer.Option(False, "--json", help="Print {PROTOCOL: summary, \"run\": {...}} as JSON."),
+    html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
+    plots: Path | None = typer.Option(None, "--plots", help="Also write the plots as PNG files here."),
+) -> None:
+    """Summarise a run: the protocol's tables plus run accounting (attempts, attrition).
+
+    Example: reqbench report runs/demo/takeover-takeover --html report.html
+    """
+    with RunStore.open(run_dir) as store:
+        protocol = protocol_by_name(store.meta.protocol)
+        by_condition = status_by_condition(store)
+        if as_json:
+            payload = build_payload(store, protocol)
+            typer.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+        else:
+            payload = print_report(store, protocol)
+        if html is not None or plots is not None:
+            figures = report_plots(payload, protocol.name, by_condition)
+            if html is not None:
+                title = f"reqbench {protocol.name} report: {Path(payload[RUN_KEY]['suite']).name}"
+                atomic_write_text(html, render_report(title, report_sections(payload, protocol.name,
+                                                                             by_condition), figures))
+            if plots is not None:
+                for i, (title, png) in enumerate(figures):
+                    slug = re.sub(r"[^A-Za-z0-9]+", "_", title).strip("_")[:60]
+                    atomic_write_bytes(plots / f"{i:02d}_{slug}.png", png)
+
+
+def export(
+    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
+    out: Path = typer.Option(..., "--out", help="Output file (JSONL, or Parquet with --parquet)."),
+    parquet: bool = typer.Option(False, "--parquet", help="Write Parquet (needs pyarrow)."),
+) -> None:
+    """Export one row per planned row (its selected attempt), schema `reqbench schema run-result-row`.
+
+    Example: reqbench export runs/demo/takeover-takeover --out rows.jsonl
+    """
+    with RunStore.open(run_dir) as store:
+        n = store.export_parquet(out) if parquet else store.export_jsonl(out)
+    console.print(f"wrote {n} rows to {out}", highlight=False, soft_wrap=True)
+
+
+def view(
+    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
+    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+) -> None:
+    """Browse a run in a local web viewer: overview, rows, attempts, artifacts (Ctrl-C stops it).
+
+    Example: reqbench view runs/demo/takeover-takeover --port 8765
+    """
+    from reqbench.report.tables import summary_tables
+    from reqbench.report.viewer import make_server
+
+    with RunStore.open(run_dir) as store:
+        protocol = protocol_by_name(store.meta.protocol)
+        overview = summary_tables(build_payload(store, protocol)[protocol.name])
+    server = make_server(run_dir, port=port, overview=overview)
+    bound = server.server_address[1]
+    console.print(f"serving {run_dir} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
+                  soft_wrap=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -1,0 +1,102 @@
+"""`reqbench takeover validate | replay | build`: the deterministic construction commands.
+
+Thin: parse options, call `reqbench.protocols.takeover`, print. Bad input raises `InputError`
+(exit 2 via cli.main); `validate` prints every problem and exits 2 when there is any.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import typer
+
+# The protocol modules are imported inside the commands so `reqbench --help` stays fast.
+
+
+def validate_cmd(
+    project: Path = typer.Argument(..., help="Project folder (or original release layout)."),
+    as_json: bool = typer.Option(False, "--json", help="Print {'valid': bool, 'problems': [...]}."),
+) -> None:
+    """Check a takeover project against every validation rule; list all problems.
+
+    Example: reqbench takeover validate examples/takeover/financial-model
+    """
+    from reqbench.protocols.takeover.project import validate_project
+
+    problems = validate_project(project)
+    if as_json:
+        typer.echo(json.dumps({"valid": not problems, "problems": problems}, ensure_ascii=False, indent=2))
+    elif problems:
+        for p in problems:
+            typer.echo(p, err=True)
+        typer.echo(f"{len(problems)} problem(s) in {project}", err=True)
+    else:
+        typer.echo(f"{project}: valid")
+    if problems:
+        raise typer.Exit(2)
+
+
+def replay_cmd(
+    project: Path = typer.Argument(..., help="Project folder (or original release layout)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the state graph here instead of stdout."),
+) -> None:
+    """Replay every requirement's events into its state graph (requirement_state_graph.json).
+
+    Example: reqbench takeover replay PROJECT --out requirement_state_graph.json
+    """
+    from reqbench.core.hashing import atomic_write_text, pretty_json
+    from reqbench.protocols.takeover.project import load_project
+    from reqbench.protocols.takeover.replay import replay
+
+    text = pretty_json(replay(load_project(project)).to_json())
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write_text(out, text)
+
+
+def build_cmd(
+    project: Path = typer.Argument(..., help="Project folder (or original release layout)."),
+    out: Path = typer.Option(..., "--out", help="Output directory (built atomically)."),
+    input_release: str | None = typer.Option(
+        None, "--input-release", help="Release name (default: project id + content hash)."
+    ),
+    instructions: Path | None = typer.Option(
+        None, "--instructions", help="Phase-A instructions text to ship instead of reqbench's own."
+    ),
+    response_schema: Path | None = typer.Option(
+        None, "--response-schema", help="Response JSON Schema to ship instead of reqbench's own."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
+) -> None:
+    """Build the state graph, gold states, RQ1-RQ3 instances and Phase-A packages.
+
+    Example: reqbench takeover build PROJECT --out build/ --input-release my-release-v1
+    """
+    from reqbench.protocols.takeover.build import build_release
+    from reqbench.protocols.takeover.project import load_project
+
+    result = build_release(
+        load_project(project),
+        out,
+        input_release=input_release,
+        instructions=instructions,
+        response_schema=response_schema,
+    )
+    if as_json:
+        typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        counts = ", ".join(f"{rq} {n}" for rq, n in result.instance_counts.items())
+        typer.echo(
+            f"built {out}: release {result.input_release}; instances {counts}; "
+            f"{len(result.packages)} Phase-A packages"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add the construction commands to the `takeover` group."""
+    app.command("validate")(validate_cmd)
+    app.command("replay")(replay_cmd)
+    app.command("build")(build_cmd)

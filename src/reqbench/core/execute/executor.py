@@ -1,0 +1,58 @@
+"""Where rows run: the `Executor` interface, the local thread pool, and `make_executor` by name.
+
+An executor only runs a picklable function on arguments and hands back a `concurrent.futures.Future`;
+the driver (`runner.execute_run`) keeps the store, the schedule, attempts and progress. That is why a
+remote executor (Ray) can be added without protocols or the store knowing about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Protocol, TypeVar
+
+from reqbench.core.errors import InputError
+
+T = TypeVar("T")
+
+EXECUTOR_NAMES = ("local", "ray")
+
+
+class Executor(Protocol):
+    """Runs `fn(*args)` somewhere, at most `concurrency` at a time, in submission order."""
+
+    name: str
+    concurrency: int
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]: ...
+
+    def shutdown(self) -> None: ...
+
+
+class LocalExecutor:
+    """A thread pool in this process. Rows spend their time in subprocesses (agents, checks) and I/O, so
+    threads give real parallelism; the store is written from the driver thread only."""
+
+    name = "local"
+
+    def __init__(self, concurrency: int = 1) -> None:
+        if concurrency < 1:
+            raise InputError("--concurrency must be at least 1", item=str(concurrency))
+        self.concurrency = concurrency
+        self._pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="reqbench-row")
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        return self._pool.submit(fn, *args)
+
+    def shutdown(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def make_executor(name: str, concurrency: int) -> Executor:
+    """The executor called `name` (``local`` or ``ray``); InputError for anything else."""
+    if name == "local":
+        return LocalExecutor(concurrency)
+    if name == "ray":
+        from reqbench.core.execute.ray_executor import RayExecutor
+        return RayExecutor(concurrency)
+    raise InputError(f"unknown executor (choose one of: {', '.join(EXECUTOR_NAMES)})", item=name)

@@ -1,0 +1,142 @@
+"""`execute_run`: plan -> store plan -> seeded schedule -> run (or re-evaluate) each unfinished row -> record.
+
+Per row and invocation the driver does, from the row's stored attempts (`store.selection.next_step`):
+
+* ``RUN``: run the agent (`protocol.run_row`); an ``invalid`` result is retried at the same budget until
+  a non-invalid result or `max_attempts` invalid attempts (SpecPath provider-limit retries);
+* ``REEVALUATE``: the selected attempt is ``pending`` from an earlier invocation: re-run only its
+  evaluation on the frozen submission (`protocol.reevaluate`), once per invocation, never the agent;
+* ``DONE``: nothing.
+
+An exception escaping a row is a harness bug: it becomes an ``invalid`` attempt with the traceback in
+`detail`, and the run goes on. An `InputError` is the user's (bad agent name, bad option): no new rows
+start, rows in flight are recorded, and the error is raised. Only the driver thread writes the store.
+"""
+
+from __future__ import annotations
+
+import shutil
+import traceback
+import uuid
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.executor import Executor, LocalExecutor
+from reqbench.core.execute.progress import RunProgress
+from reqbench.core.execute.schedule import schedule
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.hashing import sha256_text
+from reqbench.core.store.active import activate
+from reqbench.core.store.runstore import RunStore, utc_now
+from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
+
+
+@dataclass
+class AttemptReport:
+    """What one attempt sends back to the driver (picklable, so remote executors can return it)."""
+
+    outcome: RowOutcome
+    kind: str
+    started: str
+    finished: str
+    input_error: InputError | None = None
+
+
+def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, step: NextStep,
+                previous: RowOutcome | None, work_dir: Path) -> AttemptReport:
+    """Run one attempt of `row` in a fresh scratch directory (removed afterwards; evidence lives in the
+    outcome's artifacts). Never raises for a bug: the traceback becomes an invalid outcome."""
+    kind = "reevaluate" if step == NextStep.REEVALUATE else "run"
+    started = utc_now()
+    work_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        if step == NextStep.REEVALUATE:
+            assert previous is not None
+            outcome = protocol.reevaluate(suite_path, row, previous, options, work_dir)
+        else:
+            outcome = protocol.run_row(suite_path, row, options, work_dir)
+        if not isinstance(outcome, RowOutcome):
+            raise TypeError(f"{protocol.name}: {kind} returned {type(outcome).__name__}, not RowOutcome")
+        outcome.status = RowStatus(outcome.status)
+    except InputError as exc:
+        return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
+    except Exception:
+        outcome = RowOutcome(RowStatus.INVALID, result={"harness_exception": True},
+                             detail=traceback.format_exc())
+    finally:
+        shutil.rmtree(work_dir, ignore_errors=True)
+    return AttemptReport(outcome, kind, started, utc_now())
+
+
+def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, *,
+                rows: list[Row] | None = None, executor: Executor | None = None, show_progress: bool = False,
+                console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
+    """Plan, store the plan, and run every unfinished row, repeat by repeat (a barrier between repeats).
+
+    Resumable at any point: only complete attempts are stored, so a killed run continues with the rows
+    that had none. `rows` is the protocol's plan when the caller already has it (else it is planned
+    here). The progress bar (`show_progress`) counts the rows this invocation works on.
+    Returns `store.counts()`.
+    """
+    suite_path = Path(suite_path)
+    store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
+    own = executor is None
+    executor = executor or LocalExecutor(options.concurrency)
+    progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
+    try:
+        with activate(store), progress:
+            for batch in schedule(store.plan(), options.seed):
+                _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts)
+    finally:
+        if own:
+            executor.shutdown()
+        if (store.run_dir / "work").is_dir() and not any((store.run_dir / "work").iterdir()):
+            (store.run_dir / "work").rmdir()
+    return store.counts(max_attempts)
+
+
+def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, batch: list[Row],
+               executor: Executor, progress: RunProgress, max_attempts: int) -> None:
+    """Run one repeat's rows to the end of this invocation; returns only when none is in flight."""
+    work_root = store.run_dir / "work"
+    in_flight: dict[Future[AttemptReport], Row] = {}
+    fatal: InputError | None = None
+
+    def submit(row: Row, step: NextStep) -> None:
+        previous = store.selected_outcome(row) if step == NextStep.REEVALUATE else None
+        work_dir = work_root / f"{sha256_text(row.key)[:16]}-{uuid.uuid4().hex[:8]}"
+        future = executor.submit(run_attempt, protocol, suite_path, row, options, step, previous, work_dir)
+        in_flight[future] = row
+
+    for row in batch:
+        step = next_step(store.attempts(row), max_attempts)
+        if step != NextStep.DONE:
+            submit(row, step)
+    while in_flight:
+        done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+        for future in done:
+            row = in_flight.pop(future)
+            if future.cancelled():
+                continue
+            report = future.result()
+            if report.input_error is not None:
+                fatal = fatal or report.input_error
+                for other in in_flight:
+                    other.cancel()
+                continue
+            store.record_attempt(row, report.outcome, kind=report.kind, started=report.started,
+                                 finished=report.finished)
+            step = next_step(store.attempts(row), max_attempts)
+            if step == NextStep.RUN and fatal is None:
+                submit(row, step)  # invalid below the attempt budget: retry at the same budget
+            else:
+                selected = store.selected_attempt(row)
+                progress.row_ended(selected.status.value if selected else "pending")
+    if fatal is not None:
+        raise fatal
+

@@ -1,0 +1,56 @@
+"""Exports of a run: one `RunResultRow` per planned row, as JSONL (always) or Parquet (with pyarrow).
+
+Parquet needs the optional `pyarrow` package (not a dependency of reqbench); nested fields (`result`,
+`artifacts`) are stored as JSON text columns there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reqbench.core.errors import InputError
+from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
+from reqbench.core.store.models import RunResultRow
+from reqbench.core.store.runstore import RunStore
+
+
+def result_rows(store: RunStore) -> list[RunResultRow]:
+    out = []
+    for index, (row, attempt, n_attempts) in enumerate(store.selected_attempts()):
+        out.append(RunResultRow(
+            row_key=row.key, task_id=row.task_id, condition=row.condition, agent=row.agent,
+            repeat=row.repeat, order_index=index,
+            status=attempt.status.value if attempt else "unstarted",
+            attempt_no=attempt.attempt_no if attempt else None, attempts=n_attempts,
+            result=attempt.result if attempt else {}, detail=attempt.detail if attempt else "",
+            artifacts=dict(attempt.artifacts) if attempt else {},
+            started=attempt.started if attempt else None, finished=attempt.finished if attempt else None))
+    return out
+
+
+def export_jsonl(store: RunStore, path: Path) -> int:
+    """Write every planned row (selected attempt) as one JSON line; returns the number of rows."""
+    rows = result_rows(store)
+    text = "".join(json.dumps(r.model_dump(), sort_keys=True, ensure_ascii=False) + "\n" for r in rows)
+    atomic_write_text(Path(path), text)
+    return len(rows)
+
+
+def export_parquet(store: RunStore, path: Path) -> int:
+    """Write the same rows as Parquet (`result` and `artifacts` as JSON text)."""
+    try:
+        import pyarrow as pa  # type: ignore[import-not-found]
+        import pyarrow.parquet as pq  # type: ignore[import-not-found]
+    except ModuleNotFoundError as exc:
+        raise InputError("Parquet export needs pyarrow: install pyarrow for --parquet") from exc
+    records = []
+    for r in result_rows(store):
+        record = r.model_dump()
+        record["result"] = json.dumps(record["result"], sort_keys=True, ensure_ascii=False)
+        record["artifacts"] = json.dumps(record["artifacts"], sort_keys=True)
+        records.append(record)
+    sink = pa.BufferOutputStream()
+    pq.write_table(pa.Table.from_pylist(records), sink)
+    atomic_write_bytes(Path(path), sink.getvalue().to_pybytes())
+    return len(records)

@@ -1,0 +1,53 @@
+"""File-edge models of a run: its metadata and the exported result rows (`reqbench schema run-*`)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+
+class RunMeta(BaseModel):
+    """What a run directory was created for; `--resume` refuses to continue with different options."""
+
+    suite_path: str = Field(description="Absolute path of the suite the run evaluates.")
+    protocol: str = Field(description="Protocol name (takeover, specpath, journey, pace, ...).")
+    options: dict[str, Any] = Field(
+        description="The run options that define the estimand (agent, conditions, repeats, seed, judge, "
+                    "agent options). Concurrency and executor are not part of it.")
+    created: str = Field(description="UTC creation time, ISO 8601.")
+    reqbench_version: str = Field(description="reqbench version that created the run.")
+
+
+class RunResultRow(BaseModel):
+    """One planned row with its selected attempt, as written by `reqbench export` (JSONL / Parquet)."""
+
+    row_key: str = Field(description="Stable row key 'task|condition|agent|repeat'.")
+    task_id: str = Field(description="Task (or family / instance) id within the suite.")
+    condition: str = Field(description="Condition the row was run under.")
+    agent: str = Field(description="Agent configuration name.")
+    repeat: int = Field(description="Repeat index, 0-based.")
+    order_index: int = Field(description="Position of the row in the protocol's plan.")
+    status: Literal["scored", "pending", "invalid", "unstarted"] = Field(
+        description="Status of the selected attempt (earliest scored, else latest pending, else latest "
+                    "invalid); 'unstarted' when the row has no attempt yet.")
+    attempt_no: int | None = Field(description="Number (1-based) of the selected attempt; null if none.")
+    attempts: int = Field(description="How many attempts the row has in total.")
+    result: dict[str, Any] = Field(description="The protocol's result of the selected attempt.")
+    detail: str = Field(description="Human-readable detail of the selected attempt (e.g. a traceback).")
+    artifacts: dict[str, str] = Field(
+        description="Artifacts of the selected attempt: name -> sha256 (blob at artifacts/ab/cdef...).")
+    started: str | None = Field(description="UTC start of the selected attempt, ISO 8601.")
+    finished: str | None = Field(description="UTC end of the selected attempt, ISO 8601.")
+
+
+class JudgeCall(BaseModel):
+    """One recorded judge (or model) call: the evidence behind every label a score uses."""
+
+    request_key: str = Field(description="Content hash of the request (the replay cache key).")
+    judge_id: str = Field(description="Judge backend and model, e.g. 'exact' or 'llm:gpt-x'.")
+    contract: str = Field(description="Judge contract name (which prompt/label set was used).")
+    request: dict[str, Any] = Field(description="The request as sent.")
+    response: dict[str, Any] = Field(description="The response as received.")
+    started: str = Field(description="UTC start, ISO 8601.")
+    finished: str = Field(description="UTC end, ISO 8601.")

@@ -1,0 +1,368 @@
+"""The run store: one run directory = ``run.sqlite`` + ``artifacts/`` (DESIGN §6).
+
+Every write is one SQLite transaction, so a crash (even SIGKILL) at any point leaves the store as it was
+before or after that write, never in between. An attempt is written only once it is complete, together with
+its artifact references, submission, check results and scores; a row that was running when the process
+died simply has no attempt and is run again on `--resume`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import tempfile
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.core.store import schema
+from reqbench.core.store.artifacts import ArtifactStore
+from reqbench.core.store.models import JudgeCall, RunMeta
+from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, Attempt, NextStep, next_step, select_attempt
+
+DB_NAME = "run.sqlite"
+ARTIFACTS_DIR = "artifacts"
+SUBMISSION_ARTIFACT = "patch"
+"""An outcome artifact with this name is the row's frozen submission (also listed in `submissions`)."""
+
+
+def utc_now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def is_run_dir(path: Path) -> bool:
+    return (Path(path) / DB_NAME).is_file()
+
+
+class RunStore:
+    """A run directory opened for reading and writing. Thread-safe (one connection behind a lock)."""
+
+    def __init__(self, run_dir: Path, conn: sqlite3.Connection) -> None:
+        self.run_dir = Path(run_dir)
+        self.artifacts = ArtifactStore(self.run_dir / ARTIFACTS_DIR)
+        self._conn = conn
+        self._lock = threading.RLock()
+
+    # ---- lifecycle -------------------------------------------------------------------------------
+    @classmethod
+    def create(cls, run_dir: Path, meta: RunMeta) -> RunStore:
+        """Create a new run directory atomically: it is built beside its final place and renamed, so an
+        error (unwritable location, disk full) leaves nothing behind."""
+        run_dir = Path(run_dir).absolute()
+        if run_dir.exists():
+            raise InputError("run directory already exists (use --resume to continue it)",
+                             file=str(run_dir))
+        created_parent = _first_missing_ancestor(run_dir.parent)
+        staging: Path | None = None
+        try:
+            run_dir.parent.mkdir(parents=True, exist_ok=True)
+            staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.creating-", dir=run_dir.parent))
+            (staging / ARTIFACTS_DIR).mkdir()
+            conn = schema.connect(staging / DB_NAME)
+            try:
+                schema.initialise(conn)
+                conn.execute("INSERT INTO run (id, suite_path, protocol, options_json, created, "
+                             "reqbench_version) VALUES (1, ?, ?, ?, ?, ?)",
+                             (meta.suite_path, meta.protocol, json.dumps(meta.options, sort_keys=True),
+                              meta.created, meta.reqbench_version))
+            finally:
+                conn.close()
+            os.rename(staging, run_dir)
+        except OSError as exc:
+            if staging is not None:
+                shutil.rmtree(staging, ignore_errors=True)
+            if created_parent is not None:
+                shutil.rmtree(created_parent, ignore_errors=True)
+            raise InputError(f"cannot create the run directory ({exc.strerror or exc})",
+                             file=str(run_dir)) from exc
+        return cls.open(run_dir)
+
+    @classmethod
+    def open(cls, run_dir: Path, *, read_only: bool = False) -> RunStore:
+        run_dir = Path(run_dir).absolute()
+        db = run_dir / DB_NAME
+        if not db.is_file():
+            raise InputError("not a run directory (no run.sqlite)", file=str(run_dir))
+        conn = schema.connect(db, read_only=read_only)
+        try:
+            schema.check_version(conn, db)
+        except BaseException:
+            conn.close()
+            raise
+        return cls(run_dir, conn)
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any exception)."""
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    # ---- metadata and plan -----------------------------------------------------------------------
+    @property
+    def meta(self) -> RunMeta:
+        r = self._query("SELECT * FROM run WHERE id = 1")[0]
+        return RunMeta(suite_path=r["suite_path"], protocol=r["protocol"],
+                       options=json.loads(r["options_json"]), created=r["created"],
+                       reqbench_version=r["reqbench_version"])
+
+    def add_plan(self, rows: Sequence[Row]) -> int:
+        """Add the planned rows (idempotent: rows already present are kept as they are).
+
+        Returns how many rows were new. Order indices follow `rows`; rows added later go after the
+        existing ones.
+        """
+        with self._tx() as conn:
+            start = conn.execute("SELECT COALESCE(MAX(order_index) + 1, 0) FROM plan").fetchone()[0]
+            added = 0
+            for row in rows:
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO plan (row_key, task_id, condition, agent, repeat, order_index) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.key, row.task_id, row.condition, row.agent, row.repeat, start + added))
+                added += cur.rowcount
+        return added
+
+    def plan(self) -> list[Row]:
+        return [_row(r) for r in self._query("SELECT * FROM plan ORDER BY order_index")]
+
+    # ---- attempts --------------------------------------------------------------------------------
+    def record_attempt(self, row: Row, outcome: RowOutcome, *, kind: str = "run",
+                       started: str | None = None, finished: str | None = None) -> Attempt:
+        """Store one complete attempt of `row` in a single transaction.
+
+        Artifacts are written first (content-addressed, deduplicated); the attempt row, its artifact
+        references, the submission (artifact ``patch``), check results and scores are then inserted in
+        one transaction. On any failure the transaction is rolled back and blobs written by this call
+        are removed, so nothing of the attempt remains.
+
+        Result conventions read here (all optional):
+        ``result["checks"]``: ``{name: status}`` or ``{name: {"status": ..., ...}}`` -> `check_results`;
+        ``result["scores"]``: ``{metric: number | bool | None}`` -> `scores` (other values are not scores
+        and are left to the result JSON).
+        """
+        result_json = json.dumps(outcome.result, sort_keys=True, ensure_ascii=False)
+        status = RowStatus(outcome.status)
+        finished = finished or utc_now()
+        started = started or finished
+        with self._lock:
+            refs: dict[str, tuple[str, int]] = {}
+            fresh: list[str] = []
+            try:
+                for name, data in sorted(outcome.artifacts.items()):
+                    sha, new = self.artifacts.put(data)
+                    refs[name] = (sha, len(data))
+                    if new:
+                        fresh.append(sha)
+                with self._tx() as conn:
+                    attempt_no = conn.execute(
+                        "SELECT COALESCE(MAX(attempt_no), 0) + 1 FROM attempts WHERE row_key = ?",
+                        (row.key,)).fetchone()[0]
+                    conn.execute("INSERT INTO attempts (row_key, attempt_no, status, kind, result_json, "
+                                 "detail, started, finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 (row.key, attempt_no, status.value, kind, result_json, outcome.detail,
+                                  started, finished))
+                    for name, (sha, size) in refs.items():
+                        conn.execute("INSERT INTO attempt_artifacts VALUES (?, ?, ?, ?, ?)",
+                                     (row.key, attempt_no, name, sha, size))
+                    if SUBMISSION_ARTIFACT in refs:
+                        conn.execute("INSERT INTO submissions VALUES (?, ?, ?)",
+                                     (row.key, attempt_no, refs[SUBMISSION_ARTIFACT][0]))
+                    for name, status_text, detail in _checks(outcome.result):
+                        conn.execute("INSERT INTO check_results VALUES (?, ?, ?, ?, ?)",
+                                     (row.key, attempt_no, name, status_text, detail))
+                    for metric, value in _scores(outcome.result):
+                        conn.execute("INSERT INTO scores VALUES (?, ?, ?, ?)",
+                                     (row.key, attempt_no, metric, value))
+            except BaseException:
+                for sha in fresh:
+                    self.artifacts.discard(sha)
+                raise
+        return Attempt(row_key=row.key, attempt_no=attempt_no, status=status, kind=kind,
+                       result=outcome.result, detail=outcome.detail, started=started, finished=finished,
+                       artifacts={n: s for n, (s, _) in refs.items()})
+
+    def attempts(self, row: Row | str) -> list[Attempt]:
+        key = row if isinstance(row, str) else row.key
+        return self._all_attempts(key).get(key, [])
+
+    def _all_attempts(self, key: str | None = None) -> dict[str, list[Attempt]]:
+        where, params = ("WHERE row_key = ?", (key,)) if key is not None else ("", ())
+        arts: dict[tuple[str, int], dict[str, str]] = {}
+        for r in self._query(f"SELECT row_key, attempt_no, name, sha256 FROM attempt_artifacts {where}",
+                             params):
+            arts.setdefault((r["row_key"], r["attempt_no"]), {})[r["name"]] = r["sha256"]
+        out: dict[str, list[Attempt]] = {}
+        for r in self._query(f"SELECT * FROM attempts {where} ORDER BY row_key, attempt_no", params):
+            out.setdefault(r["row_key"], []).append(Attempt(
+                row_key=r["row_key"], attempt_no=r["attempt_no"], status=RowStatus(r["status"]),
+                kind=r["kind"], result=json.loads(r["result_json"]), detail=r["detail"],
+                started=r["started"], finished=r["finished"],
+                artifacts=arts.get((r["row_key"], r["attempt_no"]), {})))
+        return out
+
+    def selected_attempt(self, row: Row) -> Attempt | None:
+        return select_attempt(self.attempts(row))
+
+    def selected_outcome(self, row: Row, *, with_artifacts: bool = True) -> RowOutcome | None:
+        """The outcome of the selected attempt (see `select_attempt`), artifacts loaded as bytes."""
+        attempt = self.selected_attempt(row)
+        return None if attempt is None else self.to_outcome(attempt, with_artifacts=with_artifacts)
+
+    def to_outcome(self, attempt: Attempt, *, with_artifacts: bool = True) -> RowOutcome:
+        blobs = ({n: self.artifacts.get(s) for n, s in attempt.artifacts.items()}
+                 if with_artifacts else {})
+        return RowOutcome(status=attempt.status, result=attempt.result, detail=attempt.detail,
+                          artifacts=blobs)
+
+    def next_step(self, row: Row, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> NextStep:
+        return next_step(self.attempts(row), max_attempts)
+
+    def rows_to_run(self, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Row]:
+        """Planned rows that are not finished, in plan order."""
+        by_key = self._all_attempts()
+        return [row for row in self.plan()
+                if next_step(by_key.get(row.key, []), max_attempts) != NextStep.DONE]
+
+    def outcomes(self, *, with_artifacts: bool = False) -> list[tuple[Row, RowOutcome]]:
+        """Every planned row that has an attempt, with its selected outcome, in plan order.
+
+        Artifacts are not loaded unless asked (`with_artifacts=True`): summaries rarely need them.
+        """
+        by_key = self._all_attempts()
+        out = []
+        for row in self.plan():
+            selected = select_attempt(by_key.get(row.key, []))
+            if selected is not None:
+                out.append((row, self.to_outcome(selected, with_artifacts=with_artifacts)))
+        return out
+
+    def selected_attempts(self) -> list[tuple[Row, Attempt | None, int]]:
+        """Every planned row with its selected attempt (or None) and its number of attempts."""
+        by_key = self._all_attempts()
+        return [(row, select_attempt(by_key.get(row.key, [])), len(by_key.get(row.key, [])))
+                for row in self.plan()]
+
+    def counts(self, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
+        """Row counts by selected status, plus unstarted, unfinished and the number of attempts."""
+        by_key = self._all_attempts()
+        counts = {"planned": 0, "scored": 0, "pending": 0, "invalid": 0, "unstarted": 0,
+                  "unfinished": 0, "attempts": 0}
+        for row in self.plan():
+            attempts = by_key.get(row.key, [])
+            selected = select_attempt(attempts)
+            counts["planned"] += 1
+            counts["attempts"] += len(attempts)
+            counts[selected.status.value if selected else "unstarted"] += 1
+            counts["unfinished"] += next_step(attempts, max_attempts) != NextStep.DONE
+        return counts
+
+    # ---- judge calls and the record/replay cache -------------------------------------------------
+    def get_cached(self, kind: str, key: str) -> Any | None:
+        """The cached value for `(kind, key)` (e.g. ``("judge", request_hash)``), or None."""
+        rows = self._query("SELECT value_json FROM cache WHERE kind = ? AND key = ?", (kind, key))
+        return json.loads(rows[0]["value_json"]) if rows else None
+
+    def put_cached(self, kind: str, key: str, value: Any) -> None:
+        """Record `value` under `(kind, key)`. The first recorded value wins, so a replay never changes
+        what a re-scored run sees."""
+        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO cache VALUES (?, ?, ?, ?)", (kind, key, text, utc_now()))
+
+    def record_judge_call(self, call: JudgeCall) -> None:
+        with self._tx() as conn:
+            conn.execute("INSERT INTO judge_calls (request_key, judge_id, contract, request_json, "
+                         "response_json, started, finished) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                         (call.request_key, call.judge_id, call.contract,
+                          json.dumps(call.request, sort_keys=True, ensure_ascii=False),
+                          json.dumps(call.response, sort_keys=True, ensure_ascii=False),
+                          call.started, call.finished))
+
+    def judge_calls(self, request_key: str | None = None) -> list[JudgeCall]:
+        where, params = ("WHERE request_key = ?", (request_key,)) if request_key else ("", ())
+        return [JudgeCall(request_key=r["request_key"], judge_id=r["judge_id"], contract=r["contract"],
+                          request=json.loads(r["request_json"]), response=json.loads(r["response_json"]),
+                          started=r["started"], finished=r["finished"])
+                for r in self._query(f"SELECT * FROM judge_calls {where} ORDER BY id", params)]
+
+    def check_results(self, row: Row, attempt_no: int) -> list[dict[str, Any]]:
+        return [{"check": r["check_name"], "status": r["status"], "detail": json.loads(r["detail_json"])}
+                for r in self._query("SELECT * FROM check_results WHERE row_key = ? AND attempt_no = ? "
+                                     "ORDER BY check_name", (row.key, attempt_no))]
+
+    def scores(self, row: Row, attempt_no: int) -> dict[str, float | None]:
+        return {r["metric"]: r["value"] for r in self._query(
+            "SELECT metric, value FROM scores WHERE row_key = ? AND attempt_no = ? ORDER BY metric",
+            (row.key, attempt_no))}
+
+    # ---- exports (see `store.export`) ------------------------------------------------------------
+    def export_jsonl(self, path: Path) -> int:
+        from reqbench.core.store.export import export_jsonl
+        return export_jsonl(self, path)
+
+    def export_parquet(self, path: Path) -> int:
+        from reqbench.core.store.export import export_parquet
+        return export_parquet(self, path)
+
+
+def _row(r: sqlite3.Row) -> Row:
+    return Row(task_id=r["task_id"], condition=r["condition"], agent=r["agent"], repeat=r["repeat"])
+
+
+def _checks(result: dict[str, Any]) -> list[tuple[str, str, str]]:
+    checks = result.get("checks")
+    if not isinstance(checks, dict):
+        return []
+    out = []
+    for name, value in checks.items():
+        if isinstance(value, dict):
+            out.append((str(name), str(value.get("status", "")), json.dumps(value, sort_keys=True)))
+        else:
+            out.append((str(name), str(value), "{}"))
+    return out
+
+
+def _scores(result: dict[str, Any]) -> list[tuple[str, float | None]]:
+    scores = result.get("scores")
+    if not isinstance(scores, dict):
+        return []
+    return [(str(k), None if v is None else float(v)) for k, v in scores.items()
+            if v is None or isinstance(v, int | float)]
+
+
+def _first_missing_ancestor(path: Path) -> Path | None:
+    """The top-most ancestor of `path` (inclusive) that does not exist yet, to undo a failed create."""
+    missing = None
+    for candidate in [path, *path.parents]:
+        if candidate.exists():
+            break
+        missing = candidate
+    return missing
+

@@ -1,0 +1,148 @@
+"""The SQLite schema of a run store and how a connection to it is opened.
+
+`SCHEMA_VERSION` is kept in ``PRAGMA user_version``. A store written by a newer reqbench (higher version)
+is refused with a clear error instead of being misread; an older one is upgraded by `_MIGRATIONS`.
+Connections use WAL mode (readers, e.g. the viewer, never block the writer) and ``synchronous=FULL``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from reqbench.core.errors import InputError
+
+SCHEMA_VERSION = 1
+
+DDL = """
+CREATE TABLE run (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  suite_path TEXT NOT NULL,
+  protocol TEXT NOT NULL,
+  options_json TEXT NOT NULL,
+  created TEXT NOT NULL,
+  reqbench_version TEXT NOT NULL
+);
+CREATE TABLE plan (
+  row_key TEXT PRIMARY KEY,
+  task_id TEXT NOT NULL,
+  condition TEXT NOT NULL,
+  agent TEXT NOT NULL,
+  repeat INTEGER NOT NULL,
+  order_index INTEGER NOT NULL
+);
+CREATE TABLE attempts (
+  row_key TEXT NOT NULL REFERENCES plan(row_key),
+  attempt_no INTEGER NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('scored', 'pending', 'invalid')),
+  kind TEXT NOT NULL CHECK (kind IN ('run', 'reevaluate')),
+  result_json TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  started TEXT NOT NULL,
+  finished TEXT NOT NULL,
+  PRIMARY KEY (row_key, attempt_no)
+);
+CREATE TABLE attempt_artifacts (
+  row_key TEXT NOT NULL,
+  attempt_no INTEGER NOT NULL,
+  name TEXT NOT NULL,
+  sha256 TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  PRIMARY KEY (row_key, attempt_no, name),
+  FOREIGN KEY (row_key, attempt_no) REFERENCES attempts(row_key, attempt_no)
+);
+CREATE TABLE submissions (
+  row_key TEXT NOT NULL,
+  attempt_no INTEGER NOT NULL,
+  patch_sha256 TEXT NOT NULL,
+  PRIMARY KEY (row_key, attempt_no),
+  FOREIGN KEY (row_key, attempt_no) REFERENCES attempts(row_key, attempt_no)
+);
+CREATE TABLE check_results (
+  row_key TEXT NOT NULL,
+  attempt_no INTEGER NOT NULL,
+  check_name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  detail_json TEXT NOT NULL,
+  PRIMARY KEY (row_key, attempt_no, check_name),
+  FOREIGN KEY (row_key, attempt_no) REFERENCES attempts(row_key, attempt_no)
+);
+CREATE TABLE scores (
+  row_key TEXT NOT NULL,
+  attempt_no INTEGER NOT NULL,
+  metric TEXT NOT NULL,
+  value REAL,
+  PRIMARY KEY (row_key, attempt_no, metric),
+  FOREIGN KEY (row_key, attempt_no) REFERENCES attempts(row_key, attempt_no)
+);
+CREATE TABLE judge_calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  request_key TEXT NOT NULL,
+  judge_id TEXT NOT NULL,
+  contract TEXT NOT NULL,
+  request_json TEXT NOT NULL,
+  response_json TEXT NOT NULL,
+  started TEXT NOT NULL,
+  finished TEXT NOT NULL
+);
+CREATE INDEX judge_calls_by_key ON judge_calls(request_key);
+CREATE TABLE cache (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value_json TEXT NOT NULL,
+  created TEXT NOT NULL,
+  PRIMARY KEY (kind, key)
+);
+"""
+
+# version reached -> statements upgrading from the previous version (none yet beyond the initial DDL)
+_MIGRATIONS: dict[int, str] = {}
+
+
+def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:
+    """Open `db_path` in autocommit mode (transactions are explicit, see `RunStore._tx`)."""
+    if read_only:
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, isolation_level=None,
+                               check_same_thread=False, timeout=30)
+    else:
+        conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False, timeout=30)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def initialise(conn: sqlite3.Connection) -> None:
+    """Create every table and stamp the schema version, in one transaction."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in DDL.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def check_version(conn: sqlite3.Connection, db_path: Path) -> None:
+    """Refuse a store from a newer reqbench; upgrade an older one in place."""
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise InputError(f"run store schema version {version} is newer than this reqbench supports "
+                         f"({SCHEMA_VERSION}); upgrade reqbench to read it", file=str(db_path))
+    if version == 0:
+        raise InputError("not a reqbench run store (no schema version)", file=str(db_path))
+    for target in range(version + 1, SCHEMA_VERSION + 1):
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _MIGRATIONS[target].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version={target}")
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise

@@ -1,0 +1,75 @@
+"""Which attempt of a row counts, and when a row is finished (SpecPath, "Run processing").
+
+SpecPath resolves provider-limit attempts first, "selecting the earliest complete non-external attempt
+under a maximum of three same-budget tries"; external invalidity is attrition, never an agent failure.
+reqbench applies the same rule to every protocol; `select_attempt` is the one place it lives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from reqbench.core.execute.types import RowStatus
+
+DEFAULT_MAX_ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One stored attempt of a row (artifacts are sha256 references into ``artifacts/``)."""
+
+    row_key: str
+    attempt_no: int
+    status: RowStatus
+    kind: str
+    result: dict[str, Any]
+    detail: str
+    started: str
+    finished: str
+    artifacts: dict[str, str] = field(default_factory=dict)
+
+
+class NextStep(StrEnum):
+    """What the executor does with a row next."""
+
+    RUN = "run"
+    """No attempt yet, or only invalid ones below the budget: run the agent (again, same budget)."""
+    REEVALUATE = "reevaluate"
+    """The selected attempt is pending: re-run only its evaluation on the frozen submission."""
+    DONE = "done"
+    """Finished: a scored attempt exists, or invalid attempts reached `max_attempts`."""
+
+
+def select_attempt(attempts: Sequence[Attempt]) -> Attempt | None:
+    """The attempt that counts for a row.
+
+    Rule (SpecPath, "Run processing"): the **earliest** ``scored`` attempt; else the **latest**
+    ``pending`` one; else the **latest** ``invalid`` one; ``None`` when the row has no attempt.
+    Earliest-scored means a later retry can never replace a result that already counted (no
+    selection on outcome); latest-pending/invalid shows the most recent evidence for an unfinished row.
+    """
+    ordered = sorted(attempts, key=lambda a: a.attempt_no)
+    for attempt in ordered:
+        if attempt.status == RowStatus.SCORED:
+            return attempt
+    for status in (RowStatus.PENDING, RowStatus.INVALID):
+        matching = [a for a in ordered if a.status == status]
+        if matching:
+            return matching[-1]
+    return None
+
+
+def next_step(attempts: Sequence[Attempt], max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> NextStep:
+    """Finished when a ``scored`` attempt exists or ``invalid`` attempts reached `max_attempts`;
+    otherwise re-evaluate a selected ``pending`` attempt, or run (again) when there is none."""
+    if any(a.status == RowStatus.SCORED for a in attempts):
+        return NextStep.DONE
+    if sum(a.status == RowStatus.INVALID for a in attempts) >= max_attempts:
+        return NextStep.DONE
+    selected = select_attempt(attempts)
+    if selected is not None and selected.status == RowStatus.PENDING:
+        return NextStep.REEVALUATE
+    return NextStep.RUN

@@ -1,0 +1,125 @@
+"""`reqbench takeover build`: everything derived from a project, written as one atomic unit.
+
+Output layout (DIR):
+``requirement_state_graph.json``, ``gold_states.json``, ``RQ1/ RQ2/ RQ3/`` (``<target_id>_RQn.json`` +
+``index.json``) and ``rq_agent_inputs/<input_release>/<project_id>/<target_id>/<C>/{public,private}/``.
+The build happens in a temporary sibling directory that is renamed into place only when every file has
+been written; on any error nothing (new) is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.errors import InputError
+from reqbench.core.hashing import atomic_write_text, pretty_json, sha256_file, sha256_json, sha256_text
+from reqbench.protocols.takeover.conditions import CONDITIONS, active_rqs
+from reqbench.protocols.takeover.gold import gold_states
+from reqbench.protocols.takeover.packages import PhaseATexts, load_phase_a_texts, write_phase_a_package
+from reqbench.protocols.takeover.project import Project
+from reqbench.protocols.takeover.replay import replay
+from reqbench.protocols.takeover.rq_common import REASONING_RQS, default_input_release, index_file
+from reqbench.protocols.takeover.rq_instances import build_rq_instances, target_contexts
+from reqbench.protocols.takeover.targets import build_targets
+
+GRAPH_FILE = "requirement_state_graph.json"
+GOLD_FILE = "gold_states.json"
+
+
+@dataclass
+class BuildResult:
+    out_dir: Path
+    input_release: str
+    instance_counts: dict[str, int] = field(default_factory=dict)
+    packages: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "out_dir": str(self.out_dir),
+            "input_release": self.input_release,
+            "instance_counts": self.instance_counts,
+            "packages": [{k: p[k] for k in ("target_id", "condition", "package_id")} for p in self.packages],
+        }
+
+
+def _write_tree(root: Path, project: Project, release: str | None, texts: PhaseATexts) -> BuildResult:
+    graph = replay(project)
+    targets = build_targets(project, graph)
+    gold = gold_states(project, targets)
+    release = release or default_input_release(project, gold, graph)
+    graph_text, gold_text = pretty_json(graph.to_json()), pretty_json(gold)
+    atomic_write_text(root / GRAPH_FILE, graph_text)
+    atomic_write_text(root / GOLD_FILE, gold_text)
+    sources: dict[str, Any] = {
+        "gold_states": {"path": GOLD_FILE, "sha256": sha256_text(gold_text)},
+        "requirement_state_graph": {"path": GRAPH_FILE, "sha256": sha256_text(graph_text)},
+    }
+    normalized = project.source_files.get("normalized_project")
+    if normalized is not None:
+        sources["normalized_project"] = {"path": normalized.name, "sha256": sha256_file(normalized)}
+    contexts = target_contexts(project, graph, targets, release, sources)
+    instances = build_rq_instances(contexts)
+    files: dict[tuple[str, str], tuple[str, str, str]] = {}  # (target, RQ) -> (path, file sha, content sha)
+    result = BuildResult(root, release)
+    for rq in REASONING_RQS:
+        for inst in instances[rq]:
+            rel = f"{rq}/{inst['instance_id']}.json"
+            text = pretty_json(inst)
+            atomic_write_text(root / rel, text)
+            files[(inst["target_id"], rq)] = (rel, sha256_text(text), sha256_json(inst))
+        atomic_write_text(
+            root / rq / "index.json", pretty_json(index_file(release, project, rq, instances[rq]))
+        )
+        result.instance_counts[rq] = len(instances[rq])
+    for ctx in contexts:
+        tid = ctx.target.target_id
+        mine = {rq: files[(tid, rq)] for rq in REASONING_RQS if (tid, rq) in files}
+        for condition in CONDITIONS:
+            if not active_rqs(condition, ctx.applicable):
+                continue
+            pkg_dir = root / "rq_agent_inputs" / release / project.project_id / tid / condition
+            manifest = write_phase_a_package(pkg_dir, ctx, condition, texts, mine)
+            result.packages.append(manifest)
+    return result
+
+
+def _is_previous_build(path: Path) -> bool:
+    return path.is_dir() and (not any(path.iterdir()) or (path / GRAPH_FILE).is_file())
+
+
+def build_release(
+    project: Project,
+    out_dir: Path,
+    *,
+    input_release: str | None = None,
+    instructions: Path | None = None,
+    response_schema: Path | None = None,
+) -> BuildResult:
+    """Build everything into `out_dir` atomically (a previous build there is replaced as a whole)."""
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not _is_previous_build(out_dir):
+        raise InputError(
+            "output directory exists and is not an earlier build; refusing to replace it", file=str(out_dir)
+        )
+    texts = load_phase_a_texts(instructions, response_schema)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
+    try:
+        result = _write_tree(tmp, project, input_release, texts)
+        old = None
+        if out_dir.exists():
+            old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
+            os.replace(out_dir, old)
+        os.replace(tmp, out_dir)
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    result.out_dir = out_dir
+    return result

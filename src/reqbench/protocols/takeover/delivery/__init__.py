@@ -1,0 +1,1 @@
+"""Delivery: the three hidden gates (build, target, regression), initial repositories, admission."""

@@ -1,0 +1,120 @@
+"""The takeover suite file (`suite.yaml`): where the annotated project, the code and the checks live.
+
+A takeover suite is a folder::
+
+    suite.yaml                 this file (protocol: takeover)
+    project/                   normalized_project.json, annotation.json, selected_target_times.json
+    repo/                      the code base at the start of the timeline
+    timeline/*.patch           later implementation work, each tagged with the message it implements
+    targets/<T>/hidden/        hidden tests of a delivery target (never in the agent's workspace)
+    targets/<T>/reference.patch, negative patches (plausible partial solutions that must fail)
+
+The initial repository of a delivery target at message m is `repo/` plus, in message order, every
+timeline patch and every other delivery target's reference patch whose message precedes m
+(`initial.initial_patches`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reqbench.core.errors import InputError
+
+
+class CheckSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    command: str = Field(description="Shell command; {python} is the harness interpreter, {hidden} the "
+                         "target's hidden directory, {workspace} the snapshot under test.")
+    timeout_seconds: float = Field(300.0, gt=0, description="Wall-clock limit; a timeout is HARNESS_ERROR.")
+
+
+class GateChecks(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    build: CheckSpec = Field(description="Does the project build? Run first; FAIL skips the other gates.")
+    target: CheckSpec = Field(description="Does the project implement the current request?")
+    regression: CheckSpec = Field(description="Do requirements the request did not change still hold?")
+
+
+class TimelineEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message_id: int | str = Field(description="The message whose work this patch implements.")
+    patch: str = Field(description="Patch file, relative to the suite folder.")
+
+
+class DeliveryTarget(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target_id: str = Field(description="A target id from project/selected_target_times.json.")
+    reference_patch: str = Field(description="Reference solution; must pass all three gates.")
+    negative_patches: list[str] = Field(default_factory=list, description="Plausible partial solutions; "
+                                        "each must apply and fail the target gate.")
+    hidden: str = Field(description="Folder of hidden check files, relative to the suite folder.")
+    checks: GateChecks | None = Field(None, description="Per-target checks (default: the suite's).")
+
+
+class TakeoverSuite(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    protocol: str = Field(description="Always 'takeover'.")
+    name: str = Field(description="Suite name, used in run directory names.")
+    project: str = Field("project", description="Folder with the annotated project files.")
+    repository: str = Field("repo", description="Folder with the code base at the start of the timeline.")
+    timeline: list[TimelineEntry] = Field(default_factory=list, description="Implementation patches.")
+    checks: GateChecks | None = Field(None, description="Default gate checks of every delivery target.")
+    delivery: list[DeliveryTarget] = Field(default_factory=list, description="Targets with code delivery.")
+
+    def checks_for(self, target: DeliveryTarget) -> GateChecks:
+        checks = target.checks or self.checks
+        if checks is None:
+            raise InputError("has no checks (set suite-level 'checks' or per-target 'checks')",
+                             file="suite.yaml", item=f"delivery target {target.target_id}")
+        return checks
+
+    def delivery_target(self, target_id: str) -> DeliveryTarget | None:
+        return next((d for d in self.delivery if d.target_id == target_id), None)
+
+
+SUITE_FILE = "suite.yaml"
+
+
+def is_takeover_suite(path: Path) -> bool:
+    f = Path(path) / SUITE_FILE
+    if not f.is_file():
+        return False
+    try:
+        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and data.get("protocol") == "takeover"
+
+
+def load_suite(path: Path) -> TakeoverSuite:
+    """Load and structurally validate `suite.yaml`; file references must exist."""
+    f = Path(path) / SUITE_FILE
+    try:
+        data = yaml.safe_load(f.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no suite.yaml in the suite folder", file=str(path)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"not valid YAML: {exc}", file=str(f)) from None
+    try:
+        suite = TakeoverSuite.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise InputError(f"{err['msg']}", file=str(f), item=loc or None) from None
+    for rel, item in _referenced_paths(suite):
+        if not (Path(path) / rel).exists():
+            raise InputError(f"references a missing path {rel!r}", file=str(f), item=item)
+    return suite
+
+
+def _referenced_paths(suite: TakeoverSuite) -> list[tuple[str, str]]:
+    refs = [(suite.project, "project"), (suite.repository, "repository")]
+    refs += [(t.patch, f"timeline message {t.message_id}") for t in suite.timeline]
+    for d in suite.delivery:
+        item = f"delivery target {d.target_id}"
+        refs += [(d.reference_patch, item), (d.hidden, item)]
+        refs += [(n, item) for n in d.negative_patches]
+    return refs

@@ -1,0 +1,79 @@
+"""Bar charts as PNG bytes (matplotlib, Agg backend: no display needed, safe in threads and CI).
+
+`bar_chart` draws one metric per label (condition, agent, ...) with optional confidence intervals as
+error bars; `summary_plots` draws the charts a summary dict asks for under ``"plots"`` (see `tables`).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+from matplotlib.figure import Figure  # noqa: E402
+
+from reqbench.report.tables import PLOTS_KEY  # noqa: E402
+
+
+def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str = "",
+              ylabel: str = "", ci: Sequence[tuple[float, float] | None] | None = None) -> bytes:
+    """A bar per label; `ci[i] = (lo, hi)` draws an asymmetric error bar. None values draw no bar."""
+    fig = Figure(figsize=(max(4.0, 0.7 * len(labels) + 2), 3.4), dpi=100)
+    ax = fig.add_subplot()
+    heights = [math.nan if v is None else float(v) for v in values]
+    positions = range(len(labels))
+    ax.bar(positions, heights, color="#4C72B0")
+    if ci is not None:
+        pairs = [(0.0, 0.0) if b is None or math.isnan(h) else (max(0.0, h - b[0]), max(0.0, b[1] - h))
+                 for h, b in zip(heights, ci, strict=True)]
+        lower, upper = [p[0] for p in pairs], [p[1] for p in pairs]
+        ax.errorbar(positions, [0.0 if math.isnan(h) else h for h in heights], yerr=[lower, upper],
+                    fmt="none", ecolor="black", capsize=4)
+    ax.set_xticks(list(positions), [str(label) for label in labels], rotation=30 if len(labels) > 4 else 0,
+                  ha="right" if len(labels) > 4 else "center")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def _value_and_ci(cell: Any) -> tuple[float | None, tuple[float, float] | None]:
+    if isinstance(cell, dict):
+        ci = cell.get("ci")
+        interval = (float(ci[0]), float(ci[1])) if isinstance(ci, list | tuple) and len(ci) == 2 \
+            and all(isinstance(x, int | float) for x in ci) else None
+        return _value_and_ci(cell.get("value"))[0], interval
+    if isinstance(cell, bool) or not isinstance(cell, int | float):
+        return None, None
+    return float(cell), None
+
+
+def summary_plots(summary: dict[str, Any]) -> list[tuple[str, bytes]]:
+    """``(title, png)`` for every entry of ``summary["plots"]`` whose table and column exist."""
+    out = []
+    for spec in summary.get(PLOTS_KEY) or []:
+        table = summary.get(spec.get("table", ""))
+        column = spec.get("column", "")
+        if not isinstance(table, dict):
+            continue
+        labels, values, intervals = [], [], []
+        for label, cells in table.items():
+            if isinstance(cells, dict) and column in cells:
+                value, interval = _value_and_ci(cells[column])
+                labels.append(str(label))
+                values.append(value)
+                intervals.append(interval)
+        if labels:
+            title = spec.get("title") or f"{spec['table']}: {column}"
+            has_ci = any(i is not None for i in intervals)
+            out.append((title, bar_chart(labels, values, title=title, ylabel=spec.get("ylabel", column),
+                                         ci=intervals if has_ci else None)))
+    return out
