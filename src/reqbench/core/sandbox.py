@@ -143,7 +143,8 @@ def _tmp_rebinds(argv: Sequence[str], env: Mapping[str, str], writable: Sequence
 
 
 def _bwrap_argv(cwd: Path, writable: Sequence[Path], readonly_binds: Mapping[Path, Path],
-                rebinds: Sequence[Path], network: bool, status_fd: int) -> list[str]:
+                rebinds: Sequence[Path], masked: Sequence[Path], network: bool,
+                status_fd: int) -> list[str]:
     argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--json-status-fd",
             str(status_fd), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
@@ -151,6 +152,8 @@ def _bwrap_argv(cwd: Path, writable: Sequence[Path], readonly_binds: Mapping[Pat
         argv.append("--unshare-net")
     for path in rebinds:
         argv += ["--ro-bind", str(path), str(path)]
+    for path in masked:
+        argv += ["--tmpfs", str(path)]
     for path in writable:
         argv += ["--bind", str(path), str(path)]
     for src, dst in readonly_binds.items():
@@ -221,11 +224,15 @@ def run_sandboxed(
     writable: Sequence[Path] = (),
     readonly_binds: Mapping[Path, Path] = {},  # noqa: B006 - read only
     network: bool = False,
+    masked: Sequence[Path] = (),
     stdout_path: Path | None = None,
     stderr_path: Path | None = None,
     output_cap_bytes: int = 10_000_000,
 ) -> ProcessResult:
     """Run `command` (argv list, or a string for ``/bin/sh -c``) in `cwd`, which is writable.
+
+    `masked` directories (e.g. the suite folder holding hidden tests, the run directory) appear empty
+    inside a bubblewrap sandbox; writable paths and binds below them are still visible.
 
     Never raises for a command that fails, times out or cannot start: see `ProcessResult`. Raises
     `HarnessError` only when the request itself cannot be honoured (e.g. a bind under no isolation).
@@ -257,8 +264,9 @@ def run_sandboxed(
         if isolation == "bwrap":
             status_r, status_w = os.pipe()
             rw = [cwd, home, tmp, *(Path(w).absolute() for w in writable)]
-            prefix = _bwrap_argv(cwd, rw, readonly_binds, _tmp_rebinds(argv, full_env, rw), network,
-                                 status_w)
+            masks = [Path(m).absolute() for m in masked if Path(m).is_dir()]
+            prefix = _bwrap_argv(cwd, rw, readonly_binds, _tmp_rebinds(argv, full_env, rw), masks,
+                                 network, status_w)
         else:
             moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
             if moved:

@@ -69,6 +69,8 @@ class CommandAgent:
     env: dict[str, str] = field(default_factory=dict)
     network: bool = False
     parse_usage: Callable[[str], Usage | None] | None = None
+    masked: list[Path] = field(default_factory=list)
+    """Directories that appear empty to the agent (e.g. the suite folder with hidden tests)."""
     reply_cap_chars: int = 100_000
     output_cap_bytes: int = 10_000_000
 
@@ -95,7 +97,7 @@ class CommandAgent:
                                       self.values(workspace, inputs, prompt_file), agent=self.name)
             proc = run_sandboxed(command, workspace, timeout=self.effective_timeout(budget),
                                  env=dict(self.env), network=self.network,
-                                 readonly_binds={Path(scratch): Path(scratch)},
+                                 readonly_binds={Path(scratch): Path(scratch)}, masked=self.masked,
                                  output_cap_bytes=self.output_cap_bytes)
         return self.result(command, proc, time.monotonic() - started)
 
