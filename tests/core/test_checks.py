@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from reqbench.core.checks import (
     Check,
@@ -141,9 +142,11 @@ def test_json_probe_reports(workspace: Path, writer: str, status: CheckStatus,
     assert (result.status, result.probes) == (status, probes)
 
 
-def test_result_file_must_stay_inside_the_output_dir(workspace: Path) -> None:
-    with pytest.raises(InputError):
-        run_check(Check(name="j", command="true", probes="json", result_file="../x.json"), workspace)
+def test_result_file_must_stay_inside_the_output_dir() -> None:
+    with pytest.raises(ValidationError):
+        Check(name="j", command="true", probes="json", result_file="../x.json")
+    with pytest.raises(ValidationError):
+        Check(name="j", command="true", probes="json", result_file="/etc/passwd")
 
 
 def test_junit_node_ids_without_file_attribute(tmp_path: Path) -> None:

@@ -147,3 +147,16 @@ def test_fallback_modes_still_time_out_and_scrub(tmp_path: Path, monkeypatch: py
         assert result.stdout == b"none\n"
     finally:
         sandbox.available_isolation.cache_clear()
+
+
+@needs_bwrap
+def test_hidden_directories_look_empty_inside(tmp_path: Path) -> None:
+    suite, ws = tmp_path / "suite", tmp_path / "suite" / "work"
+    (suite / "hidden").mkdir(parents=True)
+    (suite / "hidden" / "test_gold.py").write_text("assert True\n")
+    ws.mkdir()
+    result = run_sandboxed(f"echo in > here.txt; ls {suite}/hidden", ws, timeout=30, hide=[suite])
+    assert result.exit_code != 0 and b"test_gold" not in result.stdout
+    assert b"No such file" in result.stderr
+    assert (ws / "here.txt").read_text() == "in\n"  # the workspace below the mask stays writable
+    assert (suite / "hidden" / "test_gold.py").exists()

@@ -183,3 +183,13 @@ def test_workspace_inside_its_source_is_refused(tmp_path: Path) -> None:
     src = make_repo(tmp_path / "src")
     with pytest.raises(InputError):
         materialize(src, src / "ws")
+
+
+def test_git_initialised_workspace_is_clean_and_its_git_never_enters_the_diff(tmp_path: Path) -> None:
+    src = make_repo(tmp_path / "src")
+    ws = materialize(src, tmp_path / "ws", git_init=True)
+    assert git("status", "--porcelain", cwd=ws.path) == ""
+    assert not (src / ".git").exists() and ws.diff() == ""
+    (ws.path / "README").write_text("edited\n")
+    assert git("status", "--porcelain", cwd=ws.path) == "M README"
+    assert ".git/" not in ws.diff() and "+edited" in ws.diff()

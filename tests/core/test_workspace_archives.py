@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.errors import InputError
+from reqbench.core.hashing import sha256_file
 from reqbench.core.workspace import RepoSource, materialize, tree_hash
 
 
@@ -130,3 +131,35 @@ def test_corrupt_and_missing_archives_are_input_errors(tmp_path: Path) -> None:
         materialize(tmp_path / "broken.tar.gz", tmp_path / "ws")
     with pytest.raises(InputError, match="missing.zip"):
         materialize(RepoSource.parse("archive:missing.zip", tmp_path), tmp_path / "ws2")
+
+
+def seed_pypi_cache(cache: Path, tmp_path: Path) -> Path:
+    """An sdist as `pip download` leaves it in the cache, with its recorded sha256."""
+    folder = cache / "pypi" / "demo_pkg-1.0"
+    folder.mkdir(parents=True)
+    sdist = make_tar(folder / "demo_pkg-1.0.tar.gz",
+                     lambda tf: (add_file(tf, "demo_pkg-1.0/demo.py", b"X = 1\n"),
+                                 add_file(tf, "demo_pkg-1.0/PKG-INFO", b"Name: demo_pkg\n")))
+    (folder / "sdist.sha256").write_text(sha256_file(sdist) + "\n")
+    return sdist
+
+
+def test_pypi_source_uses_cached_sdist_and_checks_its_hash(tmp_path: Path) -> None:
+    sdist = seed_pypi_cache(tmp_path / "cache", tmp_path)
+    sha = sha256_file(sdist)
+    ws = materialize(RepoSource.parse(f"pypi:demo_pkg==1.0#sha256={sha}", tmp_path), tmp_path / "ws")
+    assert (ws.path / "demo.py").read_text() == "X = 1\n"
+    assert RepoSource.parse("pypi:demo_pkg==1.0", tmp_path).resolved().sha256 == sha
+    with pytest.raises(InputError, match="sha256 mismatch"):
+        RepoSource.parse("pypi:demo_pkg==1.0#sha256=" + "0" * 64, tmp_path).baseline()
+    sdist.write_bytes(sdist.read_bytes() + b"\0")  # the cache file was tampered with
+    with pytest.raises(InputError, match="changed since download"):
+        RepoSource.parse("pypi:demo_pkg==1.0", tmp_path).baseline()
+
+
+def test_pypi_download_failure_is_input_error_naming_the_requirement(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
+    with pytest.raises(InputError, match="pypi:nonexistent-pkg==9.9"):
+        RepoSource.parse("pypi:nonexistent-pkg==9.9", tmp_path).baseline()

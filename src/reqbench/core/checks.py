@@ -26,7 +26,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reqbench.core.errors import InputError
 from reqbench.core.sandbox import run_sandboxed
@@ -70,11 +70,15 @@ class Check(BaseModel):
         default=None, description="Probe report path relative to the output directory (default "
                                   "junit.xml or results.json)")
 
+    @field_validator("result_file")
+    @classmethod
+    def _inside_output(cls, value: str | None) -> str | None:
+        if value is not None and (Path(value).is_absolute() or ".." in Path(value).parts):
+            raise ValueError("result_file must be a relative path inside the output directory")
+        return value
+
     def report_name(self) -> str:
         if self.result_file:
-            if Path(self.result_file).is_absolute() or ".." in Path(self.result_file).parts:
-                raise InputError("result_file must be a relative path inside the output directory",
-                                 item=f"check {self.name!r}")
             return self.result_file
         return "junit.xml" if self.probes == "junit" else "results.json"
 

@@ -74,8 +74,39 @@ def run_git(args: list[str], env: dict[str, str], *, cwd: Path | None = None,
     return proc
 
 
+@dataclass(frozen=True)
+class BlobRef:
+    """A tree entry hashed as a git blob (content not yet stored)."""
+
+    mode: str
+    sha: str
+    path: Path
+
+
+def _blob_data(ref: BlobRef) -> bytes:
+    if ref.mode == "120000":
+        return os.readlink(ref.path).encode("utf-8", "surrogateescape")
+    return ref.path.read_bytes()
+
+
+def scan_tree(root: Path) -> dict[str, BlobRef]:
+    """Relative path -> git blob id and mode of every entry below `root` (nothing is written)."""
+    out = {}
+    for entry in walk_tree(root):
+        mode = "120000" if entry.kind == "link" else ("100755" if entry.executable else "100644")
+        ref = BlobRef(mode, "", entry.path)
+        data = _blob_data(ref)
+        sha = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
+        out[entry.relpath] = BlobRef(mode, sha, entry.path)
+    return out
+
+
 class ObjectStore:
-    """A private bare git repository used only to hash trees and compute diffs."""
+    """A private bare git repository used only to build trees and compute diffs.
+
+    Trees are written with ``--missing-ok`` and only the blobs that differ between the two sides of a
+    diff are stored, so diffing a large tree after a small edit writes a handful of objects.
+    """
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = Path(git_dir)
@@ -83,39 +114,43 @@ class ObjectStore:
             self.git_dir.mkdir(parents=True, exist_ok=True)
             run_git(["init", "-q", "--bare", str(self.git_dir)], git_env(self.git_dir))
 
-    def _write_blob(self, data: bytes) -> str:
-        header = b"blob %d\0" % len(data)
-        sha = hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
-        path = self.git_dir / "objects" / sha[:2] / sha[2:]
-        if not path.exists():
-            path.parent.mkdir(exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(zlib.compress(header + data, 1))
-            os.replace(tmp, path)
-        return sha
+    def _store_blob(self, ref: BlobRef) -> None:
+        path = self.git_dir / "objects" / ref.sha[:2] / ref.sha[2:]
+        if path.exists():
+            return
+        data = _blob_data(ref)
+        path.parent.mkdir(exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(zlib.compress(b"blob %d\0" % len(data) + data, 1))
+        os.replace(tmp, path)
 
-    def write_tree(self, root: Path) -> str:
-        """Store the tree below `root` and return its git tree id."""
-        lines = []
-        for entry in walk_tree(root):
-            if entry.kind == "link":
-                mode = "120000"
-                sha = self._write_blob(os.readlink(entry.path).encode("utf-8", "surrogateescape"))
-            else:
-                mode = "100755" if entry.executable else "100644"
-                sha = self._write_blob(entry.path.read_bytes())
-            lines.append(f"{mode} {sha}\t{entry.relpath}".encode("utf-8", "surrogateescape"))
+    def write_tree(self, entries: dict[str, BlobRef]) -> str:
+        """Write the tree object(s) for `entries` (blobs may be missing) and return the root id."""
+        lines = [f"{ref.mode} {ref.sha}\t{rel}".encode("utf-8", "surrogateescape")
+                 for rel, ref in sorted(entries.items())]
         with tempfile.TemporaryDirectory() as tmp:
             env = git_env(self.git_dir, index=Path(tmp) / "index")
-            run_git(["update-index", "-z", "--index-info"], env, input=b"\0".join(lines) + b"\0")
-            out = run_git(["write-tree"], env)
+            if lines:
+                run_git(["update-index", "-z", "--index-info"], env, input=b"\0".join(lines) + b"\0")
+            out = run_git(["write-tree", "--missing-ok"], env)
         return out.stdout.decode().strip()
 
-    def diff(self, base_tree: str, new_tree: str) -> str:
-        """Git-style patch from `base_tree` to `new_tree` (binary-safe, no renames)."""
+    def diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef]) -> str:
+        """Git-style patch from the tree `base` to the tree `new` (binary-safe, no renames)."""
+        if base == new:
+            return ""
+        for rel in set(base) | set(new):
+            old_ref, new_ref = base.get(rel), new.get(rel)
+            if old_ref is not None and new_ref is not None and (old_ref.sha, old_ref.mode) == (
+                    new_ref.sha, new_ref.mode):
+                continue
+            for ref in (old_ref, new_ref):
+                if ref is not None:
+                    self._store_blob(ref)
         out = run_git(["diff-tree", "-p", "--binary", "--full-index", "--no-renames", "--no-color",
-                       "--no-ext-diff", "--no-textconv", base_tree, new_tree], git_env(self.git_dir))
+                       "--no-ext-diff", "--no-textconv", self.write_tree(base), self.write_tree(new)],
+                      git_env(self.git_dir))
         return out.stdout.decode("utf-8", "surrogateescape")
 
 
@@ -127,7 +162,7 @@ def diff_trees(base: Path, changed: Path) -> str:
     """
     with tempfile.TemporaryDirectory(prefix="reqbench-diff-") as tmp:
         store = ObjectStore(Path(tmp) / "objects.git")
-        return store.diff(store.write_tree(Path(base)), store.write_tree(Path(changed)))
+        return store.diff(scan_tree(Path(base)), scan_tree(Path(changed)))
 
 
 def apply_patch(workspace: Path, patch: str) -> None:

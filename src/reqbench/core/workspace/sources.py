@@ -55,8 +55,9 @@ class RepoSource(BaseModel):
     sha256: str | None = Field(default=None, description="archive/pypi: expected sha256 of the file")
 
     @classmethod
-    def parse(cls, spec: str, base_dir: Path) -> RepoSource:
-        """Parse a source spec; relative paths are resolved against `base_dir` (the suite folder)."""
+    def parse(cls, spec: str, base_dir: Path | None = None) -> RepoSource:
+        """Parse a source spec; relative paths are resolved against `base_dir` (the suite folder;
+        the current directory when omitted)."""
         spec = spec.strip()
         if not spec:
             raise InputError("empty repository spec", item="repo")
@@ -87,7 +88,7 @@ class RepoSource(BaseModel):
             sha = sha.lower()
         path = Path(rest).expanduser()
         if not path.is_absolute():
-            path = Path(base_dir) / path
+            path = Path(base_dir if base_dir is not None else Path.cwd()) / path
         return cls(kind=cast(SourceKind, kind), location=str(path.resolve()), ref=ref, sha256=sha)
 
     @property
@@ -195,7 +196,7 @@ def _pypi_sdist(requirement: str, expected: str | None) -> Path:
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             proc = subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
-                 "--no-build-isolation", "--disable-pip-version-check", "-q", "-d", tmp, requirement],
+                 "--disable-pip-version-check", "-q", "-d", tmp, requirement],
                 capture_output=True, text=True, check=False)
             got = [p for p in Path(tmp).iterdir() if is_archive_name(p.name)]
             if proc.returncode != 0 or len(got) != 1:

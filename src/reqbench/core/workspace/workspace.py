@@ -5,6 +5,11 @@ copies, never hard links, so no edit, chmod, delete or replace inside the worksp
 file. The workspace's change set is always `diff()` against that baseline, computed by the tree rules
 of `trees` (``.git``, ``__pycache__`` and ``*.pyc`` are not part of a tree and are not copied).
 
+Why copies and not an overlay mount: an overlayfs workspace is only visible inside the mount namespace
+that mounted it, while the harness, protocols and third-party agent CLIs all read and write the
+workspace from the host namespace; copies work everywhere, need no privileges, and measured no slower
+than ``shutil.copytree`` (``benchmarks/bench_workspace.py``).
+
 Bookkeeping (a private git object store used for diffs) lives *beside* the workspace in
 ``.<name>.reqbench``, never inside it, so a sandboxed agent that may write only its workspace cannot
 alter the baseline its diff is computed against.
@@ -17,7 +22,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.errors import HarnessError, InputError
-from reqbench.core.workspace.patches import ObjectStore, Submission, apply_patch
+from reqbench.core.workspace.patches import (
+    BlobRef,
+    ObjectStore,
+    Submission,
+    apply_patch,
+    git_env,
+    run_git,
+    scan_tree,
+)
 from reqbench.core.workspace.sources import RepoSource
 from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash
 
@@ -30,7 +43,7 @@ class Workspace:
     base: Path
     source: RepoSource | None = None
     meta: Path | None = None
-    _base_tree: str | None = field(default=None, repr=False)
+    _base_entries: dict[str, BlobRef] | None = field(default=None, repr=False)
 
     def _store(self) -> ObjectStore:
         meta = self.meta or self.path.with_name(f".{self.path.name}.reqbench")
@@ -39,10 +52,9 @@ class Workspace:
 
     def diff(self) -> str:
         """Git-style unified patch from `base` to the workspace as it is now ('' when unchanged)."""
-        store = self._store()
-        if self._base_tree is None:
-            self._base_tree = store.write_tree(self.base)
-        return store.diff(self._base_tree, store.write_tree(self.path))
+        if self._base_entries is None:
+            self._base_entries = scan_tree(self.base)
+        return self._store().diff(self._base_entries, scan_tree(self.path))
 
     def submission(self) -> Submission:
         """The workspace's change set as a frozen `Submission` (patch + sha256)."""
@@ -76,11 +88,13 @@ def _inside(child: Path, parent: Path) -> bool:
         return False
 
 
-def materialize(source: RepoSource | Path | str, dest: Path) -> Workspace:
+def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool = False) -> Workspace:
     """Create a fresh private workspace at `dest` (which must not exist, or be an empty directory).
 
     `source` is a `RepoSource`, or a path (a directory, or an archive by its suffix). Raises
-    `InputError` for a missing or malformed source.
+    `InputError` for a missing or malformed source. With `git_init`, the workspace is also a fresh git
+    repository with the baseline as its only commit (for agents that expect ``git status``/``git
+    diff``); its ``.git`` is not part of the tree, so it never shows in diffs or hashes.
     """
     if not isinstance(source, RepoSource):
         source = RepoSource.parse(str(source), Path.cwd())
@@ -95,7 +109,19 @@ def materialize(source: RepoSource | Path | str, dest: Path) -> Workspace:
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
         copy_tree(base, dest)
+        if git_init:
+            _git_init(dest)
     except BaseException:
         remove_tree(dest)
         raise
     return Workspace(path=dest, base=base, source=source)
+
+
+def _git_init(path: Path) -> None:
+    env = {**git_env(path / ".git"), "GIT_AUTHOR_NAME": "reqbench", "GIT_AUTHOR_EMAIL": "reqbench@localhost",
+           "GIT_COMMITTER_NAME": "reqbench", "GIT_COMMITTER_EMAIL": "reqbench@localhost",
+           "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+    env.pop("GIT_DIR")
+    run_git(["init", "-q"], env, cwd=path)
+    run_git(["add", "-A", "-f", "--", "."], env, cwd=path)
+    run_git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "baseline"], env, cwd=path)
