@@ -150,3 +150,12 @@ def test_model_may_come_from_the_agent_spec_and_options_are_checked() -> None:
     assert agent.model == "openai/x" and agent.temperature == 0.5
     with pytest.raises(InputError, match="unknown model client option"):
         make_agent("llm:openai/x", base_url="http://127.0.0.1:9/v1", bogus=1)
+
+
+def test_repeats_are_fresh_draws_but_a_rerun_of_one_repeat_is_replayed(workspace: Path) -> None:
+    with ScriptedOpenAI(lambda body, i: reply(f"```reply\ndraw {i}\n```")) as srv:
+        agent = agent_for(srv)
+        replies = [agent.run(workspace, AgentInputs(prompt="pick", context={"repeat": r}), Budget()).reply
+                   for r in (0, 1, 0)]
+        assert len(srv.requests) == 2
+    assert replies == ["draw 0", "draw 1", "draw 0"]

@@ -62,8 +62,8 @@ def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float |
     start = time.monotonic()
     if sandboxed is not None:
         res = sandboxed(argv, cwd, timeout=timeout, env=env, writable=writable or [cwd], network=network)
-        out, err = (_read(getattr(res, name, None)) for name in ("stdout_path", "stderr_path"))
-        return CLIProcess(res.exit_code, out, err, bool(res.timed_out), res.start_error or "",
+        stdout, stderr = (_read(getattr(res, name, None)) for name in ("stdout_path", "stderr_path"))
+        return CLIProcess(res.exit_code, stdout, stderr, bool(res.timed_out), res.start_error or "",
                           getattr(res, "wall_seconds", None) or time.monotonic() - start)
     if not network and can_unshare_net():
         argv = ["unshare", "-n", *argv]
@@ -73,13 +73,13 @@ def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float |
     except OSError as exc:
         return CLIProcess(None, "", "", False, f"{type(exc).__name__}: {exc}", 0.0)
     try:
-        out, err = proc.communicate(timeout=timeout)
+        raw_out, raw_err = proc.communicate(timeout=timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+        raw_out, raw_err = proc.communicate()
         timed_out = True
-    return CLIProcess(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+    return CLIProcess(proc.returncode, raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace"),
                       timed_out, "", time.monotonic() - start)
 
 

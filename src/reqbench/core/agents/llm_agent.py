@@ -121,8 +121,11 @@ def observation(exit_code: int, output: str, cap: int) -> str:
 class LLMConversation:
     """One message history + workspace; `send` runs the loop until the model replies or a limit hits."""
 
-    def __init__(self, agent: LLMAgent, workspace: Path, trajectory_path: Path | None = None) -> None:
+    def __init__(self, agent: LLMAgent, workspace: Path, trajectory_path: Path | None = None,
+                 sample: int = 0) -> None:
         self.agent, self.workspace, self.trajectory_path = agent, workspace, trajectory_path
+        self.sample = sample
+        """Repeat number: part of every cache key, so repeats are independent draws, not replays."""
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": agent.system_prompt}]
         self.trajectory: list[TrajectoryEvent] = []
 
@@ -158,7 +161,8 @@ class LLMConversation:
 
     def _step(self, budget: Budget, start: float, usage: Usage) -> None:
         a = self.agent
-        resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed)
+        resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed,
+                                 sample=self.sample)
         step_usage = Usage(resp.prompt_tokens, resp.completion_tokens, resp.cost_usd)
         usage.add(step_usage)
         self.messages.append({"role": "assistant", "content": resp.content})
@@ -212,11 +216,13 @@ class LLMAgent:
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         path = inputs.context.get("trajectory_path") or self.trajectory_path
-        conv = LLMConversation(self, workspace, Path(path) if path else None)
+        conv = LLMConversation(self, workspace, Path(path) if path else None,
+                               sample=int(inputs.context.get("repeat", 0) or 0))
         return conv.send(task_prompt(workspace, inputs), budget)
 
-    def start_session(self, workspace: Path, trajectory_path: Path | None = None) -> LLMConversation:
-        return LLMConversation(self, workspace, trajectory_path or self.trajectory_path)
+    def start_session(self, workspace: Path, trajectory_path: Path | None = None,
+                      sample: int = 0) -> LLMConversation:
+        return LLMConversation(self, workspace, trajectory_path or self.trajectory_path, sample=sample)
 
 
 def make_llm_agent(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
