@@ -56,13 +56,15 @@ def fake_tool(tmp_path: Path, name: str) -> Path:
 
 
 def preset(tmp_path: Path, name: str, binary: str, output: str, **opts: object):
-    env = {"FAKE_RECORD": str(tmp_path / "record.json"), "FAKE_OUTPUT": output}
+    rec = tmp_path / "rec"
+    rec.mkdir(exist_ok=True)
+    env = {"FAKE_RECORD": str(rec / "record.json"), "FAKE_OUTPUT": output}
     env.update(opts.pop("env", {}))  # type: ignore[arg-type]
-    return make_agent(name, binary=str(fake_tool(tmp_path, binary)), env=env, **opts)
+    return make_agent(name, binary=str(fake_tool(tmp_path, binary)), env=env, writable=[str(rec)], **opts)
 
 
 def records(tmp_path: Path) -> list[dict]:
-    return json.loads((tmp_path / "record.json").read_text())
+    return json.loads((tmp_path / "rec" / "record.json").read_text())
 
 
 CLAUDE_OK = json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": 4,

@@ -1,8 +1,11 @@
 """Presets for third-party CLI agents: the exact command line each runs, and how its output is read.
 
-Every preset runs its tool as a child process with the workspace as working directory, the prompt
-passed by file or stdin (never as one huge argument), and private files (prompt, config, trajectory)
-in a scratch directory *outside* the workspace so they never show up in the diff. Budget
+Every preset runs its tool in the sandbox (`cli_process.run_cli`; network allowed, since the tool
+talks to its model provider) with the workspace as working directory, the prompt passed by file or
+stdin (never as one huge argument), and private files (prompt, config, trajectory, and a fresh HOME
+holding the tool's own state) in a scratch directory *outside* the workspace so they never show up in
+the diff. Only the workspace, the scratch directory and the paths in the ``writable`` option are
+writable; credentials come from ``api_key`` or the ``env`` option, never from the user's HOME. Budget
 ``wall_seconds`` is the process timeout (timeout -> TIMEOUT); exit 0 -> COMPLETED unless the tool's
 own output says otherwise; a provider failure the tool reports -> PROVIDER_ERROR; else ERROR.
 
@@ -72,7 +75,7 @@ CODEX_FLAGS: dict[str, list[str]] = {
 }
 """ReqMemBench Table 14, Codex CLI rows (the effective coding sandbox recorded in the process logs)."""
 
-PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
+PASS_ENV = ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
 
 
 @dataclass
@@ -95,7 +98,8 @@ class CLIPreset(ABC):
 
     def __init__(self, *, model: str | None = None, stage: str = "coding", base_url: str | None = None,
                  api_key: str | None = None, binary: str | None = None, extra_args: list[str] | None = None,
-                 env: dict[str, str] | None = None, keep_scratch: bool = False) -> None:
+                 env: dict[str, str] | None = None, keep_scratch: bool = False,
+                 writable: list[str | Path] | None = None) -> None:
         if stage not in STAGES:
             raise InputError(f"stage must be one of {list(STAGES)}, not {stage!r}",
                              item=f"--agent {self.name}")
@@ -104,6 +108,7 @@ class CLIPreset(ABC):
         self.extra_args = list(extra_args or [])
         self.extra_env = dict(env or {})
         self.keep_scratch = keep_scratch
+        self.writable = [Path(p) for p in writable or []]
 
     # -- per tool ------------------------------------------------------------------------------------
     @abstractmethod
@@ -124,8 +129,12 @@ class CLIPreset(ABC):
         return f"{text} < {{prompt}}" if inv.stdin_file else text
 
     # -- shared --------------------------------------------------------------------------------------
-    def base_env(self) -> dict[str, str]:
+    def base_env(self, scratch: Path) -> dict[str, str]:
+        """Allow-listed variables, a private writable HOME in the scratch dir, then the user's `env`."""
+        home = scratch / "home"
+        home.mkdir(exist_ok=True)
         env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
+        env["HOME"] = str(home)
         env.update(self.extra_env)
         return env
 
@@ -149,12 +158,16 @@ class CLIPreset(ABC):
         prompt.write_text(prompt_text, encoding="utf-8")
         inv = self.invocation(workspace, scratch, prompt, budget, resume)
         argv = [*inv.argv[:self.extra_at], *self.extra_args, *inv.argv[self.extra_at:]]
-        env = {**self.base_env(), **inv.env}
+        env = {**self.base_env(scratch), **inv.env}
         if shutil.which(argv[0], path=env.get("PATH")) is None:
             return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
                                f"{self.name} or pass binary=PATH"), None
+        tool_dir = []  # a tool given by path may live where the sandbox hides (/tmp): show its install
+        if os.path.isabs(argv[0]):
+            bin_dir = Path(argv[0]).resolve().parent
+            tool_dir = [bin_dir.parent if bin_dir.name == "bin" else bin_dir]
         proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
-                       writable=[workspace, scratch])
+                       writable=[workspace, scratch, *self.writable], readonly=tool_dir)
         parsed = self.parse(proc.stdout, proc.stderr, scratch)
         if parsed.usage.cost_usd is None and self.model:
             parsed.usage.cost_usd = call_cost(self.model, parsed.usage.prompt_tokens,
@@ -322,7 +335,10 @@ def _make(cls: type[CLIPreset], opts: dict[str, Any]) -> CLIPreset:
         opts["extra_args"] = shlex.split(opts["extra_args"])
     if isinstance(opts.get("keep_scratch"), str):
         opts["keep_scratch"] = opts["keep_scratch"].lower() in ("1", "true", "yes")
-    known = {"model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch"}
+    if isinstance(opts.get("writable"), str):
+        opts["writable"] = opts["writable"].split(os.pathsep)
+    known = {"model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch",
+             "writable"}
     unknown = sorted(set(opts) - known)
     if unknown:
         raise InputError(f"unknown option(s) {unknown} for agent {cls.name!r}; known: {sorted(known)}",
