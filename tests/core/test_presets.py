@@ -250,3 +250,13 @@ def test_command_lines_are_printable_with_placeholders() -> None:
     assert line == ("codex exec --json --ephemeral --ignore-user-config --ignore-rules --skip-git-repo-check "
                     "--sandbox read-only -C '{workspace}' - < {prompt}")
     assert "--tools ''" in make_agent("claude-code", stage="diagnostic").command_line()
+
+
+def test_options_given_as_cli_strings_are_parsed(tmp_path: Path) -> None:
+    agent = make_agent("aider", env="A=1,B=x=y", writable="/a:/b", keep_scratch="yes",
+                       extra_args="--foo 'a b'")
+    assert agent.extra_env == {"A": "1", "B": "x=y"}
+    assert [str(p) for p in agent.writable] == ["/a", "/b"] and agent.keep_scratch is True
+    assert agent.extra_args == ["--foo", "a b"]
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        make_agent("aider", env="novalue")

@@ -101,7 +101,7 @@ def task_prompt(workspace: Path, inputs: AgentInputs, file_cap: int = 60_000) ->
 
 def run_shell(command: str, workspace: Path, timeout: float) -> tuple[int, str, bool]:
     """Run `command` with bash in `workspace`, network off: ``(exit code, stdout+stderr, timed out)``."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), "LANG": "C.UTF-8",
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
            "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb"}
     proc = run_cli(["bash", "-c", command], workspace, env=env, timeout=timeout, network=False)
     output = proc.stdout + proc.stderr

@@ -335,6 +335,12 @@ def _make(cls: type[CLIPreset], opts: dict[str, Any]) -> CLIPreset:
         opts["extra_args"] = shlex.split(opts["extra_args"])
     if isinstance(opts.get("keep_scratch"), str):
         opts["keep_scratch"] = opts["keep_scratch"].lower() in ("1", "true", "yes")
+    if isinstance(opts.get("env"), str):  # --agent-opt env=K=V,K2=V2
+        pairs = [p.partition("=") for p in opts["env"].split(",") if p.strip()]
+        if any(not sep or not k.strip() for k, sep, _ in pairs):
+            raise InputError(f"env {opts['env']!r} is not KEY=VALUE[,KEY=VALUE...]",
+                             item=f"agent {cls.name!r}")
+        opts["env"] = {k.strip(): v for k, _, v in pairs}
     if isinstance(opts.get("writable"), str):
         opts["writable"] = opts["writable"].split(os.pathsep)
     known = {"model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch",
