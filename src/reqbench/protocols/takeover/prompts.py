@@ -67,5 +67,7 @@ Print only the JSON object.
 
 
 def render(template: str, **paths: str) -> str:
-    """Fill a template's `{name}` placeholders (all must be given)."""
-    return template.format(**paths)
+    """Replace `{name}` for each given name; other braces (e.g. JSON in a verbatim text) stay as they are."""
+    for name, value in paths.items():
+        template = template.replace("{" + name + "}", value)
+    return template

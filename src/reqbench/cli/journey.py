@@ -1,0 +1,102 @@
+"""`reqbench journey ...`: SWE-Journey commands (calibrate an instance, list personas, run one session)."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users.",
+                  no_args_is_help=True)
+console = Console()
+
+
+@app.command("calibrate")
+def calibrate_cmd(
+    instance: Path = typer.Argument(..., help="Instance directory (instance.yaml) or a suite directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the calibration report as JSON."),
+) -> None:
+    """Apply the reference patches in order and check every F2P/P2P rule (exit 1 on a finding).
+
+    Example: reqbench journey calibrate examples/journey/tasklet --json
+    """
+    from reqbench.protocols.journey.calibrate import calibrate
+    from reqbench.protocols.journey.models import load_suite
+
+    _, instances = load_suite(instance)
+    reports = [calibrate(inst) for inst in instances]
+    if as_json:
+        payload = reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports]
+        typer.echo(json.dumps(payload, indent=2))
+    else:
+        for rep in reports:
+            mark = "[green]ok[/green]" if rep.ok else "[red]FAILED[/red]"
+            console.print(f"{rep.instance}: {mark} ({len(rep.subtasks)} subtasks, whole-task F2P "
+                          f"{rep.whole_f2p}, P2P {rep.whole_p2p}, {rep.test_runs} test runs)",
+                          highlight=False)
+            for f in rep.findings:
+                console.print(f"  {f.sentence()}", highlight=False, soft_wrap=True)
+    if not all(r.ok for r in reports):
+        raise typer.Exit(1)
+
+
+@app.command("personas")
+def personas_cmd(as_json: bool = typer.Option(False, "--json", help="Print the presets as JSON.")) -> None:
+    """List the four bundled personas and their five dimensions.
+
+    Example: reqbench journey personas --json
+    """
+    from reqbench.protocols.journey.personas import presets
+
+    items = [p.model_dump(mode="json") for p in presets()]
+    if as_json:
+        typer.echo(json.dumps(items, indent=2))
+        return
+    for p in items:
+        console.print(f"{p['name']}: expertise={p['expertise']} detail={p['detail_preference']} "
+                      f"control={p['control_style']} goals={p['goal_stability']} "
+                      f"verification={p['verification_style']}", highlight=False)
+
+
+@app.command("session")
+def session_cmd(
+    instance: Path = typer.Argument(..., help="Instance directory."),
+    persona: str = typer.Option("software-architect", "--persona",
+                                help="Preset name, persona YAML file, or 'single-shot'."),
+    agent: str = typer.Option("reference", "--agent", help="Assistant: reference, null, llm, a preset..."),
+    simulator: str = typer.Option("deterministic", "--simulator", help="deterministic or llm."),
+    simulator_model: str = typer.Option("", "--simulator-model", help="Model of the llm simulator."),
+    seed: int = typer.Option(0, "--seed", help="Simulator seed."),
+    max_turns: int = typer.Option(40, "--max-turns", help="Shared turn limit."),
+    transcript: Path | None = typer.Option(None, "--transcript", help="Write the full transcript JSON here."),
+    as_json: bool = typer.Option(False, "--json", help="Print the session metrics as JSON."),
+) -> None:
+    """Run one session outside a run directory and print its metrics.
+
+    Example: reqbench journey session examples/journey/tasklet --persona non-coder --agent reference
+    """
+    from reqbench.core.execute.types import Row, RunOptions
+    from reqbench.core.hashing import write_json
+    from reqbench.protocols.journey.suite import PROTOCOL
+
+    options = RunOptions(agent=agent, seed=seed, agent_options={
+        "journey.simulator": simulator, "journey.simulator_model": simulator_model,
+        "journey.max_turns": max_turns})
+    from reqbench.protocols.journey.models import load_instance
+
+    inst = load_instance(instance)
+    with tempfile.TemporaryDirectory(prefix="journey-session-") as tmp:
+        out = PROTOCOL.run_row(inst.root, Row(inst.id, persona, agent, 0), options, Path(tmp))
+    if transcript is not None:
+        write_json(transcript, json.loads(out.artifacts.get("transcript.json", b"{}")))
+    result = {k: v for k, v in out.result.items() if k != "trace"}
+    if as_json:
+        typer.echo(json.dumps({"status": str(out.status), "detail": out.detail, **result}, indent=2))
+    else:
+        console.print(f"status={out.status} {out.detail}".strip(), highlight=False)
+        for key in ("end_reason", "turns", "proc_f2p", "final_f2p", "final_p2p", "final_confidence",
+                    "cost_usd"):
+            console.print(f"  {key}: {result.get(key)}", highlight=False)

@@ -1,0 +1,341 @@
+"""Run one process under the harness's rules: timeout, scrubbed env, capped output, isolation.
+
+Isolation is the strongest the machine allows, probed once per process (override with
+``REQBENCH_SANDBOX=bwrap|unshare|none``):
+
+* ``bwrap``   -- bubblewrap: ``/`` read-only, only the working directory and the given writable paths
+  writable, a private empty ``/tmp`` (other runs' scratch space stays invisible; paths below /tmp that
+  the command names, the harness's Python and PATH entries are bound back read-only, anything else
+  must be passed in `writable` / `readonly_binds`), new network namespace (no route anywhere, not
+  even 127.0.0.1, unless ``network=True``), new PID namespace, ``--die-with-parent``;
+* ``unshare`` -- ``unshare -n``: no network, but no file-system protection;
+* ``none``    -- a plain subprocess (a warning is logged once).
+
+Whatever the isolation, the process runs in its own process group and is killed with all its
+descendants at the wall-clock timeout, and every process still carrying the run's marker variable is
+swept afterwards (so a daemon left behind cannot keep writing to the workspace). The environment is an
+allow-list (PATH, LANG, TERM, ...) with a private HOME and TMPDIR, plus what the caller passes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import IO, Literal
+
+from reqbench.core.errors import HarnessError
+
+log = logging.getLogger(__name__)
+
+Isolation = Literal["bwrap", "unshare", "none"]
+ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "SOURCE_DATE_EPOCH")
+MARKER = "REQBENCH_SANDBOX_ID"
+
+
+@dataclass
+class ProcessResult:
+    """How a sandboxed process ended. `exit_code` is None when it timed out or never started."""
+
+    exit_code: int | None
+    timed_out: bool
+    start_error: str | None
+    stdout_path: Path | None
+    stderr_path: Path | None
+    wall_seconds: float
+    isolation: Isolation
+    stdout: bytes = b""
+    """Captured stdout (up to the cap) when no `stdout_path` was given."""
+    stderr: bytes = b""
+    truncated: bool = False
+    """True when stdout or stderr exceeded the output cap (the rest was discarded)."""
+
+    def _read(self, path: Path | None, data: bytes, limit: int) -> str:
+        if path is not None and path.is_file():
+            with open(path, "rb") as fh:
+                fh.seek(max(0, path.stat().st_size - limit))
+                data = fh.read()
+        return data[-limit:].decode("utf-8", "replace")
+
+    def stdout_tail(self, limit: int = 4000) -> str:
+        return self._read(self.stdout_path, self.stdout, limit)
+
+    def stderr_tail(self, limit: int = 4000) -> str:
+        return self._read(self.stderr_path, self.stderr, limit)
+
+
+def _probe(argv: list[str]) -> bool:
+    try:
+        return subprocess.run(argv, capture_output=True, timeout=20, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@cache
+def available_isolation() -> Isolation:
+    """The strongest isolation that works here (cached; ``REQBENCH_SANDBOX`` forces one)."""
+    forced = os.environ.get("REQBENCH_SANDBOX")
+    if forced in ("bwrap", "unshare", "none"):
+        return forced  # type: ignore[return-value]
+    if shutil.which("bwrap") and _probe(["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
+                                         "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent",
+                                         "true"]):
+        return "bwrap"
+    if shutil.which("unshare") and _probe(["unshare", "-n", "true"]):
+        log.warning("bubblewrap unavailable: sandbox has no network but no file-system protection")
+        return "unshare"
+    log.warning("no sandbox available (bwrap, unshare): processes run unisolated")
+    return "none"
+
+
+def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker: str) -> dict[str, str]:
+    """Allow-listed variables, private HOME/TMPDIR, the harness's Python first on PATH, then `extra`."""
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    python_bin = str(Path(sys.executable).parent)
+    path = env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    if python_bin not in path.split(os.pathsep):
+        path = python_bin + os.pathsep + path
+    env.update({"PATH": path, "HOME": str(home), "TMPDIR": str(tmp), "LANG": env.get("LANG", "C.UTF-8"),
+                "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update(extra or {})
+    env[MARKER] = marker
+    return env
+
+
+def _under(path: Path, parent: Path) -> bool:
+    return path == parent or parent in path.parents
+
+
+def _tmp_rebinds(argv: Sequence[str], env: Mapping[str, str], writable: Sequence[Path]) -> list[Path]:
+    """Paths below /tmp the command needs to see through the private /tmp: the harness's Python,
+    PATH entries, and every existing absolute path named on the command line (read-only)."""
+    tmp_root = Path("/tmp")
+    words: list[str] = [sys.prefix, sys.base_prefix, str(Path(sys.executable).parent),
+                        *env.get("PATH", "").split(os.pathsep)]
+    for arg in argv:
+        try:
+            words += shlex.split(arg)
+        except ValueError:
+            words.append(arg)
+    out: list[Path] = []
+    for word in words:
+        if not word.startswith("/tmp/"):
+            continue
+        path = Path(os.path.normpath(word))
+        if not path.exists() or any(_under(path, w) for w in writable):
+            continue
+        if _under(path.resolve(), tmp_root) and path not in out:
+            out.append(path)
+    return out
+
+
+def _bwrap_argv(cwd: Path, writable: Sequence[Path], readonly_binds: Mapping[Path, Path],
+                rebinds: Sequence[Path], network: bool, status_fd: int) -> list[str]:
+    argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--json-status-fd",
+            str(status_fd), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+            "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    if not network:
+        argv.append("--unshare-net")
+    for path in rebinds:
+        argv += ["--ro-bind", str(path), str(path)]
+    for path in writable:
+        argv += ["--bind", str(path), str(path)]
+    for src, dst in readonly_binds.items():
+        argv += ["--ro-bind", str(src), str(dst)]
+    return [*argv, "--chdir", str(cwd), "--"]
+
+
+class _Drain(threading.Thread):
+    """Copy a pipe to a file or buffer, keeping at most `cap` bytes and discarding the rest."""
+
+    def __init__(self, pipe: IO[bytes], sink: IO[bytes] | None, cap: int) -> None:
+        super().__init__(daemon=True)
+        self.pipe, self.sink, self.cap = pipe, sink, cap
+        self.kept = 0
+        self.buffer = bytearray()
+        self.truncated = False
+
+    def run(self) -> None:
+        while chunk := self.pipe.read1(65536):  # type: ignore[attr-defined]
+            room = self.cap - self.kept
+            if len(chunk) > room:
+                self.truncated = True
+                chunk = chunk[:max(room, 0)]
+            if chunk:
+                self.kept += len(chunk)
+                if self.sink is not None:
+                    self.sink.write(chunk)
+                else:
+                    self.buffer += chunk
+
+
+def _sweep(marker: str) -> None:
+    """SIGKILL every process whose environment carries `marker` (repeat: a fork bomb races us)."""
+    needle = f"{MARKER}={marker}".encode()
+    for _ in range(20):
+        found = False
+        for pid_dir in Path("/proc").iterdir():
+            if not pid_dir.name.isdigit() or int(pid_dir.name) == os.getpid():
+                continue
+            try:
+                environ = (pid_dir / "environ").read_bytes()
+            except OSError:
+                continue
+            if needle in environ.split(b"\0"):
+                found = True
+                try:
+                    os.kill(int(pid_dir.name), signal.SIGKILL)
+                except OSError:
+                    pass
+        if not found:
+            return
+        time.sleep(0.05)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def run_sandboxed(
+    command: list[str] | str,
+    cwd: Path,
+    *,
+    timeout: float,
+    env: dict[str, str] | None = None,
+    writable: Sequence[Path] = (),
+    readonly_binds: Mapping[Path, Path] = {},  # noqa: B006 - read only
+    network: bool = False,
+    stdout_path: Path | None = None,
+    stderr_path: Path | None = None,
+    output_cap_bytes: int = 10_000_000,
+) -> ProcessResult:
+    """Run `command` (argv list, or a string for ``/bin/sh -c``) in `cwd`, which is writable.
+
+    Never raises for a command that fails, times out or cannot start: see `ProcessResult`. Raises
+    `HarnessError` only when the request itself cannot be honoured (e.g. a bind under no isolation).
+    """
+    cwd = Path(cwd).absolute()
+    isolation = available_isolation()
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else [str(a) for a in command]
+    marker = uuid.uuid4().hex
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="reqbench-sbx-") as scratch:
+        home, tmp = Path(scratch) / "home", Path(scratch) / "tmp"
+        home.mkdir()
+        tmp.mkdir()
+        full_env = scrubbed_env(env, home, tmp, marker)
+
+        def failed(reason: str) -> ProcessResult:
+            return ProcessResult(None, False, reason, stdout_path, stderr_path,
+                                 time.monotonic() - started, isolation)
+
+        if not cwd.is_dir():
+            return failed(f"working directory {cwd} does not exist")
+        if not isinstance(command, str):
+            if not argv:
+                return failed("empty command")
+            if shutil.which(argv[0], path=full_env["PATH"]) is None:
+                return failed(f"command not found: {argv[0]}")
+        prefix: list[str] = []
+        status_r = status_w = -1
+        if isolation == "bwrap":
+            status_r, status_w = os.pipe()
+            rw = [cwd, home, tmp, *(Path(w).absolute() for w in writable)]
+            prefix = _bwrap_argv(cwd, rw, readonly_binds, _tmp_rebinds(argv, full_env, rw), network,
+                                 status_w)
+        else:
+            moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
+            if moved:
+                raise HarnessError(f"cannot bind {sorted(map(str, moved))} without bubblewrap")
+            if isolation == "unshare" and not network:
+                prefix = ["unshare", "-n", "--"]
+        out_sink = open(stdout_path, "wb") if stdout_path else None  # noqa: SIM115
+        err_sink = open(stderr_path, "wb") if stderr_path else None  # noqa: SIM115
+        try:
+            try:
+                proc = subprocess.Popen([*prefix, *argv], cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        start_new_session=True,
+                                        pass_fds=(status_w,) if status_w >= 0 else ())
+            except OSError as exc:
+                return failed(f"cannot start {argv[0]}: {exc}")
+            finally:
+                if status_w >= 0:
+                    os.close(status_w)
+            assert proc.stdout is not None and proc.stderr is not None
+            drains = [_Drain(proc.stdout, out_sink, output_cap_bytes),
+                      _Drain(proc.stderr, err_sink, output_cap_bytes)]
+            for d in drains:
+                d.start()
+            timed_out = False
+            try:
+                code: int | None = proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                timed_out = True
+                _kill_group(proc)
+                proc.wait()
+                code = None
+            _kill_group(proc)
+            _sweep(marker)
+            for d in drains:
+                d.join(timeout=5)
+            start_error = None
+            if isolation == "bwrap":
+                status = _read_status(status_r)
+                if "child-pid" not in status and not timed_out:
+                    start_error = ("bubblewrap could not start the sandbox: "
+                                   + bytes(drains[1].buffer).decode("utf-8", "replace")[-500:]
+                                   if err_sink is None else "bubblewrap could not start the sandbox")
+                    code = None
+                elif "exit-code" in status and not timed_out:
+                    code = int(status["exit-code"])
+            if code is not None and code < 0:  # killed by a signal: report as the shell would
+                code = 128 - code
+            return ProcessResult(code, timed_out, start_error, stdout_path, stderr_path,
+                                 time.monotonic() - started, isolation, bytes(drains[0].buffer),
+                                 bytes(drains[1].buffer), any(d.truncated for d in drains))
+        finally:
+            for sink in (out_sink, err_sink):
+                if sink is not None:
+                    sink.close()
+            if status_r >= 0:
+                os.close(status_r)
+
+
+def _read_status(fd: int) -> dict[str, int]:
+    """Merge bwrap's JSON status lines (``{"child-pid": N}``, ``{"exit-code": N}``)."""
+    os.set_blocking(fd, False)
+    data = b""
+    try:
+        while chunk := os.read(fd, 65536):
+            data += chunk
+    except BlockingIOError:
+        pass
+    status: dict[str, int] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            status.update(json.loads(line))
+        except (json.JSONDecodeError, TypeError):
+            continue
+    return status
+
+
+def describe(command: list[str] | str) -> str:
+    """A shell-readable rendering of `command` for trajectories and logs."""
+    return command if isinstance(command, str) else shlex.join(str(a) for a in command)

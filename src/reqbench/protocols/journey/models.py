@@ -1,0 +1,264 @@
+"""The journey instance format (`instance.yaml`) and the suite marker (`suite.yaml`).
+
+An *instance* is one long-horizon task (SWE-Journey §3.2): a base repository, ordered subtasks grouped
+into stages, and a hidden test suite. Each subtask carries what only the simulated user knows (the full
+request, its acceptance criteria, a plain-language version, an optional earlier goal a pivoting user
+states first), its dependencies, its reference patch and its Fail-to-Pass / Pass-to-Pass test node ids.
+
+Everything here is hidden from the assistant: the assistant's workspace is a copy of ``repo`` only.
+
+Layout of an instance directory::
+
+    instance.yaml          this model
+    repo/                  the base repository the assistant starts from
+    patches/<ID>.patch     reference patches, applied in subtask order
+    hidden/<mount>/...     hidden tests, copied into a *snapshot* of the workspace at test time
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from reqbench.core.errors import InputError
+from reqbench.core.hashing import sha256_json
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SubtaskSpec(_Strict):
+    id: str = Field(description="Unique subtask id within the instance, e.g. 'T3'.")
+    title: str = Field(description="Short name of the subtask (user-facing, e.g. 'overdue list').")
+    request: str = Field(description="The full hidden request, technically precise (what an expert user "
+                                     "would say when disclosing this subtask in one go).")
+    plain: str = Field("", description="The same need in non-technical words (what a non-coder would say); "
+                                       "defaults to the title.")
+    acceptance_criteria: list[str] = Field(default_factory=list,
+                                           description="Checkable statements the result must satisfy.")
+    depends_on: list[str] = Field(default_factory=list, description="Ids of subtasks this one builds on.")
+    pivot_from: str = Field("", description="An earlier, abandoned version of the goal that a user with "
+                                            "pivoting goal stability states first and later replaces.")
+    reference_patch: str = Field(description="Path of the reference patch, relative to the instance dir.")
+    files: list[str] = Field(default_factory=list, description="Repository files the subtask is about "
+                             "(used by offline localisation heuristics); derived from the patch when empty.")
+    f2p: list[str] = Field(description="Fail-to-Pass test node ids: fail before this subtask's reference "
+                                       "patch, pass after it.")
+    p2p: list[str] = Field(default_factory=list, description="Pass-to-Pass test node ids: pass before and "
+                                                             "after this subtask's reference patch.")
+    p2p_include: list[str] = Field(default_factory=list, description="Ids of earlier subtasks whose F2P "
+                                   "nodes are also Pass-to-Pass nodes of this subtask.")
+
+
+class StageSpec(_Strict):
+    id: str = Field(description="Stage id, e.g. 'S1'. Stages are progressively harder plan stages (§3.2).")
+    title: str = Field("", description="What this stage is about.")
+    subtasks: list[SubtaskSpec] = Field(description="Ordered subtasks of this stage.")
+
+
+class EnvironmentSpec(_Strict):
+    test_command: list[str] = Field(description="argv running the hidden tests from the snapshot root; "
+                                    "'{python}' is replaced by the running interpreter. The harness appends "
+                                    "a --junitxml option, so this must be a pytest invocation.")
+    hidden_tests: str = Field("hidden", description="Directory (relative to the instance dir) whose content "
+                              "is copied into the snapshot root before the tests run.")
+    timeout_seconds: float = Field(120.0, description="Wall-clock limit for one hidden test run.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the "
+                                "test command (the environment is otherwise scrubbed).")
+
+
+class InstanceSpec(_Strict):
+    protocol: Literal["journey"] = Field("journey", description="Marker: this is a journey instance.")
+    id: str = Field(description="Instance id.")
+    title: str = Field(description="One-line description of the project.")
+    overview: str = Field("", description="What the user is building overall; the user may mention it in "
+                                          "the first message, the single-shot prompt opens with it.")
+    repo: str = Field("repo", description="Base repository directory, relative to the instance dir.")
+    environment: EnvironmentSpec = Field(description="How hidden tests are run.")
+    common_p2p: list[str] = Field(default_factory=list, description="Test nodes that are Pass-to-Pass for "
+                                  "every subtask (behaviour the base repository already has).")
+    stages: list[StageSpec] = Field(description="Ordered stages of ordered subtasks.")
+
+    @model_validator(mode="after")
+    def _ids_and_references(self) -> InstanceSpec:
+        seen: list[str] = []
+        for stage in self.stages:
+            if not stage.subtasks:
+                raise ValueError(f"stage {stage.id!r} has no subtasks")
+            for sub in stage.subtasks:
+                if sub.id in seen:
+                    raise ValueError(f"duplicate subtask id {sub.id!r}")
+                for dep in [*sub.depends_on, *sub.p2p_include]:
+                    if dep not in seen:
+                        raise ValueError(f"subtask {sub.id!r} refers to {dep!r}, which is not an earlier "
+                                         "subtask")
+                if not sub.f2p:
+                    raise ValueError(f"subtask {sub.id!r} has no F2P nodes (empty buckets fail closed)")
+                seen.append(sub.id)
+        if len({s.id for s in self.stages}) != len(self.stages):
+            raise ValueError("duplicate stage id")
+        return self
+
+
+class SuiteSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    protocol: Literal["journey"] = Field(description="Marker: this directory is a journey suite.")
+    instances: list[str] = Field(description="Instance directories, relative to the suite directory.")
+    conditions: list[str] = Field(default_factory=lambda: ["non-coder", "product-manager", "new-developer",
+                                                           "software-architect"],
+                                  description="Default conditions: persona names, persona YAML paths, or "
+                                              "'single-shot'.")
+    simulator: Literal["deterministic", "llm"] = Field("deterministic", description="User simulator.")
+    simulator_model: str = Field("", description="Model name for the llm simulator.")
+    max_turns: int = Field(40, ge=1, description="Shared turn limit per session (user turns).")
+    max_steps_per_turn: int = Field(250, ge=1, description="Autonomous assistant steps between two user "
+                                                           "turns (B.1).")
+
+
+# ---------------------------------------------------------------------------------------------------------
+
+
+class Instance:
+    """A loaded instance: the spec plus its directory, with derived whole-task node sets."""
+
+    def __init__(self, spec: InstanceSpec, root: Path) -> None:
+        self.spec = spec
+        self.root = root
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def repo_dir(self) -> Path:
+        return self.root / self.spec.repo
+
+    @property
+    def hidden_dir(self) -> Path:
+        return self.root / self.spec.environment.hidden_tests
+
+    @cached_property
+    def subtasks(self) -> list[SubtaskSpec]:
+        return [sub for stage in self.spec.stages for sub in stage.subtasks]
+
+    def subtask(self, subtask_id: str) -> SubtaskSpec:
+        for sub in self.subtasks:
+            if sub.id == subtask_id:
+                return sub
+        raise KeyError(subtask_id)
+
+    @cached_property
+    def stage_of(self) -> dict[str, int]:
+        """Subtask id -> 0-based stage index."""
+        return {sub.id: i for i, stage in enumerate(self.spec.stages) for sub in stage.subtasks}
+
+    def p2p_of(self, sub: SubtaskSpec) -> list[str]:
+        """A subtask's full P2P list: common nodes, its own, and the F2P nodes of `p2p_include`."""
+        nodes = [*self.spec.common_p2p, *sub.p2p]
+        for other in sub.p2p_include:
+            nodes.extend(self.subtask(other).f2p)
+        return list(dict.fromkeys(nodes))
+
+    @cached_property
+    def whole_f2p(self) -> list[str]:
+        """Whole-task F2P (A.4): every subtask's F2P node. A node some subtask declares P2P but an earlier
+        subtask declares F2P fails at the base, so for the whole task it is F2P."""
+        return list(dict.fromkeys(n for sub in self.subtasks for n in sub.f2p))
+
+    @cached_property
+    def whole_p2p(self) -> list[str]:
+        """Whole-task P2P (A.4): declared P2P nodes that are nobody's F2P (they pass at the base)."""
+        f2p = set(self.whole_f2p)
+        return list(dict.fromkeys(n for sub in self.subtasks for n in self.p2p_of(sub) if n not in f2p))
+
+    def stage_f2p(self, index: int) -> list[str]:
+        return list(dict.fromkeys(n for sub in self.spec.stages[index].subtasks for n in sub.f2p))
+
+    def patch_text(self, sub: SubtaskSpec) -> str:
+        path = self.root / sub.reference_patch
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"reference patch unreadable: {exc.strerror}", file=str(path),
+                             item=sub.id) from None
+
+    def files_of(self, sub: SubtaskSpec) -> list[str]:
+        """Files the subtask is about: declared, else the files its reference patch touches."""
+        if sub.files:
+            return list(sub.files)
+        out = []
+        for line in self.patch_text(sub).splitlines():
+            if line.startswith("+++ ") or line.startswith("--- "):
+                name = line[4:].strip()
+                if name != "/dev/null":
+                    out.append(name[2:] if name[:2] in ("a/", "b/") else name)
+        return list(dict.fromkeys(out))
+
+    @cached_property
+    def test_env_hash(self) -> str:
+        """Fingerprint of what decides a tree's test results: the environment spec and the hidden files."""
+        from reqbench.protocols.journey.env import tree_hash
+
+        return sha256_json({"env": self.spec.environment.model_dump(mode="json"),
+                            "hidden": tree_hash(self.hidden_dir)})
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Fingerprint of the spec and every patch (what calibration and caches key on)."""
+        patches = {sub.id: self.patch_text(sub) for sub in self.subtasks}
+        return sha256_json({"spec": self.spec.model_dump(mode="json"), "patches": patches})
+
+
+def _load_yaml(path: Path) -> object:
+    try:
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"not valid YAML ({str(exc).splitlines()[0]})", file=str(path)) from None
+
+
+def _first_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    where = ".".join(str(p) for p in err["loc"])
+    return f"{where}: {err['msg']}" if where else err["msg"]
+
+
+def load_instance(path: Path) -> Instance:
+    """Load an instance from its directory (or its `instance.yaml`); raise `InputError` on bad input."""
+    path = Path(path)
+    file = path if path.is_file() else path / "instance.yaml"
+    data = _load_yaml(file)
+    try:
+        spec = InstanceSpec.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(_first_error(exc), file=str(file)) from None
+    inst = Instance(spec, file.parent)
+    if not inst.repo_dir.is_dir():
+        raise InputError("repository directory missing", file=str(file), item=spec.repo)
+    if not inst.hidden_dir.is_dir():
+        raise InputError("hidden tests directory missing", file=str(file),
+                         item=spec.environment.hidden_tests)
+    for sub in inst.subtasks:
+        if not (inst.root / sub.reference_patch).is_file():
+            raise InputError("reference patch missing", file=str(file),
+                             item=f"{sub.id}: {sub.reference_patch}")
+    return inst
+
+
+def load_suite(path: Path) -> tuple[SuiteSpec, list[Instance]]:
+    """A suite directory (`suite.yaml` with protocol: journey) or a single instance directory."""
+    path = Path(path)
+    if (path / "suite.yaml").is_file():
+        file = path / "suite.yaml"
+        try:
+            suite = SuiteSpec.model_validate(_load_yaml(file))
+        except ValidationError as exc:
+            raise InputError(_first_error(exc), file=str(file)) from None
+        return suite, [load_instance(path / rel) for rel in suite.instances]
+    return SuiteSpec(protocol="journey", instances=["."]), [load_instance(path)]

@@ -1,0 +1,76 @@
+"""The journey report: per-condition (persona or single-shot) means, as in the paper's main tables.
+
+`summarize_rows` returns ``{CONDITION: {sessions, proc_f2p, final_f2p, final_p2p, average, turns_per_session,
+cost_per_session, user_confidence, capabilities...}}``; with more than one agent in the rows, keys are
+``AGENT/CONDITION``. Only scored rows count; rates are means over sessions of per-session fractions
+(`None` where no session has an applicable value). ``average`` is the mean of Final F2P and Final P2P
+(the paper's Average column, B.2).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.protocols.journey.metrics import mean_or_none
+
+CAPABILITY_KEYS = ("ask", "rel", "hit", "miss", "oc", "skip", "crit")
+
+
+def _group(rows: list[tuple[Row, RowOutcome]]) -> dict[str, list[dict[str, Any]]]:
+    agents = {row.agent for row, _ in rows}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for row, out in rows:
+        key = row.condition if len(agents) == 1 else f"{row.agent}/{row.condition}"
+        groups.setdefault(key, [])
+        if out.status == RowStatus.SCORED:
+            groups[key].append(out.result)
+    return groups
+
+
+def summarize_rows(rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, results in _group(rows).items():
+        f2p = mean_or_none([r.get("final_f2p") for r in results])
+        p2p = mean_or_none([r.get("final_p2p") for r in results])
+        caps = [r.get("capabilities") or {} for r in results]
+        methods = sorted({c.get("method", "") for c in caps if c})
+        out[key] = {
+            "sessions": len(results),
+            "proc_f2p": mean_or_none([r.get("proc_f2p") for r in results]),
+            "final_f2p": f2p,
+            "final_p2p": p2p,
+            "average": (f2p + p2p) / 2 if f2p is not None and p2p is not None else None,
+            "turns_per_session": mean_or_none([r.get("turns") for r in results]),
+            "cost_per_session": mean_or_none([r.get("cost_usd") for r in results]),
+            "user_confidence": mean_or_none([r.get("final_confidence") for r in results]),
+            "capability_method": ",".join(methods),
+            **{k: mean_or_none([c.get(k) for c in caps]) for k in CAPABILITY_KEYS},
+        }
+    return out
+
+
+def _fmt(value: Any, pct: bool) -> str:
+    if value is None:
+        return "n/a"
+    if pct:
+        return f"{100 * value:.2f}"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
+
+
+def markdown_table(summary: dict[str, Any]) -> str:
+    """The paper-style table: Proc. F2P, Final F2P, Final P2P, Average (in %), Turn/Session, Cost/Session."""
+    head = ("| Condition | Sessions | Proc. F2P | Final F2P | Final P2P | Average | Turn/Session | "
+            "Cost/Session ($) |")
+    lines = [head, "|" + "---|" * 8]
+    for key, s in summary.items():
+        rates = " | ".join(_fmt(s[k], True) for k in ("proc_f2p", "final_f2p", "final_p2p", "average"))
+        lines.append(f"| {key} | {s['sessions']} | {rates} | {_fmt(s['turns_per_session'], False)} | "
+                     f"{_fmt(s['cost_per_session'], False)} |")
+    caps = ("| Condition | Ask% | Rel% | Hit% | Miss% | OC% | Skip% | Crit% | Confidence | Method |",
+            "|" + "---|" * 10)
+    lines += ["", *caps]
+    for key, s in summary.items():
+        cells = " | ".join(_fmt(s[k], True) for k in CAPABILITY_KEYS)
+        lines.append(f"| {key} | {cells} | {_fmt(s['user_confidence'], False)} | {s['capability_method']} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""Simulated users: one interface (`base.UserSimulator`), a deterministic and an llm implementation."""

@@ -1,0 +1,87 @@
+"""The coding stage and the three hidden gates for one delivery row.
+
+`deliver` runs the agent in a fresh workspace materialised from the target's initial repository,
+freezes its submission (the workspace diff), then `evaluate` applies the frozen submission to another
+fresh copy and runs build → target → regression from the hidden directory. `evaluate` is also what
+`--resume` re-runs on a pending row: the agent is never asked again.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.agents.base import AgentResult, AgentStatus
+from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
+from reqbench.core.errors import ReqbenchError
+from reqbench.core.execute.types import RunOptions
+from reqbench.core.workspace import Submission, apply_patch, materialize
+from reqbench.protocols.takeover.delivery.gates import (
+    GATES,
+    DeliveryOutcome,
+    agent_failure,
+    decide,
+    gates_to_run,
+)
+from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.stages import CODING_BUDGET, StageInputs, run_agent
+
+
+@dataclass
+class CodingResult:
+    agent: AgentResult | None
+    submission: Submission | None
+    outcome: DeliveryOutcome
+    checks: dict[str, dict[str, Any]]
+
+
+def gate_checks(ctx: SuiteContext, target_id: str) -> dict[str, Check]:
+    """The target's build/target/regression checks, `{python}` bound to this interpreter."""
+    spec = ctx.suite.checks_for(ctx.delivery(target_id))
+    python = shlex.quote(sys.executable)
+    return {name: Check(name=name, command=getattr(spec, name).command.replace("{python}", python),
+                        timeout_seconds=getattr(spec, name).timeout_seconds) for name in GATES}
+
+
+def run_gates(ctx: SuiteContext, target_id: str, workspace: Path) -> tuple[dict[str, str], dict[str, Any]]:
+    """Build first; target and regression only after a build PASS (C.2). Returns statuses + details."""
+    checks = gate_checks(ctx, target_id)
+    hidden = ctx.hidden_dir(target_id)
+    results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden)}
+    for name in gates_to_run(results["build"].status.value):
+        results[name] = run_check(checks[name], workspace, hidden)
+    statuses = {g: results[g].status.value if g in results else CheckStatus.SKIPPED.value for g in GATES}
+    return statuses, {g: r.to_dict() for g, r in results.items()}
+
+
+def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch: Path) -> CodingResult:
+    """Apply a frozen submission to a fresh initial repository and run the gates."""
+    ws = materialize(ctx.initial_repository(target_id), scratch / "eval")
+    try:
+        apply_patch(ws.path, submission.patch)
+    except ReqbenchError as exc:
+        return CodingResult(None, submission, agent_failure(f"submission does not apply: {exc}"), {})
+    statuses, details = run_gates(ctx, target_id, ws.path)
+    return CodingResult(None, submission, decide(statuses), details)
+
+
+def deliver(ctx: SuiteContext, options: RunOptions, target_id: str, stage: StageInputs, work_dir: Path,
+            row_key: str) -> CodingResult:
+    """Coding stage + evaluation. No completed run or an empty diff is an agent failure (Table 12)."""
+    ws = materialize(ctx.initial_repository(target_id), work_dir / "workspace")
+    stage.context.setdefault("reference_patch", (ctx.suite_dir / ctx.delivery(target_id).reference_patch)
+                             .read_text(encoding="utf-8"))
+    result = run_agent(options, "coding", ws.path, work_dir / "inputs-coding", stage, CODING_BUDGET, row_key)
+    if result.status is not AgentStatus.COMPLETED:
+        return CodingResult(result, None, agent_failure(f"agent {result.status.value}: {result.detail}"), {})
+    submission = ws.submission()
+    if not submission.patch.strip():
+        return CodingResult(result, submission, agent_failure("no deliverable: the project is unchanged"), {})
+    with tempfile.TemporaryDirectory(prefix="eval-", dir=work_dir) as scratch:
+        evaluated = evaluate(ctx, target_id, submission, Path(scratch))
+    evaluated.agent = result
+    return evaluated

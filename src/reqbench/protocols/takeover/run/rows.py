@@ -1,0 +1,164 @@
+"""One takeover row, per condition (ReqMemBench §3.1, §4.1–4.3, appendix C.2, D.2).
+
+Delivery conditions (hidden three-gate checks decide; fixed denominator = delivery targets):
+
+* ``C1`` / ``C2`` — direct delivery: request + full / relevant history + initial project; no ACT gate.
+* ``oracle-post`` — the restricted projection of the gold post-state + initial project.
+* ``oracle-pre`` — Phase A on the gold pre-state (neutral refs, empty history); only a valid ACT enters
+  coding, with the restricted projection of the *frozen predicted* post-state; CLARIFY or an invalid
+  response scores 0 and never reaches coding.
+* ``two-phase-C1`` / ``two-phase-C2`` — Phase A on the condition's package, frozen first; a valid ACT
+  enters coding with request + history + the frozen response; the Phase-A response is also scored.
+
+Diagnostic conditions (RQ1–RQ3 scoring of the Phase-A response, every target):
+``diag-C1`` / ``diag-C2``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.judges.factory import make_judge
+from reqbench.core.workspace import Submission
+from reqbench.protocols.takeover.delivery.gates import Decision, agent_failure
+from reqbench.protocols.takeover.prompts import (
+    DIRECT_DELIVERY,
+    ORACLE_CODING,
+    ORACLE_PRE_STATE,
+    TWO_PHASE_CODING,
+)
+from reqbench.protocols.takeover.run import oracle
+from reqbench.protocols.takeover.run.coding import CodingResult, deliver, evaluate
+from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.stages import PhaseAResult, StageInputs, json_file, run_phase_a
+from reqbench.protocols.takeover.scoring.target import gold_response, score_target
+
+DELIVERY_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2")
+DIAGNOSTIC_CONDITIONS = ("diag-C1", "diag-C2")
+CONDITIONS = DELIVERY_CONDITIONS + DIAGNOSTIC_CONDITIONS
+
+
+def history_condition(condition: str) -> str:
+    """C1 or C2 for conditions that show a history."""
+    return condition.rsplit("-", 1)[-1]
+
+
+def _package_stage(ctx: SuiteContext, target_id: str, condition: str) -> StageInputs:
+    """Phase A on a C1/C2 public package, as released (task, history, instructions, schema)."""
+    files = ctx.public_files(target_id, condition)
+    instructions = files.pop("instructions.md", "")
+    gold = gold_response(ctx.instances(target_id), condition)
+    return StageInputs(files, instructions, {"reference_reply": json.dumps(gold, ensure_ascii=False)})
+
+
+def _phase_a(ctx: SuiteContext, options: RunOptions, row: Row, work_dir: Path) -> PhaseAResult:
+    target_id = row.task_id
+    if row.condition == "oracle-pre":
+        inst = ctx.instances(target_id)
+        files = {"task.json": ctx.public_files(target_id, "C1")["task.json"],
+                 "state.json": json_file(oracle.oracle_pre_state(inst)),
+                 "response.schema.json": ctx.public_files(target_id, "C1")["response.schema.json"]}
+        reply = json.dumps(oracle.oracle_pre_gold_response(inst), ensure_ascii=False)
+        stage = StageInputs(files, ORACLE_PRE_STATE, {"reference_reply": reply})
+        visible: list[Any] = []
+    else:
+        cond = history_condition(row.condition)
+        stage = _package_stage(ctx, target_id, cond)
+        visible = ctx.instances(target_id).visible_message_ids(cond)
+    scratch = work_dir / "phase-a-workspace"  # no repository is available in Phase A
+    scratch.mkdir(parents=True, exist_ok=True)
+    return run_phase_a(options, scratch, work_dir / "inputs-phase-a", stage, visible, row.key)
+
+
+def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> StageInputs:
+    target_id = row.task_id
+    if row.condition in ("C1", "C2"):
+        files = ctx.public_files(target_id, row.condition)
+        return StageInputs({k: files[k] for k in ("task.json", "history.jsonl")}, DIRECT_DELIVERY)
+    if row.condition == "oracle-post":
+        projection = oracle.gold_projection(ctx.instances(target_id)) or []
+        return StageInputs({"state.json": json_file(projection)}, ORACLE_CODING)
+    assert phase_a is not None and phase_a.response is not None
+    if row.condition == "oracle-pre":
+        return StageInputs({"state.json": json_file(oracle.response_projection(phase_a.response))},
+                           ORACLE_CODING)
+    files = ctx.public_files(target_id, history_condition(row.condition))
+    return StageInputs({"task.json": files["task.json"], "history.jsonl": files["history.jsonl"],
+                        "response.json": json_file(phase_a.response)}, TWO_PHASE_CODING)
+
+
+def _outcome(result: dict[str, Any], pending: bool, artifacts: dict[str, bytes]) -> RowOutcome:
+    return RowOutcome(RowStatus.PENDING if pending else RowStatus.SCORED, result,
+                      "pending re-evaluation" if pending else "", artifacts)
+
+
+def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | None,
+                     score: dict[str, Any] | None) -> RowOutcome:
+    result: dict[str, Any] = {
+        "kind": "delivery", "target_id": row.task_id, "condition": row.condition,
+        "delivery": coding.outcome.to_dict(), "checks": coding.checks,
+        "phase_a": phase_a.to_dict() if phase_a else None, "score": score,
+        "agent": ({"status": coding.agent.status.value, "wall_seconds": coding.agent.wall_seconds,
+                   "usage": coding.agent.usage.to_dict()} if coding.agent else None),
+        "submission": ({"sha256": coding.submission.sha256, "patch": coding.submission.patch}
+                       if coding.submission else None),
+    }
+    artifacts: dict[str, bytes] = {}
+    if coding.submission:
+        artifacts["submission.patch"] = coding.submission.patch.encode()
+    if coding.agent:
+        artifacts["trajectory.json"] = json.dumps(coding.agent.to_dict(), ensure_ascii=False).encode()
+    if phase_a and phase_a.response:
+        artifacts["phase_a_response.json"] = json.dumps(phase_a.response, ensure_ascii=False).encode()
+    return _outcome(result, coding.outcome.decision is Decision.PENDING, artifacts)
+
+
+def _score(ctx: SuiteContext, options: RunOptions, target_id: str, condition: str,
+           response: dict[str, Any] | None) -> dict[str, Any]:
+    """The target's RQ1-RQ3 scores plus the judge call records (kept so reports can re-derive every
+    aggregate offline from the recorded labels)."""
+    score = score_target(ctx.instances(target_id), response, condition, make_judge(options.judge))
+    return {**score.as_json(), "judge_records": score.judge_records}
+
+
+def run_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+    if row.condition in DIAGNOSTIC_CONDITIONS:
+        phase_a = _phase_a(ctx, options, row, work_dir)
+        cond = history_condition(row.condition)
+        score = _score(ctx, options, row.task_id, cond, phase_a.response)
+        result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
+                  "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
+        art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
+        return _outcome(result, score["status"] == "pending", art)
+    phase_a: PhaseAResult | None = None
+    score = None
+    if row.condition in ("oracle-pre", "two-phase-C1", "two-phase-C2"):
+        phase_a = _phase_a(ctx, options, row, work_dir)
+        if row.condition != "oracle-pre":
+            score = _score(ctx, options, row.task_id, history_condition(row.condition), phase_a.response)
+        if phase_a.decision != "ACT":  # CLARIFY or invalid: never reaches coding (D.2)
+            why = "CLARIFY" if phase_a.decision == "CLARIFY" else "invalid Phase-A response"
+            coding = CodingResult(None, None, agent_failure(f"{why}: no coding stage"), {})
+            return _delivery_result(row, coding, phase_a, score)
+    coding = deliver(ctx, options, row.task_id, _coding_stage(ctx, row, phase_a), work_dir, row.key)
+    return _delivery_result(row, coding, phase_a, score)
+
+
+def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOptions,
+               work_dir: Path) -> RowOutcome:
+    """Re-run only the evaluation of a pending row: gates on the frozen submission, or the judge on the
+    frozen Phase-A response. The agent is never run again."""
+    result = dict(previous.result)
+    if result.get("kind") == "diagnostic":
+        result["score"] = _score(ctx, options, row.task_id, history_condition(row.condition),
+                                 result.get("response"))
+        return _outcome(result, result["score"]["status"] == "pending", {})
+    sub = result.get("submission")
+    if not sub:
+        return previous
+    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir)
+    result["delivery"], result["checks"] = coding.outcome.to_dict(), coding.checks
+    return _outcome(result, coding.outcome.decision is Decision.PENDING, {})

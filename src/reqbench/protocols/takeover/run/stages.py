@@ -1,0 +1,117 @@
+"""The two agent stages of a takeover row: Phase A (analyse, answer JSON) and coding (change the repo).
+
+Each stage writes the condition's input files into an inputs folder *outside* the workspace, runs the
+agent with only those files and the workspace, and returns what the agent left behind. Gold, checks and
+other conditions' inputs are never written there (`test_condition_inputs_hold_no_gold`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
+from reqbench.core.agents.registry import make_agent
+from reqbench.core.execute.types import RunOptions
+from reqbench.core.hashing import atomic_write_text, pretty_json
+from reqbench.protocols.takeover.prompts import render
+from reqbench.protocols.takeover.response import ResponseCheck, check_response_text
+
+FILE_KEYS = {"response.schema.json": "schema", "history.jsonl": "history"}
+PHASE_A_BUDGET = Budget(wall_seconds=900.0)  # ReqMemBench D.1: diagnostics 900 s
+CODING_BUDGET = Budget(wall_seconds=1800.0)  # coding 1,800 s
+
+
+@dataclass
+class StageInputs:
+    """Files (name -> text) to materialise, the instructions template, and control-agent context."""
+
+    files: dict[str, str]
+    instructions: str
+    context: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PhaseAResult:
+    agent: AgentResult
+    check: ResponseCheck
+
+    @property
+    def valid(self) -> bool:
+        return self.check.frozen is not None
+
+    @property
+    def response(self) -> dict[str, Any] | None:
+        return self.check.frozen.response.model_dump(mode="json") if self.check.frozen else None
+
+    @property
+    def decision(self) -> str | None:
+        resp = self.response
+        return resp["decision"] if resp else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"agent_status": self.agent.status.value, "valid": self.valid, "decision": self.decision,
+                "problems": list(self.check.problems),
+                "response_sha256": self.check.frozen.sha256 if self.check.frozen else None}
+
+
+def write_inputs(inputs_dir: Path, stage: StageInputs) -> dict[str, Path]:
+    """Write the stage files and `instructions.md`; return logical name -> path."""
+    inputs_dir.mkdir(parents=True, exist_ok=True)
+    paths: dict[str, Path] = {}
+    for name, text in stage.files.items():
+        atomic_write_text(inputs_dir / name, text)
+        paths[FILE_KEYS.get(name, name.split(".")[0]) + "_file"] = inputs_dir / name
+    template_paths = {k: str(v) for k, v in paths.items()}
+    instructions = render(stage.instructions, **template_paths)
+    atomic_write_text(inputs_dir / "instructions.md", instructions)
+    paths["instructions_file"] = inputs_dir / "instructions.md"
+    paths["prompt_file"] = inputs_dir / "instructions.md"
+    return paths
+
+
+def run_agent(options: RunOptions, stage_name: str, workspace: Path, inputs_dir: Path,
+              stage: StageInputs, budget: Budget, row_key: str) -> AgentResult:
+    """Run the configured agent for one stage (`stage` option tells presets diagnostic vs coding)."""
+    paths = write_inputs(inputs_dir, stage)
+    agent = make_agent(options.agent, **{**options.agent_options, "stage": stage_name})
+    inputs = AgentInputs(files={k.removesuffix("_file"): v for k, v in paths.items()},
+                         prompt=paths["instructions_file"].read_text(encoding="utf-8"),
+                         context={**stage.context, "row_key": f"{row_key}|{stage_name}",
+                                  "stage": stage_name})
+    try:
+        return agent.run(workspace, inputs, budget)
+    except Exception as exc:  # an adapter crash is the agent's failure, not the harness's
+        return AgentResult(AgentStatus.ERROR, detail=f"{type(exc).__name__}: {exc}")
+
+
+def run_phase_a(options: RunOptions, workspace: Path, inputs_dir: Path, stage: StageInputs,
+                visible_message_ids: list[Any], row_key: str) -> PhaseAResult:
+    """Phase A: the agent answers with one rq-agent-response-v1 JSON object, frozen after validation.
+
+    A reply that is missing or invalid is an agent failure (C.2), never a crash.
+    """
+    result = run_agent(options, "diagnostic", workspace, inputs_dir, stage, PHASE_A_BUDGET, row_key)
+    text = strip_fence(result.reply) if result.status is AgentStatus.COMPLETED else None
+    return PhaseAResult(result, check_response_text(text, visible_message_ids))
+
+
+def strip_fence(reply: str | None) -> str | None:
+    """Tolerate one Markdown code fence around the JSON object (nothing else is repaired)."""
+    if reply is None:
+        return None
+    text = reply.strip()
+    if text.startswith("```") and text.endswith("```"):
+        text = text[3:-3]
+        text = text[4:] if text.startswith("json") else text
+    return text.strip() or None
+
+
+def json_file(value: Any) -> str:
+    return pretty_json(value)
+
+
+def jsonl(rows: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)

@@ -1,0 +1,35 @@
+"""Helpers to run one journey session in a test (real workspace, real hidden-test runs)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from reqbench.core.agents.base import Session
+from reqbench.protocols.journey.assistants import open_session
+from reqbench.protocols.journey.env import make_workspace
+from reqbench.protocols.journey.models import Instance, load_instance
+from reqbench.protocols.journey.personas import preset
+from reqbench.protocols.journey.session import SessionLimits, SessionRecord, run_session
+from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
+
+SessionFactory = Callable[[Instance, Path, DeterministicSimulator], Session]
+
+
+def control(name: str) -> SessionFactory:
+    return lambda inst, ws, sim: open_session(name, inst, ws, lambda: list(sim.state.disclosed))
+
+
+def run(instance_dir: Path, persona: str, factory: SessionFactory, tmp: Path, *, seed: int = 0,
+        max_turns: int = 30) -> tuple[Instance, SessionRecord]:
+    inst = load_instance(instance_dir)
+    ws = make_workspace(inst.repo_dir, tmp / "workspace")
+    sim = DeterministicSimulator(inst, preset(persona), seed=seed)
+    limits = SessionLimits(max_turns=max_turns)
+    record = run_session(inst, persona, sim, factory(inst, ws, sim), ws, tmp, limits)
+    return inst, record
+
+
+def conversation(record: SessionRecord) -> list[tuple[str, int | None, dict[str, str]]]:
+    return [(t.user_message, t.confidence_after, t.statuses_after) for t in record.turns] + [
+        (record.final_message, None, {})]
