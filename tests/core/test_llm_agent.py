@@ -159,3 +159,16 @@ def test_repeats_are_fresh_draws_but_a_rerun_of_one_repeat_is_replayed(workspace
                    for r in (0, 1, 0)]
         assert len(srv.requests) == 2
     assert replies == ["draw 0", "draw 1", "draw 0"]
+
+
+def test_diagnostic_stage_never_runs_commands(workspace: Path) -> None:
+    script = [bash("rm greet.py"), reply('```reply\n{"decision": "ACT"}\n```')]
+    with ScriptedOpenAI(script) as srv:
+        agent = agent_for(srv, stage="diagnostic")
+        result = agent.run(workspace, AgentInputs(prompt="Diagnose."), Budget())
+        sent = srv.chat_requests
+    assert (workspace / "greet.py").exists()
+    assert "no tools" in sent[0]["messages"][0]["content"]
+    assert "allows no commands" in sent[1]["messages"][-1]["content"]
+    assert result.status is AgentStatus.COMPLETED and result.reply == '{"decision": "ACT"}'
+    assert [e.kind for e in result.trajectory if e.kind == "command"] == []

@@ -51,6 +51,17 @@ What you tell the user, or exactly the response format the task asks for.
 
 Never put two actions in one message."""
 
+DIAGNOSTIC_PROMPT = """You are a careful software engineer analysing a task. This stage has no tools: you
+cannot run commands or read files beyond what the user message contains.
+Write a short explanation of your reasoning, then your final answer in one fenced block marked reply:
+```reply
+Exactly the response format the task asks for.
+```
+Never write more than one reply block."""
+
+NO_SHELL = ("This stage allows no commands. Answer with one ```reply block containing your final answer.")
+STAGE_PROMPTS = {"coding": SYSTEM_PROMPT, "diagnostic": DIAGNOSTIC_PROMPT}
+
 FORMAT_ERROR = ("Your message must contain exactly one action: one ```bash block with a command, or one "
                 "```reply block with your final answer. Found {n}. Please answer again.")
 ACTION_RE = re.compile(r"```(bash|reply)[ \t]*\n(.*?)```", re.DOTALL)
@@ -122,10 +133,11 @@ class LLMConversation:
     """One message history + workspace; `send` runs the loop until the model replies or a limit hits."""
 
     def __init__(self, agent: LLMAgent, workspace: Path, trajectory_path: Path | None = None,
-                 sample: int = 0) -> None:
+                 sample: int | str = 0) -> None:
         self.agent, self.workspace, self.trajectory_path = agent, workspace, trajectory_path
         self.sample = sample
-        """Repeat number: part of every cache key, so repeats are independent draws, not replays."""
+        """Row key or repeat number: part of every cache key, so repeats are independent draws and a
+        resumed row replays its own recording."""
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": agent.system_prompt}]
         self.trajectory: list[TrajectoryEvent] = []
 
@@ -172,6 +184,8 @@ class LLMConversation:
         if kind == "reply":
             self._event("reply", {"content": body})
             raise Finished(AgentStatus.COMPLETED, "replied", reply=body)
+        if a.stage == "diagnostic":
+            raise FormatError(NO_SHELL)
         limit = a.command_timeout
         if budget.wall_seconds is not None:
             limit = min(limit, max(1.0, budget.wall_seconds - (time.monotonic() - start)))
@@ -208,20 +222,25 @@ class LLMAgent:
 
     def __init__(self, model: str, client: ChatClient, *, temperature: float | None = 0.0,
                  seed: int | None = None, command_timeout: float = 120.0, output_cap: int = 10_000,
-                 system_prompt: str = SYSTEM_PROMPT, trajectory_path: Path | None = None) -> None:
-        self.model, self.client = model, client
+                 stage: str = "coding", system_prompt: str | None = None,
+                 trajectory_path: Path | None = None) -> None:
+        if stage not in STAGE_PROMPTS:
+            raise InputError(f"stage must be one of {sorted(STAGE_PROMPTS)}, not {stage!r}",
+                             item="agent 'llm'")
+        self.model, self.client, self.stage = model, client, stage
+        system_prompt = system_prompt or STAGE_PROMPTS[stage]
         self.temperature, self.seed = temperature, seed
         self.command_timeout, self.output_cap = command_timeout, output_cap
         self.system_prompt, self.trajectory_path = system_prompt, trajectory_path
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         path = inputs.context.get("trajectory_path") or self.trajectory_path
-        conv = LLMConversation(self, workspace, Path(path) if path else None,
-                               sample=int(inputs.context.get("repeat", 0) or 0))
+        sample = inputs.context.get("row_key") or inputs.context.get("repeat") or 0
+        conv = LLMConversation(self, workspace, Path(path) if path else None, sample=sample)
         return conv.send(task_prompt(workspace, inputs), budget)
 
     def start_session(self, workspace: Path, trajectory_path: Path | None = None,
-                      sample: int = 0) -> LLMConversation:
+                      sample: int | str = 0) -> LLMConversation:
         return LLMConversation(self, workspace, trajectory_path or self.trajectory_path, sample=sample)
 
 
@@ -231,14 +250,15 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
 
     ``--agent llm --agent-opt model=openai/NAME --agent-opt base_url=URL`` (or ``--agent llm:MODEL``).
 
-    Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client. Any other
+    Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client, and
+    ``stage=diagnostic`` (no shell; the model may only reply) or ``coding`` (default). Any other
     option goes to the model client (`LLMConfig`: offline, cache, concurrency, attempts, timeout, ...).
     """
     model = model or opts.pop("arg", None)
     if not model:
         raise InputError("the llm agent needs a model (--model openai/NAME or --agent llm:NAME)",
                          item="--agent llm")
-    agent_keys = ("temperature", "seed", "command_timeout", "output_cap", "trajectory_path")
+    agent_keys = ("temperature", "seed", "command_timeout", "output_cap", "trajectory_path", "stage")
     agent_opts = {k: opts.pop(k) for k in agent_keys if k in opts}
     for key in ("temperature", "command_timeout"):
         if key in agent_opts:

@@ -146,12 +146,6 @@ class CLIPreset(ABC):
             if not self.keep_scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
-    def start_session(self, workspace: Path) -> CLISession:
-        if not self.resumable:
-            raise InputError(f"agent {self.name!r} cannot resume a session; use claude-code, codex or llm",
-                             item="--agent")
-        return CLISession(self, workspace)
-
     def _turn(self, workspace: Path, scratch: Path, prompt_text: str, budget: Budget,
               resume: str | None) -> tuple[AgentResult, str | None]:
         prompt = scratch / "prompt.md"
@@ -162,12 +156,9 @@ class CLIPreset(ABC):
         if shutil.which(argv[0], path=env.get("PATH")) is None:
             return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
                                f"{self.name} or pass binary=PATH"), None
-        tool_dir = []  # a tool given by path may live where the sandbox hides (/tmp): show its install
-        if os.path.isabs(argv[0]):
-            bin_dir = Path(argv[0]).resolve().parent
-            tool_dir = [bin_dir.parent if bin_dir.name == "bin" else bin_dir]
+        writable = [workspace, scratch, *self.writable]
         proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
-                       writable=[workspace, scratch, *self.writable], readonly=tool_dir)
+                       writable=writable, readonly=_install_dir(argv[0], writable))
         parsed = self.parse(proc.stdout, proc.stderr, scratch)
         if parsed.usage.cost_usd is None and self.model:
             parsed.usage.cost_usd = call_cost(self.model, parsed.usage.prompt_tokens,
@@ -207,8 +198,18 @@ class CLISession:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-class ClaudeCode(CLIPreset):
-    name, binary, resumable, staged = "claude-code", "claude", True, True
+class ResumablePreset(CLIPreset):
+    """A preset whose tool can resume its own session: it offers `start_session` (journey). Presets
+    without it have no `start_session` at all, so callers fall back to re-running the agent."""
+
+    resumable = True
+
+    def start_session(self, workspace: Path) -> CLISession:
+        return CLISession(self, workspace)
+
+
+class ClaudeCode(ResumablePreset):
+    name, binary, staged = "claude-code", "claude", True
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None) -> Invocation:
@@ -231,8 +232,8 @@ class ClaudeCode(CLIPreset):
         return parse_claude(stdout)
 
 
-class Codex(CLIPreset):
-    name, binary, resumable, staged, extra_at = "codex", "codex", True, True, 2
+class Codex(ResumablePreset):
+    name, binary, staged, extra_at = "codex", "codex", True, 2
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None) -> Invocation:
@@ -322,6 +323,19 @@ class Aider(CLIPreset):
 
     def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
         return parse_aider(stdout)
+
+
+def _install_dir(binary: str, writable: list[Path]) -> list[Path]:
+    """A tool given by path may live where the sandbox hides it (under /tmp): its install directory
+    (the virtualenv when it is one, else the binary's directory) is shown read-only, unless that would
+    cover a writable path."""
+    if not os.path.isabs(binary):
+        return []
+    bin_dir = Path(binary).resolve().parent
+    root = bin_dir.parent if (bin_dir.parent / "pyvenv.cfg").exists() else bin_dir
+    if any(p.resolve().is_relative_to(root) for p in writable):
+        return []
+    return [root]
 
 
 PRESETS: dict[str, type[CLIPreset]] = {c.name: c for c in (ClaudeCode, Codex, MiniSweAgent, OpenHands, Aider)}

@@ -166,11 +166,12 @@ class ChatClient:
     def complete(self, messages: Sequence[Mapping[str, Any]], *, model: str,
                  temperature: float | None = None, seed: int | None = None,
                  max_tokens: int | None = None, tools: list[dict[str, Any]] | None = None,
-                 extra: Mapping[str, Any] | None = None, sample: int = 0) -> ChatResponse:
+                 extra: Mapping[str, Any] | None = None, sample: int | str = 0) -> ChatResponse:
         """Ask `model` for the next assistant message of `messages`.
 
         `sample` is part of the cache key only (never sent): independent repeats of one task use
-        different sample numbers, so repeat 2 is a fresh draw rather than a replay of repeat 1.
+        different samples (repeat numbers or row keys), so repeat 2 is a fresh draw rather than a
+        replay of repeat 1.
         """
         body: dict[str, Any] = {"model": request_model_name(model), "messages": [dict(m) for m in messages]}
         for name, value in (("temperature", temperature), ("seed", seed), ("max_tokens", max_tokens),
