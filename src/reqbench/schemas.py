@@ -17,6 +17,10 @@ SCHEMAS: dict[str, str] = {
     "run-meta": "reqbench.core.store.models:RunMeta",
     "run-result-row": "reqbench.core.store.models:RunResultRow",
     "judge-call": "reqbench.core.store.models:JudgeCall",
+    "takeover-normalized-project": "reqbench.protocols.takeover.models:NormalizedProjectModel",
+    "takeover-annotation": "reqbench.protocols.takeover.models:AnnotationModel",
+    "takeover-selected-targets": "reqbench.protocols.takeover.models:SelectedTargetsModel",
+    "takeover-response": "reqbench.protocols.takeover.response:AgentResponse",
 }
 
 

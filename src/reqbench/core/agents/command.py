@@ -4,8 +4,9 @@
 an argv template, environment and a `parse_usage` hook that reads token usage from the tool's output.
 
 Placeholders (in every argv element, or in a shell string where they are shell-quoted):
-``{workspace}``, ``{prompt}`` (the prompt text), ``{prompt_file}``, and ``{NAME_file}`` for every input
-file ``NAME`` (``{instructions_file}``, ``{history_file}``, ``{task_file}``, ...). A placeholder the row
+``{workspace}``, ``{prompt}`` (the prompt text), ``{stage}`` (e.g. diagnostic or coding),
+``{prompt_file}``, and ``{NAME_file}`` for every input file ``NAME`` (``{instructions_file}``,
+``{history_file}``, ``{task_file}``, ...). A placeholder the row
 does not provide is an `InputError` naming it. Outcome: exit 0 COMPLETED, any other exit or a start
 failure ERROR, wall-clock budget exceeded TIMEOUT. The reply is stdout (trimmed, capped), so a command
 agent can answer text-only stages such as ReqMemBench Phase A.
@@ -72,7 +73,8 @@ class CommandAgent:
     output_cap_bytes: int = 10_000_000
 
     def values(self, workspace: Path, inputs: AgentInputs, prompt_file: Path | None) -> dict[str, str]:
-        values = {"workspace": str(workspace), "prompt": inputs.prompt}
+        values = {"workspace": str(workspace), "prompt": inputs.prompt,
+                  "stage": str(inputs.context.get("stage", ""))}
         for key, path in inputs.files.items():
             values[f"{key}_file"] = str(path if Path(path).is_absolute() else workspace / path)
         if prompt_file is not None and "prompt_file" not in values:
@@ -91,10 +93,15 @@ class CommandAgent:
             prompt_file.write_text(inputs.prompt, encoding="utf-8")
             command = render_template(self.argv_template,
                                       self.values(workspace, inputs, prompt_file), agent=self.name)
+            # The agent sees its workspace (rw), its input files (ro) and the system; the protocol may
+            # hide more (context "hide": e.g. the suite with its hidden checks, the run folder).
+            binds = {Path(scratch): Path(scratch)}
+            binds.update({Path(p).absolute(): Path(p).absolute() for p in inputs.files.values()
+                          if Path(p).is_absolute() and Path(p).exists()})
             proc = run_sandboxed(command, workspace, timeout=self.effective_timeout(budget),
-                                 env=dict(self.env), network=self.network,
-                                 readonly_binds={Path(scratch): Path(scratch)},
-                                 output_cap_bytes=self.output_cap_bytes)
+                                 env=dict(self.env), network=self.network, readonly_binds=binds,
+                                 output_cap_bytes=self.output_cap_bytes,
+                                 hide=[Path(p) for p in inputs.context.get("hide", ())])
         return self.result(command, proc, time.monotonic() - started)
 
     def result(self, command: list[str] | str, proc: ProcessResult, wall: float) -> AgentResult:
@@ -151,7 +158,9 @@ def make_command(template: str | list[str] | None = None, timeout: float | str |
     if not template:
         raise InputError("the command agent needs a template (e.g. --agent-opt "
                          "template='my-agent --task {task_file}')", item="agent 'command'")
-    unknown = set(opts) - {"arg", "name"}
+    # `stage` is set by multi-stage protocols (e.g. takeover diagnostic vs coding); a command agent reads
+    # it through the {stage} placeholder rather than as an option.
+    unknown = set(opts) - {"arg", "name", "stage"}
     if unknown:
         raise InputError(f"unknown option(s) {sorted(unknown)}", item="agent 'command'")
     return CommandAgent(name=str(opts.get("name", "command")), argv_template=template,
