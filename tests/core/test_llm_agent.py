@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -172,3 +174,23 @@ def test_diagnostic_stage_never_runs_commands(workspace: Path) -> None:
     assert "allows no commands" in sent[1]["messages"][-1]["content"]
     assert result.status is AgentStatus.COMPLETED and result.reply == '{"decision": "ACT"}'
     assert [e.kind for e in result.trajectory if e.kind == "command"] == []
+
+
+def test_hidden_folders_stay_invisible_to_agent_commands(workspace: Path, tmp_path: Path) -> None:
+    from reqbench.core.sandbox import available_isolation
+
+    if available_isolation() != "bwrap":
+        pytest.skip("hiding folders needs bubblewrap")
+    # Outside /tmp (which the sandbox replaces anyway), so only `hide` can keep it out of sight.
+    suite = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="reqbench-suite-"))
+    try:
+        (suite / "gold.txt").write_text("the hidden answer\n")
+        script = [bash(f"cat {suite}/gold.txt"), reply("```reply\nok\n```")] * 2
+        with ScriptedOpenAI(script) as srv:
+            agent_for(srv).run(workspace, AgentInputs(prompt="x"), Budget())
+            agent_for(srv).run(workspace, AgentInputs(prompt="y", context={"hide": [str(suite)]}), Budget())
+            shown, hidden = (srv.chat_requests[i]["messages"][-1]["content"] for i in (1, 3))
+    finally:
+        shutil.rmtree(suite)
+    assert "the hidden answer" in shown
+    assert "the hidden answer" not in hidden and "exit code: 1" in hidden

@@ -50,12 +50,14 @@ def _sandbox() -> Any | None:
 
 def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float | None,
             stdin_file: Path | None = None, writable: list[Path] | None = None,
-            readonly: list[Path] | None = None, network: bool = True) -> CLIProcess:
+            readonly: list[Path] | None = None, hide: list[Path] | None = None,
+            network: bool = True) -> CLIProcess:
     """Run `argv` in `cwd` with exactly `env`; never raises for the child's failures.
 
     `stdin_file` is fed to the child through ``sh -c 'exec "$@" < FILE'`` so the same argv works in
     the sandbox and without it. `readonly` directories are made visible (read-only) inside the sandbox,
-    e.g. the directory of a tool installed under ``/tmp``, which the sandbox otherwise hides.
+    e.g. the directory of a tool installed under ``/tmp``, which the sandbox otherwise hides. `hide`
+    directories appear empty inside (the protocol's suite and run folders).
     """
     if stdin_file is not None:
         argv = ["sh", "-c", 'f=$1; shift; exec "$@" < "$f"', "sh", str(stdin_file), *argv]
@@ -63,7 +65,7 @@ def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float |
     if sandboxed is not None:
         res = sandboxed(argv, cwd, timeout=timeout if timeout is not None else 7 * 24 * 3600.0, env=env,
                         writable=writable or [cwd], readonly_binds={p: p for p in readonly or []},
-                        network=network)
+                        network=network, hide=list(hide or []))
         return CLIProcess(res.exit_code, _text(res, "stdout"), _text(res, "stderr"), bool(res.timed_out),
                           res.start_error or "", res.wall_seconds)
     if not network and can_unshare_net():

@@ -110,11 +110,15 @@ def task_prompt(workspace: Path, inputs: AgentInputs, file_cap: int = 60_000) ->
     return "\n\n".join(parts)
 
 
-def run_shell(command: str, workspace: Path, timeout: float) -> tuple[int, str, bool]:
-    """Run `command` with bash in `workspace`, network off: ``(exit code, stdout+stderr, timed out)``."""
+def run_shell(command: str, workspace: Path, timeout: float, *, readonly: list[Path] | None = None,
+              hide: list[Path] | None = None) -> tuple[int, str, bool]:
+    """Run `command` with bash in `workspace`, network off: ``(exit code, stdout+stderr, timed out)``.
+
+    `readonly` paths (the input files) stay visible, `hide` folders (suite, run) appear empty."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
            "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb"}
-    proc = run_cli(["bash", "-c", command], workspace, env=env, timeout=timeout, network=False)
+    proc = run_cli(["bash", "-c", command], workspace, env=env, timeout=timeout, network=False,
+                   readonly=readonly, hide=hide)
     output = proc.stdout + proc.stderr
     if proc.start_error:
         output += f"\n[could not start: {proc.start_error}]"
@@ -133,8 +137,13 @@ class LLMConversation:
     """One message history + workspace; `send` runs the loop until the model replies or a limit hits."""
 
     def __init__(self, agent: LLMAgent, workspace: Path, trajectory_path: Path | None = None,
-                 sample: int | str = 0) -> None:
+                 sample: int | str = 0, inputs: AgentInputs | None = None) -> None:
         self.agent, self.workspace, self.trajectory_path = agent, workspace, trajectory_path
+        context = inputs.context if inputs else {}
+        self.hide = [Path(p) for p in context.get("hide", ())]
+        self.readonly = [Path(p).absolute() for p in (inputs.files.values() if inputs else ())
+                         if Path(p).is_absolute() and Path(p).exists()
+                         and not Path(p).absolute().is_relative_to(Path(workspace).absolute())]
         self.sample = sample
         """Row key or repeat number: part of every cache key, so repeats are independent draws and a
         resumed row replays its own recording."""
@@ -189,7 +198,8 @@ class LLMConversation:
         limit = a.command_timeout
         if budget.wall_seconds is not None:
             limit = min(limit, max(1.0, budget.wall_seconds - (time.monotonic() - start)))
-        code, output, timed_out = run_shell(body, self.workspace, timeout=limit)
+        code, output, timed_out = run_shell(body, self.workspace, timeout=limit, readonly=self.readonly,
+                                            hide=self.hide)
         self._event("command", {"command": body, "exit_code": code, "timed_out": timed_out,
                                 "output": output[: a.output_cap]})
         if timed_out:
@@ -236,7 +246,7 @@ class LLMAgent:
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         path = inputs.context.get("trajectory_path") or self.trajectory_path
         sample = inputs.context.get("row_key") or inputs.context.get("repeat") or 0
-        conv = LLMConversation(self, workspace, Path(path) if path else None, sample=sample)
+        conv = LLMConversation(self, workspace, Path(path) if path else None, sample=sample, inputs=inputs)
         return conv.send(task_prompt(workspace, inputs), budget)
 
     def start_session(self, workspace: Path, trajectory_path: Path | None = None,

@@ -141,13 +141,15 @@ class CLIPreset(ABC):
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         scratch = Path(tempfile.mkdtemp(prefix=f"reqbench-{self.name}-"))
         try:
-            return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None)[0]
+            return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None,
+                              hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
         finally:
             if not self.keep_scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
     def _turn(self, workspace: Path, scratch: Path, prompt_text: str, budget: Budget,
-              resume: str | None) -> tuple[AgentResult, str | None]:
+              resume: str | None, hide: list[Path] | None = None) -> tuple[AgentResult, str | None]:
+        """One tool invocation; `hide` folders (the protocol's suite and run) appear empty to it."""
         prompt = scratch / "prompt.md"
         prompt.write_text(prompt_text, encoding="utf-8")
         inv = self.invocation(workspace, scratch, prompt, budget, resume)
@@ -158,7 +160,7 @@ class CLIPreset(ABC):
                                f"{self.name} or pass binary=PATH"), None
         writable = [workspace, scratch, *self.writable]
         proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
-                       writable=writable, readonly=_install_dir(argv[0], writable))
+                       writable=writable, readonly=_install_dir(argv[0], writable), hide=hide)
         parsed = self.parse(proc.stdout, proc.stderr, scratch)
         if parsed.usage.cost_usd is None and self.model:
             parsed.usage.cost_usd = call_cost(self.model, parsed.usage.prompt_tokens,
