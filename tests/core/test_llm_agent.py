@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,45 @@ def test_model_may_come_from_the_agent_spec_and_options_are_checked() -> None:
     assert agent.model == "openai/x" and agent.temperature == 0.5
     with pytest.raises(InputError, match="unknown model client option"):
         make_agent("llm:openai/x", base_url="http://127.0.0.1:9/v1", bogus=1)
+
+
+def test_repeats_are_fresh_draws_but_a_rerun_of_one_repeat_is_replayed(workspace: Path) -> None:
+    with ScriptedOpenAI(lambda body, i: reply(f"```reply\ndraw {i}\n```")) as srv:
+        agent = agent_for(srv)
+        replies = [agent.run(workspace, AgentInputs(prompt="pick", context={"repeat": r}), Budget()).reply
+                   for r in (0, 1, 0)]
+        assert len(srv.requests) == 2
+    assert replies == ["draw 0", "draw 1", "draw 0"]
+
+
+def test_diagnostic_stage_never_runs_commands(workspace: Path) -> None:
+    script = [bash("rm greet.py"), reply('```reply\n{"decision": "ACT"}\n```')]
+    with ScriptedOpenAI(script) as srv:
+        agent = agent_for(srv, stage="diagnostic")
+        result = agent.run(workspace, AgentInputs(prompt="Diagnose."), Budget())
+        sent = srv.chat_requests
+    assert (workspace / "greet.py").exists()
+    assert "no tools" in sent[0]["messages"][0]["content"]
+    assert "allows no commands" in sent[1]["messages"][-1]["content"]
+    assert result.status is AgentStatus.COMPLETED and result.reply == '{"decision": "ACT"}'
+    assert [e.kind for e in result.trajectory if e.kind == "command"] == []
+
+
+def test_hidden_folders_stay_invisible_to_agent_commands(workspace: Path, tmp_path: Path) -> None:
+    from reqbench.core.sandbox import available_isolation
+
+    if available_isolation() != "bwrap":
+        pytest.skip("hiding folders needs bubblewrap")
+    # Outside /tmp (which the sandbox replaces anyway), so only `hide` can keep it out of sight.
+    suite = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="reqbench-suite-"))
+    try:
+        (suite / "gold.txt").write_text("the hidden answer\n")
+        script = [bash(f"cat {suite}/gold.txt"), reply("```reply\nok\n```")] * 2
+        with ScriptedOpenAI(script) as srv:
+            agent_for(srv).run(workspace, AgentInputs(prompt="x"), Budget())
+            agent_for(srv).run(workspace, AgentInputs(prompt="y", context={"hide": [str(suite)]}), Budget())
+            shown, hidden = (srv.chat_requests[i]["messages"][-1]["content"] for i in (1, 3))
+    finally:
+        shutil.rmtree(suite)
+    assert "the hidden answer" in shown
+    assert "the hidden answer" not in hidden and "exit code: 1" in hidden

@@ -56,13 +56,15 @@ def fake_tool(tmp_path: Path, name: str) -> Path:
 
 
 def preset(tmp_path: Path, name: str, binary: str, output: str, **opts: object):
-    env = {"FAKE_RECORD": str(tmp_path / "record.json"), "FAKE_OUTPUT": output}
+    rec = tmp_path / "rec"
+    rec.mkdir(exist_ok=True)
+    env = {"FAKE_RECORD": str(rec / "record.json"), "FAKE_OUTPUT": output}
     env.update(opts.pop("env", {}))  # type: ignore[arg-type]
-    return make_agent(name, binary=str(fake_tool(tmp_path, binary)), env=env, **opts)
+    return make_agent(name, binary=str(fake_tool(tmp_path, binary)), env=env, writable=[str(rec)], **opts)
 
 
 def records(tmp_path: Path) -> list[dict]:
-    return json.loads((tmp_path / "record.json").read_text())
+    return json.loads((tmp_path / "rec" / "record.json").read_text())
 
 
 CLAUDE_OK = json.dumps({"type": "result", "subtype": "success", "is_error": False, "num_turns": 4,
@@ -231,9 +233,9 @@ def test_openhands_gets_llm_settings_from_env_and_reports_cost(workspace: Path, 
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (500, 40)
 
 
-def test_presets_without_resume_refuse_sessions(workspace: Path) -> None:
-    with pytest.raises(InputError, match="cannot resume"):
-        make_agent("aider").start_session(workspace)
+def test_only_presets_that_can_resume_offer_sessions() -> None:
+    assert {name for name in ("claude-code", "codex", "mini-swe-agent", "openhands", "aider")
+            if hasattr(make_agent(name), "start_session")} == {"claude-code", "codex"}
 
 
 def test_bad_stage_and_unknown_options_are_user_errors() -> None:
@@ -248,3 +250,13 @@ def test_command_lines_are_printable_with_placeholders() -> None:
     assert line == ("codex exec --json --ephemeral --ignore-user-config --ignore-rules --skip-git-repo-check "
                     "--sandbox read-only -C '{workspace}' - < {prompt}")
     assert "--tools ''" in make_agent("claude-code", stage="diagnostic").command_line()
+
+
+def test_options_given_as_cli_strings_are_parsed(tmp_path: Path) -> None:
+    agent = make_agent("aider", env="A=1,B=x=y", writable="/a:/b", keep_scratch="yes",
+                       extra_args="--foo 'a b'")
+    assert agent.extra_env == {"A": "1", "B": "x=y"}
+    assert [str(p) for p in agent.writable] == ["/a", "/b"] and agent.keep_scratch is True
+    assert agent.extra_args == ["--foo", "a b"]
+    with pytest.raises(InputError, match="KEY=VALUE"):
+        make_agent("aider", env="novalue")

@@ -50,42 +50,47 @@ def _sandbox() -> Any | None:
 
 def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float | None,
             stdin_file: Path | None = None, writable: list[Path] | None = None,
+            readonly: list[Path] | None = None, hide: list[Path] | None = None,
             network: bool = True) -> CLIProcess:
     """Run `argv` in `cwd` with exactly `env`; never raises for the child's failures.
 
     `stdin_file` is fed to the child through ``sh -c 'exec "$@" < FILE'`` so the same argv works in
-    the sandbox and without it.
+    the sandbox and without it. `readonly` directories are made visible (read-only) inside the sandbox,
+    e.g. the directory of a tool installed under ``/tmp``, which the sandbox otherwise hides. `hide`
+    directories appear empty inside (the protocol's suite and run folders).
     """
     if stdin_file is not None:
         argv = ["sh", "-c", 'f=$1; shift; exec "$@" < "$f"', "sh", str(stdin_file), *argv]
     sandboxed = _sandbox()
-    start = time.monotonic()
     if sandboxed is not None:
-        res = sandboxed(argv, cwd, timeout=timeout, env=env, writable=writable or [cwd], network=network)
-        out = res.stdout.decode("utf-8", "replace") + _read(res.stdout_path)
-        err = res.stderr.decode("utf-8", "replace") + _read(res.stderr_path)
-        return CLIProcess(res.exit_code, out, err, bool(res.timed_out), res.start_error or "",
-                          getattr(res, "wall_seconds", None) or time.monotonic() - start)
+        res = sandboxed(argv, cwd, timeout=timeout if timeout is not None else 7 * 24 * 3600.0, env=env,
+                        writable=writable or [cwd], readonly_binds={p: p for p in readonly or []},
+                        network=network, hide=list(hide or []))
+        return CLIProcess(res.exit_code, _text(res, "stdout"), _text(res, "stderr"), bool(res.timed_out),
+                          res.start_error or "", res.wall_seconds)
     if not network and can_unshare_net():
         argv = ["unshare", "-n", *argv]
+    start = time.monotonic()
     try:
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return CLIProcess(None, "", "", False, f"{type(exc).__name__}: {exc}", 0.0)
     try:
-        out, err = proc.communicate(timeout=timeout)
+        raw_out, raw_err = proc.communicate(timeout=timeout)
         timed_out = False
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
+        raw_out, raw_err = proc.communicate()
         timed_out = True
-    return CLIProcess(proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+    return CLIProcess(proc.returncode, raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace"),
                       timed_out, "", time.monotonic() - start)
 
 
-def _read(path: Any) -> str:
-    if not path:
-        return ""
-    p = Path(path)
-    return p.read_text(encoding="utf-8", errors="replace") if p.exists() else ""
+def _text(res: Any, stream: str) -> str:
+    """A sandboxed stream's text: from its file when one was given, else from the captured bytes."""
+    path = getattr(res, f"{stream}_path", None)
+    if path and Path(path).is_file():
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+    data = getattr(res, stream, b"") or b""
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)

@@ -51,6 +51,17 @@ What you tell the user, or exactly the response format the task asks for.
 
 Never put two actions in one message."""
 
+DIAGNOSTIC_PROMPT = """You are a careful software engineer analysing a task. This stage has no tools: you
+cannot run commands or read files beyond what the user message contains.
+Write a short explanation of your reasoning, then your final answer in one fenced block marked reply:
+```reply
+Exactly the response format the task asks for.
+```
+Never write more than one reply block."""
+
+NO_SHELL = ("This stage allows no commands. Answer with one ```reply block containing your final answer.")
+STAGE_PROMPTS = {"coding": SYSTEM_PROMPT, "diagnostic": DIAGNOSTIC_PROMPT}
+
 FORMAT_ERROR = ("Your message must contain exactly one action: one ```bash block with a command, or one "
                 "```reply block with your final answer. Found {n}. Please answer again.")
 ACTION_RE = re.compile(r"```(bash|reply)[ \t]*\n(.*?)```", re.DOTALL)
@@ -99,11 +110,15 @@ def task_prompt(workspace: Path, inputs: AgentInputs, file_cap: int = 60_000) ->
     return "\n\n".join(parts)
 
 
-def run_shell(command: str, workspace: Path, timeout: float) -> tuple[int, str, bool]:
-    """Run `command` with bash in `workspace`, network off: ``(exit code, stdout+stderr, timed out)``."""
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), "LANG": "C.UTF-8",
+def run_shell(command: str, workspace: Path, timeout: float, *, readonly: list[Path] | None = None,
+              hide: list[Path] | None = None) -> tuple[int, str, bool]:
+    """Run `command` with bash in `workspace`, network off: ``(exit code, stdout+stderr, timed out)``.
+
+    `readonly` paths (the input files) stay visible, `hide` folders (suite, run) appear empty."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
            "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb"}
-    proc = run_cli(["bash", "-c", command], workspace, env=env, timeout=timeout, network=False)
+    proc = run_cli(["bash", "-c", command], workspace, env=env, timeout=timeout, network=False,
+                   readonly=readonly, hide=hide)
     output = proc.stdout + proc.stderr
     if proc.start_error:
         output += f"\n[could not start: {proc.start_error}]"
@@ -121,8 +136,17 @@ def observation(exit_code: int, output: str, cap: int) -> str:
 class LLMConversation:
     """One message history + workspace; `send` runs the loop until the model replies or a limit hits."""
 
-    def __init__(self, agent: LLMAgent, workspace: Path, trajectory_path: Path | None = None) -> None:
+    def __init__(self, agent: LLMAgent, workspace: Path, trajectory_path: Path | None = None,
+                 sample: int | str = 0, inputs: AgentInputs | None = None) -> None:
         self.agent, self.workspace, self.trajectory_path = agent, workspace, trajectory_path
+        context = inputs.context if inputs else {}
+        self.hide = [Path(p) for p in context.get("hide", ())]
+        self.readonly = [Path(p).absolute() for p in (inputs.files.values() if inputs else ())
+                         if Path(p).is_absolute() and Path(p).exists()
+                         and not Path(p).absolute().is_relative_to(Path(workspace).absolute())]
+        self.sample = sample
+        """Row key or repeat number: part of every cache key, so repeats are independent draws and a
+        resumed row replays its own recording."""
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": agent.system_prompt}]
         self.trajectory: list[TrajectoryEvent] = []
 
@@ -158,7 +182,8 @@ class LLMConversation:
 
     def _step(self, budget: Budget, start: float, usage: Usage) -> None:
         a = self.agent
-        resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed)
+        resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed,
+                                 sample=self.sample)
         step_usage = Usage(resp.prompt_tokens, resp.completion_tokens, resp.cost_usd)
         usage.add(step_usage)
         self.messages.append({"role": "assistant", "content": resp.content})
@@ -168,10 +193,13 @@ class LLMConversation:
         if kind == "reply":
             self._event("reply", {"content": body})
             raise Finished(AgentStatus.COMPLETED, "replied", reply=body)
+        if a.stage == "diagnostic":
+            raise FormatError(NO_SHELL)
         limit = a.command_timeout
         if budget.wall_seconds is not None:
             limit = min(limit, max(1.0, budget.wall_seconds - (time.monotonic() - start)))
-        code, output, timed_out = run_shell(body, self.workspace, timeout=limit)
+        code, output, timed_out = run_shell(body, self.workspace, timeout=limit, readonly=self.readonly,
+                                            hide=self.hide)
         self._event("command", {"command": body, "exit_code": code, "timed_out": timed_out,
                                 "output": output[: a.output_cap]})
         if timed_out:
@@ -204,19 +232,26 @@ class LLMAgent:
 
     def __init__(self, model: str, client: ChatClient, *, temperature: float | None = 0.0,
                  seed: int | None = None, command_timeout: float = 120.0, output_cap: int = 10_000,
-                 system_prompt: str = SYSTEM_PROMPT, trajectory_path: Path | None = None) -> None:
-        self.model, self.client = model, client
+                 stage: str = "coding", system_prompt: str | None = None,
+                 trajectory_path: Path | None = None) -> None:
+        if stage not in STAGE_PROMPTS:
+            raise InputError(f"stage must be one of {sorted(STAGE_PROMPTS)}, not {stage!r}",
+                             item="agent 'llm'")
+        self.model, self.client, self.stage = model, client, stage
+        system_prompt = system_prompt or STAGE_PROMPTS[stage]
         self.temperature, self.seed = temperature, seed
         self.command_timeout, self.output_cap = command_timeout, output_cap
         self.system_prompt, self.trajectory_path = system_prompt, trajectory_path
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         path = inputs.context.get("trajectory_path") or self.trajectory_path
-        conv = LLMConversation(self, workspace, Path(path) if path else None)
+        sample = inputs.context.get("row_key") or inputs.context.get("repeat") or 0
+        conv = LLMConversation(self, workspace, Path(path) if path else None, sample=sample, inputs=inputs)
         return conv.send(task_prompt(workspace, inputs), budget)
 
-    def start_session(self, workspace: Path, trajectory_path: Path | None = None) -> LLMConversation:
-        return LLMConversation(self, workspace, trajectory_path or self.trajectory_path)
+    def start_session(self, workspace: Path, trajectory_path: Path | None = None,
+                      sample: int | str = 0) -> LLMConversation:
+        return LLMConversation(self, workspace, trajectory_path or self.trajectory_path, sample=sample)
 
 
 def make_llm_agent(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
@@ -225,14 +260,15 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
 
     ``--agent llm --agent-opt model=openai/NAME --agent-opt base_url=URL`` (or ``--agent llm:MODEL``).
 
-    Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client. Any other
+    Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client, and
+    ``stage=diagnostic`` (no shell; the model may only reply) or ``coding`` (default). Any other
     option goes to the model client (`LLMConfig`: offline, cache, concurrency, attempts, timeout, ...).
     """
     model = model or opts.pop("arg", None)
     if not model:
         raise InputError("the llm agent needs a model (--model openai/NAME or --agent llm:NAME)",
                          item="--agent llm")
-    agent_keys = ("temperature", "seed", "command_timeout", "output_cap", "trajectory_path")
+    agent_keys = ("temperature", "seed", "command_timeout", "output_cap", "trajectory_path", "stage")
     agent_opts = {k: opts.pop(k) for k in agent_keys if k in opts}
     for key in ("temperature", "command_timeout"):
         if key in agent_opts:

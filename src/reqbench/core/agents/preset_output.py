@@ -102,7 +102,7 @@ def parse_codex(stdout: str) -> Parsed:
             out.usage.add(turn)
             out.events.append(TrajectoryEvent("note", {"tool": "codex", "turn": "completed"}, usage=turn))
         elif kind in ("turn.failed", "error"):
-            err = ev.get("error") if isinstance(ev.get("error"), dict) else {}
+            err: dict[str, Any] = ev["error"] if isinstance(ev.get("error"), dict) else {}
             message = str(err.get("message") or ev.get("message") or kind)
             out.status, out.detail = _failure(message), f"codex: {message[:500]}"
         elif kind == "item.completed":

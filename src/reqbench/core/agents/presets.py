@@ -1,8 +1,11 @@
 """Presets for third-party CLI agents: the exact command line each runs, and how its output is read.
 
-Every preset runs its tool as a child process with the workspace as working directory, the prompt
-passed by file or stdin (never as one huge argument), and private files (prompt, config, trajectory)
-in a scratch directory *outside* the workspace so they never show up in the diff. Budget
+Every preset runs its tool in the sandbox (`cli_process.run_cli`; network allowed, since the tool
+talks to its model provider) with the workspace as working directory, the prompt passed by file or
+stdin (never as one huge argument), and private files (prompt, config, trajectory, and a fresh HOME
+holding the tool's own state) in a scratch directory *outside* the workspace so they never show up in
+the diff. Only the workspace, the scratch directory and the paths in the ``writable`` option are
+writable; credentials come from ``api_key`` or the ``env`` option, never from the user's HOME. Budget
 ``wall_seconds`` is the process timeout (timeout -> TIMEOUT); exit 0 -> COMPLETED unless the tool's
 own output says otherwise; a provider failure the tool reports -> PROVIDER_ERROR; else ERROR.
 
@@ -72,7 +75,7 @@ CODEX_FLAGS: dict[str, list[str]] = {
 }
 """ReqMemBench Table 14, Codex CLI rows (the effective coding sandbox recorded in the process logs)."""
 
-PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
+PASS_ENV = ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
 
 
 @dataclass
@@ -95,7 +98,8 @@ class CLIPreset(ABC):
 
     def __init__(self, *, model: str | None = None, stage: str = "coding", base_url: str | None = None,
                  api_key: str | None = None, binary: str | None = None, extra_args: list[str] | None = None,
-                 env: dict[str, str] | None = None, keep_scratch: bool = False) -> None:
+                 env: dict[str, str] | None = None, keep_scratch: bool = False,
+                 writable: list[str | Path] | None = None) -> None:
         if stage not in STAGES:
             raise InputError(f"stage must be one of {list(STAGES)}, not {stage!r}",
                              item=f"--agent {self.name}")
@@ -104,6 +108,7 @@ class CLIPreset(ABC):
         self.extra_args = list(extra_args or [])
         self.extra_env = dict(env or {})
         self.keep_scratch = keep_scratch
+        self.writable = [Path(p) for p in writable or []]
 
     # -- per tool ------------------------------------------------------------------------------------
     @abstractmethod
@@ -124,37 +129,38 @@ class CLIPreset(ABC):
         return f"{text} < {{prompt}}" if inv.stdin_file else text
 
     # -- shared --------------------------------------------------------------------------------------
-    def base_env(self) -> dict[str, str]:
+    def base_env(self, scratch: Path) -> dict[str, str]:
+        """Allow-listed variables, a private writable HOME in the scratch dir, then the user's `env`."""
+        home = scratch / "home"
+        home.mkdir(exist_ok=True)
         env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
+        env["HOME"] = str(home)
         env.update(self.extra_env)
         return env
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         scratch = Path(tempfile.mkdtemp(prefix=f"reqbench-{self.name}-"))
         try:
-            return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None)[0]
+            return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None,
+                              hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
         finally:
             if not self.keep_scratch:
                 shutil.rmtree(scratch, ignore_errors=True)
 
-    def start_session(self, workspace: Path) -> CLISession:
-        if not self.resumable:
-            raise InputError(f"agent {self.name!r} cannot resume a session; use claude-code, codex or llm",
-                             item="--agent")
-        return CLISession(self, workspace)
-
     def _turn(self, workspace: Path, scratch: Path, prompt_text: str, budget: Budget,
-              resume: str | None) -> tuple[AgentResult, str | None]:
+              resume: str | None, hide: list[Path] | None = None) -> tuple[AgentResult, str | None]:
+        """One tool invocation; `hide` folders (the protocol's suite and run) appear empty to it."""
         prompt = scratch / "prompt.md"
         prompt.write_text(prompt_text, encoding="utf-8")
         inv = self.invocation(workspace, scratch, prompt, budget, resume)
         argv = [*inv.argv[:self.extra_at], *self.extra_args, *inv.argv[self.extra_at:]]
-        env = {**self.base_env(), **inv.env}
+        env = {**self.base_env(scratch), **inv.env}
         if shutil.which(argv[0], path=env.get("PATH")) is None:
             return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
                                f"{self.name} or pass binary=PATH"), None
+        writable = [workspace, scratch, *self.writable]
         proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
-                       writable=[workspace, scratch])
+                       writable=writable, readonly=_install_dir(argv[0], writable), hide=hide)
         parsed = self.parse(proc.stdout, proc.stderr, scratch)
         if parsed.usage.cost_usd is None and self.model:
             parsed.usage.cost_usd = call_cost(self.model, parsed.usage.prompt_tokens,
@@ -194,8 +200,18 @@ class CLISession:
             shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-class ClaudeCode(CLIPreset):
-    name, binary, resumable, staged = "claude-code", "claude", True, True
+class ResumablePreset(CLIPreset):
+    """A preset whose tool can resume its own session: it offers `start_session` (journey). Presets
+    without it have no `start_session` at all, so callers fall back to re-running the agent."""
+
+    resumable = True
+
+    def start_session(self, workspace: Path) -> CLISession:
+        return CLISession(self, workspace)
+
+
+class ClaudeCode(ResumablePreset):
+    name, binary, staged = "claude-code", "claude", True
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None) -> Invocation:
@@ -218,8 +234,8 @@ class ClaudeCode(CLIPreset):
         return parse_claude(stdout)
 
 
-class Codex(CLIPreset):
-    name, binary, resumable, staged, extra_at = "codex", "codex", True, True, 2
+class Codex(ResumablePreset):
+    name, binary, staged, extra_at = "codex", "codex", True, 2
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None) -> Invocation:
@@ -311,6 +327,19 @@ class Aider(CLIPreset):
         return parse_aider(stdout)
 
 
+def _install_dir(binary: str, writable: list[Path]) -> list[Path]:
+    """A tool given by path may live where the sandbox hides it (under /tmp): its install directory
+    (the virtualenv when it is one, else the binary's directory) is shown read-only, unless that would
+    cover a writable path."""
+    if not os.path.isabs(binary):
+        return []
+    bin_dir = Path(binary).resolve().parent
+    root = bin_dir.parent if (bin_dir.parent / "pyvenv.cfg").exists() else bin_dir
+    if any(p.resolve().is_relative_to(root) for p in writable):
+        return []
+    return [root]
+
+
 PRESETS: dict[str, type[CLIPreset]] = {c.name: c for c in (ClaudeCode, Codex, MiniSweAgent, OpenHands, Aider)}
 
 
@@ -322,7 +351,16 @@ def _make(cls: type[CLIPreset], opts: dict[str, Any]) -> CLIPreset:
         opts["extra_args"] = shlex.split(opts["extra_args"])
     if isinstance(opts.get("keep_scratch"), str):
         opts["keep_scratch"] = opts["keep_scratch"].lower() in ("1", "true", "yes")
-    known = {"model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch"}
+    if isinstance(opts.get("env"), str):  # --agent-opt env=K=V,K2=V2
+        pairs = [p.partition("=") for p in opts["env"].split(",") if p.strip()]
+        if any(not sep or not k.strip() for k, sep, _ in pairs):
+            raise InputError(f"env {opts['env']!r} is not KEY=VALUE[,KEY=VALUE...]",
+                             item=f"agent {cls.name!r}")
+        opts["env"] = {k.strip(): v for k, _, v in pairs}
+    if isinstance(opts.get("writable"), str):
+        opts["writable"] = opts["writable"].split(os.pathsep)
+    known = {"model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch",
+             "writable"}
     unknown = sorted(set(opts) - known)
     if unknown:
         raise InputError(f"unknown option(s) {unknown} for agent {cls.name!r}; known: {sorted(known)}",

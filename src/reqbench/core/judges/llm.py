@@ -140,5 +140,8 @@ def make_llm_judge(model: str, **opts: Any) -> LLMJudge:
     attempts = int(opts.pop("attempts", 3))
     seed = int(opts.pop("seed", 0))
     if client is None:
+        # ReqMemBench D.1: the shared judge ran with concurrency 4, a 900-second timeout, 3 retries.
+        opts.setdefault("timeout", 900.0)
+        opts.setdefault("concurrency", 4)
         client = ChatClient(LLMConfig.from_env(**opts))
     return LLMJudge(model, client, attempts=attempts, seed=seed)

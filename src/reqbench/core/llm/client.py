@@ -166,15 +166,20 @@ class ChatClient:
     def complete(self, messages: Sequence[Mapping[str, Any]], *, model: str,
                  temperature: float | None = None, seed: int | None = None,
                  max_tokens: int | None = None, tools: list[dict[str, Any]] | None = None,
-                 extra: Mapping[str, Any] | None = None) -> ChatResponse:
-        """Ask `model` for the next assistant message of `messages`."""
+                 extra: Mapping[str, Any] | None = None, sample: int | str = 0) -> ChatResponse:
+        """Ask `model` for the next assistant message of `messages`.
+
+        `sample` is part of the cache key only (never sent): independent repeats of one task use
+        different samples (repeat numbers or row keys), so repeat 2 is a fresh draw rather than a
+        replay of repeat 1.
+        """
         body: dict[str, Any] = {"model": request_model_name(model), "messages": [dict(m) for m in messages]}
         for name, value in (("temperature", temperature), ("seed", seed), ("max_tokens", max_tokens),
                             ("tools", tools)):
             if value is not None:
                 body[name] = value
         body.update(extra or {})
-        key = sha256_json({"format": CACHE_FORMAT, "body": body})
+        key = sha256_json({"format": CACHE_FORMAT, "body": body, **({"sample": sample} if sample else {})})
         with self._lock_for(key):
             recorded = _as_record(self.cache.get_cached(key))
             if recorded is not None:
