@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentResult, AgentStatus, Budget, Session, Usage
-from reqbench.protocols.journey.env import changed_files, copy_tree, diff_trees
+from reqbench.protocols.journey.env import changed_files, diff_trees, snapshot
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.online import TestRun, run_hidden_tests
 from reqbench.protocols.journey.simulators.base import EndReason, Observation, UserSimulator, UserTurn
@@ -109,8 +109,8 @@ class _Evaluator:
         self.workspace = workspace
         self.dir = work_dir / "snapshots"
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.first = copy_tree(workspace, self.dir / "base")
-        self.prev = copy_tree(workspace, self.dir / "turn_000")
+        self.first = snapshot(workspace, self.dir / "base")
+        self.prev = snapshot(workspace, self.dir / "turn_000")
         self.count = 0
 
     def base(self) -> TestRun:
@@ -118,7 +118,7 @@ class _Evaluator:
 
     def after_turn(self) -> tuple[str, TestRun]:
         self.count += 1
-        snap = copy_tree(self.workspace, self.dir / f"turn_{self.count:03d}")
+        snap = snapshot(self.workspace, self.dir / f"turn_{self.count:03d}")
         diff = diff_trees(self.prev, snap)
         run = run_hidden_tests(self.instance, snap, self.dir)
         shutil.rmtree(self.prev, ignore_errors=True)
