@@ -51,7 +51,7 @@ def test_llm_simulator_drives_a_session_over_loopback_http(calc_instance: Path, 
         ws = make_workspace(inst.repo_dir, tmp_path / "workspace")
         session = ReferenceSession(inst, ws, lambda: list(sim.state.disclosed))
         rec = run_session(inst, "new-developer", sim, session, ws, tmp_path, SessionLimits(max_turns=10))
-        requests = srv.chat_requests()
+        requests = srv.chat_requests
     assert rec.end_reason == "all_resolved"
     assert len(rec.turns) == 3 and final_f2p(rec, inst) == 1.0
     # the review pass rewrote the second message; the rewrite is what the assistant received
