@@ -67,3 +67,40 @@ def test_summary_ignores_unscored_rows_and_averages_sessions() -> None:
     s = summarize_rows(rows)["non-coder"]
     assert (s["sessions"], s["final_f2p"], s["final_p2p"], s["average"]) == (2, 0.25, 0.75, 0.5)
     assert (s["turns_per_session"], s["cost_per_session"]) == (6.0, 0.5)
+
+
+def test_judged_capabilities_from_recorded_labels(calc_instance: Path, tmp_path: Path) -> None:
+    import json
+
+    from reqbench.core.judges.replay import ReplayJudge
+    from reqbench.protocols.journey.capability import (
+        judged_capabilities,
+        session_capabilities,
+        stage_requests,
+    )
+
+    inst = load_instance(calc_instance)
+    rec = SessionRecord(instance="calc", condition="x", mode="interactive", base_probes={})
+    rec.turns = [_turn(1, {SUB: False}, active=["T1"], reply="Which name should it have?"),
+                 _turn(2, {SUB: True}, active=["T1"], changed_files=["calc.py"], reply="Done.",
+                       reasoning="The test may be flaky; I will ignore it.")]
+    answers = [{"asking": {"solicits": "yes", "on_plan": "yes"},
+                "finding": {"localization": "no_locus", "overconfident_wrong": "no"}},
+               {"asking": {"solicits": "no", "on_plan": "no"},
+                "finding": {"localization": "hit", "overconfident_wrong": "no"},
+                "fixing": {"problem_handling": "skipped", "critical": "yes"}}]
+    lines = []
+    for turn, labels in zip(rec.turns, answers, strict=True):
+        reqs = stage_requests(inst, turn, turn.reasoning)
+        assert set(reqs) == set(labels)  # fixing is judged only where reasoning is visible
+        lines += [json.dumps({"request_key": reqs[s].key(), "labels": lab}) for s, lab in labels.items()]
+    file = tmp_path / "labels.jsonl"
+    file.write_text("\n".join(lines) + "\n")
+    caps = judged_capabilities(rec, inst, ReplayJudge(file), 55, [t.reasoning for t in rec.turns])
+    assert caps["method"].startswith("judge:")
+    assert (caps["ask"], caps["rel"], caps["hit"], caps["miss"], caps["oc"]) == (0.5, 0.5, 1.0, 0.0, 0.0)
+    assert (caps["skip"], caps["crit"], caps["user_confidence"]) == (1.0, 1.0, 55.0)
+    # a judge that cannot answer leaves the heuristic in place and says why, never a silent zero
+    file.write_text(lines[0] + "\n")
+    fallback = session_capabilities(rec, inst, f"replay:{file}", 55)
+    assert fallback["method"] == "heuristic" and "no recorded labels" in fallback["judge_pending"]
