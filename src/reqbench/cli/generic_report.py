@@ -77,7 +77,7 @@ def export(
     """
     with RunStore.open(run_dir) as store:
         n = store.export_parquet(out) if parquet else store.export_jsonl(out)
-    console.print(f"wrote {n} rows to {out}", highlight=False)
+    console.print(f"wrote {n} rows to {out}", highlight=False, soft_wrap=True)
 
 
 def view(
@@ -95,8 +95,9 @@ def view(
         protocol = protocol_by_name(store.meta.protocol)
         overview = summary_tables(build_payload(store, protocol)[protocol.name])
     server = make_server(run_dir, port=port, overview=overview)
-    host, bound = server.server_address[:2]
-    console.print(f"serving {run_dir} at http://{host}:{bound}/ (Ctrl-C to stop)", highlight=False)
+    bound = server.server_address[1]
+    console.print(f"serving {run_dir} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
+                  soft_wrap=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -99,12 +99,14 @@ def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, 
     """Validate, open the run directory, execute every unfinished row; returns the open store."""
     suite = suite.resolve()
     protocol = validate_suite(suite)
+    rows = protocol.plan(suite, options)  # bad options surface before anything is written
     executor = make_executor(executor_name, options.concurrency)
     try:
         store = open_run(run_dir, protocol, suite, options, resume=resume)
         try:
             execute_run(store, protocol, suite, with_work_dir(options, store.run_dir / "work"),
-                        executor=executor, show_progress=progress_enabled(console, quiet), console=console)
+                        rows=rows, executor=executor, show_progress=progress_enabled(console, quiet),
+                        console=console)
         except BaseException:
             store.close()
             raise

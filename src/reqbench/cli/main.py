@@ -32,6 +32,7 @@ _GROUPS: list[tuple[str, str | None]] = [
     ("reqbench.cli.specpath", "specpath"),
     ("reqbench.cli.journey", "journey"),
     ("reqbench.cli.pace", "pace"),
+    ("reqbench.cli.agents_cmd", None),
 ]
 
 

@@ -12,10 +12,7 @@ from pathlib import Path
 
 import typer
 
-from reqbench.core.hashing import atomic_write_text, pretty_json
-from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.project import load_project, validate_project
-from reqbench.protocols.takeover.replay import replay
+# The protocol modules are imported inside the commands so `reqbench --help` stays fast.
 
 
 def validate_cmd(
@@ -26,6 +23,8 @@ def validate_cmd(
 
     Example: reqbench takeover validate examples/takeover/financial-model
     """
+    from reqbench.protocols.takeover.project import validate_project
+
     problems = validate_project(project)
     if as_json:
         typer.echo(json.dumps({"valid": not problems, "problems": problems}, ensure_ascii=False, indent=2))
@@ -47,6 +46,10 @@ def replay_cmd(
 
     Example: reqbench takeover replay PROJECT --out requirement_state_graph.json
     """
+    from reqbench.core.hashing import atomic_write_text, pretty_json
+    from reqbench.protocols.takeover.project import load_project
+    from reqbench.protocols.takeover.replay import replay
+
     text = pretty_json(replay(load_project(project)).to_json())
     if out is None:
         sys.stdout.write(text)
@@ -72,6 +75,9 @@ def build_cmd(
 
     Example: reqbench takeover build PROJECT --out build/ --input-release my-release-v1
     """
+    from reqbench.protocols.takeover.build import build_release
+    from reqbench.protocols.takeover.project import load_project
+
     result = build_release(
         load_project(project),
         out,

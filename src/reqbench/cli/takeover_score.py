@@ -13,8 +13,6 @@ from rich.table import Table as RichTable
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.core.judges.factory import JUDGE_SPECS, make_judge
-from reqbench.protocols.takeover.judging import JudgeSession
-from reqbench.protocols.takeover.response import check_response_text
 
 console = Console()
 
@@ -63,6 +61,8 @@ def score(
     Example: reqbench takeover score --instance T002_RQ3.json --rq1 T002_RQ1.json --rq2 T002_RQ2.json
     --response response.json --condition C1 --judge exact --json
     """
+    from reqbench.protocols.takeover.judging import JudgeSession
+    from reqbench.protocols.takeover.response import check_response_text
     from reqbench.protocols.takeover.scoring.instances import check_condition, load_target
     from reqbench.protocols.takeover.scoring.target import score_target
 
@@ -103,6 +103,7 @@ def score_run(
 
     Example: reqbench takeover score-run runs/phase-a --instances suite/instances --judge exact
     """
+    from reqbench.protocols.takeover.judging import JudgeSession
     from reqbench.protocols.takeover.scoring.aggregate import aggregate_run
     from reqbench.protocols.takeover.scoring.run import score_run as run_scoring
     from reqbench.protocols.takeover.scoring.tables import build_tables

@@ -4,8 +4,10 @@ Isolation is the strongest the machine allows, probed once per process (override
 ``REQBENCH_SANDBOX=bwrap|unshare|none``):
 
 * ``bwrap``   -- bubblewrap: ``/`` read-only, only the working directory and the given writable paths
-  writable, private ``/tmp``, new network namespace (no route anywhere, not even 127.0.0.1, unless
-  ``network=True``), new PID namespace, ``--die-with-parent``;
+  writable, a private empty ``/tmp`` (other runs' scratch space stays invisible; paths below /tmp that
+  the command names, the harness's Python and PATH entries are bound back read-only, anything else
+  must be passed in `writable` / `readonly_binds`), new network namespace (no route anywhere, not
+  even 127.0.0.1, unless ``network=True``), new PID namespace, ``--die-with-parent``;
 * ``unshare`` -- ``unshare -n``: no network, but no file-system protection;
 * ``none``    -- a plain subprocess (a warning is logged once).
 
@@ -113,13 +115,42 @@ def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker:
     return env
 
 
+def _under(path: Path, parent: Path) -> bool:
+    return path == parent or parent in path.parents
+
+
+def _tmp_rebinds(argv: Sequence[str], env: Mapping[str, str], writable: Sequence[Path]) -> list[Path]:
+    """Paths below /tmp the command needs to see through the private /tmp: the harness's Python,
+    PATH entries, and every existing absolute path named on the command line (read-only)."""
+    tmp_root = Path("/tmp")
+    words: list[str] = [sys.prefix, sys.base_prefix, str(Path(sys.executable).parent),
+                        *env.get("PATH", "").split(os.pathsep)]
+    for arg in argv:
+        try:
+            words += shlex.split(arg)
+        except ValueError:
+            words.append(arg)
+    out: list[Path] = []
+    for word in words:
+        if not word.startswith("/tmp/"):
+            continue
+        path = Path(os.path.normpath(word))
+        if not path.exists() or any(_under(path, w) for w in writable):
+            continue
+        if _under(path.resolve(), tmp_root) and path not in out:
+            out.append(path)
+    return out
+
+
 def _bwrap_argv(cwd: Path, writable: Sequence[Path], readonly_binds: Mapping[Path, Path],
-                network: bool, status_fd: int) -> list[str]:
+                rebinds: Sequence[Path], network: bool, status_fd: int) -> list[str]:
     argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--json-status-fd",
             str(status_fd), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
     if not network:
         argv.append("--unshare-net")
+    for path in rebinds:
+        argv += ["--ro-bind", str(path), str(path)]
     for path in writable:
         argv += ["--bind", str(path), str(path)]
     for src, dst in readonly_binds.items():
@@ -225,7 +256,9 @@ def run_sandboxed(
         status_r = status_w = -1
         if isolation == "bwrap":
             status_r, status_w = os.pipe()
-            prefix = _bwrap_argv(cwd, [cwd, home, tmp, *writable], readonly_binds, network, status_w)
+            rw = [cwd, home, tmp, *(Path(w).absolute() for w in writable)]
+            prefix = _bwrap_argv(cwd, rw, readonly_binds, _tmp_rebinds(argv, full_env, rw), network,
+                                 status_w)
         else:
             moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
             if moved:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.store.runstore import RunStore
-from reqbench.report.plots import bar_chart, summary_plots
 from reqbench.report.tables import TableData, summary_tables
 
 RUN_KEY = "run"
@@ -52,6 +51,8 @@ def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]])
 def report_plots(payload: dict[str, Any], protocol_name: str,
                  by_condition: dict[str, dict[str, int]]) -> list[tuple[str, bytes]]:
     """The summary's own plots, then the share of scored rows per condition (support, i.e. attrition)."""
+    from reqbench.report.plots import bar_chart, summary_plots  # matplotlib loads only when plotting
+
     plots = summary_plots(payload[protocol_name])
     if by_condition:
         labels = list(by_condition)

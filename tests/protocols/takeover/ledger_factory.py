@@ -10,7 +10,18 @@ from typing import Any
 from reqbench.protocols.takeover.project import Project, load_project_data
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-REFERENCE = REPO_ROOT / ".." / "shared" / "reference" / "reqmembench"
+# CI puts shared/ beside the clone (repo_root/../shared); a git worktree one level deeper finds it above.
+REFERENCE = next(
+    (
+        p
+        for p in (
+            REPO_ROOT / ".." / "shared" / "reference" / "reqmembench",
+            REPO_ROOT / ".." / ".." / "shared" / "reference" / "reqmembench",
+        )
+        if p.is_dir()
+    ),
+    REPO_ROOT / ".." / "shared" / "reference" / "reqmembench",
+)
 FIXTURE = REFERENCE / "44132019"
 RELEASE = "44132019-stage2-final-20260925-rq123-main-v1"
 

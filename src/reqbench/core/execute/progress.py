@@ -34,10 +34,9 @@ class _RateColumn(ProgressColumn):
 class RunProgress:
     """Counts rows as they end (scored, invalid after the last attempt, or pending for `--resume`)."""
 
-    def __init__(self, total: int, *, enabled: bool, console: Console | None = None,
-                 already: dict[str, int] | None = None) -> None:
+    def __init__(self, total: int, *, enabled: bool, console: Console | None = None) -> None:
         self.enabled = enabled
-        self.counts = {"scored": 0, "invalid": 0, "pending": 0, **(already or {})}
+        self.counts = {"scored": 0, "invalid": 0, "pending": 0}
         self._progress: Progress | None = None
         if enabled:
             self._progress = Progress(
@@ -46,8 +45,7 @@ class RunProgress:
                            "[red]{task.fields[invalid]} invalid[/red] · "
                            "[yellow]{task.fields[pending]} pending[/yellow]"),
                 _RateColumn(), TimeRemainingColumn(), console=console, transient=False)
-            self._task = self._progress.add_task("run", total=total, completed=sum(self.counts.values()),
-                                                 **self.counts)
+            self._task = self._progress.add_task("run", total=total, scored=0, invalid=0, pending=0)
 
     def __enter__(self) -> RunProgress:
         if self._progress is not None:
@@ -61,4 +59,5 @@ class RunProgress:
     def row_ended(self, status: str) -> None:
         self.counts[status] = self.counts.get(status, 0) + 1
         if self._progress is not None:
-            self._progress.update(self._task, advance=1, **self.counts)
+            self._progress.update(self._task, advance=1, scored=self.counts["scored"],
+                                  invalid=self.counts["invalid"], pending=self.counts["pending"])

@@ -74,16 +74,17 @@ def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, 
 
 
 def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, *,
-                executor: Executor | None = None, show_progress: bool = False,
+                rows: list[Row] | None = None, executor: Executor | None = None, show_progress: bool = False,
                 console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
     """Plan, store the plan, and run every unfinished row, repeat by repeat (a barrier between repeats).
 
     Resumable at any point: only complete attempts are stored, so a killed run continues with the rows
-    that had none. The progress bar (`show_progress`) counts the rows this invocation works on.
+    that had none. `rows` is the protocol's plan when the caller already has it (else it is planned
+    here). The progress bar (`show_progress`) counts the rows this invocation works on.
     Returns `store.counts()`.
     """
     suite_path = Path(suite_path)
-    store.add_plan(protocol.plan(suite_path, options))
+    store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
     own = executor is None
     executor = executor or LocalExecutor(options.concurrency)
     progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
@@ -94,6 +95,8 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
     finally:
         if own:
             executor.shutdown()
+        if (store.run_dir / "work").is_dir() and not any((store.run_dir / "work").iterdir()):
+            (store.run_dir / "work").rmdir()
     return store.counts(max_attempts)
 
 

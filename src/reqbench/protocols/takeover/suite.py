@@ -7,7 +7,8 @@ from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
-from reqbench.protocols.takeover.delivery.admission import admission_problems
+from reqbench.core.workspace import cache_root
+from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
 from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
 from reqbench.protocols.takeover.project import validate_project
 from reqbench.protocols.takeover.run import report, rows
@@ -42,12 +43,9 @@ class TakeoverProtocol:
         with tempfile.TemporaryDirectory(prefix="takeover-validate-") as tmp:
             ctx = SuiteContext.load(path, Path(tmp))
             known = set(ctx.target_ids())
-            for d in suite.delivery:
-                if d.target_id not in known:
-                    problems.append(f"suite.yaml: delivery target {d.target_id}: not a selected target")
-                    continue
-                problems += admission_problems(ctx, d.target_id)
-        return problems
+            problems = [f"suite.yaml: delivery target {d.target_id}: not a selected target"
+                        for d in suite.delivery if d.target_id not in known]
+            return problems or suite_admission_problems(ctx)
 
     def plan(self, path: Path, options: RunOptions) -> list[Row]:
         conditions = options.conditions or DEFAULT_CONDITIONS
@@ -57,7 +55,7 @@ class TakeoverProtocol:
                              f"{', '.join(rows.CONDITIONS)}", item="--condition")
         suite = load_suite(Path(path))
         delivery_ids = [d.target_id for d in suite.delivery]
-        ctx = SuiteContext.load(Path(path), _cache_root(options, Path(path) / ".reqbench-cache"))
+        ctx = SuiteContext.load(Path(path), _cache_root(options, cache_root() / "takeover-work"))
         all_ids = ctx.target_ids()
         out = []
         for repeat in range(options.repeats):

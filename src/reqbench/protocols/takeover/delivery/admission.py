@@ -49,3 +49,46 @@ def admission_problems(ctx, target_id: str) -> list[str]:  # type: ignore[no-unt
                 want = ", ".join(f"{g} {expected[g]}" for g in wrong)
                 problems.append(f"{where}: {label} must give {want} but gave {got}")
     return problems
+
+
+def target_key(ctx, target_id: str) -> str:  # type: ignore[no-untyped-def]
+    """Content address of everything admission of one target depends on (code, patches, checks)."""
+    from reqbench.core.hashing import sha256_bytes, sha256_json
+    from reqbench.core.workspace import tree_hash
+    from reqbench.protocols.takeover.delivery.initial import initial_patches
+
+    d = ctx.delivery(target_id)
+    patches = [*initial_patches(ctx.suite_dir, ctx.suite, target_id), d.reference_patch, *d.negative_patches]
+    return sha256_json({
+        "repo": tree_hash(ctx.suite_dir / ctx.suite.repository),
+        "hidden": tree_hash(ctx.suite_dir / d.hidden),
+        "patches": [[p, sha256_bytes((ctx.suite_dir / p).read_bytes())] for p in patches],
+        "checks": ctx.suite.checks_for(d).model_dump(),
+    })
+
+
+def suite_admission_problems(ctx) -> list[str]:  # type: ignore[no-untyped-def]
+    """Admission of every delivery target, each verdict cached by the target's content address.
+
+    Admission runs every check several times, so a verdict is remembered under
+    ``<cache_root>/takeover-admission/<key>.json``: changing anything it depends on re-runs it.
+    Targets are checked in parallel (one thread per core).
+    """
+    import json
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from reqbench.core.hashing import atomic_write_text
+    from reqbench.core.workspace import cache_root
+
+    def admit(target_id: str) -> list[str]:
+        cached = cache_root() / "takeover-admission" / f"{target_key(ctx, target_id)}.json"
+        if cached.is_file():
+            return list(json.loads(cached.read_text(encoding="utf-8")))
+        problems = admission_problems(ctx, target_id)
+        atomic_write_text(cached, json.dumps(problems))
+        return problems
+
+    ids = [d.target_id for d in ctx.suite.delivery]
+    with ThreadPoolExecutor(max_workers=max(1, min(len(ids), os.cpu_count() or 1))) as pool:
+        return [p for found in pool.map(admit, ids) for p in found]

@@ -79,12 +79,21 @@ def run_agent(options: RunOptions, stage_name: str, workspace: Path, inputs_dir:
     agent = make_agent(options.agent, **{**options.agent_options, "stage": stage_name})
     inputs = AgentInputs(files={k.removesuffix("_file"): v for k, v in paths.items()},
                          prompt=paths["instructions_file"].read_text(encoding="utf-8"),
-                         context={**stage.context, "row_key": f"{row_key}|{stage_name}",
+                         context={**stage.context, "row_key": stage_row_key(row_key, stage_name),
                                   "stage": stage_name})
     try:
         return agent.run(workspace, inputs, budget)
     except Exception as exc:  # an adapter crash is the agent's failure, not the harness's
         return AgentResult(AgentStatus.ERROR, detail=f"{type(exc).__name__}: {exc}")
+
+
+def stage_row_key(row_key: str, stage_name: str) -> str:
+    """The key a replay store uses for one stage: coding keeps the row key; Phase A marks the condition
+    (``T|C1:diagnostic|agent|0``) so a store can hold both a patch and a Phase-A reply per row."""
+    if stage_name == "coding":
+        return row_key
+    task, condition, *rest = row_key.split("|")
+    return "|".join([task, f"{condition}:{stage_name}", *rest])
 
 
 def run_phase_a(options: RunOptions, workspace: Path, inputs_dir: Path, stage: StageInputs,

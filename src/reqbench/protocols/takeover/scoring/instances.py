@@ -113,7 +113,7 @@ class RqInstance(BaseModel):
     construction_gold: dict[str, Any] = Field(description="Researcher-side gold.")
 
 
-_GOLD = {"RQ1": Rq1Gold, "RQ2": Rq2Gold, "RQ3": Rq3Gold}
+_GOLD: dict[str, type[BaseModel]] = {"RQ1": Rq1Gold, "RQ2": Rq2Gold, "RQ3": Rq3Gold}
 
 
 @dataclass(frozen=True)

@@ -21,16 +21,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-import networkx as nx
-import numpy as np
-from scipy.optimize import linear_sum_assignment
-
 _WORD = re.compile(r"\w+")
 
 
 def ordered_matching(n_pred: int, n_gold: int, edges: Iterable[tuple[int, int]]) -> dict[int, int]:
-    """Maximum-cardinality matching {prediction index: gold index} by augmenting paths, predictions
-    processed in order and gold candidates tried in order."""
+    """Maximum-cardinality matching {prediction index: gold index} by augmenting paths (Kuhn):
+    predictions are processed in order, each tries its gold candidates in gold order and may re-route
+    earlier predictions along an augmenting path, even when a later gold candidate is still free."""
     adj: list[list[int]] = [[] for _ in range(n_pred)]
     for i, j in sorted(set(edges)):
         adj[i].append(j)
@@ -80,6 +77,8 @@ def rq1_edge_weight(pred_summary: str, gold_summary: str, pred_ids: Iterable[obj
 
 def rq1_matching(n_pred: int, n_gold: int, weighted_edges: Sequence[tuple[int, int, int]]) -> dict[int, int]:
     """Maximum-cardinality, then maximum-weight matching {prediction index: gold index}."""
+    import networkx as nx  # imported on use: keeps `reqbench --help` fast
+
     graph = nx.Graph()
     graph.add_nodes_from(("p", i) for i in range(n_pred))
     graph.add_nodes_from(("g", j) for j in range(n_gold))
@@ -94,6 +93,9 @@ def rq1_matching(n_pred: int, n_gold: int, weighted_edges: Sequence[tuple[int, i
 
 def max_credit_assignment(credit: Sequence[Sequence[float]]) -> list[tuple[int, int]]:
     """Pairs (i, j) with positive credit maximising total credit; ties by indices (module docstring)."""
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment
+
     n_pred = len(credit)
     n_gold = len(credit[0]) if n_pred else 0
     if not n_pred or not n_gold:

@@ -172,10 +172,10 @@ def _score_clarify(result: Rq3Result, gold: Rq3Gold, final: FinalGold, response:
     if cands:
         request = clarification_request([c for _, _, c in cands], task_text)
         labels = session.ask(request)
-        for i, j, c in cands:
-            if label_of(request, labels, c.candidate_id, "issue_relation") == "EQUIVALENT":
+        for i, j, cand in cands:
+            if label_of(request, labels, cand.candidate_id, "issue_relation") == "EQUIVALENT":
                 edges.append((i, j))
-            if label_of(request, labels, c.candidate_id, "question_validity") == "VALID":
+            if label_of(request, labels, cand.candidate_id, "question_validity") == "VALID":
                 valid_pairs.add((i, j))
     matches = ordered_matching(len(clars), len(blockers), edges)
     valid = sum(1 for pair in matches.items() if pair in valid_pairs)

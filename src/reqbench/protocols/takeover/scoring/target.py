@@ -91,7 +91,7 @@ def score_target(instances: TargetInstances, response: Any, condition: str, judg
                        session.records[first_record:])
 
 
-_BLANK_STATE = {"attributes": {}, "scope": {}, "lifecycle_status": None, "ambiguity": None,
+_BLANK_STATE: dict[str, Any] = {"attributes": {}, "scope": {}, "lifecycle_status": None, "ambiguity": None,
                 "execution": None}
 
 

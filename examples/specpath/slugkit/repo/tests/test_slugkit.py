@@ -1,0 +1,5 @@
+from slugkit import slugify
+
+
+def test_simple_title():
+    assert slugify("Hello World") == "hello-world"

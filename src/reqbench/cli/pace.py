@@ -1,0 +1,206 @@
+"""`reqbench pace ...`: PACE-Bench commands (thin: parse -> library -> print)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from reqbench.core.errors import InputError
+
+app = typer.Typer(help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, "
+                       "attribution.", no_args_is_help=True)
+console = Console()
+
+
+def _print_json(value: object) -> None:
+    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+
+
+def _read(path: Path, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot read {what} ({type(exc).__name__})", file=str(path)) from exc
+
+
+@app.command()
+def validate(case: Path = typer.Argument(..., help="Case or suite folder."),
+             json_out: bool = typer.Option(False, "--json", help="Print problems as JSON.")) -> None:
+    """Check ids, weights, hint paths, reference applicability, freezing and reference evidence.
+
+    Example: reqbench pace validate examples/pace/cachetools-slru
+    """
+    from reqbench.protocols.pace.validate import validate_path
+
+    problems = validate_path(case)
+    if json_out:
+        _print_json({"valid": not problems, "problems": problems})
+    else:
+        for p in problems:
+            console.print(f"[red]-[/red] {p}", highlight=False)
+        console.print("valid" if not problems else f"{len(problems)} problem(s)")
+    raise typer.Exit(1 if problems else 0)
+
+
+@app.command()
+def freeze(case: Path = typer.Argument(..., help="Case folder.")) -> None:
+    """Record the content hash of the contract in case.yaml (required before scoring).
+
+    Example: reqbench pace freeze examples/pace/billflow-credit-notes
+    """
+    from reqbench.protocols.pace.case import freeze_case
+
+    typer.echo(freeze_case(case))
+
+
+@app.command()
+def score(case: Path = typer.Argument(..., help="Case folder."),
+          patch: Path = typer.Option(..., "--patch", help="Candidate patch (unified diff)."),
+          judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
+          json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+          evidence: bool = typer.Option(False, "--evidence", help="Include evidence packages in the JSON.")
+          ) -> None:
+    """Score one candidate patch against a frozen case.
+
+    Example: reqbench pace score examples/pace/cachetools-slru --patch my.patch --judge offline --json
+    """
+    from reqbench.protocols.pace.case import load_case
+    from reqbench.protocols.pace.repo import PatchApplyError
+    from reqbench.protocols.pace.report import render_case
+    from reqbench.protocols.pace.score import Scorer
+
+    text = _read(patch, "patch")
+    try:
+        result = Scorer(load_case(case)).score(text, judge, with_evidence=evidence).to_dict(evidence)
+    except PatchApplyError as exc:
+        raise InputError(f"patch does not apply to the exact base ({exc})", file=str(patch)) from exc
+    if json_out:
+        _print_json(result)
+    else:
+        typer.echo(render_case(result))
+
+
+@app.command()
+def controls(case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches)."),
+             judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
+             json_out: bool = typer.Option(False, "--json", help="Print scores as JSON."),
+             details: bool = typer.Option(False, "--details", help="Include per-control verdicts.")) -> None:
+    """Score the positive and negative controls: reference, empty, unrelated, cross-case, identifier-only.
+
+    Example: reqbench pace controls examples/pace/cachetools-slru --json
+    """
+    from reqbench.protocols.pace.case import is_suite_dir, load_case, load_suite
+    from reqbench.protocols.pace.controls import CONTROL_NAMES, run_controls
+    from reqbench.protocols.pace.score import Scorer
+
+    target = load_case(case)
+    parent = Path(case).resolve().parent
+    others = load_suite(parent)[1] if is_suite_dir(parent) else []
+    result = run_controls(Scorer(target), others, judge)
+    if not details:
+        result.pop("details")
+    if json_out:
+        _print_json(result)
+    else:
+        for name in CONTROL_NAMES:
+            v = result[name]
+            typer.echo(f"{name:<16} {'excluded' if v is None else f'{v:.2f}'}")
+
+
+@app.command()
+def evidence(case: Path = typer.Argument(..., help="Case folder."),
+             patch: Path = typer.Option(..., "--patch", help="Candidate patch."),
+             point: str = typer.Option(None, "--point", help="Only this Code Point."),
+             json_out: bool = typer.Option(False, "--json", help="JSON instead of rendered text.")) -> None:
+    """Show the L1 evidence packages the judge would see.
+
+    Example: reqbench pace evidence examples/pace/cachetools-slru --patch ref.patch --point CP05
+    """
+    import tempfile
+
+    from reqbench.protocols.pace.case import load_case
+    from reqbench.protocols.pace.score import Scorer
+
+    c = load_case(case)
+    scorer = Scorer(c)
+    with tempfile.TemporaryDirectory(prefix="pace-ev-") as tmp:
+        loc = scorer.localize(_read(patch, "patch"), Path(tmp) / "tree")
+        pkgs = [loc.package(p) for p in c.points if point is None or p.id == point]
+    if not pkgs:
+        raise InputError("no such Code Point", file=str(case), item=point)
+    if json_out:
+        _print_json([p.to_dict() for p in pkgs])
+    else:
+        typer.echo("\n".join(p.render() for p in pkgs))
+
+
+@app.command()
+def agreement(judged: Path = typer.Argument(..., help="Judged verdicts (mapping or score results)."),
+              consensus: Path = typer.Argument(..., help="Consensus verdicts, same shapes."),
+              json_out: bool = typer.Option(False, "--json")) -> None:
+    """Exact agreement, linearly weighted kappa and severe Covered-Missing inversions vs a consensus.
+
+    Example: reqbench pace agreement judged.json consensus.json --json
+    """
+    from reqbench.protocols.pace.agreement import agreement as agree
+    from reqbench.protocols.pace.agreement import load_record
+
+    out = agree(load_record(judged)["verdicts"], load_record(consensus)["verdicts"])
+    _print_json(out) if json_out else typer.echo(
+        f"n={out['n']} agreement={out['exact_agreement']:.3f} kappa_w={out['weighted_kappa']} "
+        f"severe={out['severe_disagreement']:.3f}")
+
+
+@app.command()
+def stability(judging: list[Path] = typer.Option(..., "--judging", help="Repeated judging records."),
+              execution: list[Path] = typer.Option(..., "--execution", help="Repeated execution records."),
+              json_out: bool = typer.Option(False, "--json")) -> None:
+    """Judging vs execution variation (mean case SD and range, their ratio) and pass@k / pass^k.
+
+    Example: reqbench pace stability --judging j1.json --judging j2.json --execution e1.json --execution e2.json
+    """
+    from reqbench.protocols.pace.agreement import load_record, repeat_passk
+    from reqbench.protocols.pace.agreement import stability as stab
+
+    jr = [load_record(p) for p in judging]
+    er = [load_record(p) for p in execution]
+    out = stab([r["scores"] for r in jr], [r["scores"] for r in er])
+    out["execution_passk"] = repeat_passk(er)
+    _print_json(out) if json_out else typer.echo(
+        f"mean case SD: execution {out['execution']['mean_case_sd']:.2f} vs judging "
+        f"{out['judging']['mean_case_sd']:.2f} (ratio {out['sd_ratio']})")
+
+
+@app.command()
+def heatmap(results: list[Path] = typer.Argument(..., help="Score results with attribution (JSON)."),
+            out: Path = typer.Option(Path("pace_heatmap.png"), "--out", help="PNG file.")) -> None:
+    """Draw the symptom x process-signal co-occurrence heatmap of scored cases.
+
+    Example: reqbench pace heatmap runs/a.json runs/b.json --out heatmap.png
+    """
+    from reqbench.core.hashing import read_json
+    from reqbench.protocols.pace.report import heatmap_png
+
+    cases = []
+    for p in results:
+        data = read_json(p)
+        cases += data if isinstance(data, list) else [data]
+    typer.echo(str(heatmap_png(cases, out)))
+
+
+@app.command()
+def synthesize(prd: Path = typer.Option(..., "--prd", help="The consolidated PRD (Markdown)."),
+               diff: Path = typer.Option(..., "--diff", help="The accepted reference diff."),
+               out: Path = typer.Option(..., "--out", help="Where to write candidate Code Points (YAML)."),
+               model: str = typer.Option(None, "--model", help="Model name (default: REQBENCH_MODEL).")) -> None:
+    """Propose candidate Code Points: PRD-only pass, diff-only pass, reconciliation (marked unreviewed).
+
+    Example: reqbench pace synthesize --prd prd.md --diff reference.patch --out candidates.yaml
+    """
+    from reqbench.protocols.pace.synthesize import synthesize as run
+
+    path = run(_read(prd, "PRD"), _read(diff, "diff"), out, model=model)
+    typer.echo(str(path))

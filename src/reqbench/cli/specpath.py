@@ -1,0 +1,112 @@
+"""`reqbench specpath ...`: check (contract equivalence), calibrate (verifier gates), stats (FCR / CPV).
+
+Thin: parse -> call the protocol library -> print. Exit 0 on success, 1 on a negative finding (a history
+diverges, a calibration gate fails), 2 on bad input (raised as `InputError`, mapped in `cli.main`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="SpecPath: contract-equivalent specification histories.", no_args_is_help=True)
+console = Console()
+
+
+def _emit_json(data: Any) -> None:
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
+
+
+@app.command("check")
+def check(family: Path = typer.Argument(..., help="Family folder (with family.yaml)."),
+          as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
+    """Replay every history and prove them contract-equivalent (eq. 3), or name where they diverge.
+
+    Example: reqbench specpath check examples/specpath/slugkit --json
+    """
+    from reqbench.protocols.specpath.equivalence import check_family
+    from reqbench.protocols.specpath.family import load_family
+
+    report = check_family(load_family(family))
+    if as_json:
+        _emit_json(report.to_dict())
+    else:
+        for cond, atoms in report.histories.items():
+            console.print(f"{cond:28} -> {{{', '.join(atoms)}}}", highlight=False)
+        for line in [*report.errors, *(d.sentence() for d in report.divergences)]:
+            console.print(f"[red]FAIL[/red] {line}", highlight=False)
+        if report.ok:
+            console.print(f"[green]OK[/green] {len(report.histories)} histories of {report.family!r} are "
+                          f"contract-equivalent", highlight=False)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command("calibrate")
+def calibrate(family: Path = typer.Argument(..., help="Family folder (with family.yaml)."),
+              as_json: bool = typer.Option(False, "--json", help="Print the audit record as JSON."),
+              out: Path | None = typer.Option(None, "--out", help="Also write the audit record here.")
+              ) -> None:
+    """Verifier calibration gates: reference passes, base fails, negatives fail their probe, and
+    fixed-patch signatures are identical under every core history.
+
+    Example: reqbench specpath calibrate examples/specpath/slugkit --json
+    """
+    from reqbench.core.hashing import write_json
+    from reqbench.protocols.specpath.calibration import calibrate_family
+    from reqbench.protocols.specpath.family import load_family
+
+    audit = calibrate_family(load_family(family))
+    record = audit.to_dict()
+    if out is not None:
+        write_json(out, record)
+    if as_json:
+        _emit_json(record)
+    else:
+        for gate in audit.gates:
+            mark = "[green]PASS[/green]" if gate.passed else "[red]FAIL[/red]"
+            console.print(f"{mark} {gate.name}: {gate.detail}", highlight=False)
+    raise typer.Exit(0 if audit.passed else 1)
+
+
+@app.command("stats")
+def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per line), or a run directory."),
+          as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
+          raster: Path | None = typer.Option(None, "--raster", help="Write the signature raster PNG here."),
+          ) -> None:
+    """Task-macro FCR per condition, complete blocks, any-/per-variant CPV and control deltas.
+
+    Example: reqbench specpath stats results.jsonl --json --raster raster.png
+    """
+    from reqbench.protocols.specpath.metrics import summarize_results
+    from reqbench.protocols.specpath.report import render_text
+    from reqbench.protocols.specpath.results import read_results, results_from_run
+
+    rows = results_from_run(results) if results.is_dir() else read_results(results)
+    summary = summarize_results(rows)
+    if raster is not None:
+        from reqbench.protocols.specpath.raster import write_raster
+
+        write_raster(rows, raster)
+    if as_json:
+        _emit_json(summary)
+    else:
+        console.print(render_text(summary), highlight=False)
+
+
+@app.command("results")
+def results_cmd(run_dir: Path = typer.Argument(..., help="Run directory of a specpath run."),
+                out: Path = typer.Option(..., "--out", help="Results JSONL to write.")) -> None:
+    """Write a run's selected rows as results JSONL (the input of `specpath stats`).
+
+    Example: reqbench specpath results runs/specpath-demo --out results.jsonl
+    """
+    from reqbench.core.hashing import atomic_write_text
+    from reqbench.protocols.specpath.results import results_from_run, row_to_json
+
+    rows = results_from_run(run_dir)
+    atomic_write_text(out, "".join(row_to_json(r) + "\n" for r in rows))
+    console.print(f"{len(rows)} rows -> {out}", highlight=False)

@@ -1,0 +1,247 @@
+"""The built-in ``llm`` agent: a small shell-tool loop over the OpenAI-compatible client.
+
+In the spirit of mini-swe-agent: the model answers each turn with a short thought and exactly one
+action, either
+
+* a shell command in a fenced ``bash`` block — run in a fresh shell in the workspace (sandboxed,
+  network off); the observation (exit code + capped output) is the next user message; or
+* a fenced ``reply`` block — the final answer to the user (a Phase-A JSON response, a reply to a
+  simulated user); it ends the turn.
+
+Control flow uses two small exception families. *Non-terminating* (`FormatError`: not exactly one
+action; `CommandTimeout`) are fed back to the model and the loop continues. *Terminating* (`Finished`)
+end the run with a status: a reply -> COMPLETED; a step/token/cost/time budget exhausted -> TIMEOUT;
+the provider failing after the client's retries -> PROVIDER_ERROR. The trajectory (typed events with
+usage) is saved in a ``finally:`` after every step when a path is given, so a crash loses nothing.
+
+`start_session` keeps one message history across `send` calls (journey's multi-turn conversations).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
+from reqbench.core.agents.cli_process import run_cli
+from reqbench.core.errors import InputError
+from reqbench.core.hashing import write_json
+from reqbench.core.llm.client import ChatClient, LLMConfig
+from reqbench.core.llm.errors import MalformedOutput, ProviderError
+
+SYSTEM_PROMPT = """You are a careful software engineer working in a project directory.
+Every reply you write contains a short explanation of your reasoning followed by exactly ONE action:
+
+1. A shell command, in one fenced block marked bash:
+```bash
+grep -rn "def parse" src/
+```
+   It runs in a fresh shell whose working directory is the project directory (no network; changes
+   of directory or environment do not persist between commands). You then see its exit code and
+   output. Edit files with shell tools (sed, cat with a heredoc, python scripts).
+
+2. Your final answer, in one fenced block marked reply:
+```reply
+What you tell the user, or exactly the response format the task asks for.
+```
+   This ends your turn, so only reply when the work is done.
+
+Never put two actions in one message."""
+
+FORMAT_ERROR = ("Your message must contain exactly one action: one ```bash block with a command, or one "
+                "```reply block with your final answer. Found {n}. Please answer again.")
+ACTION_RE = re.compile(r"```(bash|reply)[ \t]*\n(.*?)```", re.DOTALL)
+
+
+class FormatError(Exception):
+    """Not exactly one action in the model's message (fed back)."""
+
+
+class CommandTimeout(Exception):
+    """A command ran past its time limit (fed back)."""
+
+
+class Finished(Exception):
+    """Ends the run with `status` (and the user-facing `reply` when there is one)."""
+
+    def __init__(self, status: AgentStatus, detail: str = "", reply: str | None = None) -> None:
+        super().__init__(detail)
+        self.status, self.detail, self.reply = status, detail, reply
+
+
+def parse_action(content: str) -> tuple[str, str]:
+    """``("bash", command)`` or ``("reply", text)``; `FormatError` unless exactly one action."""
+    found = ACTION_RE.findall(content)
+    if len(found) != 1:
+        raise FormatError(FORMAT_ERROR.format(n=len(found)))
+    kind, body = found[0]
+    return kind, body.strip() if kind == "bash" else body.rstrip("\n")
+
+
+def task_prompt(workspace: Path, inputs: AgentInputs, file_cap: int = 60_000) -> str:
+    """The first user message: the prompt, then each input file (path + text, capped)."""
+    parts = [inputs.prompt.strip() or "Complete the task described in the input files."]
+    for name, path in inputs.files.items():
+        p = path if path.is_absolute() else workspace / path
+        rel = p.relative_to(workspace) if p.is_relative_to(workspace) else p
+        try:
+            text = p.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            parts.append(f"Input file {name} ({rel}): unreadable ({exc.strerror})")
+            continue
+        more = ""
+        if len(text) > file_cap:
+            more = f"\n[... {len(text) - file_cap} more characters; read the file]"
+        parts.append(f"Input file {name} ({rel}):\n<file>\n{text[:file_cap]}{more}\n</file>")
+    return "\n\n".join(parts)
+
+
+def run_shell(command: str, workspace: Path, timeout: float) -> tuple[int, str, bool]:
+    """Run `command` with bash in `workspace`, network off: ``(exit code, stdout+stderr, timed out)``."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(workspace), "LANG": "C.UTF-8",
+           "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb"}
+    proc = run_cli(["bash", "-c", command], workspace, env=env, timeout=timeout, network=False)
+    output = proc.stdout + proc.stderr
+    if proc.start_error:
+        output += f"\n[could not start: {proc.start_error}]"
+    code = proc.exit_code if proc.exit_code is not None else -1
+    return code, output, proc.timed_out
+
+
+def observation(exit_code: int, output: str, cap: int) -> str:
+    if len(output) > cap:
+        half = cap // 2
+        output = f"{output[:half]}\n[... {len(output) - cap} characters elided ...]\n{output[-half:]}"
+    return f"exit code: {exit_code}\n<output>\n{output}</output>"
+
+
+class LLMConversation:
+    """One message history + workspace; `send` runs the loop until the model replies or a limit hits."""
+
+    def __init__(self, agent: LLMAgent, workspace: Path, trajectory_path: Path | None = None) -> None:
+        self.agent, self.workspace, self.trajectory_path = agent, workspace, trajectory_path
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": agent.system_prompt}]
+        self.trajectory: list[TrajectoryEvent] = []
+
+    def send(self, user_message: str, budget: Budget) -> AgentResult:
+        """Add a user message and work until a reply (journey's Session protocol)."""
+        start = time.monotonic()
+        turn_start = len(self.trajectory)
+        usage, steps = Usage(), 0
+        self.messages.append({"role": "user", "content": user_message})
+        self._event("message", {"role": "user", "content": user_message})
+        try:
+            while True:
+                self._check_budget(budget, start, steps, usage)
+                steps += 1
+                try:
+                    self._step(budget, start, usage)
+                except (FormatError, CommandTimeout) as exc:
+                    self.messages.append({"role": "user", "content": str(exc)})
+                    self._event("note", {"error": type(exc).__name__, "content": str(exc)})
+                finally:
+                    self._save()
+        except Finished as fin:
+            status, detail, reply = fin.status, fin.detail, fin.reply
+        except (ProviderError, MalformedOutput) as exc:
+            status, detail, reply = AgentStatus.PROVIDER_ERROR, str(exc), None
+        finally:
+            self._save()
+        return AgentResult(status=status, trajectory=self.trajectory[turn_start:], usage=usage,
+                           wall_seconds=time.monotonic() - start, reply=reply, detail=detail)
+
+    def close(self) -> None:
+        self._save()
+
+    def _step(self, budget: Budget, start: float, usage: Usage) -> None:
+        a = self.agent
+        resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed)
+        step_usage = Usage(resp.prompt_tokens, resp.completion_tokens, resp.cost_usd)
+        usage.add(step_usage)
+        self.messages.append({"role": "assistant", "content": resp.content})
+        self._event("message", {"role": "assistant", "content": resp.content, "cache_key": resp.key,
+                                "cached": resp.cached}, step_usage)
+        kind, body = parse_action(resp.content)
+        if kind == "reply":
+            self._event("reply", {"content": body})
+            raise Finished(AgentStatus.COMPLETED, "replied", reply=body)
+        limit = a.command_timeout
+        if budget.wall_seconds is not None:
+            limit = min(limit, max(1.0, budget.wall_seconds - (time.monotonic() - start)))
+        code, output, timed_out = run_shell(body, self.workspace, timeout=limit)
+        self._event("command", {"command": body, "exit_code": code, "timed_out": timed_out,
+                                "output": output[: a.output_cap]})
+        if timed_out:
+            raise CommandTimeout(f"The command timed out after {limit:g} seconds and was killed.\n"
+                                 + observation(code, output, a.output_cap))
+        self.messages.append({"role": "user", "content": observation(code, output, a.output_cap)})
+
+    def _check_budget(self, budget: Budget, start: float, steps: int, usage: Usage) -> None:
+        spent = {"step": steps, "token": usage.prompt_tokens + usage.completion_tokens,
+                 "cost": usage.cost_usd or 0.0, "time": time.monotonic() - start}
+        limits = {"step": budget.max_steps, "token": budget.max_tokens, "cost": budget.max_cost_usd,
+                  "time": budget.wall_seconds}
+        for what, limit in limits.items():
+            if limit is not None and spent[what] >= limit:
+                raise Finished(AgentStatus.TIMEOUT, f"{what} budget exhausted after {steps} steps")
+
+    def _event(self, kind: str, data: dict[str, Any], usage: Usage | None = None) -> None:
+        self.trajectory.append(TrajectoryEvent(kind, data, usage=usage))
+
+    def _save(self) -> None:
+        if self.trajectory_path is not None:
+            write_json(self.trajectory_path, {"agent": self.agent.name, "model": self.agent.model,
+                                              "events": [e.to_dict() for e in self.trajectory]})
+
+
+class LLMAgent:
+    """The ``llm`` agent. `run` is one conversation of one user message (the task prompt)."""
+
+    name = "llm"
+
+    def __init__(self, model: str, client: ChatClient, *, temperature: float | None = 0.0,
+                 seed: int | None = None, command_timeout: float = 120.0, output_cap: int = 10_000,
+                 system_prompt: str = SYSTEM_PROMPT, trajectory_path: Path | None = None) -> None:
+        self.model, self.client = model, client
+        self.temperature, self.seed = temperature, seed
+        self.command_timeout, self.output_cap = command_timeout, output_cap
+        self.system_prompt, self.trajectory_path = system_prompt, trajectory_path
+
+    def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
+        path = inputs.context.get("trajectory_path") or self.trajectory_path
+        conv = LLMConversation(self, workspace, Path(path) if path else None)
+        return conv.send(task_prompt(workspace, inputs), budget)
+
+    def start_session(self, workspace: Path, trajectory_path: Path | None = None) -> LLMConversation:
+        return LLMConversation(self, workspace, trajectory_path or self.trajectory_path)
+
+
+def make_llm_agent(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
+                   **opts: Any) -> LLMAgent:
+    """Built-in shell-tool + reply loop over the OpenAI-compatible client (model=openai/NAME, base_url).
+
+    ``--agent llm --agent-opt model=openai/NAME --agent-opt base_url=URL`` (or ``--agent llm:MODEL``).
+
+    Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client. Any other
+    option goes to the model client (`LLMConfig`: offline, cache, concurrency, attempts, timeout, ...).
+    """
+    model = model or opts.pop("arg", None)
+    if not model:
+        raise InputError("the llm agent needs a model (--model openai/NAME or --agent llm:NAME)",
+                         item="--agent llm")
+    agent_keys = ("temperature", "seed", "command_timeout", "output_cap", "trajectory_path")
+    agent_opts = {k: opts.pop(k) for k in agent_keys if k in opts}
+    for key in ("temperature", "command_timeout"):
+        if key in agent_opts:
+            agent_opts[key] = float(agent_opts[key])
+    for key in ("seed", "output_cap"):
+        if key in agent_opts:
+            agent_opts[key] = int(agent_opts[key])
+    if "trajectory_path" in agent_opts:
+        agent_opts["trajectory_path"] = Path(agent_opts["trajectory_path"])
+    client = opts.pop("client", None) or ChatClient(LLMConfig.from_env(base_url=base_url, api_key=api_key,
+                                                                       **opts))
+    return LLMAgent(model, client, **agent_opts)

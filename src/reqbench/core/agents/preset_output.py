@@ -1,0 +1,227 @@
+"""Reading what third-party CLI agents print: usage, cost, reply, session id, typed trajectory events.
+
+One parser per tool, each for the machine-readable output its preset asks for:
+
+* Claude Code ``--output-format json``: one result object (``result``, ``session_id``, ``usage``,
+  ``total_cost_usd``, ``subtype``/``is_error``);
+* Codex ``exec --json``: JSON lines (``thread.started``, ``item.completed`` with agent messages,
+  command executions and file changes, ``turn.completed`` with usage, ``turn.failed``/``error``);
+* mini-swe-agent: its trajectory file (``info.exit_status``, ``info.model_stats``, messages with the
+  raw provider responses);
+* OpenHands ``--headless --json``: JSON lines of actions/observations; usage keys found anywhere;
+* Aider: its plain-text ``Tokens: N sent, M received. Cost: $x message, $y session.`` lines.
+
+`status` is set only when the output itself decides it (limits hit, a provider failure, a tool error);
+otherwise the preset decides from the exit code. A provider failure is recognised by the provider
+error names and phrases the tools print (rate limits, 5xx, connection errors), never guessed from
+unrelated text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.agents.base import AgentStatus, TrajectoryEvent, Usage
+
+PROVIDER_FAILURE = re.compile(
+    r"RateLimitError|APIConnectionError|InternalServerError|ServiceUnavailableError|BadGatewayError|"
+    r"APITimeoutError|rate.?limit|overloaded|API Error: (?:429|5\d\d)|stream (?:error|disconnected)|"
+    r"\b(?:429|500|502|503|504) (?:Too Many Requests|Internal Server Error|Bad Gateway|Service Unavailable|"
+    r"Gateway Timeout)", re.IGNORECASE)
+MINI_PROVIDER_EXITS = {"RateLimitError", "APIConnectionError", "InternalServerError",
+                       "ServiceUnavailableError", "Timeout", "APIError", "BadGatewayError", "APITimeoutError"}
+
+
+@dataclass
+class Parsed:
+    usage: Usage = field(default_factory=Usage)
+    events: list[TrajectoryEvent] = field(default_factory=list)
+    reply: str | None = None
+    session_id: str | None = None
+    status: AgentStatus | None = None
+    detail: str = ""
+
+
+def _failure(message: str) -> AgentStatus:
+    return AgentStatus.PROVIDER_ERROR if PROVIDER_FAILURE.search(message) else AgentStatus.ERROR
+
+
+def _json_lines(text: str) -> list[dict[str, Any]]:
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(obj, dict):
+                out.append(obj)
+    return out
+
+
+def parse_claude(stdout: str) -> Parsed:
+    results = [o for o in _json_lines(stdout) if o.get("type") == "result"]
+    if not results:
+        return Parsed(detail="claude printed no JSON result")
+    r = results[-1]
+    u = r.get("usage") or {}
+    prompt = sum(int(u.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
+                                                "cache_read_input_tokens"))
+    cost = r.get("total_cost_usd")
+    out = Parsed(usage=Usage(prompt, int(u.get("output_tokens") or 0),
+                             float(cost) if cost is not None else None),
+                 reply=r.get("result") if isinstance(r.get("result"), str) else None,
+                 session_id=r.get("session_id"))
+    out.events.append(TrajectoryEvent("note", {"tool": "claude", "num_turns": r.get("num_turns"),
+                                               "subtype": r.get("subtype")}, usage=out.usage))
+    if out.reply is not None:
+        out.events.append(TrajectoryEvent("reply", {"content": out.reply}))
+    subtype = str(r.get("subtype") or "")
+    if subtype == "error_max_turns":
+        out.status, out.detail = AgentStatus.TIMEOUT, "claude: turn limit reached"
+    elif r.get("is_error") or subtype.startswith("error"):
+        message = str(r.get("result") or subtype)
+        out.status, out.detail = _failure(message), f"claude: {message[:500]}"
+    return out
+
+
+def parse_codex(stdout: str) -> Parsed:
+    out = Parsed()
+    for ev in _json_lines(stdout):
+        kind = ev.get("type")
+        if kind == "thread.started":
+            out.session_id = ev.get("thread_id")
+        elif kind == "turn.completed":
+            u = ev.get("usage") or {}
+            turn = Usage(int(u.get("input_tokens") or 0), int(u.get("output_tokens") or 0))
+            out.usage.add(turn)
+            out.events.append(TrajectoryEvent("note", {"tool": "codex", "turn": "completed"}, usage=turn))
+        elif kind in ("turn.failed", "error"):
+            err = ev.get("error") if isinstance(ev.get("error"), dict) else {}
+            message = str(err.get("message") or ev.get("message") or kind)
+            out.status, out.detail = _failure(message), f"codex: {message[:500]}"
+        elif kind == "item.completed":
+            item = ev.get("item") or {}
+            itype = item.get("type") or item.get("item_type")
+            if itype == "agent_message":
+                out.reply = str(item.get("text") or "")
+                out.events.append(TrajectoryEvent("message", {"role": "assistant", "content": out.reply}))
+            elif itype == "command_execution":
+                out.events.append(TrajectoryEvent("command", {
+                    "command": item.get("command"), "exit_code": item.get("exit_code"),
+                    "output": str(item.get("aggregated_output") or "")[:10_000]}))
+            elif itype == "file_change":
+                out.events.append(TrajectoryEvent("file_edit", {"changes": item.get("changes")}))
+    if out.reply is not None:
+        out.events.append(TrajectoryEvent("reply", {"content": out.reply}))
+    return out
+
+
+def parse_mini(trajectory: Path) -> Parsed:
+    try:
+        data = json.loads(trajectory.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return Parsed(detail="mini-swe-agent wrote no readable trajectory")
+    info = data.get("info") or {}
+    out = Parsed()
+    pending: list[str] = []
+    for msg in data.get("messages") or []:
+        extra = msg.get("extra") or {}
+        role = msg.get("role")
+        if role == "assistant":
+            usage = (extra.get("response") or {}).get("usage") or {}
+            step = Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0))
+            out.usage.add(step)
+            pending = [a.get("command", "") for a in extra.get("actions") or []]
+            out.events.append(TrajectoryEvent("message", {"role": "assistant", "content": msg.get("content"),
+                                                          "actions": list(pending)}, usage=step))
+        elif "returncode" in extra:
+            command = pending.pop(0) if pending else None
+            out.events.append(TrajectoryEvent("command", {
+                "command": command, "exit_code": extra["returncode"],
+                "output": str(extra.get("raw_output", ""))[:10_000],
+                "exception": extra.get("exception_info") or ""}))
+    stats = info.get("model_stats") or {}
+    cost = stats.get("instance_cost")
+    out.usage.cost_usd = float(cost) if cost else None
+    exit_status = str(info.get("exit_status") or "")
+    out.reply = info.get("submission") or None
+    out.detail = f"mini-swe-agent exit status: {exit_status or 'unknown'}"
+    if exit_status == "Submitted":
+        out.status = AgentStatus.COMPLETED
+        out.events.append(TrajectoryEvent("reply", {"content": out.reply or ""}))
+    elif exit_status in ("LimitsExceeded", "TimeExceeded"):
+        out.status = AgentStatus.TIMEOUT
+    elif exit_status in MINI_PROVIDER_EXITS:
+        out.status = AgentStatus.PROVIDER_ERROR
+    elif exit_status:
+        out.status = AgentStatus.ERROR
+    return out
+
+
+def _find_numbers(obj: Any, keys: set[str], found: dict[str, float]) -> None:
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k in keys and isinstance(v, int | float):
+                found[k] = max(found.get(k, 0.0), float(v))
+            else:
+                _find_numbers(v, keys, found)
+    elif isinstance(obj, list):
+        for v in obj:
+            _find_numbers(v, keys, found)
+
+
+def parse_openhands(stdout: str) -> Parsed:
+    out = Parsed()
+    found: dict[str, float] = {}
+    for ev in _json_lines(stdout):
+        _find_numbers(ev, {"prompt_tokens", "completion_tokens", "accumulated_cost"}, found)
+        action = ev.get("action")
+        if action == "run":
+            out.events.append(TrajectoryEvent("command", {"command": ev.get("command"),
+                                                          "exit_code": ev.get("exit_code")}))
+        elif action in ("write", "edit"):
+            out.events.append(TrajectoryEvent("file_edit", {"path": ev.get("path")}))
+        elif action in ("message", "finish"):
+            text = ev.get("message") or ev.get("content") or ev.get("final_thought")
+            if isinstance(text, str):
+                out.reply = text
+        elif ev.get("type") == "error" or ev.get("error"):
+            message = str(ev.get("error") or ev.get("message") or "error")
+            out.status, out.detail = _failure(message), f"openhands: {message[:500]}"
+    out.usage = Usage(int(found.get("prompt_tokens", 0)), int(found.get("completion_tokens", 0)),
+                      found.get("accumulated_cost"))
+    if out.reply is not None:
+        out.events.append(TrajectoryEvent("reply", {"content": out.reply}))
+    return out
+
+
+_AIDER_TOKENS = re.compile(r"Tokens: ([\d.,]+k?) sent,.*?([\d.,]+k?) received\."
+                           r"(?: Cost: \$([\d.]+) message, \$([\d.]+) session\.)?")
+
+
+def _count(text: str) -> int:
+    text = text.replace(",", "")
+    return int(round(float(text[:-1]) * 1000)) if text.endswith("k") else int(float(text))
+
+
+def parse_aider(stdout: str) -> Parsed:
+    out = Parsed()
+    for m in _AIDER_TOKENS.finditer(stdout):
+        step = Usage(_count(m.group(1)), _count(m.group(2)), float(m.group(3)) if m.group(3) else None)
+        out.usage.add(step)
+        out.events.append(TrajectoryEvent("message", {"role": "assistant", "tokens_line": m.group(0)},
+                                          usage=step))
+        if m.group(4):
+            out.usage.cost_usd = float(m.group(4))
+    for m in re.finditer(r"^Applied edit to (.+)$", stdout, re.MULTILINE):
+        out.events.append(TrajectoryEvent("file_edit", {"path": m.group(1).strip()}))
+    errors = re.findall(r"litellm\.\w+Error[^\n]*", stdout)
+    if errors:
+        out.status, out.detail = _failure(errors[-1]), f"aider: {errors[-1][:500]}"
+    return out

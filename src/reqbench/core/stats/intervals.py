@@ -1,0 +1,97 @@
+"""Confidence intervals shared by every protocol: percentile bootstrap, cluster bootstrap, exact binomial.
+
+All bootstraps are seeded (default 20260729) so a report is reproducible to the last digit. The cluster
+bootstrap resamples whole clusters (e.g. task families) with replacement and recomputes the statistic on
+each resample; it is the right interval when the cluster, not the execution, is the inferential unit
+(SpecPath: "the task/PR family ... is the inferential unit").
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+DEFAULT_SEED = 20260729
+DEFAULT_BOOT = 2000
+
+
+@dataclass(frozen=True)
+class Interval:
+    estimate: float
+    lo: float
+    hi: float
+    method: str
+
+    def as_list(self) -> list[float]:
+        return [self.lo, self.hi]
+
+
+def _percentiles(samples: list[float], level: float) -> tuple[float, float]:
+    finite = [s for s in samples if not math.isnan(s)]
+    if not finite:
+        return math.nan, math.nan
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(np.asarray(finite), [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def cluster_bootstrap(clusters: Sequence[T], stat: Callable[[Sequence[T]], float], *,
+                      n_boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED,
+                      level: float = 0.95) -> Interval:
+    """Percentile interval of `stat` under resampling whole clusters with replacement.
+
+    `stat` receives a list of clusters (with repeats) and may return NaN when a resample leaves it
+    undefined (e.g. no eligible block); such resamples are dropped. With no clusters the estimate and
+    bounds are NaN.
+    """
+    items = list(clusters)
+    if not items:
+        return Interval(math.nan, math.nan, math.nan, "cluster bootstrap")
+    estimate = float(stat(items))
+    rng = np.random.default_rng(seed)
+    n = len(items)
+    samples = [float(stat([items[i] for i in rng.integers(0, n, size=n)])) for _ in range(n_boot)]
+    lo, hi = _percentiles(samples, level)
+    return Interval(estimate, lo, hi, f"cluster bootstrap over {n} clusters, {n_boot} resamples, "
+                                      f"seed {seed}, percentile {level:.0%}")
+
+
+def cluster_bootstrap_mean(cluster_values: Sequence[float], *, n_boot: int = DEFAULT_BOOT,
+                           seed: int = DEFAULT_SEED, level: float = 0.95) -> Interval:
+    """Cluster bootstrap of a cluster-macro mean: one value per cluster (e.g. a family's rate), clusters
+    resampled with replacement, the mean recomputed per resample (vectorised)."""
+    vals = np.asarray(list(cluster_values), dtype=float)
+    n = len(vals)
+    if n == 0:
+        return Interval(math.nan, math.nan, math.nan, "cluster bootstrap")
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_boot, n))
+    lo, hi = _percentiles(vals[idx].mean(axis=1).tolist(), level)
+    return Interval(float(vals.mean()), lo, hi, f"cluster bootstrap over {n} clusters, {n_boot} "
+                                                f"resamples, seed {seed}, percentile {level:.0%}")
+
+
+def bootstrap_mean(values: Sequence[float], *, n_boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED,
+                   level: float = 0.95) -> Interval:
+    """Percentile bootstrap interval of the mean of independent values."""
+    iv = cluster_bootstrap_mean(values, n_boot=n_boot, seed=seed, level=level)
+    return Interval(iv.estimate, iv.lo, iv.hi, iv.method.replace("cluster bootstrap over", "bootstrap of")
+                    .replace("clusters", "values"))
+
+
+def exact_binomial(successes: int, trials: int, *, level: float = 0.95) -> Interval:
+    """Clopper-Pearson exact interval for a binomial proportion (NaN estimate when trials == 0)."""
+    if trials < 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials, got {successes}/{trials}")
+    if trials == 0:
+        return Interval(math.nan, 0.0, 1.0, "exact binomial (Clopper-Pearson)")
+    from scipy.stats import beta  # imported here: scipy.stats costs seconds at CLI start-up
+    alpha = 1.0 - level
+    lo = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, trials - successes + 1))
+    hi = 1.0 if successes == trials else float(beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
+    return Interval(successes / trials, lo, hi, "exact binomial (Clopper-Pearson)")

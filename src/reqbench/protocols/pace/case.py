@@ -1,0 +1,150 @@
+"""Loading PACE cases and suites, and freezing their acceptance contracts by content hash.
+
+A case must be frozen (`reqbench pace freeze CASE`) before any candidate is scored: the hash covers the
+Code Points (criteria, weights, contracts, hints), the PRD, the reference patch and the base source, so a
+contract edited after freezing is refused at scoring time (paper §2: frozen before agent evaluation).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from reqbench.core.errors import InputError
+from reqbench.core.hashing import atomic_write_text, sha256_json, sha256_text
+from reqbench.protocols.pace.models import CaseFile, CodePoint, SuiteFile
+
+CASE_FILE = "case.yaml"
+SUITE_FILE = "suite.yaml"
+
+
+@dataclass
+class Case:
+    dir: Path
+    spec: CaseFile
+    prd: str
+    reference_patch: str
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+    @property
+    def points(self) -> list[CodePoint]:
+        return self.spec.code_points
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {p.id: p.weight for p in self.spec.code_points}
+
+
+def _yaml(path: Path) -> dict:
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise InputError(f"cannot read YAML ({type(exc).__name__})", file=str(path)) from exc
+    if not isinstance(data, dict):
+        raise InputError("must be a YAML mapping", file=str(path))
+    return data
+
+
+def _pydantic_error(exc: ValidationError) -> str:
+    err = exc.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"])
+    return f"{loc}: {err['msg']}"
+
+
+def is_case_dir(path: Path) -> bool:
+    f = Path(path) / CASE_FILE
+    if not f.is_file():
+        return False
+    try:
+        return (yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("protocol") == "pace"
+    except yaml.YAMLError:
+        return False
+
+
+def is_suite_dir(path: Path) -> bool:
+    f = Path(path) / SUITE_FILE
+    if not f.is_file():
+        return False
+    try:
+        return (yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("protocol") == "pace"
+    except yaml.YAMLError:
+        return False
+
+
+def load_case(path: Path) -> Case:
+    path = Path(path)
+    file = path / CASE_FILE
+    if not file.is_file():
+        raise InputError("no case.yaml in the case folder", file=str(path))
+    try:
+        spec = CaseFile.model_validate(_yaml(file))
+    except ValidationError as exc:
+        raise InputError(_pydantic_error(exc), file=str(file)) from exc
+    if spec.protocol != "pace":
+        raise InputError(f"protocol must be 'pace', got {spec.protocol!r}", file=str(file))
+    texts = []
+    for name in (spec.prd, spec.reference_patch):
+        p = path / name
+        if not p.is_file():
+            raise InputError(f"missing file {name}", file=str(file), item=name)
+        texts.append(p.read_text(encoding="utf-8"))
+    return Case(path, spec, texts[0], texts[1])
+
+
+def load_suite(path: Path) -> tuple[SuiteFile | None, list[Case]]:
+    """A suite folder (suite.yaml) -> its cases; a single case folder -> (None, [case])."""
+    path = Path(path)
+    if is_case_dir(path):
+        return None, [load_case(path)]
+    file = path / SUITE_FILE
+    if not file.is_file():
+        raise InputError("neither a PACE suite (suite.yaml) nor a case (case.yaml)", file=str(path))
+    try:
+        suite = SuiteFile.model_validate(_yaml(file))
+    except ValidationError as exc:
+        raise InputError(_pydantic_error(exc), file=str(file)) from exc
+    return suite, [load_case(path / c) for c in suite.cases]
+
+
+def contract_hash(case: Case) -> str:
+    """sha256 over the frozen contract: base, Code Points, PRD text and reference patch text."""
+    s = case.spec
+    return sha256_json({
+        "id": s.id, "base": s.base, "base_sha256": s.base_sha256, "language": s.language,
+        "prd_sha256": sha256_text(case.prd), "reference_patch_sha256": sha256_text(case.reference_patch),
+        "code_points": [p.model_dump(mode="json") for p in s.code_points],
+    })
+
+
+def check_frozen(case: Case) -> str:
+    """Return the frozen hash, or raise when the case is not frozen or changed since freezing."""
+    want = contract_hash(case)
+    if case.spec.frozen_hash is None:
+        raise InputError("case is not frozen; run `reqbench pace freeze` before scoring",
+                         file=str(case.dir / CASE_FILE), item=case.id)
+    if case.spec.frozen_hash != want:
+        raise InputError("frozen_hash does not match the contract (edited after freezing?)",
+                         file=str(case.dir / CASE_FILE), item=case.id)
+    return want
+
+
+def freeze_case(path: Path) -> str:
+    """Write the current contract hash into case.yaml (`frozen_hash:` line), keeping the rest as written."""
+    case = load_case(path)
+    digest = contract_hash(case)
+    file = Path(path) / CASE_FILE
+    text = file.read_text(encoding="utf-8")
+    line = f"frozen_hash: {digest}"
+    if re.search(r"^frozen_hash:.*$", text, flags=re.M):
+        text = re.sub(r"^frozen_hash:.*$", line, text, count=1, flags=re.M)
+    else:
+        text = text.rstrip("\n") + "\n" + line + "\n"
+    atomic_write_text(file, text)
+    return digest

@@ -1,0 +1,155 @@
+"""Positive and negative controls (paper §4.4 Table 4, appendix "Controls").
+
+With PRD, base, criteria and weights fixed, only the candidate changes:
+
+* ``reference``        the accepted reference patch (positive control);
+* ``empty``            no change;
+* ``unrelated``        a same-repository edit outside the requirement (``controls/unrelated.patch`` when the
+                       case ships one, otherwise a generated helper function in a file no point hints at
+                       and the reference does not touch);
+* ``cross_case``       other cases' reference patches — scored only when they apply to this exact base,
+                       otherwise excluded (null), never scored zero;
+* ``identifier_only``  generated from the reference: the new declarations at their locations, every body
+                       emptied, nothing else (names and locations without behaviour).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reqbench.protocols.pace import repo
+from reqbench.protocols.pace.case import Case
+from reqbench.protocols.pace.l1.callgraph import iter_files
+from reqbench.protocols.pace.l1.languages import Decl, facts_for
+from reqbench.protocols.pace.score import Scorer
+
+CONTROL_NAMES = ("reference", "empty", "unrelated", "cross_case", "identifier_only")
+
+_UNRELATED_FN = '''
+
+def _maintenance_count_truthy(values):
+    """Count the truthy entries of an iterable (maintenance helper, unrelated to any requirement)."""
+    total = 0
+    for value in values:
+        if value:
+            total += 1
+    return total
+'''
+
+
+def unrelated_patch(case: Case, base: Path) -> str:
+    """The case's own unrelated patch, or a generated edit in a file outside every point's scope."""
+    own = case.dir / "controls" / "unrelated.patch"
+    if own.is_file():
+        return own.read_text(encoding="utf-8")
+    avoid = set(repo.patch_paths(case.reference_patch))
+    for p in case.points:
+        avoid.update(h.split("::")[0] for h in p.retrieval_hints)
+    def peripheral(rel: str) -> bool:
+        return rel.startswith(("docs/", "doc/", "examples/")) or rel.rsplit("/", 1)[-1] in (
+            "setup.py", "conftest.py", "conf.py")
+
+    for rel in sorted(iter_files(base), key=lambda r: (peripheral(r), r)):
+        name = rel.rsplit("/", 1)[-1]
+        if rel.endswith(".py") and rel not in avoid and not name.startswith("test") and name != "__init__.py" \
+                and not any(rel.startswith(a.rstrip("/") + "/") for a in avoid):
+            old = (base / rel).read_text(encoding="utf-8")
+            return repo.text_patch({rel: (old, old.rstrip("\n") + "\n" + _UNRELATED_FN)})
+    return ""
+
+
+def _indent(lines: list[str], line_no: int) -> str:
+    line = lines[line_no - 1] if 0 < line_no <= len(lines) else ""
+    return line[: len(line) - len(line.lstrip())]
+
+
+def _stub(d: Decl, lines: list[str], methods: list[Decl]) -> list[str]:
+    ind = _indent(lines, d.start_line)
+    head = [ind + h if i == 0 else h for i, h in enumerate(d.header.splitlines())]
+    if d.kind != "class":
+        return [*head, ind + "    pass"]
+    out = list(head)
+    for m in methods:
+        out += [""] + _stub(m, lines, [])
+    return out if methods else [*out, ind + "    pass"]
+
+
+def identifier_only_patch(case: Case, base: Path, reference_tree: Path) -> str:
+    """Declarations introduced by the reference, kept at their locations with empty bodies; nothing else."""
+    files: dict[str, tuple[str | None, str]] = {}
+    for rel in repo.patch_paths(case.reference_patch):
+        if not rel.endswith(".py") or not (reference_tree / rel).is_file():
+            continue
+        new_text = (reference_tree / rel).read_text(encoding="utf-8")
+        new_lines = new_text.splitlines()
+        ref = facts_for(rel, new_text)
+        old_text = (base / rel).read_text(encoding="utf-8") if (base / rel).is_file() else None
+        old = facts_for(rel, old_text) if old_text is not None else None
+        old_q = {d.qname: d for d in (old.decls if old else [])}
+        owned: dict[str, list[Decl]] = {}
+        for d in ref.decls:
+            if d.owner:
+                owned.setdefault(d.owner, []).append(d)
+        inserts: dict[int, list[str]] = {}
+        anchor = 0
+        for d in ref.decls:
+            if d.qname in old_q:
+                if d.owner is None:
+                    anchor = old_q[d.qname].end_line
+                continue
+            parent_new = d.owner is not None and d.owner not in old_q
+            if parent_new or (d.owner and "." in d.owner):
+                continue  # emitted with its new class
+            if d.owner is None:
+                where = anchor if old_text is not None else 10**9
+                inserts.setdefault(where, []).extend(["", "", *_stub(d, new_lines, owned.get(d.qname, []))])
+            else:
+                where = old_q[d.owner].end_line
+                inserts.setdefault(where, []).extend(["", *_stub(d, new_lines, [])])
+        base_lines = (old_text or "").splitlines()
+        out: list[str] = []
+        for i in range(len(base_lines) + 1):
+            if i > 0:
+                out.append(base_lines[i - 1])
+            out.extend(inserts.get(i, []))
+        out.extend(inserts.get(10**9, []))
+        text = "\n".join(out).lstrip("\n") + "\n" if out else ""
+        files[rel] = (old_text, text)
+    return repo.text_patch(files)
+
+
+def run_controls(scorer: Scorer, others: list[Case], judge: str = "offline") -> dict[str, Any]:
+    """Score every control; returns the five scores (None where excluded) plus per-control details."""
+    case = scorer.case
+    base = scorer.base
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="pace-ctl-") as tmp:
+        ref_tree = repo.candidate_tree(base, case.reference_patch, Path(tmp) / "ref")
+        ident = identifier_only_patch(case, base, ref_tree)
+    patches = {"reference": case.reference_patch, "empty": "", "unrelated": unrelated_patch(case, base),
+               "identifier_only": ident}
+    judge_obj = scorer.judge(judge)
+    details: dict[str, Any] = {}
+    out: dict[str, Any] = {}
+    for name, patch in patches.items():
+        res = scorer.score(patch, judge_obj)
+        out[name] = res.score
+        details[name] = {"score": res.score, "complete": res.complete,
+                         "verdicts": {k: v.value for k, v in res.verdicts.items()},
+                         "patch_sha256": res.patch_sha256, "patch_lines": patch.count("\n")}
+    cross = []
+    for other in others:
+        if other.id == case.id:
+            continue
+        if not repo.patch_applies(base, other.reference_patch):
+            cross.append({"from": other.id, "applies": False, "score": None})
+            continue
+        res = scorer.score(other.reference_patch, judge_obj)
+        cross.append({"from": other.id, "applies": True, "score": res.score})
+    scored = [c["score"] for c in cross if c["score"] is not None]
+    out["cross_case"] = sum(scored) / len(scored) if scored else None
+    details["cross_case"] = cross
+    return {**{k: out[k] for k in CONTROL_NAMES}, "case_id": case.id, "judge": judge_obj.judge_id,
+            "details": details}

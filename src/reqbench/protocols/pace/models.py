@@ -1,0 +1,163 @@
+"""PACE-Bench file formats: a case (`case.yaml`), its Code Points and criteria, and a suite (`suite.yaml`).
+
+A case is a folder::
+
+    case.yaml          marker (protocol: pace) + base source + Code Points + frozen content hash
+    prd.md             the consolidated PRD the agent receives (paper §2, "Task definition")
+    reference.patch    the accepted reference change (hidden from agents)
+    controls/          optional hand-made controls (unrelated.patch)
+
+Code Points follow paper §2 "Acceptance contracts": behaviour, provenance, retrieval hints, permitted
+alternatives, weight, and optionally a symbolic contract checked structurally by L0. Pydantic at the file
+edge; every field carries a description so `reqbench schema pace-case` documents the format.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Polarity(StrEnum):
+    """Whether a criterion requires a behaviour or prohibits one (paper O.5: polarity is preserved)."""
+
+    REQUIRE = "require"
+    FORBID = "forbid"
+
+
+class Severity(StrEnum):
+    """How a miss folds (paper §3.1): a hard miss makes the point Missing, a soft miss only Partial."""
+
+    HARD = "hard"
+    SOFT = "soft"
+
+
+class Provenance(StrEnum):
+    """Where a point comes from (appendix "Code Point provenance"): stated, derived or implicit."""
+
+    EXPLICIT = "explicit"
+    DERIVED = "derived"
+    IMPLICIT = "implicit"
+
+
+class Verdict(StrEnum):
+    """Point verdicts. phi maps Covered/Partial/Missing to 1/0.5/0; Unresolved blocks the case score."""
+
+    COVERED = "Covered"
+    PARTIAL = "Partial"
+    MISSING = "Missing"
+    UNRESOLVED = "Unresolved"
+
+
+class Judgment(StrEnum):
+    """Criterion-level judgment returned by L2 (checklist schema, paper O.5)."""
+
+    COVERED = "covered"
+    PARTIAL = "partial"
+    MISSING = "missing"
+
+
+class ContractStrategy(StrEnum):
+    """Symbolic contract strategies L0 can check mechanically.
+
+    * ``symbol_exists``: target ``path::Name`` (or ``path`` for a package ``__init__.py``) must define it.
+    * ``signature``: target ``path::Owner.func`` must accept the listed ``params``.
+    * ``exported``: ``path`` must list ``name`` in a literal ``__all__``.
+    * ``config_value``: ``path`` (JSON/YAML/TOML/INI) must bind ``key`` (dotted) to ``value``.
+    """
+
+    SYMBOL_EXISTS = "symbol_exists"
+    SIGNATURE = "signature"
+    EXPORTED = "exported"
+    CONFIG_VALUE = "config_value"
+
+
+class Criterion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    criterion_id: str = Field(description="Stable id, unique within the case (e.g. CP03.c1).")
+    text: str = Field(description="The atomic acceptance condition, judged as written.")
+    polarity: Polarity = Field(Polarity.REQUIRE, description="require: must hold; forbid: must not occur.")
+    severity: Severity = Field(Severity.HARD, description="hard miss -> Missing; soft miss -> Partial.")
+
+
+class SymbolicContract(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    strategy: ContractStrategy = Field(description="Which structural check L0 applies.")
+    target: str = Field(description="File path, optionally `::Owner.name`, relative to the repository root.")
+    name: str | None = Field(None, description="Exported name (exported) or package name (symbol_exists).")
+    params: list[str] = Field(default_factory=list, description="Required parameter names (signature).")
+    key: str | None = Field(None, description="Dotted configuration key (config_value).")
+    value: str | int | float | bool | None = Field(None, description="Expected configuration value.")
+
+
+class CodePoint(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(description="Point id, unique within the case (e.g. CP03).")
+    description: str = Field(description="The behaviour or structure this point requires.")
+    criteria: list[Criterion] = Field(description="Atomic criteria; the judge sees exactly these ids.")
+    provenance: Provenance = Field(description="explicit | derived | implicit.")
+    retrieval_hints: list[str] = Field(
+        default_factory=list,
+        description="Seeds for L1: `path`, `path::Symbol` or a bare symbol. Guide retrieval, never mandate.")
+    allowed_alternatives: list[str] = Field(default_factory=list,
+                                            description="Equivalent implementations the judge must accept.")
+    contract: SymbolicContract | None = Field(None, description="Structural contract for L0, or null.")
+    weight: float = Field(gt=0, description="Frozen weight (verifiability x business importance).")
+    kind: str = Field("behavior", description="Free label: behavior | integration | registration | test | "
+                                              "structure | configuration.")
+
+
+class CaseFile(BaseModel):
+    """`case.yaml`: the frozen acceptance contract of one case."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    protocol: str = Field(description="Always `pace`; marks the folder as a PACE case.")
+    id: str = Field(description="Case id, unique within the suite.")
+    title: str = Field("", description="Short human title.")
+    base: str = Field(description="Base repository source: `dir:PATH` (relative to the case), "
+                                  "`pypi:NAME==VERSION`, `git:URL@REV`, `archive:PATH`.")
+    base_sha256: str | None = Field(None, description="Expected sha256 of the pypi sdist / archive.")
+    prd: str = Field("prd.md", description="PRD file name inside the case folder.")
+    reference_patch: str = Field("reference.patch", description="Reference patch file name.")
+    language: str = Field("python", description="Primary language of the base repository.")
+    code_points: list[CodePoint] = Field(description="The frozen Code Points.")
+    frozen_hash: str | None = Field(None, description="sha256 of the frozen contract (`reqbench pace freeze`);"
+                                                      " scoring refuses a case whose hash does not match.")
+
+
+class SuiteFile(BaseModel):
+    """`suite.yaml`: a folder of PACE cases."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    protocol: str = Field(description="Always `pace`.")
+    name: str = Field(description="Suite name.")
+    cases: list[str] = Field(description="Case folder names, relative to the suite folder.")
+    judge: str = Field("offline", description="Default judge: offline | replay:FILE | llm[:MODEL].")
+
+
+class CriterionJudgment(BaseModel):
+    """One checklist entry as a judge returns it (paper O.5 output schema)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    criterion_id: str = Field(description="Exactly one of the frozen ids.")
+    evidence: str = Field(description="Cited declaration, behaviour or integration edge.")
+    severity: Severity = Field(description="The frozen severity of this criterion, echoed.")
+    judgment: Judgment = Field(description="covered | partial | missing.")
+    reasoning: str = Field("", description="Why; read by attribution.")
+
+
+class Checklist(BaseModel):
+    """The judge's answer for one Code Point."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    evidence_checklist: list[CriterionJudgment] = Field(description="One entry per frozen criterion.")
+    missing_evidence: list[str] = Field(default_factory=list,
+                                        description="owner::method or dependency the judge could not see.")

@@ -1,0 +1,165 @@
+"""Scoring one candidate patch against a frozen case: L0 -> L1 -> L2 -> deterministic aggregation.
+
+`Scorer` owns one case: it materialises the base once, indexes it once, and (for the offline judge)
+localises the reference patch once. `Scorer.score(patch, judge)` returns a `CaseResult` whose dict is
+what `reqbench pace score --json` prints. A patch that does not apply to the exact base raises
+`PatchApplyError` (an evaluation-side error, never a zero).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.hashing import sha256_text
+from reqbench.protocols.pace import repo
+from reqbench.protocols.pace.aggregate import case_score, is_complete
+from reqbench.protocols.pace.case import Case, check_frozen
+from reqbench.protocols.pace.judges import make_point_judge
+from reqbench.protocols.pace.l0 import check_contract
+from reqbench.protocols.pace.l1.callgraph import RepoIndex
+from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer, package_structure_exception
+from reqbench.protocols.pace.l2 import PointJudge, judge_point
+from reqbench.protocols.pace.models import Verdict
+
+
+def default_cache() -> Path:
+    import os
+
+    return Path(os.environ.get("REQBENCH_CACHE", Path.home() / ".cache" / "reqbench")) / "pace"
+
+
+@dataclass
+class PointResult:
+    point_id: str
+    verdict: Verdict
+    weight: float
+    stage: str
+    """L0 (conclusive violation) | L1 (package-structure exception) | L2 (checklist)."""
+    l0: dict[str, Any] | None = None
+    checklist: dict[str, Any] | None = None
+    rounds: int = 0
+    unresolved_evidence: list[str] = field(default_factory=list)
+    detail: str = ""
+    evidence_tokens: int = 0
+    evidence: dict[str, Any] | None = None
+
+    @property
+    def reasoning(self) -> str:
+        """The cited reasoning attribution reads (non-covered criteria first)."""
+        if self.stage == "L0":
+            return f"contract mismatch: {self.detail}"
+        parts = []
+        for e in (self.checklist or {}).get("evidence_checklist", []):
+            if e.get("judgment") != "covered":
+                parts.append(f"{e.get('criterion_id')}: {e.get('reasoning') or e.get('evidence')}")
+        return "; ".join(parts) or self.detail
+
+    def to_dict(self, with_evidence: bool = False) -> dict[str, Any]:
+        d = {"point_id": self.point_id, "verdict": self.verdict.value, "weight": self.weight,
+             "stage": self.stage, "l0": self.l0, "checklist": self.checklist, "rounds": self.rounds,
+             "unresolved_evidence": self.unresolved_evidence, "detail": self.detail,
+             "reasoning": self.reasoning, "evidence_tokens": self.evidence_tokens}
+        if with_evidence:
+            d["evidence"] = self.evidence
+        return d
+
+
+@dataclass
+class CaseResult:
+    case_id: str
+    frozen_hash: str
+    patch_sha256: str
+    judge_id: str
+    score: float | None
+    complete: bool
+    points: list[PointResult]
+
+    @property
+    def verdicts(self) -> dict[str, Verdict]:
+        return {p.point_id: p.verdict for p in self.points}
+
+    def to_dict(self, with_evidence: bool = False) -> dict[str, Any]:
+        return {"case_id": self.case_id, "score": self.score, "complete": self.complete,
+                "verdicts": {k: v.value for k, v in self.verdicts.items()},
+                "unresolved": [p.point_id for p in self.points if p.verdict is Verdict.UNRESOLVED],
+                "frozen_hash": self.frozen_hash, "patch_sha256": self.patch_sha256, "judge": self.judge_id,
+                "points": [p.to_dict(with_evidence) for p in self.points]}
+
+
+class Scorer:
+    def __init__(self, case: Case, cache_root: Path | None = None, require_frozen: bool = True) -> None:
+        self.case = case
+        self.frozen_hash = check_frozen(case) if require_frozen else (case.spec.frozen_hash or "")
+        self.cache_root = Path(cache_root) if cache_root else default_cache()
+        self._base: Path | None = None
+        self._base_index: RepoIndex | None = None
+        self._reference: dict[str, EvidencePackage] | None = None
+
+    @property
+    def base(self) -> Path:
+        if self._base is None:
+            self._base = repo.base_tree(self.case.spec.base, self.case.dir, self.cache_root)
+        return self._base
+
+    @property
+    def base_index(self) -> RepoIndex:
+        if self._base_index is None:
+            self._base_index = RepoIndex.build(self.base)
+        return self._base_index
+
+    def localize(self, patch_text: str, tree: Path) -> Localizer:
+        """Apply `patch_text` on a copy of the base at `tree` and build the L1 localiser for it."""
+        repo.candidate_tree(self.base, patch_text, tree)
+        touched = repo.patch_paths(patch_text)
+        changed = repo.changed_files(self.base, tree, touched)
+        cand = RepoIndex.build(tree)
+        return Localizer(self.base_index, cand, changed)
+
+    def reference_packages(self) -> dict[str, EvidencePackage]:
+        if self._reference is None:
+            with tempfile.TemporaryDirectory(prefix="pace-ref-") as tmp:
+                loc = self.localize(self.case.reference_patch, Path(tmp) / "tree")
+                self._reference = {p.id: loc.package(p) for p in self.case.points}
+        return self._reference
+
+    def judge(self, spec: str) -> PointJudge:
+        return make_point_judge(spec, self.reference_packages)
+
+    def score(self, patch_text: str, judge: PointJudge | str = "offline",
+              with_evidence: bool = False) -> CaseResult:
+        if isinstance(judge, str):
+            judge = self.judge(judge)
+        tmp = Path(tempfile.mkdtemp(prefix="pace-cand-"))
+        try:
+            tree = tmp / "tree"
+            loc = self.localize(patch_text, tree)
+            points = [self._point(p, loc, tree, judge, with_evidence) for p in self.case.points]
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        verdicts = {p.point_id: p.verdict for p in points}
+        score = case_score(verdicts, self.case.weights)
+        return CaseResult(self.case.id, self.frozen_hash, sha256_text(patch_text), judge.judge_id, score,
+                          is_complete(score, verdicts), points)
+
+    def _point(self, point: Any, loc: Localizer, tree: Path, judge: PointJudge,
+               with_evidence: bool) -> PointResult:
+        if point.contract is not None:
+            l0 = check_contract(point.contract, tree, loc.cand)
+            if l0.missing:
+                return PointResult(point.id, Verdict.MISSING, point.weight, "L0", l0.to_dict(), detail=l0.reason)
+        else:
+            l0 = None
+        l0d = l0.to_dict() if l0 else None
+        if package_structure_exception(point, loc.changed_paths, tree):
+            return PointResult(point.id, Verdict.COVERED, point.weight, "L1", l0d,
+                               detail="package-structure contract: candidate-modified __init__.py")
+        pkg = loc.package(point)
+        out = judge_point(self.case.id, point, pkg, loc, judge)
+        return PointResult(point.id, out.verdict, point.weight, "L2", l0d,
+                           out.checklist.model_dump(mode="json") if out.checklist else None, out.rounds,
+                           out.unresolved_evidence, out.detail, len(pkg.render()) // 4,
+                           pkg.to_dict() if with_evidence else None)

@@ -1,0 +1,166 @@
+"""PACE-Bench as a `SuiteProtocol`: what `reqbench validate / run / report / demo` call.
+
+Rows are ``(case, condition, agent, repeat)``. Conditions:
+
+* ``prd`` (default) — the agent gets the base repository and ``prd/prd.md`` (never Code Points or the
+  reference patch), its final workspace diff is scored;
+* ``control:reference | control:empty | control:unrelated | control:identifier_only`` — the control patch
+  is scored instead of an agent's work (paper Table 4), so `reqbench demo` exercises the controls.
+
+A row whose score is blocked by unresolved evidence or a pending judge is *pending* and re-evaluated on
+``--resume`` from its frozen patch; the agent is never re-run.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.protocols.pace import repo
+from reqbench.protocols.pace.aggregate import system_summary
+from reqbench.protocols.pace.attribution import attribute_case, process_signals
+from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
+from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
+from reqbench.protocols.pace.score import Scorer
+from reqbench.protocols.pace.validate import validate_path
+
+TASK_INSTRUCTION = (
+    "Implement every requirement in prd/prd.md; it is the final requirement for this task. Your working "
+    "directory is the repository root (check it with pwd rather than assuming a path). Make the smallest "
+    "complete production change that fits the existing code: study the existing patterns before editing, "
+    "and run the relevant tests where you can. Do not commit, and do not look for ground-truth or "
+    "evaluation artifacts. Work in this repository yourself, without delegating. Read independent files "
+    "in parallel, but make edits and run tests one at a time. Before you finish, review the final diff "
+    "and remove accidental or unrelated changes.")
+
+CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated", "control:identifier_only")
+
+
+class PaceProtocol:
+    name = "pace"
+
+    def detect(self, path: Path) -> bool:
+        return is_suite_dir(path) or is_case_dir(path)
+
+    def validate(self, path: Path) -> list[str]:
+        return validate_path(path)
+
+    def plan(self, path: Path, options: RunOptions) -> list[Row]:
+        _suite, cases = load_suite(path)
+        conditions = options.conditions or ("prd",)
+        for c in conditions:
+            if c != "prd" and c not in CONTROL_CONDITIONS:
+                raise InputError(f"unknown pace condition {c!r} (prd | {' | '.join(CONTROL_CONDITIONS)})",
+                                 item="--condition")
+        return [Row(case.id, cond, options.agent, r) for case in cases for cond in conditions
+                for r in range(options.repeats)]
+
+    def _case(self, path: Path, case_id: str) -> Any:
+        _suite, cases = load_suite(path)
+        for c in cases:
+            if c.id == case_id:
+                return c
+        raise InputError(f"no case {case_id!r} in the suite", file=str(path))
+
+    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+        case = self._case(path, row.task_id)
+        scorer = Scorer(case)
+        trajectory: list[dict[str, Any]] = []
+        if row.condition.startswith("control:"):
+            patch = self._control_patch(scorer, row.condition.split(":", 1)[1])
+        else:
+            patch, trajectory, status = self._run_agent(scorer, row, options, Path(work_dir))
+            if status != "completed":
+                return RowOutcome(RowStatus.SCORED, {"case_id": case.id, "agent_status": status, "score": 0.0,
+                                                     "complete": False, "verdicts": {}, "trajectory": trajectory},
+                                  detail=f"agent ended with {status}", artifacts={"patch": patch.encode()})
+        return self._score(scorer, patch, options, trajectory)
+
+    def _control_patch(self, scorer: Scorer, name: str) -> str:
+        case, base = scorer.case, scorer.base
+        if name == "reference":
+            return case.reference_patch
+        if name == "empty":
+            return ""
+        if name == "unrelated":
+            return unrelated_patch(case, base)
+        with tempfile.TemporaryDirectory(prefix="pace-ctl-") as tmp:
+            ref = repo.candidate_tree(base, case.reference_patch, Path(tmp) / "ref")
+            return identifier_only_patch(case, base, ref)
+
+    def _run_agent(self, scorer: Scorer, row: Row, options: RunOptions,
+                   work_dir: Path) -> tuple[str, list[dict[str, Any]], str]:
+        from reqbench.core.agents.registry import make_agent
+
+        ws = work_dir / "workspace"
+        repo.candidate_tree(scorer.base, "", ws)
+        (ws / "prd").mkdir(exist_ok=True)
+        (ws / "prd" / "prd.md").write_text(scorer.case.prd, encoding="utf-8")
+        ref_file = scorer.case.dir / scorer.case.spec.reference_patch
+        inputs = AgentInputs(files={"prd": ws / "prd" / "prd.md"}, prompt=TASK_INSTRUCTION,
+                             context={"reference_patch": ref_file,
+                                      "reference_patch_text": scorer.case.reference_patch})
+        agent = make_agent(row.agent, **options.agent_options)
+        result = agent.run(ws, inputs, Budget())
+        shutil.rmtree(ws / "prd", ignore_errors=True)
+        patch = repo.make_patch(scorer.base, ws)
+        return patch, [e.to_dict() for e in result.trajectory], result.status.value
+
+    def _score(self, scorer: Scorer, patch: str, options: RunOptions,
+               trajectory: list[dict[str, Any]]) -> RowOutcome:
+        try:
+            res = scorer.score(patch, options.judge)
+        except repo.PatchApplyError as exc:
+            return RowOutcome(RowStatus.INVALID, {"case_id": scorer.case.id}, detail=f"patch does not apply: {exc}",
+                              artifacts={"patch": patch.encode()})
+        result = res.to_dict()
+        result["attribution"] = attribute_case(scorer.case, res)
+        result["process_signals"] = process_signals(scorer.case, patch, trajectory)
+        result["trajectory_events"] = len(trajectory)
+        status = RowStatus.PENDING if res.score is None else RowStatus.SCORED
+        return RowOutcome(status, result, detail="" if res.score is not None else "unresolved evidence",
+                          artifacts={"patch": patch.encode()})
+
+    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
+                   work_dir: Path) -> RowOutcome:
+        patch = previous.artifacts.get("patch")
+        if patch is None:
+            return previous
+        return self._score(Scorer(self._case(path, row.task_id)), patch.decode("utf-8"), options, [])
+
+    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+        groups: dict[tuple[str, str], list[tuple[Row, RowOutcome]]] = {}
+        for row, out in rows:
+            groups.setdefault((row.agent, row.condition), []).append((row, out))
+        table = []
+        for (agent, cond), items in sorted(groups.items()):
+            scored = [o for _, o in items if o.status is RowStatus.SCORED]
+            s = system_summary([o.result.get("score") for o in scored],
+                               [bool(o.result.get("complete")) for o in scored])
+            loss: dict[str, float] = {}
+            for o in scored:
+                for sym, v in (o.result.get("attribution") or {}).get("loss_by_symptom", {}).items():
+                    loss[sym] = loss.get(sym, 0.0) + v
+            table.append({"agent": agent, "condition": cond, **s.to_dict(),
+                          "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
+                          "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
+                          "loss_by_symptom": loss,
+                          "cases": {r.task_id: o.result.get("score") for r, o in items}})
+        return {"protocol": "pace", "systems": table}
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        here = Path(__file__).resolve()
+        for root in (here.parents[4], Path.cwd()):
+            suite = root / "examples" / "pace"
+            if (suite / "suite.yaml").is_file():
+                return [(suite, RunOptions(agent="reference", judge="offline",
+                                           conditions=("prd", *CONTROL_CONDITIONS[1:])))]
+        return []
+
+
+PROTOCOL = PaceProtocol()

@@ -1,0 +1,163 @@
+"""One matrix row: fresh base workspace + rendered history -> agent -> patch -> fresh verifier workspace.
+
+Isolation (SpecPath "Every history receives a fresh R_i^0 under the same V_i and Π_i"): the agent's
+workspace holds the base repository and the rendered history file only — never hidden tests, atom ids
+or trace labels. The history file is removed before the change set is taken, the patch is checked for
+forbidden content, then applied to a second, fresh base workspace where the verifier runs. Budgets come
+from ``--agent-opt`` keys prefixed ``specpath.`` (removed before the agent is built):
+``specpath.agent_timeout`` (seconds, default 1200), ``specpath.cost_limit`` (USD, enforced where the
+agent reports cost), ``specpath.verifier_timeout`` (seconds, default the family's, 120).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import traceback
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
+from reqbench.core.agents.registry import make_agent
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.hashing import sha256_text
+from reqbench.core.workspace import PatchApplyError, materialize
+from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_history
+from reqbench.protocols.specpath.outcomes import Reason, row_outcome
+from reqbench.protocols.specpath.verifier import run_verifier
+
+DEFAULT_AGENT_TIMEOUT = 1200.0
+PREFIX = "specpath."
+
+INSTRUCTIONS = (
+    "You are working in a software repository. The user's requests so far are in the file {file} at the "
+    "repository root, oldest message first, and are repeated below. Implement what the conversation asks "
+    "for as it stands after the last message, by editing the repository. Do not edit or delete {file}.\n\n"
+    "{history}")
+
+
+def split_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``--agent-opt`` -> (specpath settings, the agent's own options)."""
+    mine = {k.removeprefix(PREFIX): v for k, v in options.agent_options.items() if k.startswith(PREFIX)}
+    rest = {k: v for k, v in options.agent_options.items() if not k.startswith(PREFIX)}
+    known = {"agent_timeout", "cost_limit", "verifier_timeout"}
+    for key in mine:
+        if key not in known:
+            raise InputError(f"unknown option; known: {', '.join(PREFIX + k for k in sorted(known))}",
+                             item=f"--agent-opt {PREFIX}{key}")
+    try:
+        settings = {k: float(v) for k, v in mine.items()}
+    except (TypeError, ValueError):
+        raise InputError("must be a number", item="--agent-opt specpath.*") from None
+    return settings, rest
+
+
+def patch_paths(patch: str) -> list[str]:
+    """Every path a git-style patch touches (both sides of renames)."""
+    out: list[str] = []
+    for line in patch.splitlines():
+        m = re.match(r"^diff --git a/(.+?) b/(.+)$", line)
+        if m:
+            out += [m.group(1), m.group(2)]
+    return sorted(set(out))
+
+
+def forbidden_paths(patch: str, patterns: list[str]) -> list[str]:
+    """Touched paths matching a forbidden glob (``**/`` also matches at the repository root)."""
+    bad = []
+    for path in patch_paths(patch):
+        name = PurePosixPath(path).name
+        for pat in patterns:
+            if fnmatch.fnmatch(path, pat) or (pat.startswith("**/") and fnmatch.fnmatch(name, pat[3:])):
+                bad.append(path)
+                break
+    return bad
+
+
+def _agent_reason(result: Any, settings: dict[str, float]) -> Reason | None:
+    """Reason from the agent record alone (provider first, then metadata, then fixed-budget outcomes)."""
+    if not isinstance(result, AgentResult) or not isinstance(result.status, AgentStatus):
+        return Reason.METADATA
+    if result.status is AgentStatus.PROVIDER_ERROR:
+        return Reason.PROVIDER
+    if result.status is AgentStatus.TIMEOUT:
+        return Reason.AGENT_TIMEOUT
+    if result.status is AgentStatus.ERROR:
+        return Reason.AGENT_EXIT
+    if result.status is AgentStatus.NO_SUBMISSION:
+        return Reason.NO_PATCH
+    limit, cost = settings.get("cost_limit"), result.usage.cost_usd
+    if limit is not None and cost is not None and cost > limit:
+        return Reason.COST_LIMIT
+    return None
+
+
+def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+    """Execute one (family, condition, config, repeat) row and classify it (`outcomes.row_outcome`)."""
+    settings, agent_options = split_options(options)
+    history = family.histories[row.condition]
+    history_text = render_history(history)
+    base = {"family": family.id, "config": row.agent, "condition": row.condition, "repeat": row.repeat}
+    agent = make_agent(options.agent, **agent_options)
+    ws = materialize(family.base_repo, work_dir / "agent")
+    history_path = ws.path / HISTORY_FILE
+    history_path.write_text(history_text, encoding="utf-8")
+    inputs = AgentInputs(files={"history": history_path},
+                         prompt=INSTRUCTIONS.format(file=HISTORY_FILE, history=history_text),
+                         context={"reference_patch": family.patch_text(family.spec.reference_patch),
+                                  "row_key": row.key, "family": family.id, "condition": row.condition})
+    budget = Budget(wall_seconds=settings.get("agent_timeout", DEFAULT_AGENT_TIMEOUT),
+                    max_cost_usd=settings.get("cost_limit"))
+    artifacts = {"history": history_text.encode("utf-8")}
+    try:
+        result = agent.run(ws.path, inputs, budget)
+    except InputError:
+        raise
+    except Exception:
+        return row_outcome(Reason.RUNNER, base, detail=traceback.format_exc(), artifacts=artifacts)
+    extra: dict[str, Any] = {"history_sha256": sha256_text(history_text)}
+    if isinstance(result, AgentResult):
+        artifacts["agent_result"] = json.dumps(result.to_dict(), default=str).encode("utf-8")
+        extra.update(agent_status=result.status.value, cost_usd=result.usage.cost_usd,
+                     agent_seconds=round(result.wall_seconds, 3))
+    reason = _agent_reason(result, settings)
+    if reason is not None:
+        return row_outcome(reason, base, detail=getattr(result, "detail", "") or reason.value,
+                           artifacts=artifacts, extra=extra)
+    history_path.unlink(missing_ok=True)
+    patch = ws.diff()
+    ws.close()
+    artifacts["patch"] = patch.encode("utf-8")
+    extra["patch_sha256"] = sha256_text(patch)
+    if not patch.strip():
+        return row_outcome(Reason.NO_PATCH, base, artifacts=artifacts, extra=extra)
+    bad = forbidden_paths(patch, family.spec.forbidden_paths)
+    if bad:
+        return row_outcome(Reason.FORBIDDEN_CONTENT, base, detail=f"patch touches {', '.join(bad)}",
+                           artifacts=artifacts, extra=extra)
+    return verify_submission(family, patch, work_dir / "verify", base, artifacts, extra,
+                             settings.get("verifier_timeout"))
+
+
+def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str, Any],
+                      artifacts: dict[str, bytes], extra: dict[str, Any],
+                      timeout: float | None = None) -> RowOutcome:
+    """Apply a frozen patch to a fresh base workspace and run the verifier (host-side verification)."""
+    vws = materialize(family.base_repo, scratch)
+    try:
+        try:
+            vws.apply(patch)
+        except PatchApplyError as exc:
+            return row_outcome(Reason.PATCH_APPLY, base, detail=str(exc), artifacts=artifacts, extra=extra)
+        run = run_verifier(family, vws.path, timeout)
+    finally:
+        vws.close()
+    artifacts["verifier_log"] = run.detail.encode("utf-8")
+    extra = {**extra, "probes": run.probes, "verifier_seconds": round(run.seconds, 3)}
+    if run.harness_error:
+        return row_outcome(Reason.VERIFIER, base, detail=run.detail, artifacts=artifacts, extra=extra)
+    signature = run.signature(family.probes)
+    reason = Reason.PASSED if signature and all(signature) else Reason.TEST_FAILURE
+    return row_outcome(reason, base, signature=signature, artifacts=artifacts, extra=extra)

@@ -1,0 +1,122 @@
+"""The SpecPath `SuiteProtocol`: what `reqbench validate / run / report / demo` call.
+
+A suite is a folder with ``suite.yaml`` (``protocol: specpath``, ``families: [...]``) or a single family
+folder (``family.yaml``). The plan is families x conditions x repeats for the run's one agent
+configuration (the executor shuffles within a repeat with the run seed and keeps a barrier between
+repeats). Rows are never *pending*: verifier-infrastructure problems are external invalids (attrition),
+retried by the executor at the same budget like provider limits.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.protocols.specpath.equivalence import check_family
+from reqbench.protocols.specpath.family import Family, load_family, load_suite
+from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
+from reqbench.protocols.specpath.models import ALL_CONDITIONS
+from reqbench.protocols.specpath.report import report_tables
+from reqbench.protocols.specpath.runs import run_row, split_options
+
+EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "specpath"
+
+
+def _marker(path: Path) -> bool:
+    if (path / "family.yaml").is_file():
+        return True
+    file = path / "suite.yaml"
+    if not file.is_file():
+        return False
+    try:
+        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(data, dict) and data.get("protocol") == "specpath"
+
+
+def families(path: Path) -> dict[str, Family]:
+    """Family id -> loaded family, for a suite or single-family folder (ids must be unique)."""
+    _, dirs = load_suite(Path(path))
+    out: dict[str, Family] = {}
+    for d in dirs:
+        fam = load_family(d)
+        if fam.id in out:
+            raise InputError("family ids must be unique within a suite", file=str(d / "family.yaml"),
+                             item=f"id {fam.id!r}")
+        out[fam.id] = fam
+    return out
+
+
+def result_row(row: Row, outcome: RowOutcome) -> ResultRow:
+    """A stored row as a results row: scored rows keep success/failure; anything else is attrition."""
+    res = outcome.result
+    scored = outcome.status == RowStatus.SCORED and res.get("outcome") in ("success", "failure")
+    sig = res.get("signature")
+    return ResultRow(row.task_id, row.agent, row.condition, row.repeat,
+                     res["outcome"] if scored else "invalid",
+                     tuple(sig) if scored and sig is not None else None)
+
+
+class SpecPathProtocol:
+    name = "specpath"
+
+    def detect(self, path: Path) -> bool:
+        return _marker(Path(path))
+
+    def validate(self, path: Path) -> list[str]:
+        try:
+            fams = families(path)
+        except InputError as exc:
+            return [str(exc)]
+        problems = []
+        for fam in fams.values():
+            report = check_family(fam)
+            problems += [f"{fam.root / 'family.yaml'}: {msg}" for msg in
+                         [*report.errors, *(d.sentence() for d in report.divergences)]]
+            for atom in fam.atoms:
+                if atom.id not in fam.spec.negatives:
+                    problems.append(f"{fam.root / 'family.yaml'}: atom {atom.id!r}: needs a selective "
+                                    "negative patch")
+            for rel in [fam.spec.reference_patch, *fam.spec.negatives.values()]:
+                if not (fam.root / rel).is_file():
+                    problems.append(f"{fam.root / rel}: patch file missing")
+            for folder in (fam.base_repo, fam.hidden_dir):
+                if not folder.is_dir():
+                    problems.append(f"{folder}: folder missing")
+        return problems
+
+    def plan(self, path: Path, options: RunOptions) -> list[Row]:
+        split_options(options)  # unknown specpath.* options fail before anything runs
+        fams = families(path)
+        conditions = list(options.conditions) or list(ALL_CONDITIONS)
+        for cond in conditions:
+            for fam in fams.values():
+                if cond not in fam.histories:
+                    raise InputError(f"unknown condition; known: {', '.join(ALL_CONDITIONS)}",
+                                     file=str(fam.root / "family.yaml"), item=f"--condition {cond}")
+        return [Row(fid, cond, options.agent, rep) for rep in range(options.repeats)
+                for fid in sorted(fams) for cond in conditions]
+
+    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+        fam = families(path).get(row.task_id)
+        if fam is None:
+            raise InputError("planned family no longer in the suite", file=str(path), item=row.task_id)
+        return run_row(fam, row, options, work_dir)
+
+    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
+                   work_dir: Path) -> RowOutcome:
+        return previous
+
+    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+        return report_tables(summarize_results([result_row(r, o) for r, o in rows]))
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        return [(EXAMPLES, RunOptions(agent="reference")), (EXAMPLES, RunOptions(agent="null"))]
+
+
+PROTOCOL = SpecPathProtocol()

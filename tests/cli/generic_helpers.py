@@ -1,0 +1,28 @@
+"""Running the real `reqbench` CLI in a subprocess with the toy protocol of `tests.core.toy_protocol`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cli_env(**extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+    env["REQBENCH_EXTRA_PROTOCOLS"] = "tests.core.toy_protocol:PROTOCOL"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def cli_cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "reqbench.cli.main", *args]
+
+
+def reqbench(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(cli_cmd(*args), capture_output=True, text=True, timeout=timeout,
+                          env=cli_env(**env), cwd=REPO)

@@ -1,0 +1,32 @@
+"""`reqbench agents` lists every registered agent and the exact command of each CLI preset."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from reqbench.core.agents.presets import CLAUDE_FLAGS
+from reqbench.core.agents.registry import AGENTS
+
+
+def test_agents_json_lists_every_registered_agent_with_preset_commands() -> None:
+    proc = subprocess.run([sys.executable, "-m", "reqbench.cli.main", "agents", "--json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["name"]: r for r in json.loads(proc.stdout)}
+    assert set(rows) == set(AGENTS)
+    assert rows["llm"]["available"] and rows["llm"]["description"]
+    claude = rows["claude-code"]["commands"]
+    assert set(claude) == {"diagnostic", "coding"}
+    assert "--permission-prompts none" in claude["diagnostic"] and "--sandbox" not in claude["diagnostic"]
+    assert all(flag.strip("'") in claude["diagnostic"] for flag in CLAUDE_FLAGS["diagnostic"] if flag)
+    assert rows["aider"]["commands"]["coding"].startswith("aider --yes-always --no-auto-commits")
+    assert rows["mini-swe-agent"]["commands"]["coding"].startswith("mini -y --exit-immediately")
+
+
+def test_agents_table_prints_stage_labels() -> None:
+    proc = subprocess.run([sys.executable, "-m", "reqbench.cli.main", "agents"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert "[diagnostic]" in proc.stdout and "[coding]" in proc.stdout

@@ -1,0 +1,91 @@
+"""A run killed with SIGKILL loses nothing and `--resume` finishes it exactly once per row.
+
+Real subprocess, real SQLite: the first `reqbench run` is killed while rows are in flight; the resumed
+run must re-run only rows without a stored attempt, and end identical to an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+
+from reqbench.core.execute.types import Row
+from reqbench.core.store import RunStore
+from tests.cli.generic_helpers import REPO, cli_cmd, cli_env, reqbench
+from tests.core.toy_protocol import markers, write_suite
+
+N_TASKS = 10
+
+
+def _attempt_count(db: Path) -> int:
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _stable(run_dir: Path) -> list[dict[str, object]]:
+    """Exported rows without wall-clock fields."""
+    out = run_dir.parent / f"{run_dir.name}.jsonl"
+    assert reqbench("export", str(run_dir), "--out", str(out)).returncode == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    for row in rows:
+        row.pop("started")
+        row.pop("finished")
+    return rows
+
+
+def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(tmp_path: Path) -> None:
+    tasks = [{"id": f"t{i}", "value": i} for i in range(N_TASKS)]
+    suite = write_suite(tmp_path / "suite", tasks, sleep=0.3, conditions=("A",))
+    run_dir = tmp_path / "run"
+    args = ["run", str(suite), "--agent", "reference", "--out", str(run_dir), "--concurrency", "2", "--quiet"]
+
+    proc = subprocess.Popen(cli_cmd(*args), env=cli_env(), cwd=REPO, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 90
+    while _attempt_count(run_dir / "run.sqlite") < 3:
+        assert proc.poll() is None, f"run ended before it could be killed: {proc.stderr.read()!r}"
+        assert time.monotonic() < deadline, "run made no progress"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+
+    with RunStore.open(run_dir) as store:
+        before = {row.key for row in store.plan() if store.attempts(row)}
+    assert 3 <= len(before) < N_TASKS, "the kill must land mid-run"
+
+    resumed = reqbench(*args, "--resume")
+    assert resumed.returncode == 0, resumed.stderr
+
+    rows = [Row(f"t{i}", "A", "reference", 0) for i in range(N_TASKS)]
+    with RunStore.open(run_dir) as store:
+        assert [len(store.attempts(r)) for r in rows] == [1] * N_TASKS  # none lost, none duplicated
+    for row in rows:
+        if row.key in before:
+            assert markers(suite, row) == 1, f"{row.key} finished before the kill but ran again"
+        else:
+            assert 1 <= markers(suite, row) <= 2  # at most once more than the attempt killed in flight
+
+    clean_suite = write_suite(tmp_path / "clean_suite", tasks, sleep=0.0, conditions=("A",))
+    clean_run = tmp_path / "clean"
+    clean = reqbench("run", str(clean_suite), "--agent", "reference", "--out", str(clean_run), "--quiet")
+    assert clean.returncode == 0, clean.stderr
+    # the suites differ only by path and sleep, which do not enter the results
+    assert _stable(run_dir) == _stable(clean_run)
+    report_a = json.loads(reqbench("report", str(run_dir), "--json").stdout)
+    report_b = json.loads(reqbench("report", str(clean_run), "--json").stdout)
+    assert report_a["toy"] == report_b["toy"]
+    assert report_a["run"]["counts"] == report_b["run"]["counts"] == {
+        "planned": N_TASKS, "scored": N_TASKS, "pending": 0, "invalid": 0, "unstarted": 0,
+        "unfinished": 0, "attempts": N_TASKS}

@@ -1,0 +1,215 @@
+"""Judge backends: the exact rules, replaying recorded labels, and the judge factory."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reqbench.core.errors import InputError
+from reqbench.core.judges.base import JudgePending, JudgeRejected, JudgeRequest
+from reqbench.core.judges.exact import ExactJudge, normalise
+from reqbench.core.judges.factory import make_judge
+from reqbench.core.judges.replay import ReplayJudge
+
+
+def _request(contract: str, items: dict[str, dict], fields: dict[str, list[str]]) -> JudgeRequest:
+    cands, cmap = [], {}
+    for item in items:
+        for lf in fields:
+            cand = item if len(fields) == 1 else f"{item}#{lf}"
+            cands.append(cand)
+            cmap[cand] = {"item": item, "label_field": lf}
+    labels = sorted({lab for dom in fields.values() for lab in dom})
+    return JudgeRequest(
+        contract,
+        "classify",
+        {
+            "items": {i: {"key": {}, "content": c} for i, c in items.items()},
+            "candidate_map": cmap,
+            "label_domains": fields,
+        },
+        cands,
+        labels,
+    )
+
+
+ALIGN = {
+    "relation": [
+        "SAME_ATOM",
+        "MERGED_ATOMS",
+        "SUBPART_OF_ATOM",
+        "RELATED_DIFFERENT_ATOM",
+        "UNRELATED",
+        "UNCERTAIN",
+    ]
+}
+
+
+def test_exact_alignment_ignores_case_and_whitespace_but_not_wording() -> None:
+    req = _request(
+        "requirement_alignment",
+        {
+            "a": {
+                "prediction_summary": "  Model   CURRENCY and price base",
+                "gold_summary": "model currency and price base",
+            },
+            "b": {"prediction_summary": "Model currency", "gold_summary": "Model currency and price base"},
+            "c": {
+                "prediction_summary": "Currency and price base of the model",
+                "gold_summary": "Model currency and price base",
+            },
+        },
+        ALIGN,
+    )
+    labels = ExactJudge().judge(req).labels
+    assert labels == {"a": "SAME_ATOM", "b": "UNRELATED", "c": "UNRELATED"}
+
+
+def test_exact_field_identity_is_by_exact_path_only() -> None:
+    dom = {"relation": ["SAME_STATE_VARIABLE", "DIFFERENT_STATE_VARIABLE", "UNCERTAIN"]}
+    req = _request(
+        "attribute_field_identity",
+        {
+            "same": {"prediction_path": "r:attributes.currency", "gold_path": "r:attributes.currency"},
+            "case": {"prediction_path": "r:attributes.Currency", "gold_path": "r:attributes.currency"},
+        },
+        dom,
+    )
+    assert ExactJudge().judge(req).labels == {
+        "same": "SAME_STATE_VARIABLE",
+        "case": "DIFFERENT_STATE_VARIABLE",
+    }
+
+
+def test_exact_text_equivalence_needs_equal_normalised_strings() -> None:
+    dom = {"relation": ["EQUIVALENT", "NOT_EQUIVALENT", "UNCERTAIN"]}
+    req = _request(
+        "text_equivalence",
+        {
+            "f1": {"prediction_text": "Use a SIMPLER\napproach.", "gold_text": "use a simpler approach."},
+            "f2": {"prediction_text": "Use a simpler approach", "gold_text": "use a simpler approach."},
+            "f3": {"prediction_text": 12, "gold_text": "12"},
+        },
+        dom,
+    )
+    assert ExactJudge().judge(req).labels == {
+        "f1": "EQUIVALENT",
+        "f2": "NOT_EQUIVALENT",
+        "f3": "NOT_EQUIVALENT",
+    }
+
+
+def test_exact_question_is_valid_only_when_it_contains_an_acceptable_fact() -> None:
+    dom = {
+        "issue_relation": ["EQUIVALENT", "NOT_EQUIVALENT", "UNCERTAIN"],
+        "question_validity": ["VALID", "INVALID", "UNCERTAIN"],
+    }
+    fact = "Convert the CAD opex to AUD?"
+    req = _request(
+        "clarification_semantic",
+        {
+            "c0": {
+                "prediction_missing_information": "currency of opex",
+                "gold_missing_information": "Currency of  OPEX",
+                "question": "Quick one: convert the cad opex to aud? Thanks",
+                "acceptable_question_facts": [fact],
+            },
+            "c1": {
+                "prediction_missing_information": "site list",
+                "gold_missing_information": "currency of opex",
+                "question": "Which currency?",
+                "acceptable_question_facts": [fact],
+            },
+        },
+        dom,
+    )
+    assert ExactJudge().judge(req).labels == {
+        "c0#issue_relation": "EQUIVALENT",
+        "c0#question_validity": "VALID",
+        "c1#issue_relation": "NOT_EQUIVALENT",
+        "c1#question_validity": "INVALID",
+    }
+
+
+def test_exact_judge_refuses_an_unknown_contract() -> None:
+    with pytest.raises(InputError, match="no rule for contract"):
+        ExactJudge().judge(_request("mystery", {"a": {}}, {"relation": ["X"]}))
+
+
+def test_normalise_collapses_unicode_whitespace() -> None:
+    assert normalise("A\u00a0 b\tC ") == "a b c"
+
+
+def _record(path: Path, req: JudgeRequest, labels: object, **extra: object) -> None:
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(
+            json.dumps({"request_key": req.key(), "labels": labels, "judge_id": "human", **extra}) + "\n"
+        )
+
+
+def test_replay_answers_recorded_labels_and_last_accepted_record_wins(tmp_path: Path) -> None:
+    req = _request("requirement_alignment", {"a": {}, "b": {}}, ALIGN)
+    f = tmp_path / "labels.jsonl"
+    _record(f, req, {"a": "SAME_ATOM", "b": "UNRELATED"})
+    _record(f, req, {"a": "UNRELATED", "b": "SAME_ATOM"})
+    _record(f, req, {"a": "MERGED_ATOMS"}, accepted=False)
+    resp = ReplayJudge(f).judge(req)
+    assert resp.labels == {"a": "UNRELATED", "b": "SAME_ATOM"}
+    assert resp.judge_id == "human"
+
+
+def test_replay_leaves_an_unrecorded_request_pending(tmp_path: Path) -> None:
+    f = tmp_path / "labels.jsonl"
+    f.write_text("")
+    with pytest.raises(JudgePending):
+        ReplayJudge(f).judge(_request("requirement_alignment", {"a": {}}, ALIGN))
+
+
+def test_replay_rejects_a_candidate_labelled_twice_in_the_file(tmp_path: Path) -> None:
+    req = _request("requirement_alignment", {"a": {}, "b": {}}, ALIGN)
+    f = tmp_path / "labels.jsonl"
+    f.write_text(
+        '{"request_key": "' + req.key() + '", '
+        '"labels": {"a": "SAME_ATOM", "a": "UNRELATED", "b": "UNRELATED"}}\n'
+    )
+    with pytest.raises(JudgeRejected, match="labelled twice"):
+        ReplayJudge(f).judge(req)
+
+
+def test_replay_rejects_recorded_labels_outside_the_contract(tmp_path: Path) -> None:
+    req = _request("requirement_alignment", {"a": {}}, ALIGN)
+    f = tmp_path / "labels.jsonl"
+    _record(f, req, {"a": "PROBABLY_SAME"})
+    with pytest.raises(JudgeRejected, match="not one of"):
+        ReplayJudge(f).judge(req)
+
+
+def test_replay_file_errors_name_the_file_and_line(tmp_path: Path) -> None:
+    f = tmp_path / "bad.jsonl"
+    f.write_text('{"request_key": "k", "labels": {}}\nnot json\n')
+    with pytest.raises(InputError, match="line 2"):
+        ReplayJudge(f)
+    with pytest.raises(InputError, match="does not exist"):
+        make_judge(f"replay:{tmp_path / 'missing.jsonl'}")
+
+
+def test_factory_builds_each_backend_and_rejects_bad_specs(tmp_path: Path) -> None:
+    assert make_judge("exact").judge_id == "exact-v1"
+    f = tmp_path / "l.jsonl"
+    f.write_text("")
+    assert make_judge(f"replay:{f}").judge_id == "replay:l.jsonl"
+    for bad in ("", "exactly", "replay:", "llm:", "oracle:x"):
+        with pytest.raises(InputError):
+            make_judge(bad)
+
+
+def test_factory_llm_backend_is_lazy_and_missing_backend_is_a_clear_input_error() -> None:
+    try:
+        import reqbench.core.judges.llm  # noqa: F401
+    except ModuleNotFoundError:
+        with pytest.raises(InputError, match="llm judge backend"):
+            make_judge("llm:some-model")
+    else:
+        pytest.skip("the llm backend is installed in this build")

@@ -1,0 +1,52 @@
+"""Deterministic aggregation reproduces the paper's arithmetic and never drops unresolved weight."""
+
+import pytest
+
+from reqbench.protocols.pace.aggregate import case_score, fold_point, is_complete, system_summary
+from reqbench.protocols.pace.models import Judgment as J
+from reqbench.protocols.pace.models import Severity as S
+from reqbench.protocols.pace.models import Verdict as V
+
+
+def test_identifier_only_control_arithmetic_reproduces_4_03() -> None:
+    # appendix: 54 criteria, 3 Partial (weights summing to 8.8), total frozen weight 109.105
+    weights = {"p1": 3.0, "p2": 2.9, "p3": 2.9}
+    weights |= {f"m{i}": 2.0 for i in range(50)}
+    weights["m50"] = 0.305
+    verdicts = {k: (V.PARTIAL if k.startswith("p") else V.MISSING) for k in weights}
+    assert sum(weights.values()) == pytest.approx(109.105)
+    score = case_score(verdicts, weights)
+    assert score == pytest.approx(100 * 0.5 * 8.8 / 109.105)
+    assert round(score, 2) == 4.03
+
+
+def test_hard_miss_dominates_partial_entries() -> None:
+    assert fold_point([(J.PARTIAL, S.SOFT), (J.MISSING, S.HARD)]) is V.MISSING
+
+
+def test_soft_miss_folds_to_partial_not_missing() -> None:
+    assert fold_point([(J.COVERED, S.HARD), (J.MISSING, S.SOFT)]) is V.PARTIAL
+
+
+def test_all_covered_folds_to_covered() -> None:
+    assert fold_point([(J.COVERED, S.HARD), (J.COVERED, S.SOFT)]) is V.COVERED
+
+
+def test_unresolved_point_blocks_the_score_instead_of_dropping_weight() -> None:
+    assert case_score({"a": V.COVERED, "b": V.UNRESOLVED}, {"a": 1.0, "b": 1.0}) is None
+
+
+def test_complete_delivery_needs_95_and_no_missing() -> None:
+    verdicts = {f"p{i}": V.COVERED for i in range(40)} | {"m": V.MISSING}
+    weights = {k: 1.0 for k in verdicts}
+    score = case_score(verdicts, weights)
+    assert score is not None and score > 95
+    assert not is_complete(score, verdicts)
+    assert is_complete(96.0, {"a": V.PARTIAL})
+
+
+def test_system_summary_is_equal_weight_case_mean_with_standard_error() -> None:
+    s = system_summary([100.0, 50.0, 0.0], [True, False, False])
+    assert s.mean == pytest.approx(50.0)
+    assert s.se == pytest.approx(50.0 / 3 ** 0.5)
+    assert s.success_rate == pytest.approx(1 / 3)

@@ -1,0 +1,1 @@
+"""Reusable test servers and helpers (scripted OpenAI-compatible server)."""
