@@ -17,6 +17,9 @@ SCHEMAS: dict[str, str] = {
     "run-meta": "reqbench.core.store.models:RunMeta",
     "run-result-row": "reqbench.core.store.models:RunResultRow",
     "judge-call": "reqbench.core.store.models:JudgeCall",
+    "journey-instance": "reqbench.protocols.journey.models:InstanceSpec",
+    "journey-suite": "reqbench.protocols.journey.models:SuiteSpec",
+    "journey-persona": "reqbench.protocols.journey.personas:Persona",
 }
 
 
