@@ -150,9 +150,15 @@ class _Sender:
         self.session, self.marks = session, marks
         self.user_turns: set[str] = set()
 
-    def _fit(self, force_low: bool) -> bool:
+    def _chat(self) -> list[dict[str, Any]] | None:
         messages = getattr(self.session, "messages", None)
-        if not isinstance(messages, list):
+        if isinstance(messages, list) and all(isinstance(m, dict) and "role" in m for m in messages):
+            return messages
+        return None
+
+    def _fit(self, force_low: bool) -> bool:
+        messages = self._chat()
+        if messages is None:
             return False
         messages[:] = truncate_chat(messages, self.user_turns, self.marks, force_low=force_low)
         return True
@@ -168,8 +174,8 @@ class _Sender:
             lower()
         elif not self._fit(force_low=True):
             return result, False
-        messages = getattr(self.session, "messages", None)
-        if isinstance(messages, list) and messages and messages[-1].get("content") == message:
+        messages = self._chat()
+        if messages and messages[-1].get("content") == message:
             messages.pop()  # the failed turn's user message is sent again by the retry
         return self.session.send(message, budget), True
 
