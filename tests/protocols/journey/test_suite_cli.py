@@ -1,32 +1,36 @@
-"""`reqbench run` + `reqbench report --json` on the bundled suite: the paper-style summary per persona."""
+"""The bundled suite end to end, in one process (so every identical tree is tested once): calibration,
+`reqbench run` with the reference and null assistants, and `reqbench report --json` per persona."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from reqbench.cli.main import app
 from reqbench.protocols.journey.personas import PRESET_NAMES
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "journey"
 KEYS = {"sessions", "proc_f2p", "final_f2p", "final_p2p", "turns_per_session", "cost_per_session"}
+runner = CliRunner()
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reqbench.cli.main", *args], capture_output=True, text=True,
-                          timeout=900)
+def test_bundled_suite_calibrates_and_reference_scores_full_marks_while_null_scores_zero(tmp_path: Path) -> None:
+    calib = runner.invoke(app, ["journey", "calibrate", str(EXAMPLES / "tasklet"), "--json"])
+    assert calib.exit_code == 0, calib.output
+    report = json.loads(calib.stdout)
+    assert report["ok"] and report["whole_f2p"] == 29 and report["whole_p2p"] == 4
+    assert len(report["subtasks"]) == 9 and report["test_runs"] == 10
 
-
-def test_bundled_suite_reference_scores_full_marks_and_null_scores_zero(tmp_path: Path) -> None:
     summaries = {}
     for agent in ("reference", "null"):
         out = tmp_path / agent
-        proc = _cli("run", str(EXAMPLES), "--agent", agent, "--out", str(out))
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        proc = _cli("report", str(out), "--json")
-        assert proc.returncode == 0, proc.stderr[-2000:]
-        summaries[agent] = json.loads(proc.stdout)["journey"]
+        run = runner.invoke(app, ["run", str(EXAMPLES), "--agent", agent, "--out", str(out)])
+        assert run.exit_code == 0, run.output[-2000:]
+        rep = runner.invoke(app, ["report", str(out), "--json"])
+        assert rep.exit_code == 0, rep.output[-2000:]
+        summaries[agent] = json.loads(rep.stdout)["journey"]
     for agent, summary in summaries.items():
         assert set(summary) == set(PRESET_NAMES), agent
         for persona, row in summary.items():

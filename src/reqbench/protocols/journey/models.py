@@ -265,4 +265,4 @@ def load_suite(path: Path) -> tuple[SuiteSpec, list[Instance]]:
         except ValidationError as exc:
             raise InputError(_first_error(exc), file=str(file)) from None
         return suite, [load_instance(path / rel) for rel in suite.instances]
-    return SuiteSpec(protocol="journey", instances=["."]), [load_instance(path)]
+    return SuiteSpec.model_validate({"protocol": "journey", "instances": ["."]}), [load_instance(path)]
