@@ -143,7 +143,8 @@ def _tmp_rebinds(argv: Sequence[str], env: Mapping[str, str], writable: Sequence
 
 
 def _bwrap_argv(cwd: Path, writable: Sequence[Path], readonly_binds: Mapping[Path, Path],
-                rebinds: Sequence[Path], network: bool, status_fd: int) -> list[str]:
+                rebinds: Sequence[Path], network: bool, status_fd: int,
+                hide: Sequence[Path] = ()) -> list[str]:
     argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--json-status-fd",
             str(status_fd), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
@@ -151,6 +152,9 @@ def _bwrap_argv(cwd: Path, writable: Sequence[Path], readonly_binds: Mapping[Pat
         argv.append("--unshare-net")
     for path in rebinds:
         argv += ["--ro-bind", str(path), str(path)]
+    for path in hide:  # after the /tmp re-binds (hidden wins), before the binds below (they stay reachable)
+        if Path(path).is_dir():
+            argv += ["--tmpfs", str(Path(path).absolute())]
     for path in writable:
         argv += ["--bind", str(path), str(path)]
     for src, dst in readonly_binds.items():
@@ -224,8 +228,13 @@ def run_sandboxed(
     stdout_path: Path | None = None,
     stderr_path: Path | None = None,
     output_cap_bytes: int = 10_000_000,
+    hide: Sequence[Path] = (),
 ) -> ProcessResult:
     """Run `command` (argv list, or a string for ``/bin/sh -c``) in `cwd`, which is writable.
+
+    `hide` lists directories that appear empty inside the sandbox (e.g. the suite folder with its
+    hidden tests, the run folder); `cwd`, `writable` and `readonly_binds` below them stay visible.
+    Hiding needs bubblewrap; without it the paths stay visible (logged with the isolation warning).
 
     Never raises for a command that fails, times out or cannot start: see `ProcessResult`. Raises
     `HarnessError` only when the request itself cannot be honoured (e.g. a bind under no isolation).
@@ -258,7 +267,7 @@ def run_sandboxed(
             status_r, status_w = os.pipe()
             rw = [cwd, home, tmp, *(Path(w).absolute() for w in writable)]
             prefix = _bwrap_argv(cwd, rw, readonly_binds, _tmp_rebinds(argv, full_env, rw), network,
-                                 status_w)
+                                 status_w, hide)
         else:
             moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
             if moved:

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-import re
+import json
 from pathlib import Path
+
+import yaml
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "takeover"
 
 
 def mini_suite(dest: Path, targets: tuple[str, ...] = ("T001", "T002"), *,
                target_command: str | None = None) -> Path:
-    """A suite with only `targets` as delivery targets (optionally another target-gate command)."""
+    """A suite delivering only `targets` (short names like ``T001``). The dropped targets' reference
+    patches move into the timeline, so every initial repository stays exactly as in the full suite."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("project", "repo", "timeline", "targets"):
         (dest / name).symlink_to(EXAMPLE / name)
-    text = (EXAMPLE / "suite.yaml").read_text()
-    keep = [line for line in text.splitlines()
-            if "target_id: DOCKSIDE_T" not in line or any(f"DOCKSIDE_{t}" in line for t in targets)]
-    text = "\n".join(keep) + "\n"
+    suite = yaml.safe_load((EXAMPLE / "suite.yaml").read_text())
+    selected = json.loads((EXAMPLE / "project" / "selected_target_times.json").read_text())
+    message = {t["target_id"]: t["message_id"] for t in selected["selected_targets"]}
+    keep = [d for d in suite["delivery"] if d["target_id"].split("_")[-1] in targets]
+    dropped = [d for d in suite["delivery"] if d not in keep]
+    suite["delivery"] = keep
+    suite["timeline"] += [{"message_id": message[d["target_id"]], "patch": d["reference_patch"]} for d in dropped]
     if target_command is not None:
-        text = re.sub(r"  target: \{command: .*\}", f'  target: {{command: "{target_command}", timeout_seconds: 60}}',
-                      text)
-    (dest / "suite.yaml").write_text(text)
+        suite["checks"]["target"] = {"command": target_command, "timeout_seconds": 60}
+    (dest / "suite.yaml").write_text(yaml.safe_dump(suite, sort_keys=False))
     return dest

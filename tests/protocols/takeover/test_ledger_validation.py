@@ -169,10 +169,11 @@ def test_validate_reports_all_problems_at_once_and_load_refuses(tmp_path: Path) 
     _ev(annotation, 0, 2)["value_updates"]["y"] = 3  # E07
     _ev(annotation, 0, 0)["source_message"]["text"] = "edited"  # E09
     _append(annotation, 0, event("REQ_A", 4, 6, "INTRODUCE", M, value_updates={"x": 2}))  # E17
+    _append(annotation, 1, event("REQ_B", 2, 6, "MODIFY", M, value_removals=["gone"]))  # E19 (replay)
     folder = write(tmp_path / "p", normalized, annotation, targets)
     problems = validate_project(folder)
-    assert sorted(p.rsplit("(rule ", 1)[1] for p in problems) == ["E07)", "E09)", "E17)"]
-    with pytest.raises(InputError, match=r"and 2 more"):
+    assert sorted(p.rsplit("(rule ", 1)[1] for p in problems) == ["E07)", "E09)", "E17)", "E19)"]
+    with pytest.raises(InputError, match=r"and 3 more"):
         load_project(folder)
 
 
@@ -200,3 +201,15 @@ def test_cli_validate_accepts_a_valid_project(tmp_path: Path) -> None:
     folder = write(tmp_path / "p", *small())
     res = _cli("takeover", "validate", str(folder))
     assert res.returncode == 0 and "valid" in res.stdout
+
+
+def test_each_problem_names_the_file_it_is_about(tmp_path: Path) -> None:
+    normalized, annotation, targets = small()
+    normalized["messages"][1]["message_id"] = "1"  # P03 (catalog)
+    targets["selected_targets"][0]["message_id"] = 77  # T02 (targets)
+    annotation["annotation_version"] = "v0.5"  # P01 (annotation)
+    folder = write(tmp_path / "p", normalized, annotation, targets)
+    by_code = {p.rsplit("(rule ", 1)[1][:-1]: p for p in validate_project(folder)}
+    assert by_code["P03"].startswith(str(folder / "normalized_project.json"))
+    assert by_code["T02"].startswith(str(folder / "selected_target_times.json"))
+    assert by_code["P01"].startswith(str(folder / "annotation.json"))

@@ -151,3 +151,15 @@ def test_replay_command_prints_the_released_graph() -> None:
     )
     assert res.returncode == 0
     assert res.stdout == (STAGE2 / "requirement_state_graph.json").read_bytes()
+
+
+def test_instance_manifest_records_the_released_condition_hashes_and_active_rqs(built: Path) -> None:
+    ours = json.loads((built / "rq_instance_manifest.json").read_text())
+    released = json.loads((STAGE2 / "rq_instance_manifest.json").read_text())
+    assert ours["rq_counts"] == released["rq_counts"] and ours["total_instance_count"] == 6
+    for mine, theirs in zip(ours["targets"], released["targets"], strict=True):
+        assert mine["conditions"] == theirs["conditions"]
+        assert mine["target_fingerprint"] == theirs["target_fingerprint"]
+        assert {rq: i["file"] for rq, i in mine["instances"].items()} == {
+            rq: i["file"] for rq, i in theirs["instances"].items()
+        }

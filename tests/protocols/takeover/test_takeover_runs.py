@@ -70,30 +70,42 @@ def test_partial_fix_passes_build_and_regression_but_not_target(tmp_path: Path):
 
 
 def test_harness_error_is_pending_and_resume_reevaluates_the_frozen_submission(tmp_path: Path):
-    suite = mini_suite(tmp_path / "suite", ("T001",), target_command="exit 3")
+    broken = tmp_path / "EVALUATOR_DOWN"
+    command = (f"test -e {broken} && exit 3; {{python}} -m pytest -q -p no:cacheprovider "
+               "{hidden}/test_target.py")
+    suite = mini_suite(tmp_path / "suite", ("T001",), target_command=command)
+    assert reqbench("validate", str(suite), cwd=tmp_path).returncode == 0  # admitted while healthy
+    broken.write_text("")  # the evaluator breaks: the target check exits 3
     proc = run(suite, tmp_path, "run", "--agent", "reference", "--condition", "C1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     c1 = report(tmp_path / "run", tmp_path)["delivery"]["C1"]
     assert (c1["pending"], c1["final"], c1["complete_delivery"]) == (1, False, 0.0)
-    # the evaluator is repaired; resuming re-runs only the checks on the frozen submission
-    (suite / "suite.yaml").unlink()
-    mini_suite(tmp_path / "suite2", ("T001",))
-    (suite / "suite.yaml").write_text((tmp_path / "suite2" / "suite.yaml").read_text())
+    broken.unlink()  # repaired: resuming re-runs only the checks, on the frozen submission
     proc = run(suite, tmp_path, "run", "--agent", "reference", "--condition", "C1", "--resume")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     c1 = report(tmp_path / "run", tmp_path)["delivery"]["C1"]
     assert (c1["pending"], c1["final"], c1["complete_delivery"]) == (0, True, 1.0)
+    from reqbench.core.store import RunStore
+
+    store = RunStore.open(tmp_path / "run")
+    kinds = [a.kind for a in store.attempts(next(iter(store.outcomes()))[0])]
+    store.close()
+    assert kinds == ["run", "reevaluate"]  # the agent ran once
 
 
+# A command agent that writes down everything it can see: its input files, the workspace listing, and
+# whether the suite folder (hidden tests, reference patches) is readable by absolute path.
 DUMP = ("python3 -c \"import os,sys; d=os.path.dirname(sys.argv[1]); "
         "open('seen.txt','w').write(''.join(n+'\\n'+open(os.path.join(d,n)).read() for n in sorted(os.listdir(d)))"
-        "+'\\n'.join(sorted(os.listdir('.'))))\" {instructions_file}")
+        "+'\\n'.join(sorted(os.listdir('.')))+'\\nSUITE:'+' '.join(sorted(os.listdir(sys.argv[2]))))\" "
+        "{instructions_file} SUITE_DIR")
 
 
 def test_condition_inputs_hold_no_gold_no_checks_and_no_other_history(tmp_path: Path):
     suite = mini_suite(tmp_path / "suite", ("T002",))
     conds = [a for c in ("C1", "C2", "oracle-post") for a in ("--condition", c)]
-    proc = run(suite, tmp_path, "seen", "--agent", "command", "--agent-opt", f"template={DUMP}", *conds)
+    dump = DUMP.replace("SUITE_DIR", str(suite.resolve()))
+    proc = run(suite, tmp_path, "seen", "--agent", "command", "--agent-opt", f"template={dump}", *conds)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     from reqbench.core.store import RunStore
 
@@ -104,6 +116,7 @@ def test_condition_inputs_hold_no_gold_no_checks_and_no_other_history(tmp_path: 
     for cond, text in seen.items():
         assert "REQ_" not in text and "construction_gold" not in text and "post_task_state" not in text, cond
         assert hidden_test not in text and "test_regression" not in text and "reference.patch" not in text, cond
+        assert "\n+SUITE:\n" in text, cond  # the suite folder is empty from inside the sandbox
     # C2 shows only the relevant trajectory (late fee: messages 6, 7, 13 and the payment terms), C1 all 29
     assert "We have three plans" in seen["C1"] and "We have three plans" not in seen["C2"]
     assert "late fee" in seen["C2"]

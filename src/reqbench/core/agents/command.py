@@ -93,10 +93,15 @@ class CommandAgent:
             prompt_file.write_text(inputs.prompt, encoding="utf-8")
             command = render_template(self.argv_template,
                                       self.values(workspace, inputs, prompt_file), agent=self.name)
+            # The agent sees its workspace (rw), its input files (ro) and the system; the protocol may
+            # hide more (context "hide": e.g. the suite with its hidden checks, the run folder).
+            binds = {Path(scratch): Path(scratch)}
+            binds.update({Path(p).absolute(): Path(p).absolute() for p in inputs.files.values()
+                          if Path(p).is_absolute() and Path(p).exists()})
             proc = run_sandboxed(command, workspace, timeout=self.effective_timeout(budget),
-                                 env=dict(self.env), network=self.network,
-                                 readonly_binds={Path(scratch): Path(scratch)},
-                                 output_cap_bytes=self.output_cap_bytes)
+                                 env=dict(self.env), network=self.network, readonly_binds=binds,
+                                 output_cap_bytes=self.output_cap_bytes,
+                                 hide=[Path(p) for p in inputs.context.get("hide", ())])
         return self.result(command, proc, time.monotonic() - started)
 
     def result(self, command: list[str] | str, proc: ProcessResult, wall: float) -> AgentResult:

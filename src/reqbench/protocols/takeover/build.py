@@ -1,8 +1,9 @@
 """`reqbench takeover build`: everything derived from a project, written as one atomic unit.
 
 Output layout (DIR):
-``requirement_state_graph.json``, ``gold_states.json``, ``RQ1/ RQ2/ RQ3/`` (``<target_id>_RQn.json`` +
-``index.json``) and ``rq_agent_inputs/<input_release>/<project_id>/<target_id>/<C>/{public,private}/``.
+``requirement_state_graph.json``, ``gold_states.json``, ``rq_instance_manifest.json``, ``RQ1/ RQ2/ RQ3/``
+(``<target_id>_RQn.json`` + ``index.json``) and
+``rq_agent_inputs/<input_release>/<project_id>/<target_id>/<C>/{public,private}/``.
 The build happens in a temporary sibling directory that is renamed into place only when every file has
 been written; on any error nothing (new) is left behind.
 """
@@ -17,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.errors import InputError
-from reqbench.core.hashing import atomic_write_text, pretty_json, sha256_file, sha256_json, sha256_text
+from reqbench.core.hashing import pretty_json, sha256_file, sha256_json, sha256_text
 from reqbench.protocols.takeover.conditions import CONDITIONS, active_rqs
 from reqbench.protocols.takeover.gold import gold_states
+from reqbench.protocols.takeover.manifest import instance_manifest
 from reqbench.protocols.takeover.packages import PhaseATexts, load_phase_a_texts, write_phase_a_package
 from reqbench.protocols.takeover.project import Project
 from reqbench.protocols.takeover.replay import replay
@@ -27,6 +29,7 @@ from reqbench.protocols.takeover.rq_common import REASONING_RQS, default_input_r
 from reqbench.protocols.takeover.rq_instances import build_rq_instances, target_contexts
 from reqbench.protocols.takeover.targets import build_targets
 
+MANIFEST_FILE = "rq_instance_manifest.json"
 GRAPH_FILE = "requirement_state_graph.json"
 GOLD_FILE = "gold_states.json"
 
@@ -47,14 +50,20 @@ class BuildResult:
         }
 
 
+def _put(path: Path, text: str) -> None:
+    """Plain write inside the temporary tree: the atomic unit is the final rename of the whole tree."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text.encode("utf-8"))
+
+
 def _write_tree(root: Path, project: Project, release: str | None, texts: PhaseATexts) -> BuildResult:
     graph = replay(project)
     targets = build_targets(project, graph)
     gold = gold_states(project, targets)
     release = release or default_input_release(project, gold, graph)
     graph_text, gold_text = pretty_json(graph.to_json()), pretty_json(gold)
-    atomic_write_text(root / GRAPH_FILE, graph_text)
-    atomic_write_text(root / GOLD_FILE, gold_text)
+    _put(root / GRAPH_FILE, graph_text)
+    _put(root / GOLD_FILE, gold_text)
     sources: dict[str, Any] = {
         "gold_states": {"path": GOLD_FILE, "sha256": sha256_text(gold_text)},
         "requirement_state_graph": {"path": GRAPH_FILE, "sha256": sha256_text(graph_text)},
@@ -70,12 +79,12 @@ def _write_tree(root: Path, project: Project, release: str | None, texts: PhaseA
         for inst in instances[rq]:
             rel = f"{rq}/{inst['instance_id']}.json"
             text = pretty_json(inst)
-            atomic_write_text(root / rel, text)
+            _put(root / rel, text)
             files[(inst["target_id"], rq)] = (rel, sha256_text(text), sha256_json(inst))
-        atomic_write_text(
-            root / rq / "index.json", pretty_json(index_file(release, project, rq, instances[rq]))
-        )
+        _put(root / rq / "index.json", pretty_json(index_file(release, project, rq, instances[rq])))
         result.instance_counts[rq] = len(instances[rq])
+    manifest = instance_manifest(project.project_id, release, contexts, instances)
+    _put(root / MANIFEST_FILE, pretty_json(manifest))
     for ctx in contexts:
         tid = ctx.target.target_id
         mine = {rq: files[(tid, rq)] for rq in REASONING_RQS if (tid, rq) in files}
@@ -83,7 +92,7 @@ def _write_tree(root: Path, project: Project, release: str | None, texts: PhaseA
             if not active_rqs(condition, ctx.applicable):
                 continue
             pkg_dir = root / "rq_agent_inputs" / release / project.project_id / tid / condition
-            manifest = write_phase_a_package(pkg_dir, ctx, condition, texts, mine)
+            manifest = write_phase_a_package(pkg_dir, ctx, condition, texts, mine, write=_put)
             result.packages.append(manifest)
     return result
 

@@ -37,6 +37,7 @@ FORBIDDEN_TOKENS = (
 )
 _REQUIREMENT_ID = re.compile(r"\bREQ_[A-Z0-9_]+\b")
 _STATE_OR_EVENT_ID = re.compile(r"\b(?:STATE|EVENT)_[A-Z0-9_]+\b")
+_WORD = re.compile(r"[A-Za-z0-9_]+")  # an id counts only as a whole word
 
 
 @dataclass(frozen=True)
@@ -51,12 +52,7 @@ class Leak:
 def scan_public_files(files: Mapping[str, str], internal_ids: Iterable[str] = ()) -> list[Leak]:
     """All leaks in the public files: forbidden tokens, REQ_*/STATE_*/EVENT_* ids, and the project's own
     requirement, state and event ids (whatever their spelling)."""
-    ids = sorted({i for i in internal_ids if i}, key=len, reverse=True)
-    id_pattern = (
-        re.compile(r"(?<![A-Za-z0-9_])(?:" + "|".join(map(re.escape, ids)) + r")(?![A-Za-z0-9_])")
-        if ids
-        else None
-    )
+    ids = {i for i in internal_ids if i}
     leaks: list[Leak] = []
     for name, text in files.items():
         leaks += [Leak(name, f"the research-side token {tok!r}") for tok in FORBIDDEN_TOKENS if tok in text]
@@ -64,8 +60,9 @@ def scan_public_files(files: Mapping[str, str], internal_ids: Iterable[str] = ()
             leaks.append(Leak(name, f"an internal requirement id ({m.group(0)})"))
         if m := _STATE_OR_EVENT_ID.search(text):
             leaks.append(Leak(name, f"an internal state/event id ({m.group(0)})"))
-        if id_pattern is not None and (m := id_pattern.search(text)):
-            leaks.append(Leak(name, f"an internal id of this project ({m.group(0)})"))
+        own = sorted(ids.intersection(_WORD.findall(text))) if ids else []
+        if own:
+            leaks.append(Leak(name, f"an internal id of this project ({own[0]})"))
     return leaks
 
 

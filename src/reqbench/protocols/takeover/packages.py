@@ -10,6 +10,7 @@ for leaks, and only then written; a leak refuses the package.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -20,7 +21,7 @@ from reqbench.core.hashing import atomic_write_text, pretty_json, sha256_json, s
 from reqbench.protocols.takeover.conditions import active_rqs
 from reqbench.protocols.takeover.leakage import assert_no_leakage
 from reqbench.protocols.takeover.project import id_key
-from reqbench.protocols.takeover.rq_common import TargetContext
+from reqbench.protocols.takeover.rq_common import TargetContext, difficulty
 
 TASK_SCHEMA_VERSION = "rq-agent-task-v1"
 MANIFEST_SCHEMA_VERSION = "rq-private-package-manifest-v2"
@@ -139,7 +140,7 @@ def private_manifest(
         "target_fingerprint": ctx.fingerprint,
         "condition": condition,
         "turns": turns,
-        "difficulty": "SHORT" if turns <= 25 else "MEDIUM" if turns <= 50 else "LONG",
+        "difficulty": difficulty(turns),
         "reasoning_active_rqs": active_rqs(condition, ctx.applicable),
         "execution_rq": None,
         "source_instances": {
@@ -168,10 +169,13 @@ def write_phase_a_package(
     condition: str,
     texts: PhaseATexts,
     instance_files: dict[str, tuple[str, str, str]],
+    write: Callable[[Path, str], None] = atomic_write_text,
 ) -> dict[str, Any]:
     """Scan, then write ``public/`` and ``private/package_manifest.json``; returns the manifest.
 
     Refuses (InputError, nothing written) when the condition serves no RQ or a public file leaks.
+    `write` defaults to one atomic write per file; a caller building a whole tree atomically may pass a
+    plain writer.
     """
     if not active_rqs(condition, ctx.applicable):
         raise InputError(f"condition {condition} serves no reasoning RQ", item=ctx.target.target_id)
@@ -180,6 +184,6 @@ def write_phase_a_package(
     hashes = {name: sha256_text(files[name]) for name in PUBLIC_FILES}
     manifest = private_manifest(ctx, condition, hashes, instance_files)
     for name in PUBLIC_FILES:
-        atomic_write_text(package_dir / "public" / name, files[name])
-    atomic_write_text(package_dir / "private" / "package_manifest.json", pretty_json(manifest))
+        write(package_dir / "public" / name, files[name])
+    write(package_dir / "private" / "package_manifest.json", pretty_json(manifest))
     return manifest

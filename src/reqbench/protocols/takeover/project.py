@@ -182,19 +182,6 @@ def build_project(
         )
         for r in annotation["requirements"]
     ]
-    sources = (
-        {}
-        if files is None
-        else {
-            k: v
-            for k, v in (
-                ("normalized_project", files.normalized),
-                ("annotation", files.annotation),
-                ("selected_target_times", files.targets),
-            )
-            if v is not None
-        }
-    )
     return Project(
         project_id=str(normalized["project_id"]),
         project_title=normalized.get("project_title"),
@@ -204,9 +191,27 @@ def build_project(
         selected_targets=list((targets or {}).get("selected_targets") or []),
         annotation_version=annotation.get("annotation_version", ""),
         annotation_title=annotation.get("project", {}).get("project_title"),
-        source_files=sources,
+        source_files=source_map(files) if files else {},
         raw_normalized=copy.deepcopy(normalized),
     )
+
+
+def source_map(files: ProjectFiles) -> dict[str, Path]:
+    """Input files by role (recorded as source artifacts of a build)."""
+    roles = (
+        ("normalized_project", files.normalized),
+        ("annotation", files.annotation),
+        ("selected_target_times", files.targets),
+    )
+    return {role: path for role, path in roles if path is not None}
+
+
+def _names(files: ProjectFiles) -> dict[str, str]:
+    return {
+        "normalized": str(files.normalized),
+        "annotation": str(files.annotation),
+        "targets": str(files.targets),
+    }
 
 
 def load_project_data(
@@ -215,11 +220,14 @@ def load_project_data(
     targets: dict[str, Any] | None = None,
     *,
     name: str = "project",
+    files: ProjectFiles | None = None,
 ) -> Project:
     """Validate in-memory files and build the project; `InputError` on the first problem."""
     from reqbench.protocols.takeover.validation import check_all
 
-    project, problems = check_all(normalized, annotation, targets, file=name)
+    project, problems = check_all(
+        normalized, annotation, targets, file=name, names=_names(files) if files else None
+    )
     if problems:
         more = (
             f" (and {len(problems) - 1} more; `reqbench takeover validate` lists all)"
@@ -228,15 +236,15 @@ def load_project_data(
         )
         raise InputError(str(problems[0]) + more)
     assert project is not None
+    if files is not None:
+        project.source_files = source_map(files)
     return project
 
 
 def load_project(path: Path | str) -> Project:
     """Load and validate a project folder (or release layout). Raises `InputError` on any problem."""
     files, normalized, annotation, targets = read_raw(Path(path))
-    project = load_project_data(normalized, annotation, targets, name=str(files.annotation))
-    project.source_files = build_project(normalized, annotation, targets, files).source_files
-    return project
+    return load_project_data(normalized, annotation, targets, files=files)
 
 
 def validate_project(path: Path | str) -> list[str]:
@@ -247,5 +255,5 @@ def validate_project(path: Path | str) -> list[str]:
         files, normalized, annotation, targets = read_raw(Path(path))
     except InputError as exc:
         return [str(exc)]
-    _, problems = check_all(normalized, annotation, targets, file=str(files.annotation))
+    _, problems = check_all(normalized, annotation, targets, names=_names(files))
     return [str(p) for p in problems]

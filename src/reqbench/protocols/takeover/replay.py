@@ -209,7 +209,9 @@ def initialization_mode(req: Requirement) -> str:
 
 def replay_requirement(project: Project, req: Requirement) -> RequirementGraph:
     """Replay one atom. Requirements without events, or without INTRODUCE, are kept."""
-    state, nodes, edges = _State(), [], []
+    state = _State()
+    nodes: list[dict[str, Any]] = []
+    edges: list[dict[str, Any]] = []
     order = {ev.event_id: ev.index for ev in req.events}
     for i, ev in enumerate(req.events, start=1):
         apply_event(state, ev, has_nodes=bool(nodes))

@@ -11,8 +11,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from reqbench.protocols.takeover.problems import Problem
 from reqbench.protocols.takeover.project import Project, id_key
-from reqbench.protocols.takeover.validation import Problem
 
 
 def _targets(project: Project) -> Iterator[tuple[str, dict[str, Any]]]:

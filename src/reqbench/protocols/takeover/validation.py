@@ -1,7 +1,8 @@
 """Validation rules of a takeover project, one function per rule (paper A.1, B.2; FORMAT.md (a), (b), (d)).
 
 `check_all` first checks the shape of the three files (pydantic models), then runs every rule in
-`RULES` on the typed project and finally replays each requirement (`replay.py`) to catch the one
+`RULES` (project rules here, event rules in `event_rules.py`, target rules in `target_rules.py`) on the
+typed project and finally replays each requirement (`replay.py`) to catch the one
 state-dependent rule (removing an attribute key that cannot exist). All problems are reported at once,
 each naming file, project, requirement, event (or target) and the rule code; the README table
 "takeover: validation rules" lists the codes.
@@ -10,59 +11,23 @@ each naming file, project, requirement, event (or target) and the rule code; the
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from reqbench.core.errors import InputError
+from reqbench.protocols.takeover.event_rules import EVENT_RULES
 from reqbench.protocols.takeover.models import (
-    AMBIGUITY_DIMENSIONS,
     ANNOTATION_VERSION,
-    EXECUTION_STATUS_BY_TYPE,
-    EXECUTION_TYPES,
-    PAYLOAD_FIELDS,
-    RESOLVING_TYPES,
     AnnotationModel,
-    EventType,
     NormalizedProjectModel,
     SelectedTargetsModel,
 )
-from reqbench.protocols.takeover.project import Event, Project, Requirement, build_project, id_key
+from reqbench.protocols.takeover.problems import Problem, all_events, event_problem
+from reqbench.protocols.takeover.project import Project, build_project, id_key
 
-
-@dataclass(frozen=True)
-class Problem:
-    """One rule violation; `str()` is the one-sentence message the CLI prints."""
-
-    code: str
-    text: str
-    file: str = ""
-    project: str = ""
-    requirement: str | None = None
-    event: str | None = None
-    target: str | None = None
-
-    def __str__(self) -> str:
-        where = [f"project {self.project}"] if self.project else []
-        if self.requirement:
-            where.append(f"requirement {self.requirement}")
-        if self.event:
-            where.append(f"event {self.event}")
-        if self.target:
-            where.append(f"target {self.target}")
-        head = f"{self.file}: " if self.file else ""
-        return f"{head}{', '.join(where)}: {self.text} (rule {self.code})"
-
-
-def _ev(code: str, ev: Event, text: str) -> Problem:
-    return Problem(code, text, requirement=ev.requirement_id, event=ev.event_id)
-
-
-def _events(project: Project) -> Iterator[Event]:
-    for req in project.requirements:
-        yield from req.events
+__all__ = ["Problem", "RULES", "check_all", "check_shape"]
 
 
 # --- project-level rules ---------------------------------------------------------------------------
@@ -104,272 +69,22 @@ def rule_known_family(project: Project) -> Iterable[Problem]:
 
 def rule_unique_event_ids(project: Project) -> Iterable[Problem]:
     """P06: event ids are unique across the whole project."""
-    counts = Counter(ev.event_id for ev in _events(project))
-    for ev in _events(project):
+    counts = Counter(ev.event_id for ev in all_events(project))
+    for ev in all_events(project):
         if counts[ev.event_id] > 1:
-            yield _ev("P06", ev, f"duplicate event_id (occurs {counts[ev.event_id]} times in the project)")
-
-
-# --- event payload rules ---------------------------------------------------------------------------
-
-
-def rule_known_event_type(project: Project) -> Iterable[Problem]:
-    """E01: the event type is one of the nine Stage-1 types."""
-    for ev in _events(project):
-        if ev.event_type not in EventType.__members__:
-            yield _ev("E01", ev, f"unknown event_type {ev.event_type!r}")
-
-
-def _allowed_payload(event_type: EventType) -> set[str]:
-    if event_type is EventType.INTRODUCE:
-        return {"value_updates", "scope_updates"}
-    if event_type is EventType.MODIFY:
-        return {"value_updates", "value_removals", "scope_updates"}
-    if event_type is EventType.AMBIGUOUS:
-        return {"ambiguity"}
-    if event_type in EXECUTION_TYPES:
-        return {"execution"}
-    return set()  # DEFER, RESUME, REMOVE
-
-
-def rule_payload_allowed(project: Project) -> Iterable[Problem]:
-    """E02: only the payload fields of the event's type may be non-null (FORMAT.md (a) payload rules)."""
-    for ev in _events(project):
-        if ev.event_type not in EventType.__members__:
-            continue
-        et = EventType(ev.event_type)
-        allowed = _allowed_payload(et)
-        for name in PAYLOAD_FIELDS:
-            if getattr(ev, name) is not None and name not in allowed:
-                yield _ev("E02", ev, f"payload field {name} is not allowed on a {et} event")
-        if ev.resolves_ambiguity_event_ids is not None and et not in RESOLVING_TYPES:
-            yield _ev("E02", ev, f"payload field resolves_ambiguity_event_ids is not allowed on a {et} event")
-
-
-def rule_payload_required(project: Project) -> Iterable[Problem]:
-    """E03: INTRODUCE needs updates or scope; MODIFY one change; AMBIGUOUS an ambiguity; execution events
-    an execution record."""
-    for ev in _events(project):
-        et = ev.event_type
-        if et == EventType.INTRODUCE and ev.value_updates is None and ev.scope_updates is None:
-            yield _ev("E03", ev, "INTRODUCE needs value_updates or scope_updates")
-        elif et == EventType.MODIFY and all(
-            x is None for x in (ev.value_updates, ev.value_removals, ev.scope_updates)
-        ):
-            yield _ev("E03", ev, "MODIFY needs value_updates, value_removals or scope_updates")
-        elif et == EventType.AMBIGUOUS and ev.ambiguity is None:
-            yield _ev("E03", ev, "AMBIGUOUS needs an ambiguity record")
-        elif et in EXECUTION_TYPES and ev.execution is None:
-            yield _ev("E03", ev, f"{et} needs an execution record")
-
-
-def rule_execution_record(project: Project) -> Iterable[Problem]:
-    """E04: the execution status is fixed by the event type and the observed behavior is non-empty."""
-    for ev in _events(project):
-        if ev.execution is None or ev.event_type not in EXECUTION_TYPES:
-            continue
-        expected = EXECUTION_STATUS_BY_TYPE[EventType(ev.event_type)]
-        if ev.execution.get("status") != expected:
-            yield _ev(
-                "E04",
-                ev,
-                f"execution.status is {ev.execution.get('status')!r}, a {ev.event_type} "
-                f"event requires {expected!r}",
-            )
-        if not str(ev.execution.get("observed_behavior", "")).strip():
-            yield _ev("E04", ev, "execution.observed_behavior is empty")
-
-
-def rule_ambiguity_record(project: Project) -> Iterable[Problem]:
-    """E05: an ambiguity has a dimension VALUE/SCOPE/LIFECYCLE and a non-empty description."""
-    for ev in _events(project):
-        if ev.ambiguity is None:
-            continue
-        if ev.ambiguity.get("dimension") not in AMBIGUITY_DIMENSIONS:
-            yield _ev(
-                "E05",
-                ev,
-                f"ambiguity.dimension {ev.ambiguity.get('dimension')!r} is not one of "
-                f"{', '.join(AMBIGUITY_DIMENSIONS)}",
-            )
-        if not str(ev.ambiguity.get("description", "")).strip():
-            yield _ev("E05", ev, "ambiguity.description is empty")
-
-
-def rule_value_removals_shape(project: Project) -> Iterable[Problem]:
-    """E06: value_removals is a non-empty array of unique non-empty strings."""
-    for ev in _events(project):
-        rem = ev.value_removals
-        if rem is None:
-            continue
-        if not rem:
-            yield _ev("E06", ev, "value_removals is an empty array (use null)")
-        if any(not isinstance(k, str) or not k.strip() for k in rem):
-            yield _ev("E06", ev, "value_removals must contain non-empty strings only")
-        elif len(set(rem)) != len(rem):
-            yield _ev("E06", ev, "value_removals repeats a key")
-
-
-def rule_remove_and_update_same_key(project: Project) -> Iterable[Problem]:
-    """E07: a key cannot be removed and updated in the same event (paper A.1)."""
-    for ev in _events(project):
-        if ev.value_removals and ev.value_updates:
-            both = sorted({k for k in ev.value_removals if isinstance(k, str)} & set(ev.value_updates))
-            if both:
-                yield _ev("E07", ev, f"key(s) {', '.join(both)} are both removed and updated in one event")
-
-
-def rule_source_message_known(project: Project) -> Iterable[Problem]:
-    """E08: the source message id exists in the catalog."""
-    for ev in _events(project):
-        if id_key(ev.source_message_id) not in project.positions:
-            yield _ev("E08", ev, f"source message {ev.source_message_id!r} is not in the catalog")
-
-
-def rule_source_matches_catalog(project: Project) -> Iterable[Problem]:
-    """E09: the source text and speaker equal the catalog message."""
-    for ev in _events(project):
-        if id_key(ev.source_message_id) not in project.positions:
-            continue
-        msg = project.message(ev.source_message_id)
-        if ev.source_text != msg["text"]:
-            yield _ev("E09", ev, f"source text differs from the text of message {ev.source_message_id!r}")
-        if ev.source_speaker != msg["speaker"]:
-            yield _ev(
-                "E09",
-                ev,
-                f"source speaker {ev.source_speaker!r} differs from the catalog speaker "
-                f"{msg['speaker']!r} of message {ev.source_message_id!r}",
+            yield event_problem(
+                "P06", ev, f"duplicate event_id (occurs {counts[ev.event_id]} times in the project)"
             )
 
 
-def rule_supporting_messages(project: Project) -> Iterable[Problem]:
-    """E10: supporting ids are scalar, known, unique and never the source message."""
-    for ev in _events(project):
-        seen: set[str] = set()
-        for mid in ev.supporting_message_ids:
-            if mid is None or isinstance(mid, (bool, dict, list)):
-                yield _ev("E10", ev, f"supporting message id {mid!r} is not a scalar id")
-                continue
-            key = id_key(mid)
-            if key not in project.positions:
-                yield _ev("E10", ev, f"supporting message {mid!r} is not in the catalog")
-            if key == id_key(ev.source_message_id):
-                yield _ev("E10", ev, f"supporting message {mid!r} repeats the source message")
-            elif key in seen:
-                yield _ev("E10", ev, f"supporting message {mid!r} is listed twice")
-            seen.add(key)
-
-
-def rule_events_in_conversation_order(project: Project) -> Iterable[Problem]:
-    """E11: a requirement's events follow conversation order of their source messages."""
-    for req in project.requirements:
-        last = -1
-        for ev in req.events:
-            pos = project.positions.get(id_key(ev.source_message_id))
-            if pos is None:
-                continue
-            if pos < last:
-                yield _ev("E11", ev, "event is sourced at an earlier message than the event before it")
-            last = max(last, pos)
-
-
-def _resolution_links(req: Requirement) -> Iterator[tuple[Event, Any]]:
-    for ev in req.events:
-        for target in ev.resolves_ambiguity_event_ids or []:
-            yield ev, target
-
-
-def rule_resolution_list_shape(project: Project) -> Iterable[Problem]:
-    """E12: resolves_ambiguity_event_ids is null or a non-empty array of unique strings."""
-    for ev in _events(project):
-        ids = ev.resolves_ambiguity_event_ids
-        if ids is None:
-            continue
-        if not ids:
-            yield _ev("E12", ev, "resolves_ambiguity_event_ids is an empty array (use null)")
-        elif any(not isinstance(x, str) for x in ids) or len(set(map(str, ids))) != len(ids):
-            yield _ev("E12", ev, "resolves_ambiguity_event_ids must hold unique event id strings")
-
-
-def rule_resolution_targets(project: Project) -> Iterable[Problem]:
-    """E13/E14/E15: each resolution names an earlier AMBIGUOUS event of the same requirement."""
-    owner = {ev.event_id: ev for ev in _events(project)}
-    for req in project.requirements:
-        for ev, target in _resolution_links(req):
-            other = owner.get(target) if isinstance(target, str) else None
-            if other is None:
-                yield _ev("E13", ev, f"resolves unknown event {target!r} (dangling resolution)")
-            elif other.requirement_id != req.requirement_id:
-                yield _ev(
-                    "E14",
-                    ev,
-                    f"resolves {target} of requirement {other.requirement_id} (cross-atom resolution)",
-                )
-            elif other.event_type != EventType.AMBIGUOUS or other.index >= ev.index:
-                yield _ev("E15", ev, f"resolves {target}, which is not an earlier AMBIGUOUS event")
-
-
-def rule_resolve_once(project: Project) -> Iterable[Problem]:
-    """E16: each ambiguity is resolved at most once."""
-    for req in project.requirements:
-        first: dict[str, str] = {}
-        for ev, target in _resolution_links(req):
-            key = str(target)
-            if key in first:
-                yield _ev("E16", ev, f"resolves {key} again (already resolved by {first[key]})")
-            else:
-                first[key] = ev.event_id
-
-
-def rule_single_introduce(project: Project) -> Iterable[Problem]:
-    """E17: an atom has at most one INTRODUCE."""
-    for req in project.requirements:
-        intro = [ev for ev in req.events if ev.event_type == EventType.INTRODUCE]
-        for ev in intro[1:]:
-            yield _ev("E17", ev, f"second INTRODUCE (first is {intro[0].event_id})")
-
-
-def rule_nothing_after_remove(project: Project) -> Iterable[Problem]:
-    """E18: after REMOVE only implementation evidence may follow (paper A.1; the released code
-    rejected every later event, the paper permits claims, failures and verifications)."""
-    for req in project.requirements:
-        removed_by: str | None = None
-        for ev in req.events:
-            if removed_by and ev.event_type not in EXECUTION_TYPES:
-                yield _ev(
-                    "E18",
-                    ev,
-                    f"{ev.event_type} after REMOVE ({removed_by}); only implementation "
-                    "evidence may follow a removal",
-                )
-            if ev.event_type == EventType.REMOVE and removed_by is None:
-                removed_by = ev.event_id
-
-
-RULES: list[Callable[[Project], Iterable[Problem]]] = [
+PROJECT_RULES: list[Callable[[Project], Iterable[Problem]]] = [
     rule_annotation_version,
     rule_unique_message_ids,
     rule_unique_requirement_ids,
     rule_known_family,
     rule_unique_event_ids,
-    rule_known_event_type,
-    rule_payload_allowed,
-    rule_payload_required,
-    rule_execution_record,
-    rule_ambiguity_record,
-    rule_value_removals_shape,
-    rule_remove_and_update_same_key,
-    rule_source_message_known,
-    rule_source_matches_catalog,
-    rule_supporting_messages,
-    rule_events_in_conversation_order,
-    rule_resolution_list_shape,
-    rule_resolution_targets,
-    rule_resolve_once,
-    rule_single_introduce,
-    rule_nothing_after_remove,
 ]
+RULES = [*PROJECT_RULES, *EVENT_RULES]
 
 
 # --- shape -----------------------------------------------------------------------------------------
@@ -426,37 +141,47 @@ def check_project_ids(
         )
 
 
+def _file_of(code: str) -> str:
+    """Which input file a rule is about: targets (T*), the catalog (P03) or the annotation."""
+    return "targets" if code.startswith("T") else "normalized" if code == "P03" else "annotation"
+
+
 def check_all(
     normalized: Any,
     annotation: Any,
     targets: Any,
     *,
     file: str = "project",
+    names: dict[str, str] | None = None,
 ) -> tuple[Project | None, list[Problem]]:
-    """All problems of the three files; the project is returned only when there are none."""
+    """All problems of the three files; the project is returned only when there are none.
+
+    `names` maps "normalized" / "annotation" / "targets" to the file names used in messages (else `file`).
+    """
+    names = {k: (names or {}).get(k, file) for k in ("normalized", "annotation", "targets")}
     from reqbench.protocols.takeover.replay import replay_requirement
     from reqbench.protocols.takeover.target_rules import TARGET_RULES
 
     pid = str(normalized.get("project_id", "?")) if isinstance(normalized, dict) else "?"
-    problems = check_shape(NormalizedProjectModel, normalized, file, pid)
-    problems += check_shape(AnnotationModel, annotation, file, pid)
+    problems = check_shape(NormalizedProjectModel, normalized, names["normalized"], pid)
+    problems += check_shape(AnnotationModel, annotation, names["annotation"], pid)
     if targets is not None:
-        problems += check_shape(SelectedTargetsModel, targets, file, pid)
+        problems += check_shape(SelectedTargetsModel, targets, names["targets"], pid)
     if problems:
         return None, problems
     found = list(check_project_ids(normalized, annotation, targets))
     project = build_project(normalized, annotation, targets)
     for rule in [*RULES, *TARGET_RULES]:
         found.extend(rule(project))
-    if not found:
-        for req in project.requirements:
-            try:
-                replay_requirement(project, req)
-            except InputError as exc:
-                found.append(
-                    Problem(
-                        getattr(exc, "code", "E19"), exc.rule, requirement=req.requirement_id, event=exc.item
-                    )
-                )
-    problems = [Problem(p.code, p.text, file, pid, p.requirement, p.event, p.target) for p in found]
+    # replay every atom whose events passed the static rules: rule E19 depends on the replayed state
+    flagged = {p.requirement for p in found}
+    for req in (r for r in project.requirements if r.requirement_id not in flagged):
+        try:
+            replay_requirement(project, req)
+        except InputError as exc:
+            code = getattr(exc, "code", "E19")
+            found.append(Problem(code, exc.rule, requirement=req.requirement_id, event=exc.item))
+    problems = [
+        Problem(p.code, p.text, names[_file_of(p.code)], pid, p.requirement, p.event, p.target) for p in found
+    ]
     return (None if problems else project), problems

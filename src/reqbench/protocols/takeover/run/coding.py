@@ -75,7 +75,8 @@ def deliver(ctx: SuiteContext, options: RunOptions, target_id: str, stage: Stage
     ws = materialize(ctx.initial_repository(target_id), work_dir / "workspace")
     stage.context.setdefault("reference_patch", (ctx.suite_dir / ctx.delivery(target_id).reference_patch)
                              .read_text(encoding="utf-8"))
-    result = run_agent(options, "coding", ws.path, work_dir / "inputs-coding", stage, CODING_BUDGET, row_key)
+    result = run_agent(options, "coding", ws.path, work_dir / "inputs-coding", stage, CODING_BUDGET, row_key,
+                       [ctx.suite_dir])
     if result.status is not AgentStatus.COMPLETED:
         return CodingResult(result, None, agent_failure(f"agent {result.status.value}: {result.detail}"), {})
     submission = ws.submission()

@@ -70,7 +70,7 @@ def _phase_a(ctx: SuiteContext, options: RunOptions, row: Row, work_dir: Path) -
         visible = ctx.instances(target_id).visible_message_ids(cond)
     scratch = work_dir / "phase-a-workspace"  # no repository is available in Phase A
     scratch.mkdir(parents=True, exist_ok=True)
-    return run_phase_a(options, scratch, work_dir / "inputs-phase-a", stage, visible, row.key)
+    return run_phase_a(options, scratch, work_dir / "inputs-phase-a", stage, visible, row.key, [ctx.suite_dir])
 
 
 def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> StageInputs:

@@ -73,14 +73,19 @@ def write_inputs(inputs_dir: Path, stage: StageInputs) -> dict[str, Path]:
 
 
 def run_agent(options: RunOptions, stage_name: str, workspace: Path, inputs_dir: Path,
-              stage: StageInputs, budget: Budget, row_key: str) -> AgentResult:
-    """Run the configured agent for one stage (`stage` option tells presets diagnostic vs coding)."""
+              stage: StageInputs, budget: Budget, row_key: str, hide: list[Path]) -> AgentResult:
+    """Run the configured agent for one stage (`stage` option tells presets diagnostic vs coding).
+
+    `hide` (the suite folder) and the run folder are hidden from sandboxed agents; the workspace and
+    the stage's input files stay visible.
+    """
+    hidden = [*hide, *([options.work_dir.parent] if options.work_dir is not None else [])]
     paths = write_inputs(inputs_dir, stage)
     agent = make_agent(options.agent, **{**options.agent_options, "stage": stage_name})
     inputs = AgentInputs(files={k.removesuffix("_file"): v for k, v in paths.items()},
                          prompt=paths["instructions_file"].read_text(encoding="utf-8"),
                          context={**stage.context, "row_key": stage_row_key(row_key, stage_name),
-                                  "stage": stage_name})
+                                  "stage": stage_name, "hide": hidden})
     try:
         return agent.run(workspace, inputs, budget)
     except Exception as exc:  # an adapter crash is the agent's failure, not the harness's
@@ -97,12 +102,12 @@ def stage_row_key(row_key: str, stage_name: str) -> str:
 
 
 def run_phase_a(options: RunOptions, workspace: Path, inputs_dir: Path, stage: StageInputs,
-                visible_message_ids: list[Any], row_key: str) -> PhaseAResult:
+                visible_message_ids: list[Any], row_key: str, hide: list[Path]) -> PhaseAResult:
     """Phase A: the agent answers with one rq-agent-response-v1 JSON object, frozen after validation.
 
     A reply that is missing or invalid is an agent failure (C.2), never a crash.
     """
-    result = run_agent(options, "diagnostic", workspace, inputs_dir, stage, PHASE_A_BUDGET, row_key)
+    result = run_agent(options, "diagnostic", workspace, inputs_dir, stage, PHASE_A_BUDGET, row_key, hide)
     text = strip_fence(result.reply) if result.status is AgentStatus.COMPLETED else None
     return PhaseAResult(result, check_response_text(text, visible_message_ids))
 

@@ -1,0 +1,77 @@
+"""``rq_instance_manifest.json``: the per-project map from targets to instance files and conditions
+(FORMAT.md (f.5), ``rq-instance-manifest-v2``).
+
+Per target it records each instance file with its canonical content hash, and per condition the history
+mode, the canonical hash of the history id list and the reasoning RQs the condition serves. Policy texts
+are reqbench's own wording of the rules implemented in `conditions.py` and `rq_common.py`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reqbench.core.hashing import sha256_json
+from reqbench.protocols.takeover.conditions import CONDITIONS, HISTORY_MODES, active_rqs, history_fingerprint
+from reqbench.protocols.takeover.rq_common import REASONING_RQS, TargetContext, difficulty, readiness
+
+MANIFEST_SCHEMA_VERSION = "rq-instance-manifest-v2"
+
+
+def instance_manifest(
+    project_id: str, release: str, contexts: list[TargetContext], instances: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """The manifest object for one build (targets in catalog order)."""
+    by_target: dict[str, dict[str, dict[str, Any]]] = {}
+    for rq in REASONING_RQS:
+        for inst in instances[rq]:
+            by_target.setdefault(inst["target_id"], {})[rq] = {
+                "file": f"{rq}/{inst['instance_id']}.json",
+                "content_sha256": sha256_json(inst),
+                "readiness": inst.get("readiness", readiness()),
+            }
+    targets = []
+    for ctx in sorted(contexts, key=lambda c: c.target.position):
+        turns = ctx.target.position
+        targets.append(
+            {
+                "target_id": ctx.target.target_id,
+                "target_message_id": ctx.target.message_id,
+                "target_fingerprint": ctx.fingerprint,
+                "turns": turns,
+                "difficulty": difficulty(turns),
+                "instances": by_target.get(ctx.target.target_id, {}),
+                "conditions": {
+                    c: {
+                        "history_mode": HISTORY_MODES[c],
+                        "history_sha256": history_fingerprint(ctx.histories[c]),
+                        "active_rqs": active_rqs(c, ctx.applicable),
+                    }
+                    for c in CONDITIONS
+                },
+            }
+        )
+    counts = {rq: len(instances[rq]) for rq in REASONING_RQS}
+    return {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
+        "input_release": release,
+        "project_id": project_id,
+        "construction_scope": "RQ_INSTANCES_AND_PHASE_A_PACKAGES",
+        "layout": {"rq_directories": list(REASONING_RQS), "one_json_file_per_target_rq_pair": True},
+        "condition_protocol": {
+            "C1": HISTORY_MODES["C1"],
+            "C2": HISTORY_MODES["C2"],
+            "no_history_is_formal_condition": False,
+        },
+        "turns_policy": {
+            "definition": "catalog messages strictly before the target message",
+            "difficulty_bins": {"SHORT": "0-25", "MEDIUM": "26-50", "LONG": ">50"},
+        },
+        "applicability_policy": {
+            "RQ1": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
+            "RQ2": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
+            "RQ3": "HAS_AFFECTED_TARGET_TRANSITION",
+        },
+        "rq_counts": counts,
+        "total_instance_count": sum(counts.values()),
+        "targets": targets,
+    }
