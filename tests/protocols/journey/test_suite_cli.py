@@ -43,6 +43,9 @@ def test_bundled_suite_calibrates_and_reference_scores_full_marks_while_null_sco
         assert row["cost_per_session"] == 0.0
     for row in summaries["null"].values():
         assert (row["final_f2p"], row["final_p2p"], row["user_confidence"]) == (0.0, 1.0, 0.0)
+    table = runner.invoke(app, ["journey", "table", str(tmp_path / "reference")])
+    assert table.exit_code == 0
+    assert "| software-architect | 1 | 100.00 | 100.00 | 100.00 | 100.00 |" in table.stdout
     # fewer, larger disclosures mean fewer turns: the product manager needs fewer than the non-coder
     ref = summaries["reference"]
     assert ref["product-manager"]["turns_per_session"] < ref["non-coder"]["turns_per_session"]
