@@ -64,6 +64,10 @@ def make_simulator(kind: str, instance: Instance, condition: str, suite_dir: Pat
     if kind == "llm":
         from reqbench.protocols.journey.simulators.llm import LLMSimulator
 
+        if not model:
+            raise InputError("the llm simulator needs a model (suite.yaml simulator_model, or --agent-opt "
+                             "journey.simulator_model=NAME)", item="journey.simulator_model")
+
         return LLMSimulator(instance, persona, model=model, seed=seed)
     raise InputError(f"unknown simulator {kind!r}; use deterministic or llm", item="journey.simulator")
 
