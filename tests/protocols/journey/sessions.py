@@ -1,4 +1,4 @@
-"""Helpers to run one journey session in a test (real workspace, real hidden-test runs)."""
+"""Running one journey session in a test (real workspace, real hidden-test runs)."""
 
 from __future__ import annotations
 
