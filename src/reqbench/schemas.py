@@ -20,6 +20,7 @@ SCHEMAS: dict[str, str] = {
     "takeover-normalized-project": "reqbench.protocols.takeover.models:NormalizedProjectModel",
     "takeover-annotation": "reqbench.protocols.takeover.models:AnnotationModel",
     "takeover-selected-targets": "reqbench.protocols.takeover.models:SelectedTargetsModel",
+    "takeover-response": "reqbench.protocols.takeover.response:AgentResponse",
     "journey-instance": "reqbench.protocols.journey.models:InstanceSpec",
     "journey-suite": "reqbench.protocols.journey.models:SuiteSpec",
     "journey-persona": "reqbench.protocols.journey.personas:Persona",

@@ -84,6 +84,9 @@ def score(
         console.print(f"  response problem: {problem}", highlight=False)
     for reason in data["pending"]:
         console.print(f"  pending: {reason}", highlight=False)
+    for flag in (data["consistency"] or {}).get("flags", []):
+        console.print(f"  RQ1/RQ2 label conflict for {flag['prediction_ref']} vs {flag['gold_ref']}: "
+                      f"{flag['rq1_relation']} / {flag['rq2_relation']} (needs review)", highlight=False)
     table = RichTable("metric", "value")
     for name, value in _rows(data):
         table.add_row(name, value)

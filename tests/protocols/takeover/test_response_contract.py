@@ -159,3 +159,16 @@ def test_reference_schema_agrees_on_fixture_gold_responses_and_branch_violations
             assert list(validator.iter_errors(broken))
     for raw in (_valid_act(), _clarify()):
         assert not list(validator.iter_errors(raw))
+
+
+def test_our_published_schema_accepts_gold_responses_and_rejects_extra_fields() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from reqbench.schemas import json_schema
+
+    validator = jsonschema.Draft202012Validator(json_schema("takeover-response"))
+    good = _valid_act()
+    assert not list(validator.iter_errors(good))
+    assert not list(validator.iter_errors(_clarify()))
+    bad = copy.deepcopy(good)
+    bad["post_task_states"][0]["state"]["priority"] = "high"
+    assert list(validator.iter_errors(bad))

@@ -167,3 +167,51 @@ def test_cli_score_run_aggregates_a_folder_into_the_paper_tables(
     assert "Table 24" in md.read_text()
     score_run(run_dir=tmp_path, instances=STAGE2, judge="exact", as_json=False, markdown=None, record=None)
     assert "Table 23" in capsys.readouterr().out
+
+
+_ODD_VALUES = [None, True, 0, -1.5, "", "x", [], [1, "a"], [{"a": 1}], {}, {"k": {"n": []}}, [[{}]]]
+
+
+def _numbers(tree: object) -> list[float]:
+    if isinstance(tree, dict):
+        return [v for x in tree.values() for v in _numbers(x)]
+    if isinstance(tree, list):
+        return [v for x in tree for v in _numbers(x)]
+    return [float(tree)] if isinstance(tree, int | float) and not isinstance(tree, bool) else []
+
+
+def _paths(tree: object, prefix: tuple = ()) -> list[tuple]:  # type: ignore[type-arg]
+    out = [prefix]
+    if isinstance(tree, dict):
+        out += [p for k, v in tree.items() for p in _paths(v, (*prefix, k))]
+    elif isinstance(tree, list):
+        out += [p for i, v in enumerate(tree) for p in _paths(v, (*prefix, i))]
+    return out
+
+
+def test_arbitrary_values_anywhere_in_a_response_never_crash_scoring() -> None:
+    import copy
+    import random
+
+    rng = random.Random(11)
+    for target in ("T001", "T002"):
+        inst = fixture_target(target)
+        base = gold_response(inst, "C1")
+        paths = [p for p in _paths(base) if p]
+        for _ in range(60):
+            raw = copy.deepcopy(base)
+            for path in rng.sample(paths, 3):
+                node = raw
+                try:
+                    for key in path[:-1]:
+                        node = node[key]
+                    node[path[-1]] = copy.deepcopy(rng.choice(_ODD_VALUES))
+                except (KeyError, IndexError, TypeError):
+                    continue
+            out = score_target(inst, raw, "C1", ExactJudge()).as_json()
+            assert out["status"] in ("scored", "agent_failure")
+            metrics = {k: out[k] for k in ("rq1", "rq2", "rq3")}
+            for block in metrics.values():
+                if block:
+                    block.pop("n_pred", None), block.pop("n_gold", None), block.pop("n_matched", None)
+            assert all(0.0 <= v <= 1.0 for v in _numbers(metrics)), metrics

@@ -77,10 +77,16 @@ def validate_labels(request: JudgeRequest, pairs: Sequence[tuple[str, str]]) -> 
     """Check raw (candidate, label) pairs against the request; return the label map or raise.
 
     Rejects: an unknown candidate, a candidate labelled twice, a missing candidate, a label outside
-    ``request.labels``.
+    ``request.labels``. When the request data follows the per-field convention (``candidate_map``
+    naming each candidate's ``label_field`` and ``label_domains`` listing each field's labels, see
+    `reqbench.core.judges.exact`), a label outside its own field's domain is rejected too.
     """
     wanted = list(request.candidates)
     allowed = set(request.labels)
+    data: Mapping[str, Any] = request.data if isinstance(request.data, Mapping) else {}
+    raw_domains, raw_cmap = data.get("label_domains"), data.get("candidate_map")
+    domains: Mapping[str, Any] = raw_domains if isinstance(raw_domains, Mapping) else {}
+    cmap: Mapping[str, Any] = raw_cmap if isinstance(raw_cmap, Mapping) else {}
     out: dict[str, str] = {}
     for cand, label in pairs:
         if cand not in wanted:
@@ -90,6 +96,10 @@ def validate_labels(request: JudgeRequest, pairs: Sequence[tuple[str, str]]) -> 
         if label not in allowed:
             raise JudgeRejected(f"{request.contract}: label {label!r} for {cand!r} is not one of "
                                 f"{sorted(allowed)}")
+        field_name = str((cmap.get(cand) or {}).get("label_field", ""))
+        if field_name in domains and label not in domains[field_name]:
+            raise JudgeRejected(f"{request.contract}: label {label!r} for {cand!r} is not one of the "
+                                f"{field_name} labels {list(domains[field_name])}")
         out[cand] = label
     missing = [c for c in wanted if c not in out]
     if missing:

@@ -328,6 +328,7 @@ def _check_clarifications(clars: list[Any], problems: list[str]) -> None:
                 _text(item[key], f"{where}.{key}", problems)
         if "field" in item:
             _text(item["field"], f"{where}.field", problems, nullable=True)
-        if "dimension" in item and item["dimension"] not in dims:
+        dim = item.get("dimension")
+        if "dimension" in item and not (isinstance(dim, str) and dim in dims):
             problems.append(f"{where}.dimension must be one of {', '.join(sorted(dims))}, not "
                             f"{json.dumps(item['dimension'])}")

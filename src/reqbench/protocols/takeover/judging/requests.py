@@ -2,9 +2,11 @@
 
 Requests follow the data convention documented in `reqbench.core.judges.exact` (items with key fields
 and quoted content, a candidate map, per-field label domains). `JudgeSession.ask` validates every
-answer (each requested candidate exactly once, no extra candidate, only labels of the candidate's own
-label field), retries a rejected answer, keeps a call record of every attempt (request, response,
-judge id, time) and raises `JudgePending` when no valid answer comes: the score then stays pending.
+answer with `validate_labels` (each requested candidate exactly once, no extra candidate, only labels
+of the candidate's own label field — backends validate the same way, so the llm backend re-asks on
+its own), retries a rejected answer, keeps a call record of every attempt (request, response,
+judge id, time) and raises `JudgePending` when no valid answer comes or the judge's provider fails:
+the score then stays pending.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reqbench.core.judges.base import Judge, JudgePending, JudgeRejected, JudgeRequest, validate_labels
+from reqbench.core.llm.errors import ProviderError
 from reqbench.protocols.takeover.judging.contracts import (
     CLARIFICATION,
     FIELD_IDENTITY,
@@ -135,17 +138,6 @@ def clarification_request(cands: Sequence[BlockerCandidate], task_text: str) -> 
     return build_request(CLARIFICATION, items, {"task": task_text})
 
 
-def check_label_domains(request: JudgeRequest, labels: Mapping[str, str]) -> None:
-    """Reject a label that is valid for the contract but not for its candidate's own label field."""
-    cmap = request.data.get("candidate_map", {})
-    domains = request.data.get("label_domains", {})
-    for cand, label in labels.items():
-        lf = cmap.get(cand, {}).get("label_field")
-        if lf in domains and label not in domains[lf]:
-            raise JudgeRejected(f"{request.contract}: label {label!r} for {cand!r} is not one of "
-                                f"the {lf} labels {domains[lf]}")
-
-
 def label_of(request: JudgeRequest, labels: Mapping[str, str], item_id: str, label_field: str) -> str:
     """The label of (item, label field) in an answer to `request`."""
     fields = list(request.data["label_domains"])
@@ -170,7 +162,13 @@ class JudgeSession:
             try:
                 response = self.judge.judge(request)
                 labels = validate_labels(request, list(response.labels.items()))
-                check_label_domains(request, labels)
+            except ProviderError as exc:
+                # The judge could not be reached: the frozen response awaits evaluation (C.2).
+                self.records.append({"request_key": request.key(), "contract": request.contract,
+                                     "judge_id": getattr(self.judge, "judge_id", "?"), "attempt": attempt,
+                                     "accepted": False, "error": f"provider: {exc}", "labels": {},
+                                     "request": request_body})
+                raise JudgePending(f"{request.contract}: judge provider failed: {exc}") from exc
             except JudgeRejected as exc:
                 last = exc
                 self.records.append({"request_key": request.key(), "contract": request.contract,

@@ -111,7 +111,8 @@ class StatePair:
 
     @property
     def state_score(self) -> float | None:
-        """s_r: mean over applicable dimensions (eq. 4); None when no dimension applies."""
+        """s_r = (1/|D_r|) Σ_{d ∈ D_r} s_rd over the applicable dimensions D_r (eq. 4, C.1); None when
+        no dimension applies (such a state adds 0 to the Post-State numerator and is never exact)."""
         vals = [v for v in self.dimension_scores.values() if v is not None]
         return sum(vals) / len(vals) if vals else None
 
@@ -164,7 +165,14 @@ def align_fields(pairs: Sequence[StatePair], session: JudgeSession) -> None:
 
 
 def attribute_score(pair: StatePair, facts: FactBook) -> float | None:
-    """a_r of one matched requirement (eq. 3); None when no field applies on either side."""
+    """a_r of one matched requirement (eq. 3, C.1).
+
+    Numerator: 2 · Σ v_ij over aligned field pairs (exact path first, then SAME_STATE_VARIABLE),
+    v_ij the gold field's comparator on the predicted value. Denominator: |F̂_r| + |F_r|, the
+    applicable predicted and gold attribute fields, so unmatched extra fields and missing fields both
+    cost. A pair whose comparison is N/A (mutually empty collections) leaves both counts. N/A (None)
+    when no field applies on either side; predicted fields against empty gold attributes give 0.
+    In RQ3 this is the attributes dimension score s_r,attributes."""
     n_pred, n_gold, total = len(pair.pred_fields), len(pair.gold_fields), 0.0
     for i, j in pair.field_matches:
         gf = pair.gold_fields[j]
