@@ -80,8 +80,8 @@ class InstanceSpec(_Strict):
     protocol: Literal["journey"] = Field("journey", description="Marker: this is a journey instance.")
     id: str = Field(description="Instance id.")
     title: str = Field(description="One-line description of the project.")
-    overview: str = Field("", description="What the user is building overall; the user may mention it in "
-                                          "the first message, the single-shot prompt opens with it.")
+    overview: str = Field("", description="What the user is building overall, in the user's own voice; "
+                                          "the first message and the single-shot prompt open with it.")
     repo: str = Field("repo", description="Base repository directory, relative to the instance dir.")
     environment: EnvironmentSpec = Field(description="How hidden tests are run.")
     common_p2p: list[str] = Field(default_factory=list, description="Test nodes that are Pass-to-Pass for "
