@@ -28,6 +28,10 @@ SCHEMAS: dict[str, str] = {
     "specpath-family": "reqbench.protocols.specpath.models:FamilySpec",
     "specpath-suite": "reqbench.protocols.specpath.models:SuiteSpec",
     "specpath-result": "reqbench.protocols.specpath.results:ResultRecord",
+
+    "journey-instance": "reqbench.protocols.journey.models:InstanceSpec",
+    "journey-suite": "reqbench.protocols.journey.models:SuiteSpec",
+    "journey-persona": "reqbench.protocols.journey.personas:Persona",
 }
 
 

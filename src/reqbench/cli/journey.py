@@ -100,3 +100,19 @@ def session_cmd(
         for key in ("end_reason", "turns", "proc_f2p", "final_f2p", "final_p2p", "final_confidence",
                     "cost_usd"):
             console.print(f"  {key}: {result.get(key)}", highlight=False)
+
+
+@app.command("table")
+def table_cmd(run_dir: Path = typer.Argument(..., help="A run directory of a journey suite.")) -> None:
+    """Print the paper-style tables (main results and capabilities) of a journey run as markdown.
+
+    Example: reqbench journey table runs/demo/journey-journey-reference
+    """
+    from reqbench.core.errors import InputError
+    from reqbench.core.store import RunStore
+    from reqbench.protocols.journey.report import markdown_table, summarize_rows
+
+    with RunStore.open(run_dir, read_only=True) as store:
+        if store.meta.protocol != "journey":
+            raise InputError(f"not a journey run (protocol {store.meta.protocol})", file=str(run_dir))
+        typer.echo(markdown_table(summarize_rows(store.outcomes())), nl=False)

@@ -26,6 +26,7 @@ STATES = {
 }
 
 HIDDEN = {
+    "conftest.py": "import os\nimport sys\n\nsys.path.append(os.environ['REQBENCH_WORKSPACE'])\n",
     "test_base.py": "import calc\n\n\ndef test_add():\n    assert calc.add(2, 3) == 5\n",
     "test_ops.py": textwrap.dedent("""\
         import pytest
@@ -54,8 +55,8 @@ HIDDEN = {
 SPEC = {
     "protocol": "journey", "id": "calc", "title": "A tiny calculator",
     "overview": "calc is a one-function calculator module; it should learn the other arithmetic operations.",
-    "environment": {"test_command": ["{python}", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                     "--noconftest", "--continue-on-collection-errors", "tests_hidden"],
+    "environment": {"test_command": "{python} -P -m pytest -q -p no:cacheprovider --continue-on-collection-errors "
+                                    "--rootdir={hidden} {hidden}/tests_hidden",
                     "env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, "timeout_seconds": 60},
     "common_p2p": ["tests_hidden/test_base.py::test_add"],
     "stages": [

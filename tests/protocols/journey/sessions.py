@@ -1,4 +1,4 @@
-"""Helpers to run one journey session in a test (real workspace, real hidden-test runs)."""
+"""Running one journey session in a test (real workspace, real hidden-test runs)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ def control(name: str) -> SessionFactory:
 
 
 def run(instance_dir: Path, persona: str, factory: SessionFactory, tmp: Path, *, seed: int = 0,
-        max_turns: int = 30) -> tuple[Instance, SessionRecord]:
+        max_turns: int = 30, limits: SessionLimits | None = None) -> tuple[Instance, SessionRecord]:
     inst = load_instance(instance_dir)
     ws = make_workspace(inst.repo_dir, tmp / "workspace")
     sim = DeterministicSimulator(inst, preset(persona), seed=seed)
-    limits = SessionLimits(max_turns=max_turns)
+    limits = limits or SessionLimits(max_turns=max_turns)
     record = run_session(inst, persona, sim, factory(inst, ws, sim), ws, tmp, limits)
     return inst, record
 

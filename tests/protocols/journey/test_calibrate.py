@@ -16,8 +16,6 @@ from reqbench.protocols.journey.models import load_instance
 
 from .conftest import SPEC, build_instance
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "journey"
-
 
 def test_calc_instance_calibrates_and_derives_whole_task_sets(calc_instance: Path) -> None:
     inst = load_instance(calc_instance)
@@ -60,11 +58,3 @@ def test_subtask_without_f2p_nodes_is_rejected_as_input(tmp_path: Path) -> None:
     spec["stages"][0]["subtasks"][0]["f2p"] = []
     with pytest.raises(InputError, match="no F2P nodes"):
         load_instance(build_instance(tmp_path, spec))
-
-
-def test_bundled_instance_calibrates() -> None:
-    inst = load_instance(EXAMPLES / "tasklet")
-    assert len(inst.subtasks) >= 8 and len(inst.spec.stages) == 3
-    report = calibrate(inst)
-    assert report.ok, [f.sentence() for f in report.findings]
-    assert report.whole_f2p == 29 and report.whole_p2p == 4

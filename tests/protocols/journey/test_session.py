@@ -147,3 +147,20 @@ def test_single_shot_mode_scores_only_the_final_state(calc_instance: Path, tmp_p
     m = session_metrics(rec, inst)
     assert (m.turns, m.proc_f2p, m.final_f2p, m.final_p2p) == (1, None, 1.0, 1.0)
     assert "Add calc.div(a, b)" in rec.turns[0].user_message and "## division" in rec.turns[0].user_message
+
+
+def test_workspace_files_cannot_spoof_the_hidden_tests(calc_instance: Path, tmp_path: Path) -> None:
+    from reqbench.protocols.journey.env import make_workspace
+    from reqbench.protocols.journey.online import run_hidden_tests
+
+    inst = load_instance(calc_instance)
+    ws = make_workspace(inst.repo_dir, tmp_path / "workspace")
+    (ws / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    out = yield\n    out.get_result().outcome = 'passed'\n")
+    (ws / "pytest.ini").write_text("[pytest]\naddopts = -p no:junitxml\n")
+    (ws / "tests_hidden").mkdir()
+    (ws / "tests_hidden" / "test_ops.py").write_text("def test_sub():\n    pass\n")
+    run = run_hidden_tests(inst, ws)
+    assert run.failing(inst.whole_f2p) == inst.whole_f2p
+    assert run.passed("tests_hidden/test_base.py::test_add")

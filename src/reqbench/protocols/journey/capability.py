@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from reqbench.core.judges.base import Judge, JudgeRejected, JudgeRequest, judge_with_retries
+from reqbench.core.judges.base import Judge, JudgePending, JudgeRejected, JudgeRequest, judge_with_retries
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.session import SessionRecord, TurnRecord
 from reqbench.protocols.journey.simulators.phrasing import questions_in, words
@@ -124,33 +124,49 @@ _ALLOWED = {"solicits": {"yes", "no"}, "on_plan": {"yes", "no"}, "localization":
             "critical": {"yes", "no"}}
 
 
-def _ask(judge: Judge, contract: str, instructions: str, data: dict[str, Any],
-         candidates: list[str]) -> dict[str, str]:
-    labels = sorted({lab for c in candidates for lab in _ALLOWED[c]})
-    request = JudgeRequest(contract=contract, instructions=instructions, data=data, candidates=candidates,
-                           labels=labels)
-    for _ in range(3):
-        got = judge_with_retries(judge, request).labels
-        if all(got[c] in _ALLOWED[c] for c in candidates):
-            return got
-    raise JudgeRejected(f"{contract}: labels outside their candidate's allowed set")
+_STAGES = {"asking": ("journey_asking", _ASK, ["solicits", "on_plan"]),
+           "finding": ("journey_finding", _FIND, ["localization", "overconfident_wrong"]),
+           "fixing": ("journey_fixing", _FIX, ["problem_handling", "critical"])}
 
 
-def judged_turn(instance: Instance, turn: TurnRecord, judge: Judge, reasoning: str = "") -> TurnLabels:
-    """The three judged stages of B.3 for one turn. Raises `JudgePending` when the judge cannot comply."""
+def stage_requests(instance: Instance, turn: TurnRecord, reasoning: str = "") -> dict[str, JudgeRequest]:
+    """The judge requests of one turn: asking and finding always, fixing only with visible reasoning."""
     subs = [{"id": s.id, "request": s.request, "acceptance_criteria": list(s.acceptance_criteria)}
             for s in (instance.subtask(x) for x in turn.active)]
     failing = [n for s in turn.active for n in instance.subtask(s).f2p if not turn.probes.get(n, False)]
-    data = {"user_message": turn.user_message, "assistant_reply": turn.reply, "main_line": subs,
-            "edited_files": turn.changed_files, "diff_excerpt": turn.diff[:6000], "failing_tests": failing}
-    ask = _ask(judge, "journey_asking", _ASK, data, ["solicits", "on_plan"])
-    find = _ask(judge, "journey_finding", _FIND, data, ["localization", "overconfident_wrong"])
+    data: dict[str, Any] = {"user_message": turn.user_message, "assistant_reply": turn.reply,
+                            "main_line": subs, "edited_files": turn.changed_files,
+                            "diff_excerpt": turn.diff[:6000], "failing_tests": failing}
+    out = {}
+    for stage, (contract, instructions, candidates) in _STAGES.items():
+        if stage == "fixing":
+            if not reasoning.strip():
+                continue
+            data = {**data, "reasoning": reasoning[:8000]}
+        labels = sorted({lab for c in candidates for lab in _ALLOWED[c]})
+        out[stage] = JudgeRequest(contract=contract, instructions=instructions, data=data,
+                                  candidates=candidates, labels=labels)
+    return out
+
+
+def _labels(judge: Judge, request: JudgeRequest) -> dict[str, str]:
+    got = judge_with_retries(judge, request).labels
+    bad = [c for c in request.candidates if got[c] not in _ALLOWED[c]]
+    if bad:
+        raise JudgeRejected(f"{request.contract}: labels outside the allowed set for {bad}")
+    return got
+
+
+def judged_turn(instance: Instance, turn: TurnRecord, judge: Judge, reasoning: str = "") -> TurnLabels:
+    """The three judged stages of B.3 for one turn. Raises `JudgePending` / `JudgeRejected` when the
+    judge cannot comply (the caller falls back to the heuristic and says so)."""
+    reqs = stage_requests(instance, turn, reasoning)
+    ask, find = _labels(judge, reqs["asking"]), _labels(judge, reqs["finding"])
     labels = TurnLabels(solicits=ask["solicits"] == "yes",
                         on_plan=ask["solicits"] == "yes" and ask["on_plan"] == "yes",
                         locus=find["localization"], overconfident_wrong=find["overconfident_wrong"] == "yes")
-    if reasoning.strip():
-        fix = _ask(judge, "journey_fixing", _FIX, {**data, "reasoning": reasoning[:8000]},
-                   ["problem_handling", "critical"])
+    if "fixing" in reqs:
+        fix = _labels(judge, reqs["fixing"])
         labels.problem = fix["problem_handling"]
         labels.critical = fix["problem_handling"] == "skipped" and fix["critical"] == "yes"
     return labels
@@ -162,3 +178,19 @@ def judged_capabilities(record: SessionRecord, instance: Instance, judge: Judge,
     texts = reasoning or [""] * len(record.turns)
     labels = [judged_turn(instance, t, judge, r) for t, r in zip(record.turns, texts, strict=True)]
     return {"method": f"judge:{judge.judge_id}", **rates(labels, confidence)}
+
+
+def session_capabilities(record: SessionRecord, instance: Instance, judge_spec: str,
+                         confidence: int | None) -> dict[str, Any]:
+    """Capabilities for a run's ``--judge``: ``exact`` (the offline default) -> the heuristic
+    approximation; any other judge spec -> the judged version, falling back to the heuristic (with the
+    reason recorded under ``judge_pending``) when the judge cannot label every turn."""
+    if judge_spec in ("", "exact"):
+        return heuristic_capabilities(record, instance, confidence)
+    from reqbench.core.judges.factory import make_judge
+
+    judge = make_judge(judge_spec)
+    try:
+        return judged_capabilities(record, instance, judge, confidence, [t.reasoning for t in record.turns])
+    except (JudgePending, JudgeRejected) as exc:
+        return {**heuristic_capabilities(record, instance, confidence), "judge_pending": str(exc)}

@@ -12,7 +12,7 @@ Layout of an instance directory::
     instance.yaml          this model
     repo/                  the base repository the assistant starts from
     patches/<ID>.patch     reference patches, applied in subtask order
-    hidden/<mount>/...     hidden tests, copied into a *snapshot* of the workspace at test time
+    hidden/...             hidden tests, readable only by the test command (at ``{hidden}``)
 """
 
 from __future__ import annotations
@@ -62,11 +62,15 @@ class StageSpec(_Strict):
 
 
 class EnvironmentSpec(_Strict):
-    test_command: list[str] = Field(description="argv running the hidden tests from the snapshot root; "
-                                    "'{python}' is replaced by the running interpreter. The harness appends "
-                                    "a --junitxml option, so this must be a pytest invocation.")
-    hidden_tests: str = Field("hidden", description="Directory (relative to the instance dir) whose content "
-                              "is copied into the snapshot root before the tests run.")
+    test_command: str = Field(description="Shell command running the hidden tests with pytest, from the "
+                              "snapshot root; placeholders: {python} (the running interpreter), {hidden} "
+                              "(the read-only hidden directory), {workspace}. The harness adds the JUnit "
+                              "report option. Recommended: '{python} -P -m pytest --rootdir={hidden} "
+                              "{hidden}/TESTS' with a hidden conftest.py that appends $REQBENCH_WORKSPACE to "
+                              "sys.path, so nothing in the workspace can shadow pytest or add a conftest.")
+    hidden_tests: str = Field("hidden", description="Directory (relative to the instance dir) with the "
+                              "hidden tests; readable by the test command at {hidden}, never copied into a "
+                              "workspace.")
     timeout_seconds: float = Field(120.0, description="Wall-clock limit for one hidden test run.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the "
                                 "test command (the environment is otherwise scrubbed).")
@@ -76,8 +80,8 @@ class InstanceSpec(_Strict):
     protocol: Literal["journey"] = Field("journey", description="Marker: this is a journey instance.")
     id: str = Field(description="Instance id.")
     title: str = Field(description="One-line description of the project.")
-    overview: str = Field("", description="What the user is building overall; the user may mention it in "
-                                          "the first message, the single-shot prompt opens with it.")
+    overview: str = Field("", description="What the user is building overall, in the user's own voice; "
+                                          "the first message and the single-shot prompt open with it.")
     repo: str = Field("repo", description="Base repository directory, relative to the instance dir.")
     environment: EnvironmentSpec = Field(description="How hidden tests are run.")
     common_p2p: list[str] = Field(default_factory=list, description="Test nodes that are Pass-to-Pass for "
@@ -261,4 +265,4 @@ def load_suite(path: Path) -> tuple[SuiteSpec, list[Instance]]:
         except ValidationError as exc:
             raise InputError(_first_error(exc), file=str(file)) from None
         return suite, [load_instance(path / rel) for rel in suite.instances]
-    return SuiteSpec(protocol="journey", instances=["."]), [load_instance(path)]
+    return SuiteSpec.model_validate({"protocol": "journey", "instances": ["."]}), [load_instance(path)]

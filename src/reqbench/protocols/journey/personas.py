@@ -83,11 +83,15 @@ class Persona(BaseModel):
     name: str = Field(description="Condition name, e.g. 'software-architect'.")
     title: str = Field(description="Display name, e.g. 'Software Architect'.")
     description: str = Field(description="Who this user is, in a few sentences (the llm simulator's role).")
-    expertise: Expertise = Field(description=Expertise.__doc__)
-    detail_preference: DetailPreference = Field(description=DetailPreference.__doc__)
-    control_style: ControlStyle = Field(description=ControlStyle.__doc__)
-    goal_stability: GoalStability = Field(description=GoalStability.__doc__)
-    verification_style: VerificationStyle = Field(description=VerificationStyle.__doc__)
+    expertise: Expertise = Field(description="Dimension 1, expertise: none | low | intermediate | expert.")
+    detail_preference: DetailPreference = Field(description="Dimension 2, detail preference: minimal | "
+                                                            "moderate | detailed (sets disclosure pace).")
+    control_style: ControlStyle = Field(description="Dimension 3, control style: delegating | collaborative "
+                                                    "| directive.")
+    goal_stability: GoalStability = Field(description="Dimension 4, goal stability: stable | evolving | "
+                                                      "pivoting.")
+    verification_style: VerificationStyle = Field(description="Dimension 5, verification style: symptoms | "
+                                                              "acceptance | tests | review.")
     initial_confidence: int = Field(60, ge=1, le=100, description="Confidence (0-100) at the start.")
     progress_reward: int = Field(8, ge=0, description="Confidence gained when more of the open subtasks' "
                                                       "tests pass than before.")

@@ -10,9 +10,10 @@ One session is one (instance, persona, assistant) interaction in one persistent 
 4. the session ends when every subtask is resolved (done or dropped), when the user's confidence reaches
    0, or when the shared turn limit is reached.
 
-Context overflow (B.1): if the assistant reports a provider error that mentions the context and its
-session offers ``force_low_watermark()``, the loop calls it (history cut down to user turns plus recent
-context) and retries the turn once.
+History (B.1): an assistant session that exposes its chat ``messages`` is kept under the high watermark
+(user turns and recent context survive, `history`); if the assistant reports a provider error that
+mentions the context, the history is forced to the low watermark (or the session's own
+``force_low_watermark()`` is called) and the turn is retried once.
 
 Every turn's diff, test results, reply, usage and the simulator's status/confidence are recorded.
 """
@@ -25,7 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentResult, AgentStatus, Budget, Session, Usage
-from reqbench.protocols.journey.env import changed_files, copy_tree, diff_trees
+from reqbench.protocols.journey.env import changed_files, diff_trees, snapshot
+from reqbench.protocols.journey.history import Watermarks, truncate_chat
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.online import TestRun, run_hidden_tests
 from reqbench.protocols.journey.simulators.base import EndReason, Observation, UserSimulator, UserTurn
@@ -37,6 +39,7 @@ class SessionLimits:
     """Shared turn limit: assistant turns (each answering one user message)."""
     max_steps_per_turn: int = 250
     wall_seconds_per_turn: float | None = 1800.0
+    watermarks: Watermarks = Watermarks()
 
 
 @dataclass
@@ -56,6 +59,7 @@ class TurnRecord:
     probes: dict[str, bool]
     tree: str
     retried_overflow: bool = False
+    reasoning: str = ""
     confidence_after: int | None = None
     statuses_after: dict[str, str] = field(default_factory=dict)
     user_notes: dict[str, Any] = field(default_factory=dict)
@@ -109,8 +113,8 @@ class _Evaluator:
         self.workspace = workspace
         self.dir = work_dir / "snapshots"
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.first = copy_tree(workspace, self.dir / "base")
-        self.prev = copy_tree(workspace, self.dir / "turn_000")
+        self.first = snapshot(workspace, self.dir / "base")
+        self.prev = snapshot(workspace, self.dir / "turn_000")
         self.count = 0
 
     def base(self) -> TestRun:
@@ -118,7 +122,7 @@ class _Evaluator:
 
     def after_turn(self) -> tuple[str, TestRun]:
         self.count += 1
-        snap = copy_tree(self.workspace, self.dir / f"turn_{self.count:03d}")
+        snap = snapshot(self.workspace, self.dir / f"turn_{self.count:03d}")
         diff = diff_trees(self.prev, snap)
         run = run_hidden_tests(self.instance, snap, self.dir)
         shutil.rmtree(self.prev, ignore_errors=True)
@@ -134,13 +138,54 @@ def _is_overflow(result: AgentResult) -> bool:
     return result.status is AgentStatus.PROVIDER_ERROR and "context" in result.detail.lower()
 
 
-def _send(session: Session, message: str, budget: Budget) -> tuple[AgentResult, bool]:
-    result = session.send(message, budget)
-    lower = getattr(session, "force_low_watermark", None)
-    if _is_overflow(result) and callable(lower):
-        lower()
-        return session.send(message, budget), True
-    return result, False
+class _Sender:
+    """Sends user turns to the assistant session, keeping its history within the watermarks (B.1).
+
+    A session exposing its chat history as a ``messages`` list (the built-in llm agent) is truncated
+    here: at the high watermark before each turn, and forced to the low watermark for the one retry
+    after a context overflow. A session may instead offer ``force_low_watermark()`` itself.
+    """
+
+    def __init__(self, session: Session, marks: Watermarks) -> None:
+        self.session, self.marks = session, marks
+        self.user_turns: set[str] = set()
+
+    def _chat(self) -> list[dict[str, Any]] | None:
+        messages = getattr(self.session, "messages", None)
+        if isinstance(messages, list) and all(isinstance(m, dict) and "role" in m for m in messages):
+            return messages
+        return None
+
+    def _fit(self, force_low: bool) -> bool:
+        messages = self._chat()
+        if messages is None:
+            return False
+        messages[:] = truncate_chat(messages, self.user_turns, self.marks, force_low=force_low)
+        return True
+
+    def send(self, message: str, budget: Budget) -> tuple[AgentResult, bool]:
+        self.user_turns.add(message)
+        self._fit(force_low=False)
+        result = self.session.send(message, budget)
+        if not _is_overflow(result):
+            return result, False
+        lower = getattr(self.session, "force_low_watermark", None)
+        if callable(lower):
+            lower()
+        elif not self._fit(force_low=True):
+            return result, False
+        messages = self._chat()
+        if messages and messages[-1].get("content") == message:
+            messages.pop()  # the failed turn's user message is sent again by the retry
+        return self.session.send(message, budget), True
+
+
+def _reasoning(result: AgentResult) -> str:
+    """The assistant's visible reasoning in a turn: its own messages (B.3 judges Fixing Right on it)."""
+    parts = [str(e.data.get("content") or "") for e in result.trajectory
+             if e.kind == "message" and e.data.get("role") == "assistant"]
+    parts += [str(e.data["reasoning"]) for e in result.trajectory if e.data.get("reasoning")]
+    return "\n\n".join(p for p in parts if p)
 
 
 def _stage_now(instance: Instance, statuses: dict[str, str]) -> int:
@@ -156,6 +201,7 @@ def run_session(instance: Instance, condition: str, simulator: UserSimulator, se
     record = SessionRecord(instance=instance.id, condition=condition, mode="interactive",
                            base_probes=base.probes, initial_confidence=simulator.state.confidence)
     budget = Budget(wall_seconds=limits.wall_seconds_per_turn, max_steps=limits.max_steps_per_turn)
+    sender = _Sender(session, limits.watermarks)
     user: UserTurn = simulator.open(base)
     stage = _stage_now(instance, user.statuses)
     previous = base
@@ -164,7 +210,7 @@ def run_session(instance: Instance, condition: str, simulator: UserSimulator, se
             if len(record.turns) >= limits.max_turns:
                 record.end_reason = EndReason.TURN_LIMIT.value
                 break
-            result, retried = _send(session, user.message, budget)
+            result, retried = sender.send(user.message, budget)
             record.assistant_usage.add(result.usage)
             diff, run = ev.after_turn()
             turn = TurnRecord(index=len(record.turns) + 1, user_message=user.message,
@@ -173,7 +219,8 @@ def run_session(instance: Instance, condition: str, simulator: UserSimulator, se
                               stage=stage, reply=result.reply or "",
                               status=result.status.value, usage=result.usage.to_dict(),
                               steps=len(result.trajectory), diff=diff, changed_files=changed_files(diff),
-                              probes=run.probes, tree=run.tree, retried_overflow=retried)
+                              probes=run.probes, tree=run.tree, retried_overflow=retried,
+                              reasoning=_reasoning(result))
             record.turns.append(turn)
             if result.status is AgentStatus.PROVIDER_ERROR:
                 record.end_reason = "provider_error"
@@ -224,7 +271,7 @@ def run_single_shot(instance: Instance, session: Session, workspace: Path, work_
     budget = Budget(wall_seconds=limits.wall_seconds_per_turn, max_steps=limits.max_steps_per_turn)
     prompt = single_shot_prompt(instance)
     try:
-        result, retried = _send(session, prompt, budget)
+        result, retried = _Sender(session, limits.watermarks).send(prompt, budget)
     finally:
         session.close()
     record.assistant_usage.add(result.usage)
@@ -234,7 +281,8 @@ def run_single_shot(instance: Instance, session: Session, workspace: Path, work_
                                    stage=len(instance.spec.stages) - 1, reply=result.reply or "",
                                    status=result.status.value, usage=result.usage.to_dict(),
                                    steps=len(result.trajectory), diff=diff, changed_files=changed_files(diff),
-                                   probes=run.probes, tree=run.tree, retried_overflow=retried))
+                                   probes=run.probes, tree=run.tree, retried_overflow=retried,
+                                   reasoning=_reasoning(result)))
     record.end_reason = ("provider_error" if result.status is AgentStatus.PROVIDER_ERROR
                          else EndReason.SINGLE_SHOT.value)
     record.final_diff = ev.final_diff()

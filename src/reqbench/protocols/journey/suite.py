@@ -21,10 +21,10 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import pretty_json
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
-from reqbench.protocols.journey.capability import heuristic_capabilities
+from reqbench.protocols.journey.capability import session_capabilities
 from reqbench.protocols.journey.env import make_workspace
 from reqbench.protocols.journey.metrics import final_confidence, session_metrics
-from reqbench.protocols.journey.models import Instance, SuiteSpec, load_suite
+from reqbench.protocols.journey.models import Instance, load_suite
 from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
 from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.session import SessionLimits, run_session, run_single_shot
@@ -63,6 +63,10 @@ def make_simulator(kind: str, instance: Instance, condition: str, suite_dir: Pat
         return DeterministicSimulator(instance, persona, seed=seed)
     if kind == "llm":
         from reqbench.protocols.journey.simulators.llm import LLMSimulator
+
+        if not model:
+            raise InputError("the llm simulator needs a model (suite.yaml simulator_model, or --agent-opt "
+                             "journey.simulator_model=NAME)", item="journey.simulator_model")
 
         return LLMSimulator(instance, persona, model=model, seed=seed)
     raise InputError(f"unknown simulator {kind!r}; use deterministic or llm", item="journey.simulator")
@@ -122,7 +126,7 @@ class JourneyProtocol:
                 record = run_session(instance, row.condition, sim, session, workspace, work_dir, limits)
         except HarnessError as exc:
             return RowOutcome(RowStatus.INVALID, detail=f"harness: {exc}")
-        return outcome_of(record, instance, suite, simulator_kind)
+        return outcome_of(record, instance, simulator_kind, options.judge)
 
     def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
                    work_dir: Path) -> RowOutcome:
@@ -138,13 +142,13 @@ class JourneyProtocol:
                 for agent in ("reference", "null")]
 
 
-def outcome_of(record: Any, instance: Instance, suite: SuiteSpec, simulator_kind: str) -> RowOutcome:
+def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec: str = "exact") -> RowOutcome:
     """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
     every turn's diff as artifacts."""
     if record.end_reason == "provider_error":
         return RowOutcome(RowStatus.INVALID, detail="assistant provider error", result={"mode": record.mode})
     metrics = session_metrics(record, instance)
-    caps = heuristic_capabilities(record, instance, final_confidence(record))
+    caps = session_capabilities(record, instance, judge_spec, final_confidence(record))
     trace = [{"turn": t.index, "disclosed": t.disclosed, "active": t.active, "stage": t.stage,
               "status": t.status, "changed_files": t.changed_files,
               "passed": sorted(n for n, ok in t.probes.items() if ok),

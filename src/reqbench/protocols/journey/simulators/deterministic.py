@@ -49,6 +49,7 @@ users and among phrasing templates. Same seed, same assistant behaviour -> the s
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from reqbench.core.agents.base import Usage
 from reqbench.protocols.journey.models import Instance, SubtaskSpec
@@ -102,9 +103,9 @@ class DeterministicSimulator:
         return lines, real
 
     def _turn(self, lines: list[str], disclosed: list[str], end: EndReason | None = None,
-              **notes: object) -> UserTurn:
+              notes: dict[str, Any] | None = None) -> UserTurn:
         return UserTurn(message="\n\n".join(x for x in lines if x), confidence=self.state.confidence,
-                        statuses=self.state.snapshot(), disclosed=disclosed, end=end, notes=dict(notes))
+                        statuses=self.state.snapshot(), disclosed=disclosed, end=end, notes=notes or {})
 
     def open(self, base: TestRun) -> UserTurn:
         lines, real = self._disclose(self.state.next_batch(self.persona.disclosure_batch))
@@ -183,17 +184,17 @@ class DeterministicSimulator:
         open_subs = [inst.subtask(s) for s in st.ids(SubtaskStatus.ACTIVE) if s not in self._pivot_pending]
         for q in phrasing.questions_in(obs.reply)[:3]:
             lines.append(phrasing.answer(inst, self.persona, q, open_subs))
-        notes = {"accepted": accepted, "dropped": dropped, "regressions_seen": regressions,
+        notes: dict[str, Any] = {"accepted": accepted, "dropped": dropped, "regressions_seen": regressions,
                  "progress": progressed}
         # 5. ending or the next disclosure
         if st.confidence <= 0:
             return self._turn([*lines, "I don't think this is going anywhere. I'll stop here."], disclosed,
-                              EndReason.CONFIDENCE_ZERO, **notes)
+                              EndReason.CONFIDENCE_ZERO, notes)
         if not st.ids(SubtaskStatus.ACTIVE):
             if st.resolved():
                 return self._turn([*lines, "That's everything I needed. Thanks!"], disclosed,
-                                  EndReason.ALL_RESOLVED, **notes)
+                                  EndReason.ALL_RESOLVED, notes)
             more, real = self._disclose(st.next_batch(self.persona.disclosure_batch))
             lines.extend(["Next:", *more])
             disclosed.extend(real)
-        return self._turn(lines, disclosed, **notes)
+        return self._turn(lines, disclosed, None, notes)

@@ -1,0 +1,48 @@
+"""Journey speed: one hidden-test run of the bundled instance, calibration, and one reference session.
+
+Targets (2-core machine, idle): a hidden-test run under 1.5 s, calibration (10 runs) under 15 s, a
+reference session per persona under 15 s with a cold cache.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+
+from reqbench.protocols.journey import online
+from reqbench.protocols.journey.assistants import open_session
+from reqbench.protocols.journey.calibrate import calibrate
+from reqbench.protocols.journey.env import make_workspace
+from reqbench.protocols.journey.models import load_instance
+from reqbench.protocols.journey.personas import PRESET_NAMES, preset
+from reqbench.protocols.journey.session import SessionLimits, run_session
+from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
+
+INSTANCE = Path(__file__).resolve().parents[1] / "examples" / "journey" / "tasklet"
+
+
+def _timed(label: str, fn) -> None:  # type: ignore[no-untyped-def]
+    online._CACHE.runs.clear()
+    start = time.perf_counter()
+    fn()
+    print(f"{label:40s} {time.perf_counter() - start:7.2f} s")
+
+
+def main() -> None:
+    inst = load_instance(INSTANCE)
+    _timed("hidden-test run (base)", lambda: online.run_hidden_tests(inst, inst.repo_dir))
+    _timed("calibration (10 runs)", lambda: calibrate(inst))
+    for name in PRESET_NAMES:
+        def session(name: str = name) -> None:
+            with tempfile.TemporaryDirectory() as tmp:
+                ws = make_workspace(inst.repo_dir, Path(tmp) / "ws")
+                sim = DeterministicSimulator(inst, preset(name), seed=0)
+                sess = open_session("reference", inst, ws, lambda: list(sim.state.disclosed))
+                run_session(inst, name, sim, sess, ws, Path(tmp), SessionLimits())
+
+        _timed(f"reference session, {name}", session)
+
+
+if __name__ == "__main__":
+    main()

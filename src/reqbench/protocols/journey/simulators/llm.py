@@ -1,0 +1,243 @@
+"""The llm simulated user: the paper's simulator (SWE-Journey §3.3, B.1), on the core OpenAI-compatible
+client.
+
+Per user turn:
+
+1. **Draft.** The model gets the persona prompt (`llm_prompts`), the hidden checklist with each subtask's
+   current status, its confidence, the conversation so far (truncated at the watermarks, keeping every
+   user turn, `history`) and the assistant's latest reply and changed files. It may call up to
+   `max_tool_calls` read-only tools -- ``run_tests`` (the hidden-test results of the snapshot taken after
+   the turn), ``list_files``, ``read_file`` (of that snapshot) -- and then answers with a structured reply:
+   message, every subtask's status, confidence, and the subtasks the message discloses.
+2. **Validate.** Unknown ids, statuses or an out-of-range confidence are sent back once for correction;
+   a second invalid reply raises `SimulatorError` (the row becomes invalid, never scored).
+3. **Score and revise.** A second call scores the draft for naturalness, disclosure pacing, coherence and
+   role boundaries (1-5) and supplies a rewrite when a score is below 4; the rewrite is used. An
+   unparseable review keeps the draft (recorded in the turn's notes).
+
+Confidence 0 ends the session; so does every subtask being done or dropped. Simulator tokens are
+accumulated in `usage`, separately from the assistant's (B.1: they are not part of Cost/Session).
+A provider error that mentions the context length triggers one retry with the history forced to the
+low watermark.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.agents.base import Usage
+from reqbench.core.errors import HarnessError
+from reqbench.protocols.journey.history import Entry, Watermarks, truncate
+from reqbench.protocols.journey.models import Instance
+from reqbench.protocols.journey.online import TestRun
+from reqbench.protocols.journey.personas import Persona
+from reqbench.protocols.journey.simulators.base import (
+    EndReason,
+    Observation,
+    SimState,
+    SubtaskStatus,
+    UserTurn,
+)
+from reqbench.protocols.journey.simulators.llm_prompts import REVIEW, role_prompt
+
+_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.M)
+_READ_LIMIT = 20_000
+
+
+class SimulatorError(HarnessError):
+    """The simulator model could not produce a valid structured reply."""
+
+
+def parse_json_object(text: str) -> dict[str, Any]:
+    """The one JSON object in `text` (code fences and text around the braces tolerated)."""
+    cleaned = _FENCE.sub("", text.strip())
+    start, end = cleaned.find("{"), cleaned.rfind("}")
+    if start < 0 or end < start:
+        raise ValueError("no JSON object in the reply")
+    value = json.loads(cleaned[start:end + 1])
+    if not isinstance(value, dict):
+        raise ValueError("the reply is not a JSON object")
+    return value
+
+
+class LLMSimulator:
+    name = "llm"
+
+    def __init__(self, instance: Instance, persona: Persona, model: str, seed: int = 0,
+                 client: Any = None, max_tool_calls: int = 3, revise: bool = True,
+                 marks: Watermarks | None = None) -> None:
+        if client is None:
+            from reqbench.core.llm.client import ChatClient
+
+            client = ChatClient()
+        self.instance, self.persona, self.model, self.seed = instance, persona, model, seed
+        self.client = client
+        self.state = SimState(instance, persona)
+        self.usage = Usage()
+        self.max_tool_calls, self.revise = max_tool_calls, revise
+        self.marks = marks or Watermarks()
+        self.history: list[Entry] = []
+
+    # ---- model calls --------------------------------------------------------------------------------
+
+    def _complete(self, messages: list[dict[str, Any]]) -> str:
+        try:
+            resp = self.client.complete(messages, model=self.model, temperature=0.0, seed=self.seed)
+        except Exception as exc:  # provider errors come in several types; only the context case retries
+            if "context" not in str(exc).lower() or len(messages) < 2:
+                raise SimulatorError(f"simulator model call failed: {exc}") from exc
+            messages = [messages[0], {"role": "user", "content": self._context(None, force_low=True)},
+                        *messages[2:]]
+            resp = self.client.complete(messages, model=self.model, temperature=0.0, seed=self.seed)
+        self.usage.add(Usage(resp.prompt_tokens, resp.completion_tokens, resp.cost_usd))
+        return str(resp.content or "")
+
+    # ---- context and tools --------------------------------------------------------------------------
+
+    def _checklist(self) -> list[dict[str, Any]]:
+        return [{"id": s.id, "stage": self.instance.stage_of[s.id] + 1, "title": s.title,
+                 "request": s.request, "plain": s.plain, "acceptance_criteria": list(s.acceptance_criteria),
+                 "earlier_idea": s.pivot_from or None, "status": self.state.status[s.id].value}
+                for s in self.instance.subtasks]
+
+    def _context(self, obs: Observation | None, force_low: bool = False) -> str:
+        shown = truncate(self.history, self.marks, force_low=force_low)
+        convo = "\n\n".join(f"[{speaker}] {text}" for speaker, text in shown) or "(nothing yet)"
+        parts = [f"Project: {self.instance.spec.title}\n{self.instance.spec.overview}",
+                 "Hidden checklist (never show it):\n" + json.dumps(self._checklist(), indent=1),
+                 f"Your confidence now: {self.state.confidence}", "Conversation so far:\n" + convo]
+        if obs is None:
+            parts.append("Write your first message to the assistant.")
+        else:
+            parts.append(f"The assistant just finished turn {obs.turn}. Files it changed: "
+                         f"{', '.join(obs.changed_files) or 'none'}. React to it.")
+        return "\n\n".join(parts)
+
+    def _tool(self, call: dict[str, Any], obs: Observation | None) -> str:
+        name = call.get("tool")
+        if obs is None:
+            return "No code has been written yet; tools become useful after the assistant's first turn."
+        if name == "run_tests":
+            return _test_report(self.instance, obs.tests)
+        root = obs.snapshot
+        if root is None:
+            return "The repository is not available."
+        if name == "list_files":
+            return "\n".join(snapshot_files(root))
+        if name == "read_file":
+            target = (root / str(call.get("path", ""))).resolve()
+            if not target.is_relative_to(root.resolve()) or not target.is_file():
+                return f"No such file: {call.get('path')}"
+            return target.read_text(errors="replace")[:_READ_LIMIT]
+        return f"Unknown tool {name!r}."
+
+    # ---- one turn -----------------------------------------------------------------------------------
+
+    def _validate(self, reply: dict[str, Any]) -> str | None:
+        ids = set(self.state.status)
+        status = reply.get("subtask_status")
+        if not isinstance(reply.get("message"), str) or not reply["message"].strip():
+            return "'message' must be a non-empty string"
+        if not isinstance(status, dict) or set(status) != ids:
+            return f"'subtask_status' must list exactly these ids: {sorted(ids)}"
+        allowed = {s.value for s in SubtaskStatus}
+        if any(v not in allowed for v in status.values()):
+            return f"statuses must be one of {sorted(allowed)}"
+        conf = reply.get("confidence")
+        if not isinstance(conf, int) or isinstance(conf, bool) or not 0 <= conf <= 100:
+            return "'confidence' must be an integer from 0 to 100"
+        disclose = reply.get("disclose", [])
+        if not isinstance(disclose, list) or any(d not in ids for d in disclose):
+            return "'disclose' must be a list of subtask ids"
+        return None
+
+    def _draft(self, obs: Observation | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": role_prompt(self.persona, self.max_tool_calls)},
+            {"role": "user", "content": self._context(obs)}]
+        notes: dict[str, Any] = {"tools": [], "corrections": 0}
+        for _ in range(self.max_tool_calls + 2):
+            text = self._complete(messages)
+            messages.append({"role": "assistant", "content": text})
+            try:
+                reply = parse_json_object(text)
+            except (ValueError, json.JSONDecodeError) as exc:
+                problem: str | None = f"not valid JSON ({exc})"
+            else:
+                if "tool" in reply and len(notes["tools"]) < self.max_tool_calls:
+                    notes["tools"].append(reply["tool"])
+                    messages.append({"role": "user", "content": "TOOL RESULT:\n" + self._tool(reply, obs)})
+                    continue
+                problem = self._validate(reply)
+                if problem is None:
+                    return reply, notes
+            if notes["corrections"] >= 1:
+                raise SimulatorError(f"simulator reply invalid after one correction: {problem}")
+            notes["corrections"] += 1
+            messages.append({"role": "user", "content": f"That reply is not valid: {problem}. Answer again "
+                                                        "with one JSON object in the required shape."})
+        raise SimulatorError("simulator exceeded its tool-call budget without a message")
+
+    def _review(self, message: str) -> tuple[str, dict[str, Any]]:
+        convo = "\n\n".join(f"[{s}] {t}" for s, t in truncate(self.history, self.marks))
+        data = (f"Persona: {self.persona.title}\nHidden checklist:\n{json.dumps(self._checklist())}\n\n"
+                f"Conversation:\n{convo}\n\nDraft message:\n{message}")
+        text = self._complete([{"role": "system", "content": REVIEW}, {"role": "user", "content": data}])
+        try:
+            review = parse_json_object(text)
+        except (ValueError, json.JSONDecodeError):
+            return message, {"review": "unparseable; draft kept"}
+        revised = review.get("revised")
+        keys = ("naturalness", "disclosure_pacing", "coherence", "role_boundaries")
+        scores = {k: review.get(k) for k in keys}
+        if isinstance(revised, str) and revised.strip():
+            return revised, {"review": scores, "revised": True}
+        return message, {"review": scores, "revised": False}
+
+    def _turn(self, obs: Observation | None) -> UserTurn:
+        if obs is not None:
+            self.history.append(("assistant", obs.reply))
+        reply, notes = self._draft(obs)
+        message = reply["message"].strip()
+        if self.revise:
+            message, review = self._review(message)
+            notes.update(review)
+        for sid, value in reply["subtask_status"].items():
+            self.state.status[sid] = SubtaskStatus(value)
+        self.state.confidence = int(reply["confidence"])
+        new = [d for d in reply.get("disclose", []) if d not in self.state.disclosed]
+        self.state.disclosed.extend(new)
+        self.history.append(("user", message))
+        end = None
+        if self.state.confidence <= 0:
+            end = EndReason.CONFIDENCE_ZERO
+        elif self.state.resolved():
+            end = EndReason.ALL_RESOLVED
+        return UserTurn(message=message, confidence=self.state.confidence, statuses=self.state.snapshot(),
+                        disclosed=new, end=end, notes=notes)
+
+    def open(self, base: TestRun) -> UserTurn:
+        return self._turn(None)
+
+    def respond(self, obs: Observation) -> UserTurn:
+        return self._turn(obs)
+
+
+def _test_report(instance: Instance, run: TestRun) -> str:
+    lines = []
+    for sub in instance.subtasks:
+        bad = run.failing(sub.f2p)
+        lines.append(f"{sub.id} ({sub.title}): {len(sub.f2p) - len(bad)}/{len(sub.f2p)} passing"
+                     + (f"; failing: {', '.join(bad)}" if bad else ""))
+    broken = run.failing(instance.whole_p2p)
+    kept = len(instance.whole_p2p) - len(broken)
+    lines.append(f"existing behaviour: {kept}/{len(instance.whole_p2p)} passing"
+                 + (f"; broken: {', '.join(broken)}" if broken else ""))
+    return "\n".join(lines)
+
+
+def snapshot_files(root: Path) -> list[str]:
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
