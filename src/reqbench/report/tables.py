@@ -6,6 +6,8 @@ protocol-specific code when it follows these rules:
 * ``{table_name: {row_label: {column: cell}}}`` is a table (rows and columns in insertion order; a
   column missing from a row is an empty cell);
 * a top-level scalar ``{name: number | str | bool | None}`` goes into one key/value table "overview";
+* a summary that is itself one flat table (``{row_label: {column: scalar cell}}``, e.g. journey's
+  ``{persona: {metric: value}}``) renders as the table "summary";
 * a cell is a number, string, bool, None, or ``{"value": x, "ci": [lo, hi]}`` (shown ``x [lo, hi]``;
   plots draw the interval as an error bar); any other value is shown as compact JSON;
 * the optional key ``"plots"`` lists bar charts: ``[{"table": name, "column": col, "title": str,
@@ -60,6 +62,11 @@ def summary_tables(summary: dict[str, Any]) -> list[TableData]:
     """The tables a summary dict describes (see the module docstring), overview first."""
     overview: list[list[str]] = []
     tables: list[TableData] = []
+    rows_only = {k: v for k, v in summary.items() if k != PLOTS_KEY}
+    if is_table(rows_only) and not any(is_table(v) or any(isinstance(c, dict) for c in v.values())
+                                       for v in rows_only.values()):
+        # The summary is itself one table ({row label: {column: value}}, e.g. journey's personas).
+        summary = {"summary": rows_only, **({PLOTS_KEY: summary[PLOTS_KEY]} if PLOTS_KEY in summary else {})}
     for name, value in summary.items():
         if name == PLOTS_KEY:
             continue
