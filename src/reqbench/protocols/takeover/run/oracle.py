@@ -12,6 +12,7 @@ Gold for oracle conditions is the C1 final gold (no history is shown, so the ful
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from reqbench.core.hashing import read_json
@@ -35,7 +36,7 @@ def _summary(instances: TargetInstances, rid: str) -> str:
 def oracle_pre_state(instances: TargetInstances) -> list[dict[str, Any]]:
     """G⁻ for Oracle Pre-State: affected requirements that existed before the request."""
     refs = neutral_refs(instances)
-    raw = read_json(instances.rq3.path)["construction_gold"]["affected_requirement_transitions"]
+    raw = read_json(Path(instances.rq3.path))["construction_gold"]["affected_requirement_transitions"]
     out = []
     for rid in refs:
         before = raw.get(rid, {}).get("before")

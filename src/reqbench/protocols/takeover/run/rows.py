@@ -124,17 +124,21 @@ def _score(ctx: SuiteContext, options: RunOptions, target_id: str, condition: st
     return {**score.as_json(), "judge_records": score.judge_records}
 
 
+def _diagnostic_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+    """diag-C1 / diag-C2: Phase A only; the frozen response is scored on RQ1-RQ3."""
+    phase_a = _phase_a(ctx, options, row, work_dir)
+    score = _score(ctx, options, row.task_id, history_condition(row.condition), phase_a.response)
+    result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
+              "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
+    art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
+    return _outcome(result, score["status"] == "pending", art)
+
+
 def run_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
     if row.condition in DIAGNOSTIC_CONDITIONS:
-        phase_a = _phase_a(ctx, options, row, work_dir)
-        cond = history_condition(row.condition)
-        score = _score(ctx, options, row.task_id, cond, phase_a.response)
-        result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
-                  "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
-        art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
-        return _outcome(result, score["status"] == "pending", art)
+        return _diagnostic_row(ctx, row, options, work_dir)
     phase_a: PhaseAResult | None = None
-    score = None
+    score: dict[str, Any] | None = None
     if row.condition in ("oracle-pre", "two-phase-C1", "two-phase-C2"):
         phase_a = _phase_a(ctx, options, row, work_dir)
         if row.condition != "oracle-pre":
