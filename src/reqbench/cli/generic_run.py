@@ -133,6 +133,8 @@ def run(
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible base URL "
                                         "(agent option 'base_url')."),
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    offline: bool = typer.Option(False, "--offline", help="Replay model calls (judge and llm agent) from "
+                                 "the run store only; an unrecorded call stops the run (exit 2)."),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
 
@@ -146,7 +148,10 @@ def run(
     if base_url is not None:
         agent_options["base_url"] = base_url
     options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
-                         concurrency=concurrency, agent_options=agent_options)
+                         concurrency=concurrency, agent_options=agent_options, offline=offline)
+    if offline and executor != "local":
+        raise InputError("--offline replays from the run store, which only the local executor reaches; "
+                         "use --executor local", item="--offline")
     suite = suite.resolve()
     if out is None:
         if resume:

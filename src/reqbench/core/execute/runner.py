@@ -10,7 +10,10 @@ Per row and invocation the driver does, from the row's stored attempts (`store.s
 
 An exception escaping a row is a harness bug: it becomes an ``invalid`` attempt with the traceback in
 `detail`, and the run goes on. An `InputError` is the user's (bad agent name, bad option): no new rows
-start, rows in flight are recorded, and the error is raised. Only the driver thread writes the store.
+start, rows in flight are recorded, and the error is raised. The driver thread writes rows and attempts;
+model clients inside rows add their calls to the store's record/replay cache (`core.llm.run_access`).
+With ``RunOptions.offline`` a call that was never recorded raises `OfflineCacheMiss`, an `InputError`:
+the run stops with exit 2 and the row keeps no attempt, so a later online ``--resume`` runs it.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.schedule import schedule
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
+from reqbench.core.llm.run_access import offline_run
 from reqbench.core.store.active import activate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
@@ -107,7 +111,7 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
         executor = executor or LocalExecutor(options.concurrency)
         progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
         try:
-            with activate(store), progress:
+            with activate(store), offline_run(options.offline), progress:
                 for batch in schedule(store.plan(), options.seed):
                     _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts)
         finally:

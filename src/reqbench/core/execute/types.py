@@ -60,3 +60,6 @@ class RunOptions:
     concurrency: int = 1
     agent_options: dict[str, Any] = field(default_factory=dict)
     work_dir: Path | None = None
+    offline: bool = False
+    """Replay-only model access (`core.llm.run_access`). Not part of the estimand and not stored: a run
+    recorded online may be resumed or re-scored with ``--offline``."""

@@ -19,7 +19,8 @@ What one `ChatClient.complete` call does, in order:
 
 Configuration comes from `LLMConfig.from_env`: ``REQBENCH_BASE_URL`` (else ``OPENAI_BASE_URL``),
 ``REQBENCH_API_KEY`` (else ``OPENAI_API_KEY``), ``REQBENCH_LLM_CACHE`` (an SQLite cache file),
-``REQBENCH_PRICES`` (price table override), ``REQBENCH_OFFLINE=1``.
+``REQBENCH_PRICES`` (price table override), ``REQBENCH_OFFLINE=1``. Inside a running ``reqbench run``
+the run store is the default cache and ``--offline`` forces replay (`run_access`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from reqbench.core.hashing import sha256_json
 from reqbench.core.llm.cache import MemoryResponseCache, ResponseCache, SqliteResponseCache, as_response_cache
 from reqbench.core.llm.errors import MalformedOutput, OfflineCacheMiss, ProviderError
 from reqbench.core.llm.pricing import Price, call_cost, load_prices
+from reqbench.core.llm.run_access import default_cache, run_offline
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 CACHE_FORMAT = "chat-v1"
@@ -72,14 +74,19 @@ class LLMConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> LLMConfig:
-        """Config from the environment; explicit, non-None `overrides` win."""
+        """Config from the environment; explicit, non-None `overrides` win.
+
+        Cache: an explicit ``cache`` override, else the active run's store, else ``REQBENCH_LLM_CACHE``.
+        A run started with ``--offline`` makes the config offline whatever the options say."""
         env = os.environ if env is None else env
         cache_path = env.get("REQBENCH_LLM_CACHE")
+        run_cache = default_cache()
         cfg = cls(
             base_url=env.get("REQBENCH_BASE_URL") or env.get("OPENAI_BASE_URL") or None,
             api_key=env.get("REQBENCH_API_KEY") or env.get("OPENAI_API_KEY") or None,
             offline=env.get("REQBENCH_OFFLINE", "") not in ("", "0", "false"),
-            cache=SqliteResponseCache(cache_path) if cache_path else None,
+            cache=run_cache if run_cache is not None
+            else SqliteResponseCache(cache_path) if cache_path else None,
         )
         overrides = {k: v for k, v in overrides.items() if v is not None}
         unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
@@ -98,7 +105,8 @@ class LLMConfig:
             overrides["prices"] = load_prices(overrides["prices"])
         if isinstance(overrides.get("cache"), str | Path):
             overrides["cache"] = SqliteResponseCache(overrides["cache"])
-        return replace(cfg, **overrides)
+        cfg = replace(cfg, **overrides)
+        return replace(cfg, offline=True) if run_offline() else cfg
 
 
 @dataclass

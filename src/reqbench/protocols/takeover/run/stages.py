@@ -14,6 +14,7 @@ from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
 from reqbench.core.agents.registry import make_agent
+from reqbench.core.errors import InputError
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.protocols.takeover.prompts import render
@@ -88,6 +89,8 @@ def run_agent(options: RunOptions, stage_name: str, workspace: Path, inputs_dir:
                                   "stage": stage_name, "hide": hidden})
     try:
         return agent.run(workspace, inputs, budget)
+    except InputError:  # the user's (e.g. an --offline replay miss): stops the run, never the agent's fault
+        raise
     except Exception as exc:  # an adapter crash is the agent's failure, not the harness's
         return AgentResult(AgentStatus.ERROR, detail=f"{type(exc).__name__}: {exc}")
 
