@@ -201,6 +201,10 @@ class PaceProtocol:
                 signals[f"{label} {symptom}"] = dict(counts)
         return {"systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals}
 
+    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """Mean case score (0-100) per system."""
+        return {f"{label} score": r.get("mean") for label, r in (summary.get("systems") or {}).items()}
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         here = Path(__file__).resolve()
         for root in (here.parents[4], Path.cwd()):
