@@ -9,13 +9,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from reqbench.cli.generic_report import export, print_report, report, view
 from reqbench.cli.generic_run import run, run_suite, validate_suite
 from reqbench.cli.protocol_lookup import all_protocols
+from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
 
 console = Console()
@@ -58,6 +61,7 @@ def demo(
         console.print("no bundled suites yet")
         return
     used: set[str] = set()
+    headlines: list[tuple[str, str, dict[str, Any]]] = []
     for protocol, suite, options in jobs:
         name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{protocol.name}-{Path(suite).name}-{options.agent}")
         base, i = name, 1
@@ -70,6 +74,23 @@ def demo(
         with store:
             console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
             print_report(store, proto)
+            if hasattr(proto, "headline"):
+                summary = proto.summarize(Path(suite), store.outcomes())
+                headlines.append((protocol.name, options.agent, proto.headline(summary)))
+    if headlines:
+        console.rule("demo summary")
+        console.print(headline_table(headlines))
+
+
+def headline_table(headlines: list[tuple[str, str, dict[str, Any]]]) -> Table:
+    """One line per headline metric of each demo run (protocol, agent, metric, value)."""
+    table = Table(title="demo summary: control agents bracket every suite")
+    for col in ("protocol", "agent", "metric", "value"):
+        table.add_column(col, justify="right" if col == "value" else "left")
+    for name, agent, metrics in headlines:
+        for metric, value in metrics.items():
+            table.add_row(name, agent, metric, format_cell(value))
+    return table
 
 
 def register(app: typer.Typer) -> None:

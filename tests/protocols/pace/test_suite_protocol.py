@@ -18,7 +18,7 @@ def test_control_rows_score_and_summarise(tmp_path: Path) -> None:
     empty = done[1][1]
     assert empty.result["attribution"]["loss_by_symptom"]["contract_mismatch"] > 0
     summary = PROTOCOL.summarize(BILLFLOW, done)
-    by_cond = {s["condition"]: s for s in summary["systems"]}
+    by_cond = {label.split("/", 1)[1]: s for label, s in summary["systems"].items()}
     assert by_cond["control:reference"]["success_rate"] == 1.0
     assert by_cond["control:empty"]["mean"] == 0.0
     again = PROTOCOL.reevaluate(BILLFLOW, rows[0], done[0][1], opts, tmp_path / "re")

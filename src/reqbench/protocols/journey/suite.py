@@ -135,6 +135,11 @@ class JourneyProtocol:
     def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
         return summarize_rows(rows)
 
+    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """Final F2P and Final P2P per persona."""
+        return {f"{p} final F2P/P2P": f"{r.get('final_f2p')}/{r.get('final_p2p')}" for p, r in summary.items()
+                if isinstance(r, dict) and "final_f2p" in r}
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         if not (EXAMPLES / "suite.yaml").is_file():
             return []

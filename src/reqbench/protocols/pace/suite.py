@@ -170,11 +170,18 @@ class PaceProtocol:
         return self._score(Scorer(self._case(path, row.task_id)), patch.decode("utf-8"), options, [])
 
     def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+        """Tables (report convention) keyed by system ``agent/condition``: `systems` (case mean ± SE,
+        success rate, support), `case_scores`, `loss_by_symptom` (weighted loss w(1-φ) summed over cases)
+        and `symptom_signal` (symptom × process-signal co-occurrence, one row per system and symptom)."""
         groups: dict[tuple[str, str], list[tuple[Row, RowOutcome]]] = {}
         for row, out in rows:
             groups.setdefault((row.agent, row.condition), []).append((row, out))
-        table = []
+        systems: dict[str, dict[str, Any]] = {}
+        cases: dict[str, dict[str, Any]] = {}
+        losses: dict[str, dict[str, float]] = {}
+        signals: dict[str, dict[str, Any]] = {}
         for (agent, cond), items in sorted(groups.items()):
+            label = f"{agent}/{cond}"
             scored = [o for _, o in items if o.status is RowStatus.SCORED]
             s = system_summary(
                 [o.result.get("score") for o in scored], [bool(o.result.get("complete")) for o in scored]
@@ -183,19 +190,20 @@ class PaceProtocol:
             for o in scored:
                 for sym, v in (o.result.get("attribution") or {}).get("loss_by_symptom", {}).items():
                     loss[sym] = loss.get(sym, 0.0) + v
-            table.append(
-                {
-                    "agent": agent,
-                    "condition": cond,
-                    **s.to_dict(),
-                    "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
-                    "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
-                    "loss_by_symptom": loss,
-                    "cases": {r.task_id: o.result.get("score") for r, o in items},
-                    "symptom_signal": cooccurrence([o.result for o in scored]),
-                }
-            )
-        return {"protocol": "pace", "systems": table}
+            systems[label] = {
+                **s.to_dict(),
+                "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
+                "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
+            }
+            cases[label] = {r.task_id: o.result.get("score") for r, o in items}
+            losses[label] = loss
+            for symptom, counts in cooccurrence([o.result for o in scored]).items():
+                signals[f"{label} {symptom}"] = dict(counts)
+        return {"systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals}
+
+    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """Mean case score (0-100) per system."""
+        return {f"{label} score": r.get("mean") for label, r in (summary.get("systems") or {}).items()}
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         here = Path(__file__).resolve()

@@ -141,6 +141,15 @@ class SpecPathProtocol:
     def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
         return report_tables(summarize_results([result_row(r, o) for r, o in rows]))
 
+    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """FCR of the direct history and any-CPV (estimates; task-macro)."""
+        def estimate(table: str, row: str, col: str) -> Any:
+            cell = (summary.get(table) or {}).get(row, {}).get(col)
+            return cell.get("value") if isinstance(cell, dict) else cell
+
+        return {"FCR direct": estimate("FCR by condition (task-macro)", "direct", "FCR"),
+                "CPV any": estimate("CPV given direct success (task-macro)", "any", "CPV")}
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         return [(EXAMPLES, RunOptions(agent="reference")), (EXAMPLES, RunOptions(agent="null"))]
 

@@ -80,6 +80,14 @@ class TakeoverProtocol:
         with tempfile.TemporaryDirectory(prefix="takeover-report-") as tmp:
             return report.summarize(SuiteContext.load(Path(path), Path(tmp)), rows_)
 
+    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
+        """Complete-delivery rate per delivery condition and RQ3 decision accuracy per diagnostic one."""
+        out: dict[str, Any] = {f"{c} delivery": r["complete_delivery"]
+                               for c, r in (summary.get("delivery") or {}).items()}
+        out |= {f"{c} RQ3 decision acc.": r.get("decision_accuracy")
+                for c, r in (summary.get("rq3_decision") or {}).items()}
+        return out
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         if not EXAMPLE.is_dir():
             return []
