@@ -48,6 +48,19 @@ class SuiteProtocol(Protocol):
         ...
 
 
+def marker_protocol(file: Path) -> str | None:
+    """The ``protocol:`` named by a suite marker file (suite.yaml, case.yaml, ...), or None when the file
+    is missing, unreadable, not YAML or names no protocol. Detection never raises."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    value = data.get("protocol") if isinstance(data, dict) else None
+    return value if isinstance(value, str) else None
+
+
 def load_protocol(name: str) -> SuiteProtocol:
     module = importlib.import_module(f"reqbench.protocols.{name}.suite")
     return module.PROTOCOL  # type: ignore[no-any-return]

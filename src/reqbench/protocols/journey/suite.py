@@ -14,11 +14,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import pretty_json
+from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
 from reqbench.protocols.journey.capability import session_capabilities
@@ -36,13 +35,8 @@ EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "journey"
 
 def _marker(path: Path) -> str | None:
     for name in ("suite.yaml", "instance.yaml"):
-        file = path / name
-        if file.is_file():
-            try:
-                data = yaml.safe_load(file.read_text(encoding="utf-8"))
-            except (OSError, yaml.YAMLError):
-                return None
-            return data.get("protocol") if isinstance(data, dict) else None
+        if (path / name).is_file():
+            return marker_protocol(path / name)
     return None
 
 

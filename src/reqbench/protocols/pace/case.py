@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_json, sha256_text
+from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.pace.models import CaseFile, CodePoint, SuiteFile
 
 CASE_FILE = "case.yaml"
@@ -59,23 +60,11 @@ def _pydantic_error(exc: ValidationError) -> str:
 
 
 def is_case_dir(path: Path) -> bool:
-    f = Path(path) / CASE_FILE
-    if not f.is_file():
-        return False
-    try:
-        return (yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("protocol") == "pace"
-    except yaml.YAMLError:
-        return False
+    return marker_protocol(Path(path) / CASE_FILE) == "pace"
 
 
 def is_suite_dir(path: Path) -> bool:
-    f = Path(path) / SUITE_FILE
-    if not f.is_file():
-        return False
-    try:
-        return (yaml.safe_load(f.read_text(encoding="utf-8")) or {}).get("protocol") == "pace"
-    except yaml.YAMLError:
-        return False
+    return marker_protocol(Path(path) / SUITE_FILE) == "pace"
 
 
 def load_case(path: Path) -> Case:

@@ -13,10 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.specpath.equivalence import check_family
 from reqbench.protocols.specpath.family import Family, load_family, load_suite
 from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
@@ -30,14 +29,7 @@ EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "specpath"
 def _marker(path: Path) -> bool:
     if (path / "family.yaml").is_file():
         return True
-    file = path / "suite.yaml"
-    if not file.is_file():
-        return False
-    try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError):
-        return False
-    return isinstance(data, dict) and data.get("protocol") == "specpath"
+    return marker_protocol(path / "suite.yaml") == "specpath"
 
 
 _CACHE: dict[tuple[Any, ...], dict[str, Family]] = {}

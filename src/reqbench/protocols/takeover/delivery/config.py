@@ -22,6 +22,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reqbench.core.errors import InputError
+from reqbench.protocols.base import marker_protocol
 
 
 class CheckSpec(BaseModel):
@@ -79,14 +80,7 @@ SUITE_FILE = "suite.yaml"
 
 
 def is_takeover_suite(path: Path) -> bool:
-    f = Path(path) / SUITE_FILE
-    if not f.is_file():
-        return False
-    try:
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
-    except yaml.YAMLError:
-        return False
-    return isinstance(data, dict) and data.get("protocol") == "takeover"
+    return marker_protocol(Path(path) / SUITE_FILE) == "takeover"
 
 
 def load_suite(path: Path) -> TakeoverSuite:
