@@ -68,9 +68,11 @@ def _phase_a(ctx: SuiteContext, options: RunOptions, row: Row, work_dir: Path) -
         cond = history_condition(row.condition)
         stage = _package_stage(ctx, target_id, cond)
         visible = ctx.instances(target_id).visible_message_ids(cond)
-    scratch = work_dir / "phase-a-workspace"  # no repository is available in Phase A
-    scratch.mkdir(parents=True, exist_ok=True)
-    return run_phase_a(options, scratch, work_dir / "inputs-phase-a", stage, visible, row.key, [ctx.suite_dir])
+    # No repository in Phase A: the workspace holds just the package files (task, history, schema,
+    # instructions), as the Phase-A instructions say.
+    workspace = work_dir / "phase-a"
+    workspace.mkdir(parents=True, exist_ok=True)
+    return run_phase_a(options, workspace, workspace, stage, visible, row.key, [ctx.suite_dir])
 
 
 def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> StageInputs:

@@ -1,8 +1,9 @@
 """The two agent stages of a takeover row: Phase A (analyse, answer JSON) and coding (change the repo).
 
-Each stage writes the condition's input files into an inputs folder *outside* the workspace, runs the
-agent with only those files and the workspace, and returns what the agent left behind. Gold, checks and
-other conditions' inputs are never written there (`test_condition_inputs_hold_no_gold`).
+The coding stage writes the condition's input files into an inputs folder *outside* the workspace (so
+they never become part of the submission); Phase A has no repository, so its workspace is the folder of
+package files itself. Gold, checks and other conditions' inputs are never written there
+(`test_condition_inputs_hold_no_gold_no_checks_and_no_other_history`); the sandbox hides the suite.
 """
 
 from __future__ import annotations
