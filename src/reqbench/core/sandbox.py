@@ -229,12 +229,16 @@ def run_sandboxed(
     stderr_path: Path | None = None,
     output_cap_bytes: int = 10_000_000,
     hide: Sequence[Path] = (),
+    pass_fds: Sequence[int] = (),
 ) -> ProcessResult:
     """Run `command` (argv list, or a string for ``/bin/sh -c``) in `cwd`, which is writable.
 
     `hide` lists directories that appear empty inside the sandbox (e.g. the suite folder with its
     hidden tests, the run folder); `cwd`, `writable` and `readonly_binds` below them stay visible.
     Hiding needs bubblewrap; without it the paths stay visible (logged with the isolation warning).
+
+    `pass_fds` are file descriptors the process inherits (e.g. the write end of a harness-owned pipe
+    that a test-runner plugin reports through); everything else is closed.
 
     Never raises for a command that fails, times out or cannot start: see `ProcessResult`. Raises
     `HarnessError` only when the request itself cannot be honoured (e.g. a bind under no isolation).
@@ -281,7 +285,7 @@ def run_sandboxed(
                 proc = subprocess.Popen([*prefix, *argv], cwd=cwd, env=full_env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         start_new_session=True,
-                                        pass_fds=(status_w,) if status_w >= 0 else ())
+                                        pass_fds=(*((status_w,) if status_w >= 0 else ()), *pass_fds))
             except OSError as exc:
                 return failed(f"cannot start {argv[0]}: {exc}")
             finally:
