@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget, Session
-from reqbench.core.agents.cli_process import can_unshare_net
+from reqbench.core.sandbox import available_isolation
 from reqbench.core.agents.llm_agent import make_llm_agent
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
@@ -111,7 +111,7 @@ def test_command_timeout_is_fed_back_and_the_loop_continues(workspace: Path) -> 
     assert [e.data.get("timed_out") for e in result.trajectory if e.kind == "command"] == [True]
 
 
-@pytest.mark.skipif(not can_unshare_net(), reason="network namespaces not permitted here")
+@pytest.mark.skipif(available_isolation() == "none", reason="network namespaces not permitted here")
 def test_agent_commands_cannot_reach_the_network(workspace: Path) -> None:
     with ScriptedOpenAI([]) as target:
         port = target.port
@@ -176,12 +176,12 @@ def test_diagnostic_stage_never_runs_commands(workspace: Path) -> None:
     assert [e.kind for e in result.trajectory if e.kind == "command"] == []
 
 
-def test_hidden_folders_stay_invisible_to_agent_commands(workspace: Path, tmp_path: Path) -> None:
+def test_files_outside_the_allow_list_stay_invisible_to_agent_commands(workspace: Path, tmp_path: Path) -> None:
     from reqbench.core.sandbox import available_isolation
 
     if available_isolation() != "bwrap":
         pytest.skip("hiding folders needs bubblewrap")
-    # Outside /tmp (which the sandbox replaces anyway), so only `hide` can keep it out of sight.
+    # Outside /tmp (which the sandbox replaces anyway): invisible because nothing binds it, hidden or not.
     suite = Path(tempfile.mkdtemp(dir="/var/tmp", prefix="reqbench-suite-"))
     try:
         (suite / "gold.txt").write_text("the hidden answer\n")
@@ -192,5 +192,5 @@ def test_hidden_folders_stay_invisible_to_agent_commands(workspace: Path, tmp_pa
             shown, hidden = (srv.chat_requests[i]["messages"][-1]["content"] for i in (1, 3))
     finally:
         shutil.rmtree(suite)
-    assert "the hidden answer" in shown
+    assert "the hidden answer" not in shown and "exit code: 1" in shown
     assert "the hidden answer" not in hidden and "exit code: 1" in hidden

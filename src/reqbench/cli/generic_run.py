@@ -19,6 +19,7 @@ from reqbench.core.execute.options import differing_options, options_to_json, wi
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.runner import WORK_DIR, execute_run
 from reqbench.core.execute.types import RunOptions
+from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store import RunMeta, RunStore, is_run_dir, utc_now
 
 console = Console()
@@ -135,8 +136,16 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
     offline: bool = typer.Option(False, "--offline", help="Replay model calls (judge and llm agent) from "
                                  "the run store only; an unrecorded call stops the run (exit 2)."),
+    unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox", help="Run a real agent even where "
+                                           "bubblewrap cannot isolate it (recorded; every report warns)."),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
+
+    Isolation: every agent step and every check runs under bubblewrap with an allow-list view of the file
+    system (system and toolchain read-only, its workspace read-write, nothing of the suite, run or
+    caches), no capabilities, its own PID namespace and no network (presets that call a model provider
+    share the host's network). Without bubblewrap a real agent is refused (exit 2) unless
+    --unsafe-no-sandbox is given; control agents (null, reference, replay) always run. See SECURITY.md.
 
     Example: reqbench run examples/takeover --agent reference
     """
@@ -147,8 +156,10 @@ def run(
         agent_options["model"] = model
     if base_url is not None:
         agent_options["base_url"] = base_url
+    isolation_gate(agent, unsafe_no_sandbox=unsafe_no_sandbox)  # before anything is created
     options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
-                         concurrency=concurrency, agent_options=agent_options, offline=offline)
+                         concurrency=concurrency, agent_options=agent_options, offline=offline,
+                         unsafe_no_sandbox=unsafe_no_sandbox)
     if offline and executor != "local":
         raise InputError("--offline replays from the run store, which only the local executor reaches; "
                          "use --executor local", item="--offline")

@@ -73,16 +73,21 @@ def session_cmd(
     max_turns: int = typer.Option(40, "--max-turns", help="Shared turn limit."),
     transcript: Path | None = typer.Option(None, "--transcript", help="Write the full transcript JSON here."),
     as_json: bool = typer.Option(False, "--json", help="Print the session metrics as JSON."),
+    unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox", help="Run a real assistant even "
+                                           "where bubblewrap cannot isolate it."),
 ) -> None:
-    """Run one session outside a run directory and print its metrics.
+    """Run one session outside a run directory and print its metrics (same isolation as `reqbench run`).
 
     Example: reqbench journey session examples/journey/tasklet --persona non-coder --agent reference
     """
     from reqbench.core.execute.types import Row, RunOptions
     from reqbench.core.hashing import write_json
+    from reqbench.core.sandbox import isolation_gate
+
+    isolation_gate(agent, unsafe_no_sandbox=unsafe_no_sandbox)
     from reqbench.protocols.journey.suite import PROTOCOL
 
-    options = RunOptions(agent=agent, seed=seed, agent_options={
+    options = RunOptions(agent=agent, seed=seed, unsafe_no_sandbox=unsafe_no_sandbox, agent_options={
         "journey.simulator": simulator, "journey.simulator_model": simulator_model,
         "journey.max_turns": max_turns})
     from reqbench.protocols.journey.models import load_instance

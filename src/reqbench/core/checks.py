@@ -161,7 +161,8 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
                 run_env.get("PYTEST_ADDOPTS", ""), f"--junitxml={shlex.quote(values['junit'])}",
                 "-o junit_family=xunit1"]))
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
-                             writable=[output], readonly_binds=binds, network=False)
+                             writable=[output], readonly_binds=binds, network=False,
+                             bind_named_files=True)
         result = CheckResult(status=status_from_exit(proc.exit_code), exit_code=proc.exit_code,
                              wall_seconds=round(proc.wall_seconds, 3), stdout_tail=proc.stdout_tail(),
                              stderr_tail=proc.stderr_tail())

@@ -40,12 +40,21 @@ def status_by_condition(store: RunStore) -> dict[str, dict[str, int]]:
 def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]]) -> list[TableData]:
     run = payload[RUN_KEY]
     facts = [["protocol", run["protocol"]], ["suite", run["suite"]], ["created", run["created"]],
+             ["agent", str(run["options"].get("agent", ""))], ["sandbox", sandbox_statement(run["options"])],
              *[[k, str(v)] for k, v in run["counts"].items()]]
     tables = [TableData("run", ["", "value"], facts)]
     if by_condition:
         tables.append(TableData("rows by condition (selected attempt)", ["condition", *STATUSES],
                                 [[c, *(str(v[s]) for s in STATUSES)] for c, v in by_condition.items()]))
     return tables
+
+
+def sandbox_statement(options: dict[str, Any]) -> str:
+    """How the run's agent was isolated, as every report states it (SECURITY.md)."""
+    if options.get("unsafe_no_sandbox"):
+        return ("UNSAFE: run with --unsafe-no-sandbox; the agent may have read answers or forged checks, "
+                "so these scores are not protected")
+    return "bubblewrap allow-list sandbox for real agents (control agents are harness code)"
 
 
 def report_plots(payload: dict[str, Any], protocol_name: str,

@@ -102,7 +102,7 @@ def test_harness_error_is_pending_and_resume_reevaluates_the_frozen_submission(t
 # whether the suite folder (hidden tests, reference patches) is readable by absolute path.
 DUMP = ("python3 -c \"import os,sys; d=os.path.dirname(sys.argv[1]); "
         "open('seen.txt','w').write(''.join(n+'\\n'+open(os.path.join(d,n)).read() for n in sorted(os.listdir(d)))"
-        "+'\\n'.join(sorted(os.listdir('.')))+'\\nSUITE:'+' '.join(sorted(os.listdir(sys.argv[2]))))\" "
+        "+'\\n'.join(sorted(os.listdir('.')))+'\\nSUITE:'+(' '.join(sorted(os.listdir(sys.argv[2]))) if os.path.isdir(sys.argv[2]) else 'ABSENT'))\" "
         "{instructions_file} SUITE_DIR")
 
 
@@ -121,7 +121,7 @@ def test_condition_inputs_hold_no_gold_no_checks_and_no_other_history(tmp_path: 
     for cond, text in seen.items():
         assert "REQ_" not in text and "construction_gold" not in text and "post_task_state" not in text, cond
         assert hidden_test not in text and "test_regression" not in text and "reference.patch" not in text, cond
-        assert "\n+SUITE:\n" in text, cond  # the suite folder is empty from inside the sandbox
+        assert "\n+SUITE:ABSENT\n" in text, cond  # the suite folder does not exist inside the sandbox
     # C2 shows only the relevant trajectory (late fee: messages 6, 7, 13 and the payment terms), C1 all 29
     assert "We have three plans" in seen["C1"] and "We have three plans" not in seen["C2"]
     assert "late fee" in seen["C2"]

@@ -1,22 +1,17 @@
-"""Run one agent-side process (a shell command of the `llm` agent, a CLI agent) and collect its output.
+"""Run one agent-side process (a shell command of the `llm` agent, a preset CLI) and collect its output.
 
-Uses the project sandbox (`reqbench.core.sandbox.run_sandboxed`: env scrub, writable workspace only,
-optional network cut) when the build has it. Without it, a plain child process in its own process
-group, killed as a whole on timeout; ``network=False`` then runs it under ``unshare -n`` where
-network namespaces are permitted (root or user namespaces), so even loopback is unreachable.
+Always through the sandbox (`reqbench.core.sandbox.run_sandboxed`): allow-list file-system view,
+scrubbed environment, no capabilities, its own PID namespace, network only when asked for.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import subprocess
-import time
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import Any
+
+from reqbench.core.sandbox import ProcessResult, run_sandboxed
+
+UNLIMITED_SECONDS = 7 * 24 * 3600.0
 
 
 @dataclass
@@ -29,68 +24,31 @@ class CLIProcess:
     wall_seconds: float
 
 
-@cache
-def can_unshare_net() -> bool:
-    """Whether ``unshare -n`` works here."""
-    if not shutil.which("unshare"):
-        return False
-    try:
-        return subprocess.run(["unshare", "-n", "true"], capture_output=True, timeout=10).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        return False
-
-
-def _sandbox() -> Any | None:
-    try:
-        from reqbench.core.sandbox import run_sandboxed
-    except ImportError:
-        return None
-    return run_sandboxed
-
-
 def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float | None,
             stdin_file: Path | None = None, writable: list[Path] | None = None,
             readonly: list[Path] | None = None, hide: list[Path] | None = None,
-            network: bool = True) -> CLIProcess:
-    """Run `argv` in `cwd` with exactly `env`; never raises for the child's failures.
+            network: bool = True, trusted_command: bool = False) -> CLIProcess:
+    """Run `argv` in `cwd` with exactly `env` (plus the sandbox's private HOME/TMPDIR unless `env` sets
+    them); never raises for the child's failures.
 
-    `stdin_file` is fed to the child through ``sh -c 'exec "$@" < FILE'`` so the same argv works in
-    the sandbox and without it. `readonly` directories are made visible (read-only) inside the sandbox,
-    e.g. the directory of a tool installed under ``/tmp``, which the sandbox otherwise hides. `hide`
-    directories appear empty inside (the protocol's suite and run folders).
+    `stdin_file` is fed to the child through ``sh -c 'exec "$@" < FILE'`` so the argv stays a plain list.
+    `readonly` directories are made visible read-only (e.g. a tool installed outside the system
+    directories); `hide` masks directories a bound one would expose. `trusted_command` says the argv was
+    written by the harness or the user (a preset), not chosen by the agent: files it names are bound.
     """
     if stdin_file is not None:
         argv = ["sh", "-c", 'f=$1; shift; exec "$@" < "$f"', "sh", str(stdin_file), *argv]
-    sandboxed = _sandbox()
-    if sandboxed is not None:
-        res = sandboxed(argv, cwd, timeout=timeout if timeout is not None else 7 * 24 * 3600.0, env=env,
+    res = run_sandboxed(argv, cwd, timeout=timeout if timeout is not None else UNLIMITED_SECONDS, env=env,
                         writable=writable or [cwd], readonly_binds={p: p for p in readonly or []},
-                        network=network, hide=list(hide or []))
-        return CLIProcess(res.exit_code, _text(res, "stdout"), _text(res, "stderr"), bool(res.timed_out),
-                          res.start_error or "", res.wall_seconds)
-    if not network and can_unshare_net():
-        argv = ["unshare", "-n", *argv]
-    start = time.monotonic()
-    try:
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
-    except OSError as exc:
-        return CLIProcess(None, "", "", False, f"{type(exc).__name__}: {exc}", 0.0)
-    try:
-        raw_out, raw_err = proc.communicate(timeout=timeout)
-        timed_out = False
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        raw_out, raw_err = proc.communicate()
-        timed_out = True
-    return CLIProcess(proc.returncode, raw_out.decode("utf-8", "replace"), raw_err.decode("utf-8", "replace"),
-                      timed_out, "", time.monotonic() - start)
+                        network=network, hide=list(hide or []), bind_named_files=trusted_command)
+    return CLIProcess(res.exit_code, _text(res, "stdout"), _text(res, "stderr"), bool(res.timed_out),
+                      res.start_error or "", res.wall_seconds)
 
 
-def _text(res: Any, stream: str) -> str:
+def _text(res: ProcessResult, stream: str) -> str:
     """A sandboxed stream's text: from its file when one was given, else from the captured bytes."""
-    path = getattr(res, f"{stream}_path", None)
-    if path and Path(path).is_file():
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    data = getattr(res, stream, b"") or b""
-    return data.decode("utf-8", "replace") if isinstance(data, bytes) else str(data)
+    path: Path | None = getattr(res, f"{stream}_path")
+    if path is not None and path.is_file():
+        return path.read_text(encoding="utf-8", errors="replace")
+    data: bytes = getattr(res, stream)
+    return data.decode("utf-8", "replace")

@@ -100,7 +100,7 @@ class CommandAgent:
                           if Path(p).is_absolute() and Path(p).exists()})
             proc = run_sandboxed(command, workspace, timeout=self.effective_timeout(budget),
                                  env=dict(self.env), network=self.network, readonly_binds=binds,
-                                 output_cap_bytes=self.output_cap_bytes,
+                                 output_cap_bytes=self.output_cap_bytes, bind_named_files=True,
                                  hide=[Path(p) for p in inputs.context.get("hide", ())])
         return self.result(command, proc, time.monotonic() - started)
 

@@ -160,7 +160,8 @@ class CLIPreset(ABC):
                                f"{self.name} or pass binary=PATH"), None
         writable = [workspace, scratch, *self.writable]
         proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
-                       writable=writable, readonly=_install_dir(argv[0], writable), hide=hide)
+                       writable=writable, readonly=_install_dir(argv[0], writable), hide=hide,
+                       trusted_command=True)
         parsed = self.parse(proc.stdout, proc.stderr, scratch)
         if parsed.usage.cost_usd is None and self.model:
             parsed.usage.cost_usd = call_cost(self.model, parsed.usage.prompt_tokens,

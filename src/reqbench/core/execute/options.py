@@ -13,13 +13,18 @@ from typing import Any
 
 from reqbench.core.execute.types import RunOptions
 
-ESTIMAND_FIELDS = ("agent", "conditions", "repeats", "seed", "judge", "agent_options")
+ESTIMAND_FIELDS = ("agent", "conditions", "repeats", "seed", "judge", "agent_options", "unsafe_no_sandbox")
+"""``unsafe_no_sandbox`` is stored only when set, and a resume must repeat it: a run is either protected by
+the sandbox throughout or says that it is not."""
 
 
 def options_to_json(options: RunOptions) -> dict[str, Any]:
-    return {"agent": options.agent, "conditions": list(options.conditions), "repeats": options.repeats,
+    data = {"agent": options.agent, "conditions": list(options.conditions), "repeats": options.repeats,
             "seed": options.seed, "judge": options.judge,
             "agent_options": dict(sorted(options.agent_options.items()))}
+    if options.unsafe_no_sandbox:
+        data["unsafe_no_sandbox"] = True
+    return data
 
 
 def options_from_json(data: dict[str, Any], *, concurrency: int = 1,
@@ -27,6 +32,7 @@ def options_from_json(data: dict[str, Any], *, concurrency: int = 1,
     return RunOptions(agent=data["agent"], conditions=tuple(data.get("conditions", ())),
                       repeats=int(data.get("repeats", 1)), seed=int(data["seed"]),
                       judge=data.get("judge", "exact"), agent_options=dict(data.get("agent_options", {})),
+                      unsafe_no_sandbox=bool(data.get("unsafe_no_sandbox", False)),
                       concurrency=concurrency, work_dir=work_dir)
 
 

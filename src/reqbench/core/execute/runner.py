@@ -37,6 +37,7 @@ from reqbench.core.execute.schedule import schedule
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.llm.run_access import offline_run
+from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.active import activate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
@@ -98,12 +99,14 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
                 console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
     """Plan, store the plan, and run every unfinished row, repeat by repeat (a barrier between repeats).
 
-    Resumable at any point: only complete attempts are stored, so a killed run continues with the rows
+    A real agent without bubblewrap is refused here (`isolation_gate`) unless the options say
+    ``unsafe_no_sandbox``. Resumable at any point: only complete attempts are stored, so a killed run continues with the rows
     that had none. `rows` is the protocol's plan when the caller already has it (else it is planned
     here). The progress bar (`show_progress`) counts the rows this invocation works on.
     Returns `store.counts()`.
     """
     suite_path = Path(suite_path)
+    isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
     with store.exclusive():
         store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
         _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)

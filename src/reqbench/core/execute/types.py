@@ -60,6 +60,9 @@ class RunOptions:
     concurrency: int = 1
     agent_options: dict[str, Any] = field(default_factory=dict)
     work_dir: Path | None = None
+    unsafe_no_sandbox: bool = False
+    """The user allowed a real agent to run without bubblewrap (``--unsafe-no-sandbox``): recorded in the
+    run and printed in every report, because such scores are not protected against a hostile agent."""
     offline: bool = False
     """Replay-only model access (`core.llm.run_access`). Not part of the estimand and not stored: a run
     recorded online may be resumed or re-scored with ``--offline``."""

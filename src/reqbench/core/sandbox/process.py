@@ -1,26 +1,16 @@
-"""Run one process under the harness's rules: timeout, scrubbed env, capped output, isolation.
+"""`run_sandboxed`: start one process in the sandbox, collect how it ended, leave nothing behind.
 
-Isolation is the strongest the machine allows, probed once per process (override with
-``REQBENCH_SANDBOX=bwrap|unshare|none``):
-
-* ``bwrap``   -- bubblewrap: ``/`` read-only, only the working directory and the given writable paths
-  writable, a private empty ``/tmp`` (other runs' scratch space stays invisible; paths below /tmp that
-  the command names, the harness's Python and PATH entries are bound back read-only, anything else
-  must be passed in `writable` / `readonly_binds`), new network namespace (no route anywhere, not
-  even 127.0.0.1, unless ``network=True``), new PID namespace, ``--die-with-parent``;
-* ``unshare`` -- ``unshare -n``: no network, but no file-system protection;
-* ``none``    -- a plain subprocess (a warning is logged once).
-
-Whatever the isolation, the process runs in its own process group and is killed with all its
-descendants at the wall-clock timeout, and every process still carrying the run's marker variable is
-swept afterwards (so a daemon left behind cannot keep writing to the workspace). The environment is an
-allow-list (PATH, LANG, TERM, ...) with a private HOME and TMPDIR, plus what the caller passes.
+Whatever the isolation, the process runs in its own session with a scrubbed, allow-listed environment
+(`scrubbed_env`), its output is drained by threads and capped, and at the wall-clock timeout its
+whole tree is killed. With bubblewrap the tree lives in its own PID namespace (and a pids cgroup where
+one is available), so nothing it started survives the command; without it, every process still
+carrying the command's marker variable is swept (best effort: a process can clear its environment,
+which is one reason real agents need bubblewrap).
 """
 
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shlex
 import shutil
@@ -33,16 +23,16 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO
 
 from reqbench.core.errors import HarnessError
+from reqbench.core.sandbox.isolation import Isolation, available_isolation
+from reqbench.core.sandbox.limits import PidsCgroup, rlimit_prefix
+from reqbench.core.sandbox.view import View, readonly_mapping
 
-log = logging.getLogger(__name__)
-
-Isolation = Literal["bwrap", "unshare", "none"]
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "SOURCE_DATE_EPOCH")
+"""The only variables of the harness's environment a sandboxed process inherits."""
 MARKER = "REQBENCH_SANDBOX_ID"
 
 
@@ -77,30 +67,6 @@ class ProcessResult:
         return self._read(self.stderr_path, self.stderr, limit)
 
 
-def _probe(argv: list[str]) -> bool:
-    try:
-        return subprocess.run(argv, capture_output=True, timeout=20, check=False).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-@cache
-def available_isolation() -> Isolation:
-    """The strongest isolation that works here (cached; ``REQBENCH_SANDBOX`` forces one)."""
-    forced = os.environ.get("REQBENCH_SANDBOX")
-    if forced in ("bwrap", "unshare", "none"):
-        return forced  # type: ignore[return-value]
-    if shutil.which("bwrap") and _probe(["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc",
-                                         "/proc", "--unshare-net", "--unshare-pid", "--die-with-parent",
-                                         "true"]):
-        return "bwrap"
-    if shutil.which("unshare") and _probe(["unshare", "-n", "true"]):
-        log.warning("bubblewrap unavailable: sandbox has no network but no file-system protection")
-        return "unshare"
-    log.warning("no sandbox available (bwrap, unshare): processes run unisolated")
-    return "none"
-
-
 def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker: str) -> dict[str, str]:
     """Allow-listed variables, private HOME/TMPDIR, the harness's Python first on PATH, then `extra`."""
     env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
@@ -113,53 +79,6 @@ def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker:
     env.update(extra or {})
     env[MARKER] = marker
     return env
-
-
-def _under(path: Path, parent: Path) -> bool:
-    return path == parent or parent in path.parents
-
-
-def _tmp_rebinds(argv: Sequence[str], env: Mapping[str, str], writable: Sequence[Path]) -> list[Path]:
-    """Paths below /tmp the command needs to see through the private /tmp: the harness's Python,
-    PATH entries, and every existing absolute path named on the command line (read-only)."""
-    tmp_root = Path("/tmp")
-    words: list[str] = [sys.prefix, sys.base_prefix, str(Path(sys.executable).parent),
-                        *env.get("PATH", "").split(os.pathsep)]
-    for arg in argv:
-        try:
-            words += shlex.split(arg)
-        except ValueError:
-            words.append(arg)
-    out: list[Path] = []
-    for word in words:
-        if not word.startswith("/tmp/"):
-            continue
-        path = Path(os.path.normpath(word))
-        if not path.exists() or any(_under(path, w) for w in writable):
-            continue
-        if _under(path.resolve(), tmp_root) and path not in out:
-            out.append(path)
-    return out
-
-
-def _bwrap_argv(cwd: Path, writable: Sequence[Path], readonly_binds: Mapping[Path, Path],
-                rebinds: Sequence[Path], network: bool, status_fd: int,
-                hide: Sequence[Path] = ()) -> list[str]:
-    argv = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--json-status-fd",
-            str(status_fd), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
-    if not network:
-        argv.append("--unshare-net")
-    for path in rebinds:
-        argv += ["--ro-bind", str(path), str(path)]
-    for path in hide:  # after the /tmp re-binds (hidden wins), before the binds below (they stay reachable)
-        if Path(path).is_dir():
-            argv += ["--tmpfs", str(Path(path).absolute())]
-    for path in writable:
-        argv += ["--bind", str(path), str(path)]
-    for src, dst in readonly_binds.items():
-        argv += ["--ro-bind", str(src), str(dst)]
-    return [*argv, "--chdir", str(cwd), "--"]
 
 
 class _Drain(threading.Thread):
@@ -187,7 +106,7 @@ class _Drain(threading.Thread):
 
 
 def _sweep(marker: str) -> None:
-    """SIGKILL every process whose environment carries `marker` (repeat: a fork bomb races us)."""
+    """SIGKILL every process whose environment carries `marker` (unsandboxed modes only)."""
     needle = f"{MARKER}={marker}".encode()
     for _ in range(20):
         found = False
@@ -230,20 +149,22 @@ def run_sandboxed(
     output_cap_bytes: int = 10_000_000,
     hide: Sequence[Path] = (),
     pass_fds: Sequence[int] = (),
+    bind_named_files: bool = False,
 ) -> ProcessResult:
     """Run `command` (argv list, or a string for ``/bin/sh -c``) in `cwd`, which is writable.
 
-    `hide` lists directories that appear empty inside the sandbox (e.g. the suite folder with its
-    hidden tests, the run folder); `cwd`, `writable` and `readonly_binds` below them stay visible.
-    Hiding needs bubblewrap; without it the paths stay visible (logged with the isolation warning).
-
-    `pass_fds` are file descriptors the process inherits (e.g. the write end of a harness-owned pipe
-    that a test-runner plugin reports through); everything else is closed.
+    The process sees the allow-list view of `view.View`: `cwd` and `writable` read-write,
+    `readonly_binds` (source -> destination) read-only, the system and toolchain read-only, nothing
+    else. `hide` masks directories that a bound directory would otherwise expose. `pass_fds` are file
+    descriptors the process inherits (e.g. the write end of a harness-owned pipe that a test-runner
+    plugin reports through); everything else is closed. `bind_named_files` also binds, read-only, every
+    existing file the command names by absolute path: only for commands the harness or the user wrote
+    (a `command` template, a check), never for a command the agent chose (the `llm` agent's shell).
 
     Never raises for a command that fails, times out or cannot start: see `ProcessResult`. Raises
     `HarnessError` only when the request itself cannot be honoured (e.g. a bind under no isolation).
     """
-    cwd = Path(cwd).absolute()
+    cwd = Path(os.path.abspath(cwd))
     isolation = available_isolation()
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else [str(a) for a in command]
     marker = uuid.uuid4().hex
@@ -267,11 +188,16 @@ def run_sandboxed(
                 return failed(f"command not found: {argv[0]}")
         prefix: list[str] = []
         status_r = status_w = -1
+        cgroup: PidsCgroup | None = None
         if isolation == "bwrap":
             status_r, status_w = os.pipe()
-            rw = [cwd, home, tmp, *(Path(w).absolute() for w in writable)]
-            prefix = _bwrap_argv(cwd, rw, readonly_binds, _tmp_rebinds(argv, full_env, rw), network,
-                                 status_w, hide)
+            view = View(cwd=cwd, writable=[cwd, Path(scratch), *(Path(os.path.abspath(w)) for w in writable)],
+                        readonly=readonly_mapping(readonly_binds), hide=[Path(h) for h in hide],
+                        network=network, argv=argv if bind_named_files else (),
+                        env_path=full_env["PATH"])
+            cgroup = PidsCgroup.create()
+            prefix = [*(cgroup.join_prefix() if cgroup else []), *rlimit_prefix(), "bwrap",
+                      "--json-status-fd", str(status_w), *view.bwrap_args(), "--"]
         else:
             moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
             if moved:
@@ -305,7 +231,11 @@ def run_sandboxed(
                 proc.wait()
                 code = None
             _kill_group(proc)
-            _sweep(marker)
+            if cgroup is not None:
+                cgroup.kill_all()
+                cgroup = None
+            if isolation != "bwrap":
+                _sweep(marker)
             for d in drains:
                 d.join(timeout=5)
             start_error = None
@@ -324,6 +254,8 @@ def run_sandboxed(
                                  time.monotonic() - started, isolation, bytes(drains[0].buffer),
                                  bytes(drains[1].buffer), any(d.truncated for d in drains))
         finally:
+            if cgroup is not None:
+                cgroup.kill_all()
             for sink in (out_sink, err_sink):
                 if sink is not None:
                     sink.close()

@@ -1,0 +1,150 @@
+"""The allow-list file-system view of a sandboxed process, as bubblewrap arguments.
+
+Nothing of the host is visible unless it is bound here (DESIGN §10; the integrity issue's rule "bind
+what is needed", not "bind / and hide a list"):
+
+* system directories read-only (`SYSTEM_PATHS`; top-level symlinks such as ``/bin -> usr/bin`` are
+  recreated as symlinks);
+* the harness's Python toolchain read-only (``sys.prefix``, ``sys.base_prefix``, the interpreter's
+  directory), the ``bin``/``sbin`` directories on PATH, and the paths listed in
+  ``$REQBENCH_SANDBOX_RO`` (``os.pathsep``-separated: toolchains installed elsewhere, e.g. ``/opt/node``);
+* when the caller trusts the command line (a user's `command` template, a check; never a command the
+  agent chose), every existing regular file it names by absolute path, read-only (a script, an input);
+* a private ``/tmp``, ``/dev/shm``, a minimal ``/dev`` and a ``/proc`` of the process's own PID
+  namespace;
+* the caller's writable paths (the working directory, a private HOME) and read-only binds (input files,
+  a check's hidden tests).
+
+Masked even inside a bound directory (an empty tmpfs on top, which a process without capabilities
+cannot unmount): the installed reqbench package (it may carry bundled suites with their answers), the
+source cache (``$REQBENCH_CACHE``), and whatever the caller passes as `hide`.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+EXTRA_RO_ENV = "REQBENCH_SANDBOX_RO"
+TMP_SIZE_BYTES = 2 * 1024**3
+"""Size of the private /tmp (memory-backed; a flood of it is ENOSPC for the agent, not the host)."""
+
+
+def _under(path: Path, parent: Path) -> bool:
+    return path == parent or parent in path.parents
+
+
+def _absolute(path: Path | str) -> Path:
+    return Path(os.path.abspath(path))
+
+
+@dataclass
+class View:
+    """What one sandboxed process may see; `bwrap_args` renders it."""
+
+    cwd: Path
+    writable: list[Path]
+    readonly: dict[Path, Path] = field(default_factory=dict)
+    """Caller's read-only binds, source -> destination inside."""
+    hide: list[Path] = field(default_factory=list)
+    network: bool = False
+    argv: Sequence[str] = ()
+    env_path: str = ""
+
+    def toolchain(self) -> list[Path]:
+        """Read-only toolchain roots: the Python prefixes, PATH's bin dirs, ``$REQBENCH_SANDBOX_RO``."""
+        roots = [Path(sys.prefix), Path(sys.base_prefix), _absolute(Path(sys.executable).parent),
+                 Path(os.path.realpath(sys.executable)).parent]
+        for entry in self.env_path.split(os.pathsep):
+            if entry and os.path.isabs(entry) and Path(entry).name in ("bin", "sbin") and Path(entry).is_dir():
+                roots.append(_absolute(entry))
+        for entry in os.environ.get(EXTRA_RO_ENV, "").split(os.pathsep):
+            if entry and os.path.isabs(entry) and Path(entry).exists():
+                roots.append(_absolute(entry))
+        return _minimal(roots)
+
+    def named_files(self) -> list[Path]:
+        """Existing regular files named by absolute path on the command line (scripts, inputs)."""
+        words: list[str] = []
+        for arg in self.argv:
+            try:
+                words += shlex.split(arg)
+            except ValueError:
+                words.append(arg)
+        out: list[Path] = []
+        for word in words:
+            for part in word.split("=")[-1:]:  # --opt=/path forms
+                if os.path.isabs(part) and os.path.isfile(part):
+                    path = _absolute(part)
+                    if path not in out:
+                        out.append(path)
+        return out
+
+    def masked(self, bound: Iterable[Path]) -> list[Path]:
+        """Directories to mask: the reqbench package, the source cache and `hide`, where a bind exposes them."""
+        import reqbench  # the installed package itself (bundled suites live inside it)
+
+        from reqbench.core.workspace.sources import cache_root
+
+        candidates = [Path(reqbench.__file__).parent, cache_root(), *self.hide]
+        roots = list(bound)
+        out = []
+        for path in candidates:
+            for form in {_absolute(path), Path(os.path.realpath(path))}:
+                if form.is_dir() and any(_under(form, r) for r in roots) and form not in out:
+                    out.append(form)
+        return out
+
+    def bwrap_args(self) -> list[str]:
+        """bubblewrap options (without the command) that build this view."""
+        args = ["--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
+                "--hostname", "sandbox", "--size", str(TMP_SIZE_BYTES), "--tmpfs", "/tmp",
+                "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
+        if self.network:
+            args.append("--share-net")
+        bound: list[Path] = []
+        for name in SYSTEM_PATHS:
+            path = Path(name)
+            if path.is_symlink():
+                args += ["--symlink", os.readlink(path), name]
+            elif path.is_dir():
+                args += ["--ro-bind", name, name]
+                bound.append(path)
+        for root in self.toolchain():
+            if not any(_under(root, b) for b in bound):
+                args += _ro_bind(root)
+                bound.append(root)
+        for path in self.named_files():
+            if not any(_under(path, b) for b in bound):
+                args += _ro_bind(path)
+        for path in self.masked(bound):
+            args += ["--tmpfs", str(path)]
+        for path in self.writable:
+            args += ["--bind", str(path), str(path)]
+        for src, dst in self.readonly.items():
+            args += ["--ro-bind", str(src), str(dst)]
+        return [*args, "--chdir", str(self.cwd)]
+
+
+def _ro_bind(path: Path) -> list[str]:
+    """Bind `path` read-only at its own name and, when a symlink lies on the way, at its real name."""
+    real = os.path.realpath(path)
+    args = ["--ro-bind", real, str(path)]
+    if real != str(path):
+        args += ["--ro-bind", real, real]
+    return args
+
+
+def _minimal(paths: Iterable[Path]) -> list[Path]:
+    """Existing paths without those lying under another one of the list (order kept)."""
+    existing = [p for p in dict.fromkeys(paths) if p.exists()]
+    return [p for p in existing if not any(o != p and _under(p, o) for o in existing)]
+
+
+def readonly_mapping(paths: Mapping[Path, Path]) -> dict[Path, Path]:
+    return {_absolute(s): _absolute(d) for s, d in paths.items()}
