@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget, Session
-from reqbench.core.sandbox import available_isolation
 from reqbench.core.agents.llm_agent import make_llm_agent
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
 from reqbench.core.llm.pricing import Price
+from reqbench.core.sandbox import available_isolation
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 
 

@@ -88,7 +88,6 @@ class View:
     def masked(self, bound: Iterable[Path]) -> list[Path]:
         """Directories to mask: the reqbench package, the source cache and `hide`, where a bind exposes them."""
         import reqbench  # the installed package itself (bundled suites live inside it)
-
         from reqbench.core.workspace.sources import cache_root
 
         candidates = [Path(reqbench.__file__).parent, cache_root(), *self.hide]
