@@ -101,8 +101,8 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
 
     A real agent without bubblewrap is refused here (`isolation_gate`) unless the options say
     ``unsafe_no_sandbox``. Resumable at any point: only complete attempts are stored, so a killed run
-    continues with the rows that had none. `rows` is the protocol's plan when the caller already has it (else it is planned
-    here). The progress bar (`show_progress`) counts the rows this invocation works on.
+    continues with the rows that had none. `rows` is the protocol's plan when the caller already has it
+    (else it is planned here). The progress bar (`show_progress`) counts the rows this invocation works on.
     Returns `store.counts()`.
     """
     suite_path = Path(suite_path)
