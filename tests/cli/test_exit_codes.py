@@ -17,7 +17,7 @@ def test_run_where_every_row_ends_invalid_exits_3_and_says_why(tmp_path: Path) -
     suite = write_suite(tmp_path / "suite", [{"id": "t1", "behaviour": "flaky-99"}], conditions=("A",))
     proc = reqbench("run", str(suite), "--agent", "reference", "--out", str(tmp_path / "run"), "--quiet")
     assert proc.returncode == 3, proc.stderr
-    assert "no row was scored (1 invalid of 1)" in proc.stderr
+    assert "every row ended invalid (1 invalid of 1)" in proc.stderr
     assert "provider rate limit" in proc.stderr  # the first invalid row's reason
     assert (tmp_path / "run" / "run.sqlite").is_file()  # the run (and its report) exist all the same
 
@@ -25,6 +25,12 @@ def test_run_where_every_row_ends_invalid_exits_3_and_says_why(tmp_path: Path) -
 def test_run_with_one_scored_row_exits_0(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", [{"id": "ok", "value": 1}, {"id": "bad", "behaviour": "flaky-99"}],
                         conditions=("A",))
+    proc = reqbench("run", str(suite), "--agent", "reference", "--out", str(tmp_path / "run"), "--quiet")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_run_whose_rows_are_pending_exits_0_for_resume_to_evaluate(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": "t1", "behaviour": "pending"}], conditions=("A",))
     proc = reqbench("run", str(suite), "--agent", "reference", "--out", str(tmp_path / "run"), "--quiet")
     assert proc.returncode == 0, proc.stderr
 

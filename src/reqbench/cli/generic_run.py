@@ -1,7 +1,7 @@
 """`reqbench run`: validate the suite, create or resume the run directory, execute, print the report.
 
-Exit code 3 (`EXIT_NOTHING_MEASURED`) when the run ended without a single scored row (every row invalid or
-pending): the report exists, but the run measured nothing about the agent.
+Exit code 3 (`EXIT_NOTHING_MEASURED`) when every row ended invalid (no row scored, none pending that a
+``--resume`` could still evaluate): the report exists, but the run measured nothing about the agent.
 """
 
 from __future__ import annotations
@@ -161,8 +161,8 @@ def run(
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
 
-    SUITE is a directory, or demo:NAME or demo:NAME/TASK for a suite bundled with reqbench (from any directory). Exit 3
-    when no row was scored (every row invalid or pending): the run measured nothing.
+    SUITE is a directory, or demo:NAME or demo:NAME/TASK for a suite bundled with reqbench (from any
+    directory). Exit 3 when every row ended invalid (none scored or pending): the run measured nothing.
 
     Example: reqbench run demo:takeover --agent reference
     """
@@ -190,10 +190,9 @@ def run(
         counts = store.counts()
         unmeasured = unmeasured_rows(counts)
         example = first_invalid_detail(store)
-    if counts["planned"] and not counts["scored"]:
+    if counts["planned"] and not counts["scored"] and not counts["pending"]:
         summary = ", ".join(f"{n} {status}" for status, n in unmeasured.items())
-        err_console.print(f"[red]error:[/red] no row was scored ({summary} of {counts['planned']}): the run "
-                          "measured nothing; pending rows are re-evaluated with --resume"
-                          + (f"; first invalid row {example}" if example else ""),
+        err_console.print(f"[red]error:[/red] every row ended invalid ({summary} of {counts['planned']}): the "
+                          "run measured nothing" + (f"; first invalid row {example}" if example else ""),
                           highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_NOTHING_MEASURED)
