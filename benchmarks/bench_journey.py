@@ -10,6 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.protocols.journey import online
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
@@ -19,7 +20,7 @@ from reqbench.protocols.journey.personas import PRESET_NAMES, preset
 from reqbench.protocols.journey.session import SessionLimits, run_session
 from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
 
-INSTANCE = Path(__file__).resolve().parents[1] / "examples" / "journey" / "tasklet"
+INSTANCE = bundled_suite("journey/tasklet")
 
 
 def _timed(label: str, fn) -> None:  # type: ignore[no-untyped-def]

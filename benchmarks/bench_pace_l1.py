@@ -11,12 +11,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.protocols.pace.case import load_case
 from reqbench.protocols.pace.l1.callgraph import RepoIndex
 from reqbench.protocols.pace.score import Scorer
 
-ROOT = Path(__file__).resolve().parents[1]
-CASES = [ROOT / "examples" / "pace" / "billflow-credit-notes", ROOT / "examples" / "pace" / "cachetools-slru"]
+CASES = [bundled_suite("pace/billflow-credit-notes"), bundled_suite("pace/cachetools-slru")]
 
 
 def tokens(text: str) -> int:

@@ -15,9 +15,10 @@ from datetime import datetime
 from pathlib import Path
 
 from reqbench.cli.generic_run import run_suite
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.execute.types import RunOptions
 
-SUITE = Path(__file__).resolve().parents[1] / "examples" / "specpath"
+SUITE = bundled_suite("specpath")
 
 
 def _seconds(a: str, b: str) -> float:

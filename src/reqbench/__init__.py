@@ -2,6 +2,13 @@
 
 Four protocols (takeover, specpath, journey, pace) share one harness core: fresh workspaces,
 sandboxed checks, agents, judges, a resumable run store and reports.
+
+The version is defined once, in pyproject.toml; `__version__` reads it from the installed metadata.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("reqbench")
+except PackageNotFoundError:  # a source tree on sys.path without an install
+    __version__ = "0+unknown"

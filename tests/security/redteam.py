@@ -21,9 +21,10 @@ from typing import Any
 
 import yaml
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.workspace.trees import tree_hash
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = bundled_suite("takeover").parent
 
 TRIM: dict[str, tuple[str, list[str]]] = {
     # protocol: (suite.yaml key to trim, extra CLI arguments)

@@ -16,18 +16,23 @@ from rich.console import Console
 from rich.table import Table
 
 from reqbench.cli.generic_report import export, print_report, report, view
-from reqbench.cli.generic_run import run, run_suite, validate_suite
-from reqbench.cli.protocol_lookup import all_protocols
+from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
+from reqbench.cli.protocol_lookup import all_protocols, suite_spec
+from reqbench.core.errors import ReqbenchError
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
 
 console = Console()
+err_console = Console(stderr=True)
 
 
-def validate(suite: Path = typer.Argument(..., help="Suite directory (or a single task).")) -> None:
+def validate(suite: Path = typer.Argument(..., help="Suite directory (or a single task), or demo:NAME.",
+                                          callback=suite_spec)) -> None:
     """Check a suite's structure and semantics; prints every problem (exit 2 if any).
 
-    Example: reqbench validate examples/takeover
+    SUITE is a directory, or demo:NAME or demo:NAME/TASK for a suite bundled with reqbench (from any directory).
+
+    Example: reqbench validate demo:takeover
     """
     protocol = validate_suite(suite.resolve())
     console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite", highlight=False)
@@ -51,7 +56,9 @@ def demo(
 ) -> None:
     """Run the main job on the embedded default: every bundled suite, offline, and print each report.
 
-    Re-running continues the same run directories (finished rows are kept).
+    Re-running continues the same run directories (finished rows are kept). Exit 1 when the demo failed: a
+    bundled suite is missing or does not validate, or a demo row ended invalid or pending (nothing else is
+    expected of the control agents on the bundled suites).
 
     Example: reqbench demo --out runs/demo
     """
@@ -62,6 +69,7 @@ def demo(
         return
     used: set[str] = set()
     headlines: list[tuple[str, str, dict[str, Any]]] = []
+    failures: list[str] = []
     for protocol, suite, options in jobs:
         name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{protocol.name}-{Path(suite).name}-{options.agent}")
         base, i = name, 1
@@ -70,16 +78,29 @@ def demo(
             name = f"{base}-{i}"
         used.add(name)
         console.rule(f"demo: {protocol.name} {suite}")
-        store, proto = run_suite(Path(suite), options, out / name, resume=True, quiet=True)
+        try:
+            store, proto = run_suite(Path(suite), options, out / name, resume=True, quiet=True)
+        except ReqbenchError as exc:
+            err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            failures.append(f"{name}: {exc}")
+            continue
         with store:
             console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
             print_report(store, proto)
             if hasattr(proto, "headline"):
                 summary = proto.summarize(Path(suite), store.outcomes())
                 headlines.append((protocol.name, options.agent, proto.headline(summary)))
+            unmeasured = unmeasured_rows(store.counts())
+        if unmeasured:
+            failures.append(f"{name}: " + ", ".join(f"{n} row(s) {status}" for status, n in unmeasured.items())
+                            + f" (details: reqbench report {store.run_dir})")
     if headlines:
         console.rule("demo summary")
         console.print(headline_table(headlines))
+    if failures:
+        for failure in failures:
+            err_console.print(f"[red]demo failed:[/red] {failure}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
 
 
 def headline_table(headlines: list[tuple[str, str, dict[str, Any]]]) -> Table:

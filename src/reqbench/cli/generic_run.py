@@ -1,4 +1,8 @@
-"""`reqbench run`: validate the suite, create or resume the run directory, execute, print the report."""
+"""`reqbench run`: validate the suite, create or resume the run directory, execute, print the report.
+
+Exit code 3 (`EXIT_NOTHING_MEASURED`) when every row ended invalid (no row scored, none pending that a
+``--resume`` could still evaluate): the report exists, but the run measured nothing about the agent.
+"""
 
 from __future__ import annotations
 
@@ -12,17 +16,20 @@ import typer
 from rich.console import Console
 
 from reqbench import __version__
-from reqbench.cli.protocol_lookup import protocol_for_suite
+from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES, make_executor
 from reqbench.core.execute.options import differing_options, options_to_json, with_work_dir
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.runner import WORK_DIR, execute_run
-from reqbench.core.execute.types import RunOptions
+from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store import RunMeta, RunStore, is_run_dir, utc_now
 
 console = Console()
+err_console = Console(stderr=True)
+
+EXIT_NOTHING_MEASURED = 3
 
 
 def parse_agent_opts(items: list[str]) -> dict[str, Any]:
@@ -49,6 +56,21 @@ def validate_suite(suite: Path) -> Any:
         raise InputError(f"{len(problems)} validation problem(s); fix them before running",
                          file=str(suite))
     return protocol
+
+
+def unmeasured_rows(counts: dict[str, int]) -> dict[str, int]:
+    """Of `RunStore.counts()`, the rows without a measurement: ``{"invalid": n, "pending": n, "unstarted": n}``
+    (non-zero counts only; empty when every planned row is scored)."""
+    return {key: counts[key] for key in ("invalid", "pending", "unstarted") if counts[key]}
+
+
+def first_invalid_detail(store: RunStore) -> str | None:
+    """``task/condition: first line of the detail`` of the first invalid row (why the harness gave up)."""
+    for row, outcome in store.outcomes():
+        if outcome.status is RowStatus.INVALID:
+            line = (outcome.detail or "no detail recorded").strip().splitlines()[0][:200]
+            return f"{row.task_id}/{row.condition}: {line}"
+    return None
 
 
 def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
@@ -117,7 +139,8 @@ def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, 
 
 
 def run(
-    suite: Path = typer.Argument(..., help="Suite directory (or a single task of a protocol)."),
+    suite: Path = typer.Argument(..., help="Suite directory (or a single task of a protocol), or "
+                                "demo:NAME (a bundled suite).", callback=suite_spec),
     agent: str = typer.Option(..., "--agent", help="Agent name (e.g. reference, null, replay, llm)."),
     judge: str = typer.Option("exact", "--judge", help="Judge backend: exact, replay:FILE, llm:MODEL."),
     condition: list[str] = typer.Option([], "--condition", help="Condition to run (repeatable; "
@@ -147,7 +170,11 @@ def run(
     share the host's network). Without bubblewrap a real agent is refused (exit 2) unless
     --unsafe-no-sandbox is given; control agents (null, reference, replay) always run. See SECURITY.md.
 
-    Example: reqbench run examples/takeover --agent reference
+
+    SUITE is a directory, or demo:NAME or demo:NAME/TASK for a suite bundled with reqbench (from any
+    directory). Exit 3 when every row ended invalid (none scored or pending): the run measured nothing.
+
+    Example: reqbench run demo:takeover --agent reference
     """
     from reqbench.cli.generic_report import print_report
 
@@ -172,3 +199,12 @@ def run(
     with store:
         console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
         print_report(store, protocol)
+        counts = store.counts()
+        unmeasured = unmeasured_rows(counts)
+        example = first_invalid_detail(store)
+    if counts["planned"] and not counts["scored"] and not counts["pending"]:
+        summary = ", ".join(f"{n} {status}" for status, n in unmeasured.items())
+        err_console.print(f"[red]error:[/red] every row ended invalid ({summary} of {counts['planned']}): the "
+                          "run measured nothing" + (f"; first invalid row {example}" if example else ""),
+                          highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_NOTHING_MEASURED)

@@ -9,6 +9,8 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from reqbench.cli.protocol_lookup import suite_spec
+
 app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users.",
                   no_args_is_help=True)
 console = Console()
@@ -16,12 +18,13 @@ console = Console()
 
 @app.command("calibrate")
 def calibrate_cmd(
-    instance: Path = typer.Argument(..., help="Instance directory (instance.yaml) or a suite directory."),
+    instance: Path = typer.Argument(..., help="Instance directory (instance.yaml) or a suite directory.",
+                                    callback=suite_spec),
     as_json: bool = typer.Option(False, "--json", help="Print the calibration report as JSON."),
 ) -> None:
     """Apply the reference patches in order and check every F2P/P2P rule (exit 1 on a finding).
 
-    Example: reqbench journey calibrate examples/journey/tasklet --json
+    Example: reqbench journey calibrate demo:journey/tasklet --json
     """
     from reqbench.protocols.journey.calibrate import calibrate
     from reqbench.protocols.journey.models import load_suite
@@ -63,7 +66,7 @@ def personas_cmd(as_json: bool = typer.Option(False, "--json", help="Print the p
 
 @app.command("session")
 def session_cmd(
-    instance: Path = typer.Argument(..., help="Instance directory."),
+    instance: Path = typer.Argument(..., help="Instance directory.", callback=suite_spec),
     persona: str = typer.Option("software-architect", "--persona",
                                 help="Preset name, persona YAML file, or 'single-shot'."),
     agent: str = typer.Option("reference", "--agent", help="Assistant: reference, null, llm, a preset..."),
@@ -78,7 +81,7 @@ def session_cmd(
 ) -> None:
     """Run one session outside a run directory and print its metrics (same isolation as `reqbench run`).
 
-    Example: reqbench journey session examples/journey/tasklet --persona non-coder --agent reference
+    Example: reqbench journey session demo:journey/tasklet --persona non-coder --agent reference
     """
     from reqbench.core.execute.types import Row, RunOptions
     from reqbench.core.hashing import write_json

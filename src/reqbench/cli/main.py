@@ -1,6 +1,7 @@
 """The `reqbench` command. Groups live in their own modules; this file only wires them and maps errors.
 
-Exit codes (DESIGN §7): 0 success, 1 a negative finding, 2 bad input (one sentence naming file, item, rule).
+Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `reqbench demo`), 2 bad input
+(one sentence naming file, item, rule), 3 a run that measured nothing (`reqbench run`: every row invalid).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ _register()
 
 def main() -> None:
     try:
-        app()
+        app(prog_name="reqbench")
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)

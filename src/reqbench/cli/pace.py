@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
+from reqbench.cli.protocol_lookup import suite_spec
 from reqbench.core.errors import InputError
 
 app = typer.Typer(
@@ -30,12 +31,12 @@ def _read(path: Path, what: str) -> str:
 
 @app.command()
 def validate(
-    case: Path = typer.Argument(..., help="Case or suite folder."),
+    case: Path = typer.Argument(..., help="Case or suite folder.", callback=suite_spec),
     json_out: bool = typer.Option(False, "--json", help="Print problems as JSON."),
 ) -> None:
     """Check ids, weights, hint paths, reference applicability, freezing and reference evidence.
 
-    Example: reqbench pace validate examples/pace/cachetools-slru
+    Example: reqbench pace validate demo:pace/cachetools-slru
     """
     from reqbench.protocols.pace.validate import validate_path
 
@@ -50,10 +51,10 @@ def validate(
 
 
 @app.command()
-def freeze(case: Path = typer.Argument(..., help="Case folder.")) -> None:
+def freeze(case: Path = typer.Argument(..., help="Case folder.", callback=suite_spec)) -> None:
     """Record the content hash of the contract in case.yaml (required before scoring).
 
-    Example: reqbench pace freeze examples/pace/billflow-credit-notes
+    Example: reqbench pace freeze demo:pace/billflow-credit-notes
     """
     from reqbench.protocols.pace.case import freeze_case
 
@@ -62,7 +63,7 @@ def freeze(case: Path = typer.Argument(..., help="Case folder.")) -> None:
 
 @app.command()
 def score(
-    case: Path = typer.Argument(..., help="Case folder."),
+    case: Path = typer.Argument(..., help="Case folder.", callback=suite_spec),
     patch: Path = typer.Option(..., "--patch", help="Candidate patch (unified diff)."),
     judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -70,7 +71,7 @@ def score(
 ) -> None:
     """Score one candidate patch against a frozen case.
 
-    Example: reqbench pace score examples/pace/cachetools-slru --patch my.patch --judge offline --json
+    Example: reqbench pace score demo:pace/cachetools-slru --patch my.patch --judge offline --json
     """
     from reqbench.protocols.pace.case import load_case
     from reqbench.protocols.pace.repo import PatchApplyError
@@ -90,14 +91,15 @@ def score(
 
 @app.command()
 def controls(
-    case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches)."),
+    case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches).",
+                                callback=suite_spec),
     judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
     json_out: bool = typer.Option(False, "--json", help="Print scores as JSON."),
     details: bool = typer.Option(False, "--details", help="Include per-control verdicts."),
 ) -> None:
     """Score the positive and negative controls: reference, empty, unrelated, cross-case, identifier-only.
 
-    Example: reqbench pace controls examples/pace/cachetools-slru --json
+    Example: reqbench pace controls demo:pace/cachetools-slru --json
     """
     from reqbench.protocols.pace.case import is_suite_dir, load_case, load_suite
     from reqbench.protocols.pace.controls import CONTROL_NAMES, run_controls
@@ -119,14 +121,14 @@ def controls(
 
 @app.command()
 def evidence(
-    case: Path = typer.Argument(..., help="Case folder."),
+    case: Path = typer.Argument(..., help="Case folder.", callback=suite_spec),
     patch: Path = typer.Option(..., "--patch", help="Candidate patch."),
     point: str = typer.Option(None, "--point", help="Only this Code Point."),
     json_out: bool = typer.Option(False, "--json", help="JSON instead of rendered text."),
 ) -> None:
     """Show the L1 evidence packages the judge would see.
 
-    Example: reqbench pace evidence examples/pace/cachetools-slru --patch ref.patch --point CP05
+    Example: reqbench pace evidence demo:pace/cachetools-slru --patch ref.patch --point CP05
     """
     import tempfile
 

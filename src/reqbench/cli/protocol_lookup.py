@@ -1,4 +1,5 @@
-"""Finding the protocol of a suite or of a run, including extra protocols named in the environment.
+"""Finding a suite (``demo:NAME`` or a path) and the protocol of a suite or of a run, including extra
+protocols named in the environment.
 
 ``REQBENCH_EXTRA_PROTOCOLS=module:attr[,module:attr...]`` adds protocol objects beyond the bundled
 ones (a user's own protocol package, or a test protocol); they are tried before the bundled ones.
@@ -11,10 +12,17 @@ import os
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.bundled import resolve_suite
 from reqbench.core.errors import InputError
 from reqbench.protocols.base import available_protocols, detect_protocol, load_protocol
 
 EXTRA_ENV = "REQBENCH_EXTRA_PROTOCOLS"
+
+
+def suite_spec(value: Path) -> Path:
+    """Typer callback of every suite/task argument: ``demo:NAME[/TASK]`` is a bundled suite, found from any
+    working directory (`reqbench.core.bundled`); any other value is a path, unchanged."""
+    return resolve_suite(value)
 
 
 def extra_protocols() -> list[Any]:

@@ -13,6 +13,8 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from reqbench.cli.protocol_lookup import suite_spec
+
 app = typer.Typer(help="SpecPath: contract-equivalent specification histories.", no_args_is_help=True)
 console = Console()
 
@@ -22,11 +24,11 @@ def _emit_json(data: Any) -> None:
 
 
 @app.command("check")
-def check(family: Path = typer.Argument(..., help="Family folder (with family.yaml)."),
+def check(family: Path = typer.Argument(..., help="Family folder (with family.yaml).", callback=suite_spec),
           as_json: bool = typer.Option(False, "--json", help="Print the report as JSON.")) -> None:
     """Replay every history and prove them contract-equivalent (eq. 3), or name where they diverge.
 
-    Example: reqbench specpath check examples/specpath/slugkit --json
+    Example: reqbench specpath check demo:specpath/slugkit --json
     """
     from reqbench.protocols.specpath.equivalence import check_family
     from reqbench.protocols.specpath.family import load_family
@@ -46,14 +48,14 @@ def check(family: Path = typer.Argument(..., help="Family folder (with family.ya
 
 
 @app.command("calibrate")
-def calibrate(family: Path = typer.Argument(..., help="Family folder (with family.yaml)."),
+def calibrate(family: Path = typer.Argument(..., help="Family folder (with family.yaml).", callback=suite_spec),
               as_json: bool = typer.Option(False, "--json", help="Print the audit record as JSON."),
               out: Path | None = typer.Option(None, "--out", help="Also write the audit record here.")
               ) -> None:
     """Verifier calibration gates: reference passes, base fails, negatives fail their probe, and
     fixed-patch signatures are identical under every core history.
 
-    Example: reqbench specpath calibrate examples/specpath/slugkit --json
+    Example: reqbench specpath calibrate demo:specpath/slugkit --json
     """
     from reqbench.core.hashing import write_json
     from reqbench.protocols.specpath.calibration import calibrate_family

@@ -12,16 +12,18 @@ from pathlib import Path
 
 import typer
 
+from reqbench.cli.protocol_lookup import suite_spec
+
 # The protocol modules are imported inside the commands so `reqbench --help` stays fast.
 
 
 def validate_cmd(
-    project: Path = typer.Argument(..., help="Project folder (or original release layout)."),
+    project: Path = typer.Argument(..., help="Project folder (or original release layout).", callback=suite_spec),
     as_json: bool = typer.Option(False, "--json", help="Print {'valid': bool, 'problems': [...]}."),
 ) -> None:
     """Check a takeover project against every validation rule; list all problems.
 
-    Example: reqbench takeover validate examples/takeover/financial-model
+    Example: reqbench takeover validate demo:takeover/project
     """
     from reqbench.protocols.takeover.project import validate_project
 
@@ -39,7 +41,7 @@ def validate_cmd(
 
 
 def replay_cmd(
-    project: Path = typer.Argument(..., help="Project folder (or original release layout)."),
+    project: Path = typer.Argument(..., help="Project folder (or original release layout).", callback=suite_spec),
     out: Path | None = typer.Option(None, "--out", help="Write the state graph here instead of stdout."),
 ) -> None:
     """Replay every requirement's events into its state graph (requirement_state_graph.json).
@@ -58,7 +60,7 @@ def replay_cmd(
 
 
 def build_cmd(
-    project: Path = typer.Argument(..., help="Project folder (or original release layout)."),
+    project: Path = typer.Argument(..., help="Project folder (or original release layout).", callback=suite_spec),
     out: Path = typer.Option(..., "--out", help="Output directory (built atomically)."),
     input_release: str | None = typer.Option(
         None, "--input-release", help="Release name (default: project id + content hash)."

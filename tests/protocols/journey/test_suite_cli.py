@@ -9,9 +9,10 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from reqbench.cli.main import app
+from reqbench.core.bundled import bundled_suite
 from reqbench.protocols.journey.personas import PRESET_NAMES
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "journey"
+EXAMPLES = bundled_suite("journey")
 KEYS = {"sessions", "proc_f2p", "final_f2p", "final_p2p", "turns_per_session", "cost_per_session"}
 runner = CliRunner()
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[3]
-EXAMPLES = ROOT / "examples" / "pace"
+from reqbench.core.bundled import bundled_suite
+
+EXAMPLES = bundled_suite("pace")
 BILLFLOW = EXAMPLES / "billflow-credit-notes"
 CACHETOOLS = EXAMPLES / "cachetools-slru"
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
+from reqbench.core.bundled import bundled_suite
 from reqbench.protocols.specpath.family import load_family
 from reqbench.protocols.specpath.operators import neutral_text, token_count
 from reqbench.protocols.specpath.replay import replay
 
-SUITE = Path(__file__).resolve().parents[3] / "examples" / "specpath"
+SUITE = bundled_suite("specpath")
 
 
 def test_operators_change_one_structural_property_each() -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.protocols.specpath.equivalence import check_family
 from reqbench.protocols.specpath.family import load_family, render_history
@@ -18,7 +19,7 @@ from reqbench.protocols.specpath.models import ALL_CONDITIONS, Polarity
 from reqbench.protocols.specpath.operators import token_count
 from reqbench.protocols.specpath.replay import Atom, History, ReplayError, Turn, normalize, replay
 
-SUITE = Path(__file__).resolve().parents[3] / "examples" / "specpath"
+SUITE = bundled_suite("specpath")
 
 
 def _family_copy(tmp_path: Path, name: str = "kvconf") -> Path:

@@ -1,4 +1,4 @@
-"""The bundled suite end to end: `reqbench run examples/specpath --agent reference`, killed with SIGKILL
+"""The bundled suite end to end: `reqbench run demo:specpath --agent reference`, killed with SIGKILL
 mid-run and resumed, ends with every row scored exactly once and the expected results."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ import sys
 import time
 from pathlib import Path
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.store.runstore import RunStore
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 from reqbench.protocols.specpath.results import results_from_run
 
-SUITE = Path(__file__).resolve().parents[3] / "examples" / "specpath"
+SUITE = bundled_suite("specpath")
 
 
 def _attempts(run_dir: Path) -> int:

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import yaml
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "takeover"
+from reqbench.core.bundled import bundled_suite
+
+EXAMPLE = bundled_suite("takeover")
 
 
 def mini_suite(dest: Path, targets: tuple[str, ...] = ("T001", "T002"), *,

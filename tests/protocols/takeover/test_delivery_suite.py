@@ -4,11 +4,12 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.protocols.takeover.delivery.config import load_suite
 from reqbench.protocols.takeover.delivery.initial import initial_patches
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "takeover"
+EXAMPLE = bundled_suite("takeover")
 
 
 def test_initial_repository_includes_exactly_the_work_before_the_request():

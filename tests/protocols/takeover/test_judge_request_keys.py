@@ -4,13 +4,14 @@ the response's JSON objects (a frozen response read back from the store has sort
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.judges.factory import make_judge
 from reqbench.protocols.takeover.build import build_release
 from reqbench.protocols.takeover.project import load_project
 from reqbench.protocols.takeover.scoring.instances import load_target
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "takeover" / "project"
+EXAMPLE = bundled_suite("takeover/project")
 
 
 def reversed_keys(value: Any) -> Any:

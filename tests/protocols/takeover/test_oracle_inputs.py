@@ -1,15 +1,15 @@
 """Oracle inputs (ReqMemBench D.2): neutral references, the restricted projection, and CLARIFY gold."""
 
 import json
-from pathlib import Path
 
 import pytest
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.protocols.takeover.response import check_response
 from reqbench.protocols.takeover.run import oracle
 from reqbench.protocols.takeover.run.context import SuiteContext
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "takeover"
+EXAMPLE = bundled_suite("takeover")
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import pretty_json
@@ -30,7 +31,6 @@ from reqbench.protocols.journey.session import SessionLimits, run_session, run_s
 from reqbench.protocols.journey.simulators.base import UserSimulator
 
 SINGLE_SHOT = "single-shot"
-EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "journey"
 
 
 def _marker(path: Path) -> str | None:
@@ -135,9 +135,8 @@ class JourneyProtocol:
                 if isinstance(r, dict) and "final_f2p" in r}
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        if not (EXAMPLES / "suite.yaml").is_file():
-            return []
-        return [(EXAMPLES, RunOptions(agent=agent, conditions=PRESET_NAMES))
+        suite = bundled_suite("journey")
+        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES))
                 for agent in ("reference", "null")]
 
 

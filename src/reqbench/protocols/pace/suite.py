@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.protocols.pace import repo
@@ -206,19 +207,8 @@ class PaceProtocol:
         return {f"{label} score": r.get("mean") for label, r in (summary.get("systems") or {}).items()}
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        here = Path(__file__).resolve()
-        for root in (here.parents[4], Path.cwd()):
-            suite = root / "examples" / "pace"
-            if (suite / "suite.yaml").is_file():
-                return [
-                    (
-                        suite,
-                        RunOptions(
-                            agent="reference", judge="offline", conditions=("prd", *CONTROL_CONDITIONS[1:])
-                        ),
-                    )
-                ]
-        return []
+        options = RunOptions(agent="reference", judge="offline", conditions=("prd", *CONTROL_CONDITIONS[1:]))
+        return [(bundled_suite("pace"), options)]
 
 
 PROTOCOL = PaceProtocol()

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.protocols.base import marker_protocol
@@ -22,8 +23,6 @@ from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 from reqbench.protocols.specpath.report import report_tables
 from reqbench.protocols.specpath.runs import run_row, split_options
-
-EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "specpath"
 
 
 def _marker(path: Path) -> bool:
@@ -143,7 +142,8 @@ class SpecPathProtocol:
                 "CPV any": estimate("CPV given direct success (task-macro)", "any", "CPV")}
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        return [(EXAMPLES, RunOptions(agent="reference")), (EXAMPLES, RunOptions(agent="null"))]
+        suite = bundled_suite("specpath")
+        return [(suite, RunOptions(agent="reference")), (suite, RunOptions(agent="null"))]
 
 
 PROTOCOL = SpecPathProtocol()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.workspace import cache_root
@@ -14,7 +15,6 @@ from reqbench.protocols.takeover.project import validate_project
 from reqbench.protocols.takeover.run import report, rows
 from reqbench.protocols.takeover.run.context import SuiteContext
 
-EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "takeover"
 DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "diag-C1", "diag-C2")
 
 
@@ -89,9 +89,8 @@ class TakeoverProtocol:
         return out
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        if not EXAMPLE.is_dir():
-            return []
-        return [(EXAMPLE, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, concurrency=2))
+        suite = bundled_suite("takeover")
+        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, concurrency=2))
                 for agent in ("reference", "null")]
 
 
