@@ -151,8 +151,8 @@ def pace_criteria(body: dict[str, Any]) -> list[dict[str, Any]]:
     import json
 
     user = body["messages"][1]["content"]
-    contract = user.split("CONTRACT\n", 1)[1].split("\n\n<<<BEGIN UNTRUSTED DATA", 1)[0]
-    return list(json.loads(contract)["frozen_criteria"])
+    contract, _ = json.JSONDecoder().raw_decode(user.split("CONTRACT\n", 1)[1])
+    return list(contract["frozen_criteria"])
 
 
 def pace_citation(body: dict[str, Any]) -> dict[str, Any] | None:
