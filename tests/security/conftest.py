@@ -7,6 +7,7 @@ import os
 import pytest
 
 from reqbench.core.sandbox import available_isolation
+from tests.protocols.journey.conftest import calc_instance  # noqa: F401 - shared fixture
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from reqbench.protocols.pace.case import load_case
 from reqbench.protocols.pace.score import Scorer
 from reqbench.protocols.pace.synthesize import synthesize
 from tests.protocols.pace.conftest import BILLFLOW
+from tests.support.gullible import pace_citation, pace_criteria
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 
 
@@ -24,13 +25,14 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
 
 
 def _criteria(body: dict[str, Any]) -> list[dict[str, Any]]:
-    user = body["messages"][1]["content"]
-    return json.loads(user.split("DATA\n", 1)[1].split("\n\ncandidate_evidence:", 1)[0])["frozen_criteria"]
+    return pace_criteria(body)
 
 
 def _checklist(body: dict[str, Any], judgment: str = "covered") -> str:
+    cite = pace_citation(body)
     return json.dumps({"evidence_checklist": [
-        {"criterion_id": c["criterion_id"], "severity": c["severity"], "judgment": judgment, "evidence": "cited"}
+        {"criterion_id": c["criterion_id"], "severity": c["severity"], "judgment": judgment, "evidence": "cited",
+         "citations": [cite] if cite else []}
         for c in _criteria(body)]})
 
 

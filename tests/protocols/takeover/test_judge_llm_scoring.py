@@ -15,6 +15,7 @@ from reqbench.protocols.takeover.scoring.target import gold_response, score_targ
 from tests.protocols.takeover.score_helpers import fixture_target
 
 pytest.importorskip("reqbench.core.judges.llm")
+from tests.support.gullible import inside  # noqa: E402
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply  # noqa: E402
 
 
@@ -26,7 +27,7 @@ def _answer(body: dict, index: int, swap_first_clarification: list[bool]) -> Rep
         else body["messages"][1]["content"]
     )
     contract = user.split("Contract: ", 1)[1].split("\n", 1)[0]
-    data = json.loads(user.split("<<<DATA\n", 1)[1].split("\nDATA>>>", 1)[0])
+    data = json.loads(inside({"messages": [{"content": user}]})[0][1])
     labels = sorted({lab for dom in data["label_domains"].values() for lab in dom})
     request = JudgeRequest(contract, "", data, list(data["candidate_map"]), labels)
     got = ExactJudge().judge(request).labels

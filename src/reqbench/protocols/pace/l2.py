@@ -5,6 +5,12 @@ evidence — never weights or the reference answer. Its answer must contain exac
 ids, each with cited evidence, the echoed severity and a covered/partial/missing judgment; otherwise it
 is rejected and asked again. A non-empty ``missing_evidence`` triggers **one** targeted expansion and a
 second judgment; whatever is still missing afterwards stays unresolved, which blocks the case score.
+
+Grounding (`grounding`): a judge that declares ``requires_citations`` (the model judge) must back every
+covered/partial entry with a citation that verifies against the candidate's evidence; any citation a
+judge gives is verified. An ungrounded answer is re-asked once with the failures as feedback, then the
+point is Unresolved. The outcome keeps an audit record: the prompt's fence id and every citation's
+verification result.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pydantic import ValidationError
 
 from reqbench.core.judges.base import JudgePending, JudgeRejected
 from reqbench.protocols.pace.aggregate import fold_point
+from reqbench.protocols.pace.grounding import verify
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer
 from reqbench.protocols.pace.models import Checklist, CodePoint, Verdict
 
@@ -41,6 +48,8 @@ class PointRequest:
     allowed_alternatives: list[str] = field(default_factory=list)
     feedback: str = ""
     """Why the previous answer was rejected (set on a retry, so a cached bad answer is not replayed)."""
+    fence: dict[str, Any] = field(default_factory=dict)
+    """Set by a model judge: the audit of the fence its prompt put the candidate's evidence in."""
 
     def public(self) -> dict[str, Any]:
         """The JSON a model judge is given (no weights, no reference)."""
@@ -129,14 +138,39 @@ def _strip_fences(text: str) -> str:
     return t
 
 
-def _ask(judge: PointJudge, point: CodePoint, request: PointRequest) -> Checklist:
+class Ungrounded(JudgePending):
+    """The judge's covered/partial verdicts did not cite verifiable evidence, twice."""
+
+    def __init__(self, message: str, audit: list[dict[str, Any]]) -> None:
+        super().__init__(message)
+        self.audit = audit
+
+
+def _ask(judge: PointJudge, point: CodePoint, request: PointRequest,
+         log: list[dict[str, Any]]) -> Checklist:
+    """A schema-valid, grounded checklist; schema breaches get `ATTEMPTS` tries, ungrounded answers one
+    re-ask. Each accepted or ungrounded answer appends its audit (fence, citation results) to `log`."""
     last: Exception | None = None
+    required = bool(getattr(judge, "requires_citations", False))
+    ungrounded = 0
     for _ in range(ATTEMPTS):
         try:
-            return validate_checklist(point, judge.judge_point(request))
+            checklist = validate_checklist(point, judge.judge_point(request))
         except JudgeRejected as exc:
             last = exc
             request.feedback = str(exc)
+            continue
+        audit, problems = verify(point, checklist, request.package, required)
+        if required or request.fence or any(a["citations"] for a in audit):
+            log.append({"round": request.round, "fence": dict(request.fence), "citations": audit,
+                        "accepted": not problems, "problems": problems})
+        if not problems:
+            return checklist
+        ungrounded += 1
+        if ungrounded > 1:
+            raise Ungrounded(f"{point.id}: citations did not verify after one re-ask: {problems}", audit)
+        request.feedback = ("citations that do not verify against the evidence package: "
+                            + "; ".join(problems) + ". Cite file, line range and the exact quoted code")
     raise JudgePending(f"{point.id}: no valid checklist after {ATTEMPTS} attempts: {last}")
 
 
@@ -147,21 +181,24 @@ class L2Outcome:
     rounds: int
     unresolved_evidence: list[str]
     detail: str = ""
+    audit: list[dict[str, Any]] = field(default_factory=list)
+    """Per judged answer: fence id, each citation's verification result, accepted or not."""
 
 
 def judge_point(
     case_id: str, point: CodePoint, pkg: EvidencePackage, localizer: Localizer, judge: PointJudge
 ) -> L2Outcome:
     """Judge one point: checklist, at most one targeted expansion, deterministic folding."""
+    log: list[dict[str, Any]] = []
     try:
-        checklist = _ask(judge, point, build_request(case_id, point, pkg, 0))
+        checklist = _ask(judge, point, build_request(case_id, point, pkg, 0), log)
         rounds = 1
         if checklist.missing_evidence:
             localizer.expand(pkg, checklist.missing_evidence)
-            checklist = _ask(judge, point, build_request(case_id, point, pkg, 1))
+            checklist = _ask(judge, point, build_request(case_id, point, pkg, 1), log)
             rounds = 2
     except JudgePending as exc:
-        return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}")
+        return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}", log)
     if checklist.missing_evidence:
         return L2Outcome(
             Verdict.UNRESOLVED,
@@ -169,7 +206,8 @@ def judge_point(
             rounds,
             list(checklist.missing_evidence),
             "evidence still missing after the single targeted expansion",
+            log,
         )
     severity = {c.criterion_id: c.severity for c in point.criteria}
     verdict = fold_point((e.judgment, severity[e.criterion_id]) for e in checklist.evidence_checklist)
-    return L2Outcome(verdict, checklist, rounds, [])
+    return L2Outcome(verdict, checklist, rounds, [], audit=log)

@@ -150,6 +150,19 @@ class SuiteFile(BaseModel):
     judge: str = Field("offline", description="Default judge: offline | replay:FILE | llm[:MODEL].")
 
 
+class Citation(BaseModel):
+    """A pointer into the evidence package: file, new-side line range and the quoted text there.
+
+    Verified by code (`reqbench.protocols.pace.grounding`) against the candidate's own evidence."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    file: str = Field(description="Repository-relative path of the cited candidate code.")
+    start_line: int = Field(description="First cited line (new side of the candidate change).")
+    end_line: int = Field(description="Last cited line.")
+    quote: str = Field(description="Code quoted verbatim from those lines (whitespace may differ).")
+
+
 class CriterionJudgment(BaseModel):
     """One checklist entry as a judge returns it (paper O.5 output schema)."""
 
@@ -160,6 +173,9 @@ class CriterionJudgment(BaseModel):
     severity: Severity = Field(description="The frozen severity of this criterion, echoed.")
     judgment: Judgment = Field(description="covered | partial | missing.")
     reasoning: str = Field("", description="Why; read by attribution.")
+    citations: list[Citation] = Field(
+        default_factory=list, description="Where the evidence is; required for covered/partial by model judges."
+    )
 
 
 class Checklist(BaseModel):

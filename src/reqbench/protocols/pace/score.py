@@ -55,6 +55,8 @@ class PointResult:
     detail: str = ""
     evidence_tokens: int = 0
     evidence: dict[str, Any] | None = None
+    audit: list[dict[str, Any]] = field(default_factory=list)
+    """L2 audit: per judged answer, the prompt's fence id and each citation's verification result."""
 
     @property
     def reasoning(self) -> str:
@@ -68,7 +70,7 @@ class PointResult:
         return "; ".join(parts) or self.detail
 
     def to_dict(self, with_evidence: bool = False) -> dict[str, Any]:
-        d = {
+        d: dict[str, Any] = {
             "point_id": self.point_id,
             "verdict": self.verdict.value,
             "weight": self.weight,
@@ -81,6 +83,8 @@ class PointResult:
             "reasoning": self.reasoning,
             "evidence_tokens": self.evidence_tokens,
         }
+        if self.audit:
+            d["audit"] = self.audit
         if with_evidence:
             d["evidence"] = self.evidence
         return d
@@ -217,4 +221,5 @@ class Scorer:
             out.detail,
             len(pkg.render()) // 4,
             pkg.to_dict() if with_evidence else None,
+            out.audit,
         )
