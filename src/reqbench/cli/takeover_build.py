@@ -25,7 +25,7 @@ def validate_cmd(
 
     Example: reqbench takeover validate demo:takeover/project
     """
-    from reqbench.protocols.takeover.project import validate_project
+    from reqbench.protocols.takeover.loading import validate_project
 
     problems = validate_project(project)
     if as_json:
@@ -49,7 +49,7 @@ def replay_cmd(
     Example: reqbench takeover replay PROJECT --out requirement_state_graph.json
     """
     from reqbench.core.hashing import atomic_write_text, pretty_json
-    from reqbench.protocols.takeover.project import load_project
+    from reqbench.protocols.takeover.loading import load_project
     from reqbench.protocols.takeover.replay import replay
 
     text = pretty_json(replay(load_project(project)).to_json())
@@ -78,7 +78,7 @@ def build_cmd(
     Example: reqbench takeover build PROJECT --out build/ --input-release my-release-v1
     """
     from reqbench.protocols.takeover.build import build_release
-    from reqbench.protocols.takeover.project import load_project
+    from reqbench.protocols.takeover.loading import load_project
 
     result = build_release(
         load_project(project),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.errors import InputError
-from reqbench.protocols.takeover.project import load_project, validate_project
+from reqbench.protocols.takeover.loading import load_project, validate_project
 from reqbench.protocols.takeover.validation import check_all
 
 from .ledger_factory import event, messages, small, write

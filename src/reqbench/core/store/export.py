@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store.models import RunResultRow
-from reqbench.core.store.runstore import RunStore
+
+if TYPE_CHECKING:  # the store calls these exports; they only need its type
+    from reqbench.core.store.runstore import RunStore
 
 
 def result_rows(store: RunStore) -> list[RunResultRow]:

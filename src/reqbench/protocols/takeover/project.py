@@ -1,12 +1,12 @@
-"""Loading a takeover project: locate its three files, check them, and build typed records.
+"""A takeover project's data model and files: locate its three files, read them, build typed records.
 
 A project folder holds ``normalized_project.json``, ``annotation.json`` (the Stage-1 annotation) and
 ``selected_target_times.json``. The original release layout (``outputs_new/stage1_runs/<pid>/...``,
 ``outputs_new/stage1_annotations/<pid>_stage1_annotation.json``,
 ``outputs_new/stage2/<pid>/target_time_selection/selected_target_times.json``) is accepted too.
 
-`load_project` never returns a project that breaks a validation rule: it raises `InputError` naming
-the first problem (``reqbench takeover validate`` lists all of them).
+Validation (`validation`) and loading (`loading.load_project`, which never returns a project that breaks
+a rule) build on this module.
 """
 
 from __future__ import annotations
@@ -206,54 +206,9 @@ def source_map(files: ProjectFiles) -> dict[str, Path]:
     return {role: path for role, path in roles if path is not None}
 
 
-def _names(files: ProjectFiles) -> dict[str, str]:
+def file_names(files: ProjectFiles) -> dict[str, str]:
     return {
         "normalized": str(files.normalized),
         "annotation": str(files.annotation),
         "targets": str(files.targets),
     }
-
-
-def load_project_data(
-    normalized: dict[str, Any],
-    annotation: dict[str, Any],
-    targets: dict[str, Any] | None = None,
-    *,
-    name: str = "project",
-    files: ProjectFiles | None = None,
-) -> Project:
-    """Validate in-memory files and build the project; `InputError` on the first problem."""
-    from reqbench.protocols.takeover.validation import check_all
-
-    project, problems = check_all(
-        normalized, annotation, targets, file=name, names=_names(files) if files else None
-    )
-    if problems:
-        more = (
-            f" (and {len(problems) - 1} more; `reqbench takeover validate` lists all)"
-            if len(problems) > 1
-            else ""
-        )
-        raise InputError(str(problems[0]) + more)
-    assert project is not None
-    if files is not None:
-        project.source_files = source_map(files)
-    return project
-
-
-def load_project(path: Path | str) -> Project:
-    """Load and validate a project folder (or release layout). Raises `InputError` on any problem."""
-    files, normalized, annotation, targets = read_raw(Path(path))
-    return load_project_data(normalized, annotation, targets, files=files)
-
-
-def validate_project(path: Path | str) -> list[str]:
-    """Every problem of a project folder, one sentence each; [] when valid."""
-    from reqbench.protocols.takeover.validation import check_all
-
-    try:
-        files, normalized, annotation, targets = read_raw(Path(path))
-    except InputError as exc:
-        return [str(exc)]
-    _, problems = check_all(normalized, annotation, targets, names=_names(files))
-    return [str(p) for p in problems]

@@ -11,7 +11,7 @@ from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
 from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
-from reqbench.protocols.takeover.project import validate_project
+from reqbench.protocols.takeover.loading import validate_project
 from reqbench.protocols.takeover.run import report, rows
 from reqbench.protocols.takeover.run.context import SuiteContext
 

@@ -26,6 +26,8 @@ from reqbench.protocols.takeover.models import (
 )
 from reqbench.protocols.takeover.problems import Problem, all_events, event_problem
 from reqbench.protocols.takeover.project import Project, build_project, id_key
+from reqbench.protocols.takeover.replay import replay_requirement
+from reqbench.protocols.takeover.target_rules import TARGET_RULES
 
 __all__ = ["Problem", "RULES", "check_all", "check_shape"]
 
@@ -159,9 +161,6 @@ def check_all(
     `names` maps "normalized" / "annotation" / "targets" to the file names used in messages (else `file`).
     """
     names = {k: (names or {}).get(k, file) for k in ("normalized", "annotation", "targets")}
-    from reqbench.protocols.takeover.replay import replay_requirement
-    from reqbench.protocols.takeover.target_rules import TARGET_RULES
-
     pid = str(normalized.get("project_id", "?")) if isinstance(normalized, dict) else "?"
     problems = check_shape(NormalizedProjectModel, normalized, names["normalized"], pid)
     problems += check_shape(AnnotationModel, annotation, names["annotation"], pid)

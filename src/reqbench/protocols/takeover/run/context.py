@@ -18,7 +18,7 @@ from reqbench.core.workspace import tree_hash
 from reqbench.protocols.takeover.build import build_release
 from reqbench.protocols.takeover.delivery.config import DeliveryTarget, TakeoverSuite, load_suite
 from reqbench.protocols.takeover.delivery.initial import build_initial_repository
-from reqbench.protocols.takeover.project import load_project
+from reqbench.protocols.takeover.loading import load_project
 from reqbench.protocols.takeover.scoring.instances import TargetInstances, load_target
 
 _LOCK = threading.Lock()

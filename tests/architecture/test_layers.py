@@ -1,0 +1,38 @@
+"""The layering holds: core imports nothing above it, no protocol imports another, report never imports the
+CLI, and no import cycle exists anywhere in `src/` (imports inside functions included)."""
+
+from __future__ import annotations
+
+from tests.architecture.import_graph import build_graph, package_cycles
+
+GRAPH = build_graph()
+
+
+def _edges(src_prefix: str, dst_prefix: str) -> list[tuple[str, str]]:
+    return sorted((a, b) for a, b in GRAPH.edges if a.startswith(src_prefix) and b.startswith(dst_prefix))
+
+
+def test_no_import_cycle_in_src() -> None:
+    assert package_cycles(GRAPH) == []
+
+
+def test_core_imports_nothing_from_protocols_report_or_cli() -> None:
+    for upper in ("reqbench.protocols", "reqbench.report", "reqbench.cli"):
+        assert _edges("reqbench.core", upper) == []
+
+
+def test_no_protocol_imports_another() -> None:
+    names = {m.split(".")[2] for m in GRAPH if m.startswith("reqbench.protocols.") and m.count(".") >= 2}
+    names.discard("base")
+    for name in names:
+        for other in names - {name}:
+            assert _edges(f"reqbench.protocols.{name}", f"reqbench.protocols.{other}") == []
+
+
+def test_report_never_imports_the_cli() -> None:
+    assert _edges("reqbench.report", "reqbench.cli") == []
+
+
+def test_the_graph_sees_imports_inside_functions() -> None:
+    """Guard against a blind checker: `runstore.export_jsonl` imports `store.export` inside a method."""
+    assert GRAPH.has_edge("reqbench.core.store.runstore", "reqbench.core.store.export")
