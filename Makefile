@@ -6,10 +6,11 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test test-integration bench lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q --no-deps -e tests/plugin  # a third-party plugin the tests use
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -1,7 +1,8 @@
 """Registry of file formats: `reqbench schema NAME` prints the JSON Schema of ``SCHEMAS[NAME]``.
 
-Each entry is ``"module:PydanticModel"`` and imported lazily, so listing names costs nothing and a
-protocol's models load only when asked for. Protocols register their formats here (one line each).
+Formats register through the ``reqbench.schemas`` entry-point group (`reqbench.core.registry`): each is a
+``module:PydanticModel`` imported lazily, so listing names costs nothing and a protocol's models load only
+when asked for. reqbench's own are declared in its pyproject; a plugin adds its own the same way.
 """
 
 from __future__ import annotations
@@ -11,28 +12,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from reqbench.core import registry
 from reqbench.core.errors import InputError
 
-SCHEMAS: dict[str, str] = {
-    "run-meta": "reqbench.core.store.models:RunMeta",
-    "run-result-row": "reqbench.core.store.models:RunResultRow",
-    "judge-call": "reqbench.core.store.models:JudgeCall",
-    "pace-case": "reqbench.protocols.pace.models:CaseFile",
-    "pace-suite": "reqbench.protocols.pace.models:SuiteFile",
-    "pace-checklist": "reqbench.protocols.pace.models:Checklist",
-    "takeover-normalized-project": "reqbench.protocols.takeover.models:NormalizedProjectModel",
-    "takeover-annotation": "reqbench.protocols.takeover.models:AnnotationModel",
-    "takeover-selected-targets": "reqbench.protocols.takeover.models:SelectedTargetsModel",
-    "takeover-response": "reqbench.protocols.takeover.response:AgentResponse",
-
-    "specpath-family": "reqbench.protocols.specpath.models:FamilySpec",
-    "specpath-suite": "reqbench.protocols.specpath.models:SuiteSpec",
-    "specpath-result": "reqbench.protocols.specpath.results:ResultRecord",
-
-    "journey-instance": "reqbench.protocols.journey.models:InstanceSpec",
-    "journey-suite": "reqbench.protocols.journey.models:SuiteSpec",
-    "journey-persona": "reqbench.protocols.journey.personas:Persona",
-}
+SCHEMAS: dict[str, str] = {name: registry.entry_value("schemas", name) for name in registry.names("schemas")}
+"""name -> ``module:Model`` of every registered file format (``reqbench.schemas`` entry points)."""
 
 
 def schema_model(name: str) -> type[BaseModel]:

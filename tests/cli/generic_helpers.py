@@ -1,4 +1,5 @@
-"""Running the real `reqbench` CLI in a subprocess with the toy protocol of `tests.core.toy_protocol`."""
+"""Running the real `reqbench` CLI in a subprocess; the toy protocol comes from the installed plugin
+package ``reqbench-toy`` (tests/plugin), found through its entry point."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ REPO = Path(__file__).resolve().parents[2]
 def cli_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
-    env["REQBENCH_EXTRA_PROTOCOLS"] = "tests.core.toy_protocol:PROTOCOL"
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra)
     return env

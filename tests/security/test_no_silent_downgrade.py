@@ -14,7 +14,7 @@ NO_SANDBOX = {**os.environ, "REQBENCH_SANDBOX": "none"}
 def test_command_agent_without_bubblewrap_exits_2_before_creating_anything(tmp_path: Path) -> None:
     suite = trimmed_suite("specpath", tmp_path / "suite")
     out = tmp_path / "run"
-    proc = cli(["run", str(suite), "--agent", "command", "--agent-opt", "template=true", "--out", str(out),
+    proc = cli(["run", str(suite), "--agent", "command", "--agent-opt", "template=sh -c true", "--out", str(out),
                 "--condition", "direct"], NO_SANDBOX, tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "bubblewrap" in proc.stderr and "apt-get install bubblewrap" in proc.stderr
@@ -25,7 +25,7 @@ def test_command_agent_without_bubblewrap_exits_2_before_creating_anything(tmp_p
 def test_unsafe_no_sandbox_runs_and_every_report_says_so(tmp_path: Path) -> None:
     suite = trimmed_suite("specpath", tmp_path / "suite")
     out = tmp_path / "run"
-    proc = cli(["run", str(suite), "--agent", "command", "--agent-opt", "template=true", "--out", str(out),
+    proc = cli(["run", str(suite), "--agent", "command", "--agent-opt", "template=sh -c true", "--out", str(out),
                 "--condition", "direct", "--unsafe-no-sandbox", "--quiet"], NO_SANDBOX, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "UNSAFE" in proc.stdout
@@ -34,7 +34,7 @@ def test_unsafe_no_sandbox_runs_and_every_report_says_so(tmp_path: Path) -> None
     html = tmp_path / "r.html"
     cli(["report", str(out), "--html", str(html)], os.environ.copy(), tmp_path)
     assert "UNSAFE" in html.read_text()
-    resumed = cli(["run", str(suite), "--agent", "command", "--agent-opt", "template=true", "--out", str(out),
+    resumed = cli(["run", str(suite), "--agent", "command", "--agent-opt", "template=sh -c true", "--out", str(out),
                    "--condition", "direct", "--resume", "--quiet"], os.environ.copy(), tmp_path)
     assert resumed.returncode == 2 and "unsafe_no_sandbox" in resumed.stderr  # a run stays what it was
 

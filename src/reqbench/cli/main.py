@@ -6,7 +6,6 @@ Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `re
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 import typer
@@ -26,17 +25,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# (module, group name or None for top-level commands registered by the module itself)
-_GROUPS: list[tuple[str, str | None]] = [
-    ("reqbench.cli.generic", None),
-    ("reqbench.cli.takeover", "takeover"),
-    ("reqbench.cli.specpath", "specpath"),
-    ("reqbench.cli.journey", "journey"),
-    ("reqbench.cli.pace", "pace"),
-    ("reqbench.cli.agents_cmd", None),
-]
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"reqbench {__version__}")
@@ -52,17 +40,15 @@ def _root(
 
 
 def _register() -> None:
-    for module_name, group in _GROUPS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue
-            raise
-        if group is None:
-            module.register(app)
-        else:
-            app.add_typer(module.app, name=group)
+    """Top-level commands, then one group per registered command group (``reqbench.commands`` entry points:
+    reqbench's four protocols and any installed plugin's). A module that fails to import is an error."""
+    from reqbench.cli import agents_cmd, generic
+    from reqbench.core import registry
+
+    generic.register(app)
+    agents_cmd.register(app)
+    for name, group in registry.loadable("commands").items():
+        app.add_typer(group, name=name)
 
 
 _register()

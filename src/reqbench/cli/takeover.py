@@ -1,17 +1,13 @@
 """`reqbench takeover ...`: ReqMemBench commands. Each command family lives in its own module
-(`takeover_build`, `takeover_score`, `takeover_run`), which registers onto this group."""
+(`takeover_build`, `takeover_score`), which registers onto this group."""
 
 from __future__ import annotations
 
-import importlib
-
 import typer
+
+from reqbench.cli import takeover_build, takeover_score
 
 app = typer.Typer(help="ReqMemBench takeover: replay, build, score.", no_args_is_help=True)
 
-for _name in ("takeover_build", "takeover_score", "takeover_run"):
-    try:
-        importlib.import_module(f"reqbench.cli.{_name}").register(app)
-    except ModuleNotFoundError as _exc:
-        if _exc.name != f"reqbench.cli.{_name}":
-            raise
+for _module in (takeover_build, takeover_score):
+    _module.register(app)

@@ -6,14 +6,12 @@ Each protocol package has a `suite.py` defining ``PROTOCOL``, an object satisfyi
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import Any, Protocol
 
+from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
-
-PROTOCOL_NAMES = ("takeover", "specpath", "journey", "pace")
 
 
 class SuiteProtocol(Protocol):
@@ -62,18 +60,13 @@ def marker_protocol(file: Path) -> str | None:
 
 
 def load_protocol(name: str) -> SuiteProtocol:
-    module = importlib.import_module(f"reqbench.protocols.{name}.suite")
-    return module.PROTOCOL  # type: ignore[no-any-return]
+    """The protocol registered as `name` (``reqbench.protocols`` entry points, or a dotted path)."""
+    return registry.load("protocols", name)  # type: ignore[no-any-return]
 
 
 def available_protocols() -> list[SuiteProtocol]:
-    out = []
-    for name in PROTOCOL_NAMES:
-        try:
-            out.append(load_protocol(name))
-        except ModuleNotFoundError:
-            continue
-    return out
+    """Every registered protocol (reqbench's four and any installed plugin's), in name order."""
+    return registry.load_all("protocols")
 
 
 def detect_protocol(path: Path) -> SuiteProtocol:

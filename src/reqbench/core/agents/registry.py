@@ -1,8 +1,10 @@
-"""Agent names -> factories. `make_agent("reference")`, `make_agent("command", template=...)`, ...
+"""Agent names -> factories: `make_agent("reference")`, `make_agent("command", template=...)`, ...
 
-Entries are lazy (module:function) so importing the registry imports no adapter. A factory takes
-keyword options (from the CLI's ``--agent-opt KEY=VALUE`` or a config file) and returns an `Agent`.
-An agent spec may carry an argument after a colon: ``replay:PATCHES`` passes ``arg="PATCHES"``.
+Agents register through the ``reqbench.agents`` entry-point group (`reqbench.core.registry`); reqbench's own
+adapters are declared in its pyproject like any plugin's. `AGENTS` maps every registered name to its
+``(module, factory)``; a spec whose name part is a dotted path (``mypkg.agents:make_agent``) works too.
+A factory takes keyword options (from ``--agent-opt KEY=VALUE``) and returns an `Agent`. A spec may
+carry an argument after a colon: ``replay:PATCHES`` passes ``arg="PATCHES"``.
 """
 
 from __future__ import annotations
@@ -10,36 +12,28 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from reqbench.core import registry
 from reqbench.core.agents.base import Agent
 from reqbench.core.errors import InputError
 
 AGENTS: dict[str, tuple[str, str]] = {
-    # name: (module, factory) -- description
-    "null": ("reqbench.core.agents.controls", "make_null"),
-    "reference": ("reqbench.core.agents.controls", "make_reference"),
-    "replay": ("reqbench.core.agents.controls", "make_replay"),
-    "command": ("reqbench.core.agents.command", "make_command"),
-    "llm": ("reqbench.core.agents.llm_agent", "make_llm_agent"),
-    "claude-code": ("reqbench.core.agents.presets", "make_claude_code"),
-    "codex": ("reqbench.core.agents.presets", "make_codex"),
-    "mini-swe-agent": ("reqbench.core.agents.presets", "make_mini_swe_agent"),
-    "openhands": ("reqbench.core.agents.presets", "make_openhands"),
-    "aider": ("reqbench.core.agents.presets", "make_aider"),
+    name: tuple(registry.entry_value("agents", name).split(":", 1))  # type: ignore[misc]
+    for name in registry.names("agents")
 }
+"""name -> (module, factory) of every registered agent."""
 
 
 def make_agent(spec: str, **options: Any) -> Agent:
-    """Build the agent named by `spec` (``name`` or ``name:arg``)."""
+    """Build the agent named by `spec` (``name``, ``name:arg`` or ``package.module:factory``)."""
     name, _, arg = spec.partition(":")
-    if name not in AGENTS:
-        raise InputError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}",
-                         item="--agent")
-    module_name, factory = AGENTS[name]
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise InputError(f"agent {name!r} is not available in this build ({exc.name} missing)",
-                         item="--agent") from None
-    if arg:
-        options["arg"] = arg
+    if name in AGENTS:
+        module_name, factory = AGENTS[name]
+        if arg:
+            options["arg"] = arg
+    elif "." in name and arg:
+        module_name, factory = name, arg
+    else:
+        raise InputError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))} (or a dotted "
+                         "path package.module:factory)", item="--agent")
+    module = importlib.import_module(module_name)
     return getattr(module, factory)(**options)  # type: ignore[no-any-return]

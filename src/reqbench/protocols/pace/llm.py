@@ -13,8 +13,6 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import httpx
-
 from reqbench.core.errors import InputError
 
 SEED = 20260729
@@ -29,10 +27,8 @@ def resolve_model(model: str | None) -> str:
 
 def chat(messages: Sequence[Mapping[str, Any]], model: str, max_tokens: int = 8192) -> str:
     """The assistant's reply text for `messages`."""
-    try:
-        from reqbench.core.llm.client import ChatClient, LLMConfig
-    except ImportError:
-        return _plain_chat(messages, model, max_tokens)
+    from reqbench.core.llm.client import ChatClient, LLMConfig
+
     client = ChatClient(LLMConfig.from_env())
     try:
         return client.complete(
@@ -41,24 +37,3 @@ def chat(messages: Sequence[Mapping[str, Any]], model: str, max_tokens: int = 81
     finally:
         client.close()
 
-
-def _plain_chat(messages: Sequence[Mapping[str, Any]], model: str, max_tokens: int) -> str:
-    base = os.environ.get("REQBENCH_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
-    if not base:
-        raise InputError("no model endpoint: set REQBENCH_BASE_URL (or OPENAI_BASE_URL)", item="model")
-    key = os.environ.get("REQBENCH_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
-    body = {
-        "model": model.split("/", 1)[-1],
-        "messages": [dict(m) for m in messages],
-        "temperature": 0.0,
-        "seed": SEED,
-        "max_tokens": max_tokens,
-    }
-    resp = httpx.post(
-        base.rstrip("/") + "/chat/completions",
-        json=body,
-        timeout=600,
-        headers={"Authorization": f"Bearer {key}"} if key else {},
-    )
-    resp.raise_for_status()
-    return str(resp.json()["choices"][0]["message"]["content"])

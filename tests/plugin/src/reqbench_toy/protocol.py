@@ -1,0 +1,134 @@
+"""A tiny protocol for the executor, store and CLI tests, shipped as the third-party package
+``reqbench-toy`` (installed by ``make test``): reqbench finds it through the ``reqbench.protocols``
+entry point, with no edit to core, cli or report.
+
+A toy suite is a directory with ``toy.json``: ``{"sleep": seconds, "conditions": [...],
+"tasks": [{"id": ..., "value": int, "behaviour": BEHAVIOUR}]}`` where BEHAVIOUR is one of "ok", "crash",
+"bad-result", "pending", "input-error", "flaky-N".
+Every attempt writes a marker file into ``<suite>/markers`` (``run`` or ``reeval``), so tests can count
+exactly which rows ran how often, across processes.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.hashing import sha256_text
+
+
+def write_suite(path: Path, tasks: list[dict[str, Any]], *, sleep: float = 0.0,
+                conditions: tuple[str, ...] = ("A", "B")) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "toy.json").write_text(json.dumps({"sleep": sleep, "conditions": list(conditions),
+                                                "tasks": tasks}))
+    return path
+
+
+def markers(suite: Path, row: Row, kind: str = "run") -> int:
+    return len(list((suite / "markers").glob(f"{sha256_text(row.key)[:16]}.{kind}.*")))
+
+
+class ToyProtocol:
+    name = "toy"
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.active = 0
+        self.max_active = 0
+        self.spans: list[tuple[Row, float, float]] = []
+
+    def _suite(self, path: Path) -> dict[str, Any]:
+        return json.loads((path / "toy.json").read_text())  # type: ignore[no-any-return]
+
+    def detect(self, path: Path) -> bool:
+        return (Path(path) / "toy.json").is_file()
+
+    def validate(self, path: Path) -> list[str]:
+        problems = []
+        for i, task in enumerate(self._suite(path)["tasks"]):
+            if "id" not in task:
+                problems.append(f"toy.json: task #{i}: every task needs an id")
+            if not isinstance(task.get("value", 0), int):
+                problems.append(f"toy.json: task '{task.get('id', i)}': value must be an integer")
+        return problems
+
+    def plan(self, path: Path, options: RunOptions) -> list[Row]:
+        suite = self._suite(path)
+        conditions = options.conditions or tuple(suite["conditions"])
+        return [Row(t["id"], c, options.agent, r) for r in range(options.repeats) for t in suite["tasks"]
+                for c in conditions]
+
+    def _mark(self, path: Path, row: Row, kind: str) -> None:
+        (path / "markers").mkdir(exist_ok=True)
+        (path / "markers" / f"{sha256_text(row.key)[:16]}.{kind}.{uuid.uuid4().hex}").write_text(row.key)
+
+    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+        assert work_dir.is_dir()
+        self._mark(path, row, "run")
+        suite = self._suite(path)
+        task = next(t for t in suite["tasks"] if t["id"] == row.task_id)
+        with self._lock:
+            self.active += 1
+            self.max_active = max(self.max_active, self.active)
+        start = time.monotonic()
+        try:
+            time.sleep(suite["sleep"])
+        finally:
+            with self._lock:
+                self.active -= 1
+                self.spans.append((row, start, time.monotonic()))
+        behaviour = task.get("behaviour", "ok")
+        value = task.get("value", 0) * (1 if row.condition == "A" else 2) + row.repeat
+        patch = f"--- a/{row.task_id}\n+++ b/{row.task_id}\n+{value}\n".encode()
+        if behaviour == "crash":
+            raise RuntimeError(f"toy bug in {row.task_id}")
+        if behaviour == "bad-result":
+            return RowOutcome(RowStatus.SCORED, result={"value": {1, 2}})  # a set is not JSON
+        if behaviour == "input-error":
+            raise InputError("unknown agent for the toy protocol", item=options.agent)
+        if behaviour.startswith("flaky-") and markers(path, row) <= int(behaviour.split("-")[1]):
+            return RowOutcome(RowStatus.INVALID, detail="provider rate limit")
+        if behaviour == "pending":
+            return RowOutcome(RowStatus.PENDING, result={"checks": {"build": "HARNESS_ERROR"}},
+                              detail="check could not run", artifacts={"patch": patch})
+        return RowOutcome(RowStatus.SCORED, result={"value": value, "scores": {"value": value},
+                                                    "checks": {"build": {"status": "PASS", "exit": 0}}},
+                          artifacts={"patch": patch, "transcript": f"ran {row.key}".encode()})
+
+    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
+                   work_dir: Path) -> RowOutcome:
+        self._mark(path, row, "reeval")
+        patch = previous.artifacts["patch"].decode()
+        value = int(patch.rsplit("+", 1)[1])
+        return RowOutcome(RowStatus.SCORED, result={"value": value, "reevaluated": True,
+                                                    "checks": {"build": "PASS"}},
+                          artifacts={"patch": previous.artifacts["patch"]})
+
+    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+        by_condition: dict[str, list[int]] = {}
+        for row, outcome in rows:
+            if outcome.status == RowStatus.SCORED:
+                by_condition.setdefault(row.condition, []).append(outcome.result["value"])
+        return {"scored rows": sum(len(v) for v in by_condition.values()),
+                "by condition": {c: {"rows": len(v), "mean value": {"value": sum(v) / len(v),
+                                                                    "ci": [min(v), max(v)]}}
+                                 for c, v in sorted(by_condition.items())},
+                "plots": [{"table": "by condition", "column": "mean value", "title": "mean value"}]}
+
+    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
+        return {"scored rows": summary.get("scored rows")}
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        import os
+        demo = os.environ.get("TOY_DEMO_SUITE")
+        return [(Path(demo), RunOptions(agent="reference"))] if demo else []
+
+
+PROTOCOL = ToyProtocol()
