@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from reqbench_toy.protocol import marker_dir
 from typer.testing import CliRunner
 
 from reqbench.cli.main import app
@@ -145,7 +146,7 @@ def test_demo_runs_each_protocol_demo_and_rerun_continues(tmp_path: Path, suite:
     assert (tmp_path / "demo" / "toy-suite-reference" / "run.sqlite").is_file()
     again = reqbench("demo", "--out", str(tmp_path / "demo"), "--protocol", "toy", TOY_DEMO_SUITE=str(suite))
     assert again.returncode == 0, again.stderr
-    assert len(list((suite / "markers").iterdir())) == 4  # nothing ran twice
+    assert len(list(marker_dir(suite).iterdir())) == 4  # nothing ran twice
 
 
 def test_demo_without_bundled_suites_says_so(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ Exit code 3 (`EXIT_NOTHING_MEASURED`) when every row ended invalid (no row score
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import time
@@ -15,16 +16,16 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from reqbench import __version__
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES, make_executor
-from reqbench.core.execute.options import differing_options, options_to_json, with_work_dir
+from reqbench.core.execute.lifecycle import discard_if_empty, open_or_resume
+from reqbench.core.execute.options import options_from_json, with_work_dir
+from reqbench.core.execute.preflight import preflight
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.runner import WORK_DIR, execute_run
 from reqbench.core.execute.types import RowStatus, RunOptions
-from reqbench.core.sandbox import isolation_gate
-from reqbench.core.store import RunMeta, RunStore, is_run_dir, utc_now
+from reqbench.core.store import RunStore, is_run_dir
 
 console = Console()
 err_console = Console(stderr=True)
@@ -78,70 +79,46 @@ def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
     return Path("runs") / f"{slug}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
 
 
-def open_run(run_dir: Path, protocol: Any, suite: Path, options: RunOptions, *, resume: bool) -> RunStore:
-    """Create `run_dir`, or reopen it with `resume` after checking it was made for the same run."""
-    requested = options_to_json(options)
-    if not is_run_dir(run_dir):
-        if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
-            raise InputError("exists and is not a run directory; choose another --out", file=str(run_dir))
-        if run_dir.is_dir():
-            run_dir.rmdir()
-        return RunStore.create(run_dir, RunMeta(suite_path=str(suite), protocol=protocol.name,
-                                                options=requested, created=utc_now(),
-                                                reqbench_version=__version__))
-    if not resume:
-        raise InputError("run directory already exists; pass --resume to continue it or choose another "
-                         "--out", file=str(run_dir))
-    store = RunStore.open(run_dir)
-    meta = store.meta
-    diffs = differing_options(meta.options, requested)
-    if meta.protocol != protocol.name:
-        diffs.insert(0, "protocol")
-    if Path(meta.suite_path) != suite:
-        diffs.insert(0, "suite")
-    if diffs:
-        store.close()
-        first = diffs[0]
-        raise InputError(f"--resume with different options: {', '.join(diffs)} differ from the run "
-                         f"(stored {first}: {_stored(meta, first)})", file=str(run_dir))
-    return store
-
-
-def _stored(meta: RunMeta, name: str) -> str:
-    if name == "suite":
-        return meta.suite_path
-    if name == "protocol":
-        return meta.protocol
-    if name.startswith("agent_options."):
-        return json.dumps(meta.options.get("agent_options", {}).get(name.split(".", 1)[1]))
-    return json.dumps(meta.options.get(name))
-
-
 def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, executor_name: str = "local",
               quiet: bool = False) -> tuple[RunStore, Any]:
-    """Validate, open the run directory, execute every unfinished row; returns the open store."""
+    """Preflight, validate, plan, open the run directory, execute every unfinished row; returns the open store.
+
+    Nothing is created unless preflight, validation and planning pass; a run directory this call created
+    is removed again when the run fails before its first attempt is stored."""
     suite = suite.resolve()
+    facts = preflight(options)
     protocol = validate_suite(suite)
     rows = protocol.plan(suite, options)  # bad options surface before anything is written
     executor = make_executor(executor_name, options.concurrency)
     try:
-        store = open_run(run_dir, protocol, suite, options, resume=resume)
+        store, created = open_or_resume(run_dir, protocol.name, suite, options, resume=resume,
+                                        provenance={"agent": facts.to_json()})
         try:
             execute_run(store, protocol, suite, with_work_dir(options, store.run_dir / WORK_DIR),
                         rows=rows, executor=executor, show_progress=progress_enabled(console, quiet),
                         console=console)
         except BaseException:
-            store.close()
+            if not discard_if_empty(store, created):
+                store.close()
             raise
     finally:
         executor.shutdown()
     return store, protocol
 
 
+def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOptions]:
+    """The suite and options a run directory was created with (``reqbench run --resume RUN_DIR``)."""
+    with RunStore.open(run_dir, read_only=True) as store:
+        meta = store.meta
+    return Path(meta.suite_path), options_from_json(meta.options, concurrency=concurrency)
+
+
 def run(
     suite: Path = typer.Argument(..., help="Suite directory (or a single task of a protocol), or "
-                                "demo:NAME (a bundled suite).", callback=suite_spec),
-    agent: str = typer.Option(..., "--agent", help="Agent name (e.g. reference, null, replay, llm)."),
+                                "demo:NAME (a bundled suite); with --resume and no --agent, a run directory.",
+                                callback=suite_spec),
+    agent: str | None = typer.Option(None, "--agent", help="Agent name (e.g. reference, null, replay, llm, "
+                                     "command, claude-code); required unless resuming a run directory."),
     judge: str = typer.Option("exact", "--judge", help="Judge backend: exact, replay:FILE, llm:MODEL."),
     condition: list[str] = typer.Option([], "--condition", help="Condition to run (repeatable; "
                                                                 "default: the protocol's conditions)."),
@@ -149,7 +126,9 @@ def run(
     seed: int = typer.Option(20260729, "--seed", help="Seed of the within-repeat shuffle."),
     out: Path | None = typer.Option(None, "--out", help="Run directory (default "
                                     "runs/<protocol>-<suite>-<agent>-<timestamp>)."),
-    resume: bool = typer.Option(False, "--resume", help="Continue an existing run directory."),
+    resume: bool = typer.Option(False, "--resume", help="Continue an existing run directory: `reqbench run "
+                                "--resume RUN_DIR` reuses its stored options (only --executor and "
+                                "--concurrency may change), or repeat the options with --out RUN_DIR."),
     executor: str = typer.Option("local", "--executor", help=f"One of {', '.join(EXECUTOR_NAMES)}."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rows running at the same time."),
     agent_opt: list[str] = typer.Option([], "--agent-opt", help="Agent option KEY=VALUE (repeatable)."),
@@ -178,23 +157,29 @@ def run(
     """
     from reqbench.cli.generic_report import print_report
 
-    agent_options = parse_agent_opts(agent_opt)
-    if model is not None:
-        agent_options["model"] = model
-    if base_url is not None:
-        agent_options["base_url"] = base_url
-    isolation_gate(agent, unsafe_no_sandbox=unsafe_no_sandbox)  # before anything is created
-    options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
-                         concurrency=concurrency, agent_options=agent_options, offline=offline,
-                         unsafe_no_sandbox=unsafe_no_sandbox)
+    if resume and agent is None and is_run_dir(suite):
+        out = suite
+        suite, options = stored_run_options(out, concurrency)
+        options = dataclasses.replace(options, offline=offline)
+    else:
+        if agent is None:
+            raise InputError("--agent is required (or `reqbench run --resume RUN_DIR` to continue a run)")
+        agent_options = parse_agent_opts(agent_opt)
+        if model is not None:
+            agent_options["model"] = model
+        if base_url is not None:
+            agent_options["base_url"] = base_url
+        options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
+                             concurrency=concurrency, agent_options=agent_options, offline=offline,
+                             unsafe_no_sandbox=unsafe_no_sandbox)
     if offline and executor != "local":
         raise InputError("--offline replays from the run store, which only the local executor reaches; "
                          "use --executor local", item="--offline")
     suite = suite.resolve()
     if out is None:
         if resume:
-            raise InputError("--resume needs --out naming the run directory to continue")
-        out = default_run_dir(protocol_for_suite(suite).name, suite, agent)
+            raise InputError("--resume needs the run directory: `reqbench run --resume RUN_DIR`, or --out")
+        out = default_run_dir(protocol_for_suite(suite).name, suite, options.agent)
     store, protocol = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
     with store:
         console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)

@@ -17,6 +17,11 @@ class RunMeta(BaseModel):
                     "agent options). Concurrency and executor are not part of it.")
     created: str = Field(description="UTC creation time, ISO 8601.")
     reqbench_version: str = Field(description="reqbench version that created the run.")
+    provenance: dict[str, Any] = Field(
+        default_factory=dict,
+        description="What was evaluated, as established before the first row: the agent's program, path "
+                    "and version (preflight), the isolation mode, the suite's content hash and its file "
+                    "manifest {relative path: sha256} (a resume on a changed suite is refused).")
 
 
 class RunResultRow(BaseModel):

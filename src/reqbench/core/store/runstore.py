@@ -70,9 +70,9 @@ class RunStore:
             try:
                 schema.initialise(conn)
                 conn.execute("INSERT INTO run (id, suite_path, protocol, options_json, created, "
-                             "reqbench_version) VALUES (1, ?, ?, ?, ?, ?)",
+                             "reqbench_version, provenance_json) VALUES (1, ?, ?, ?, ?, ?, ?)",
                              (meta.suite_path, meta.protocol, json.dumps(meta.options, sort_keys=True),
-                              meta.created, meta.reqbench_version))
+                              meta.created, meta.reqbench_version, json.dumps(meta.provenance, sort_keys=True)))
             finally:
                 conn.close()
             os.rename(staging, run_dir)
@@ -149,7 +149,7 @@ class RunStore:
         r = self._query("SELECT * FROM run WHERE id = 1")[0]
         return RunMeta(suite_path=r["suite_path"], protocol=r["protocol"],
                        options=json.loads(r["options_json"]), created=r["created"],
-                       reqbench_version=r["reqbench_version"])
+                       reqbench_version=r["reqbench_version"], provenance=json.loads(r["provenance_json"]))
 
     def add_plan(self, rows: Sequence[Row]) -> int:
         """Add the planned rows (idempotent: rows already present are kept as they are).

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 DDL = """
 CREATE TABLE run (
@@ -21,7 +21,8 @@ CREATE TABLE run (
   protocol TEXT NOT NULL,
   options_json TEXT NOT NULL,
   created TEXT NOT NULL,
-  reqbench_version TEXT NOT NULL
+  reqbench_version TEXT NOT NULL,
+  provenance_json TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE plan (
   row_key TEXT PRIMARY KEY,
@@ -96,7 +97,11 @@ CREATE TABLE cache (
 """
 
 # version reached -> statements upgrading from the previous version (none yet beyond the initial DDL)
-_MIGRATIONS: dict[int, str] = {}
+_MIGRATIONS: dict[int, str] = {
+    2: "ALTER TABLE run ADD COLUMN provenance_json TEXT NOT NULL DEFAULT '{}'",
+}
+"""version -> statements that upgrade a store from version-1. 2: the run's provenance (agent facts, suite
+content hash and file manifest)."""
 
 
 def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:

@@ -5,7 +5,7 @@ entry point, with no edit to core, cli or report.
 A toy suite is a directory with ``toy.json``: ``{"sleep": seconds, "conditions": [...],
 "tasks": [{"id": ..., "value": int, "behaviour": BEHAVIOUR}]}`` where BEHAVIOUR is one of "ok", "crash",
 "bad-result", "pending", "input-error", "flaky-N".
-Every attempt writes a marker file into ``<suite>/markers`` (``run`` or ``reeval``), so tests can count
+Every attempt writes a marker file into ``<suite>.markers`` beside the suite (``run`` or ``reeval``), so tests can count
 exactly which rows ran how often, across processes.
 """
 
@@ -32,7 +32,13 @@ def write_suite(path: Path, tasks: list[dict[str, Any]], *, sleep: float = 0.0,
 
 
 def markers(suite: Path, row: Row, kind: str = "run") -> int:
-    return len(list((suite / "markers").glob(f"{sha256_text(row.key)[:16]}.{kind}.*")))
+    return len(list(marker_dir(suite).glob(f"{sha256_text(row.key)[:16]}.{kind}.*")))
+
+
+def marker_dir(suite: Path) -> Path:
+    """Where attempts leave their markers: beside the suite, never inside it (a run's suite is read-only
+    content, and a resume checks it did not change)."""
+    return Path(suite).parent / f"{Path(suite).name}.markers"
 
 
 class ToyProtocol:
@@ -66,8 +72,8 @@ class ToyProtocol:
                 for c in conditions]
 
     def _mark(self, path: Path, row: Row, kind: str) -> None:
-        (path / "markers").mkdir(exist_ok=True)
-        (path / "markers" / f"{sha256_text(row.key)[:16]}.{kind}.{uuid.uuid4().hex}").write_text(row.key)
+        marker_dir(path).mkdir(exist_ok=True)
+        (marker_dir(path) / f"{sha256_text(row.key)[:16]}.{kind}.{uuid.uuid4().hex}").write_text(row.key)
 
     def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
         assert work_dir.is_dir()

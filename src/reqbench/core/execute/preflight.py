@@ -1,0 +1,126 @@
+"""Preflight: everything a run needs is checked before anything is created (no run directory on failure).
+
+In order, each failure an `InputError` (exit 2) that names what is missing and how to fix it:
+
+1. isolation: a real agent without bubblewrap needs ``--unsafe-no-sandbox`` (`sandbox.isolation_gate`);
+2. the agent builds from its options (a bad option fails here, not on the first row);
+3. its program exists: a preset's binary (``claude``, ``codex``, ...) or the first word of a `command`
+   template is on PATH; the preset's version (``BINARY --version``) is read and recorded;
+4. endpoints answer (skipped with ``--offline``, which never calls out): the agent's ``base_url`` and, for
+   ``--judge llm:MODEL``, the judge's (``REQBENCH_BASE_URL`` / ``OPENAI_BASE_URL``). Any HTTP answer counts
+   (even 401/404: the server is there); a refused connection or a timeout does not.
+
+The result, `AgentFacts`, is recorded in the run's provenance.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import httpx
+
+from reqbench.core.agents.registry import make_agent
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import RunOptions
+from reqbench.core.sandbox import available_isolation, isolation_gate
+
+ENDPOINT_TIMEOUT = 3.0
+INSTALL_HINTS = {
+    "claude": "npm install -g @anthropic-ai/claude-code",
+    "codex": "npm install -g @openai/codex",
+    "mini": "pip install mini-swe-agent",
+    "openhands": "pip install openhands-ai",
+    "aider": "pip install aider-chat",
+}
+
+
+@dataclass(frozen=True)
+class AgentFacts:
+    """What preflight established about the agent of a run (stored in its provenance)."""
+
+    agent: str
+    program: str | None
+    program_path: str | None
+    version: str | None
+    isolation: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def preflight(options: RunOptions) -> AgentFacts:
+    """Run every check of the module docstring for `options`; returns the facts to record."""
+    isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
+    agent = make_agent(options.agent, **_construct_options(options.agent_options))
+    program = _program(agent)
+    path = version = None
+    if program is not None:
+        path = shutil.which(program)
+        if path is None:
+            hint = INSTALL_HINTS.get(os.path.basename(program))
+            raise InputError(f"agent {options.agent!r} runs {program!r}, which is not on PATH; "
+                             + (f"install it ({hint}) or " if hint else "install it or ")
+                             + "pass --agent-opt binary=PATH", item="--agent")
+        if getattr(agent, "binary", None):
+            version = _version(path)
+    if not options.offline:
+        base = options.agent_options.get("base_url")
+        if base:
+            check_endpoint(str(base), what="the agent's model endpoint (--base-url)")
+        if options.judge.startswith("llm:"):
+            judge_base = os.environ.get("REQBENCH_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
+            if not judge_base:
+                raise InputError("the llm judge needs an endpoint: set REQBENCH_BASE_URL (or OPENAI_BASE_URL)",
+                                 item=f"--judge {options.judge}")
+            check_endpoint(judge_base, what=f"the judge's endpoint (--judge {options.judge})")
+    return AgentFacts(agent=options.agent, program=program, program_path=path, version=version,
+                      isolation=available_isolation())
+
+
+def _construct_options(agent_options: dict[str, Any]) -> dict[str, Any]:
+    """Agent options as the protocols pass them to the factory (protocol-namespaced keys removed)."""
+    return {k: v for k, v in agent_options.items() if "." not in k}
+
+
+def _program(agent: Any) -> str | None:
+    """The program an agent starts: a preset's binary, or a `command` template's first word."""
+    binary = getattr(agent, "binary", None)
+    if binary:
+        return str(binary)
+    template = getattr(agent, "argv_template", None)
+    if isinstance(template, list) and template:
+        return str(template[0])
+    if isinstance(template, str):
+        try:
+            words = shlex.split(template)
+        except ValueError:
+            return None
+        first = next((w for w in words if "=" not in w), None)  # skip VAR=value prefixes
+        if first and "{" not in first and first not in ("exec", "env", "command"):
+            return first
+    return None
+
+
+def _version(path: str) -> str | None:
+    try:
+        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (proc.stdout or proc.stderr).strip()
+    return text.splitlines()[0][:200] if text else None
+
+
+def check_endpoint(base_url: str, *, what: str) -> None:
+    """`InputError` unless an HTTP server answers at `base_url` (any status) within the timeout."""
+    url = base_url.rstrip("/") + "/models"
+    try:
+        httpx.get(url, timeout=ENDPOINT_TIMEOUT)
+    except httpx.HTTPError as exc:
+        raise InputError(f"{what} {base_url} does not answer ({type(exc).__name__}: {exc}); start it or fix the "
+                         "URL", item="preflight") from None

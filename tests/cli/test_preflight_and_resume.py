@@ -1,0 +1,80 @@
+"""Nothing is created before a run can start (preflight), and a run directory resumes from its own stored
+options, never on a changed suite."""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+from tests.security.redteam import cli, trimmed_suite
+
+
+def _suite(tmp_path: Path) -> Path:
+    return trimmed_suite("specpath", tmp_path / "suite")
+
+
+def test_missing_agent_binary_exits_2_naming_it_and_creates_nothing(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    out = tmp_path / "D"
+    proc = cli(["run", str(_suite(tmp_path)), "--agent", "claude-code", "--out", str(out)], env, tmp_path)
+    assert proc.returncode == 2
+    assert "'claude'" in proc.stderr and "not on PATH" in proc.stderr and "npm install" in proc.stderr
+    assert not out.exists()
+
+
+def test_command_agent_whose_program_is_missing_exits_2(tmp_path: Path) -> None:
+    out = tmp_path / "D"
+    proc = cli(["run", str(_suite(tmp_path)), "--agent", "command", "--agent-opt",
+                "template=no-such-agent-xyz --task {prompt_file}", "--out", str(out)], dict(os.environ), tmp_path)
+    assert proc.returncode == 2 and "no-such-agent-xyz" in proc.stderr and not out.exists()
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])  # closed again when the block ends: nothing listens there
+
+
+def test_unreachable_model_endpoint_exits_2_and_creates_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "D"
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    proc = cli(["run", str(_suite(tmp_path)), "--agent", "llm", "--model", "openai/m", "--base-url", url,
+                "--out", str(out)], dict(os.environ), tmp_path)
+    assert proc.returncode == 2 and url in proc.stderr and "does not answer" in proc.stderr
+    assert not out.exists()
+
+
+def test_llm_judge_without_an_endpoint_exits_2_and_creates_nothing(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("REQBENCH_BASE_URL", "OPENAI_BASE_URL")}
+    out = tmp_path / "D"
+    proc = cli(["run", str(_suite(tmp_path)), "--agent", "null", "--judge", "llm:m", "--out", str(out)], env,
+               tmp_path)
+    assert proc.returncode == 2 and "REQBENCH_BASE_URL" in proc.stderr and not out.exists()
+
+
+def test_resume_with_the_run_directory_alone_reuses_the_stored_options(tmp_path: Path) -> None:
+    suite, out = _suite(tmp_path), tmp_path / "run"
+    first = cli(["run", str(suite), "--agent", "reference", "--condition", "direct", "--condition", "split",
+                 "--seed", "7", "--out", str(out), "--quiet"], dict(os.environ), tmp_path)
+    assert first.returncode == 0, first.stderr
+    again = cli(["run", "--resume", str(out), "--quiet"], dict(os.environ), tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "run directory" in again.stdout
+    from reqbench.core.store import RunStore
+
+    with RunStore.open(out, read_only=True) as store:
+        assert store.meta.options["seed"] == 7 and store.counts()["attempts"] == 2  # nothing re-ran
+        assert store.meta.provenance["agent"]["agent"] == "reference"
+        assert store.meta.provenance["suite_hash"]
+
+
+def test_resume_on_a_changed_suite_is_refused_naming_the_file(tmp_path: Path) -> None:
+    suite, out = _suite(tmp_path), tmp_path / "run"
+    assert cli(["run", str(suite), "--agent", "null", "--condition", "direct", "--out", str(out), "--quiet"],
+               dict(os.environ), tmp_path).returncode == 0
+    target = next(p for p in sorted(suite.rglob("*.py")))
+    target.write_text(target.read_text() + "\n# changed\n")
+    proc = cli(["run", "--resume", str(out)], dict(os.environ), tmp_path)
+    assert proc.returncode == 2 and "the suite changed" in proc.stderr
+    assert str(target.relative_to(suite)) in proc.stderr
