@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
 from reqbench.report.tables import TableData, summary_tables
 
@@ -22,10 +23,28 @@ def build_payload(store: RunStore, protocol: Any) -> dict[str, Any]:
     """Call `protocol.summarize` on the selected outcomes and add the run accounting."""
     meta = store.meta
     summary = protocol.summarize(Path(meta.suite_path), store.outcomes())
+    provenance = {k: v for k, v in meta.provenance.items() if k != "suite_files"}
     run = {"run_dir": str(store.run_dir), "suite": meta.suite_path, "protocol": meta.protocol,
            "options": meta.options, "created": meta.created, "reqbench_version": meta.reqbench_version,
-           "counts": store.counts()}
+           "provenance": provenance, "counts": store.counts(), "why_unmeasured": unmeasured_reasons(store)}
     return {protocol.name: summary, RUN_KEY: run}
+
+
+def unmeasured_reasons(store: RunStore) -> list[dict[str, Any]]:
+    """Why rows are invalid or pending: one entry per (status, reason) with its row count and one example
+    row, most frequent first. The reason is the first line of the selected attempt's detail."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for row, outcome in store.outcomes():
+        if outcome.status.value not in ("invalid", "pending"):
+            continue
+        lines = (outcome.detail or "").strip().splitlines()
+        reason = (lines[-1] if lines and lines[0].startswith("Traceback") else lines[0] if lines
+                  else "no detail recorded")[:160]
+        entry = groups.setdefault((outcome.status.value, reason),
+                                  {"status": outcome.status.value, "reason": reason, "rows": 0,
+                                   "example": f"{row.task_id}/{row.condition}/r{row.repeat}"})
+        entry["rows"] += 1
+    return sorted(groups.values(), key=lambda e: (-e["rows"], e["status"], e["reason"]))
 
 
 def status_by_condition(store: RunStore) -> dict[str, dict[str, int]]:
@@ -39,22 +58,44 @@ def status_by_condition(store: RunStore) -> dict[str, dict[str, int]]:
 
 def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]]) -> list[TableData]:
     run = payload[RUN_KEY]
-    facts = [["protocol", run["protocol"]], ["suite", run["suite"]], ["created", run["created"]],
-             ["agent", str(run["options"].get("agent", ""))], ["sandbox", sandbox_statement(run["options"])],
-             *[[k, str(v)] for k, v in run["counts"].items()]]
+    facts = [*provenance_facts(run), *[[k, str(v)] for k, v in run["counts"].items()]]
     tables = [TableData("run", ["", "value"], facts)]
+    why = run.get("why_unmeasured") or []
+    if why:
+        tables.append(TableData("why rows are not measured", ["status", "rows", "reason", "example"],
+                                [[w["status"], str(w["rows"]), w["reason"], w["example"]] for w in why]))
     if by_condition:
         tables.append(TableData("rows by condition (selected attempt)", ["condition", *STATUSES],
                                 [[c, *(str(v[s]) for s in STATUSES)] for c, v in by_condition.items()]))
     return tables
 
 
-def sandbox_statement(options: dict[str, Any]) -> str:
+def provenance_facts(run: dict[str, Any]) -> list[list[str]]:
+    """What was evaluated, as ``[label, value]`` pairs: every report (terminal, JSON, HTML) shows them."""
+    options, prov = run["options"], run.get("provenance") or {}
+    agent_facts = prov.get("agent") or {}
+    agent_opts = options.get("agent_options") or {}
+    facts = [["protocol", run["protocol"]], ["suite", run["suite"]],
+             ["suite hash", str(prov.get("suite_hash", "—"))[:16]],
+             ["agent", str(options.get("agent", ""))],
+             ["agent program", " ".join(filter(None, [agent_facts.get("program_path") or agent_facts.get("program"),
+                                                      agent_facts.get("version")])) or "—"],
+             ["model", str(agent_opts.get("model", "—"))], ["judge", str(options.get("judge", ""))],
+             ["conditions", ", ".join(options.get("conditions") or []) or "(protocol default)"],
+             ["repeats / seed", f"{options.get('repeats', 1)} / {options.get('seed', '')}"],
+             ["sandbox", sandbox_statement(options, agent_facts.get("isolation"))], ["created", run["created"]],
+             ["reqbench", str(run.get("reqbench_version", ""))]]
+    return facts
+
+
+def sandbox_statement(options: dict[str, Any], isolation: str | None = None) -> str:
     """How the run's agent was isolated, as every report states it (SECURITY.md)."""
     if options.get("unsafe_no_sandbox"):
         return ("UNSAFE: run with --unsafe-no-sandbox; the agent may have read answers or forged checks, "
                 "so these scores are not protected")
-    return "bubblewrap allow-list sandbox for real agents (control agents are harness code)"
+    if str(options.get("agent", "")).partition(":")[0] in CONTROL_AGENTS:
+        return f"control agent (harness code); checks isolated by {isolation or 'the available sandbox'}"
+    return "bubblewrap allow-list sandbox (no capabilities, own namespaces, no network)"
 
 
 def report_plots(payload: dict[str, Any], protocol_name: str,
