@@ -1,1 +1,3 @@
-"""Protocols. Each subpackage exposes a module `suite` with a `PROTOCOL` object (see `base`)."""
+"""Protocols: one subpackage per paper. Each registers its `suite.PROTOCOL` object through the
+``reqbench.protocols`` entry point (`reqbench.core.registry`); `base` holds the interface the runner calls.
+No protocol imports another; all of them import only `reqbench.core`."""
