@@ -14,14 +14,14 @@ from reqbench.cli.protocol_lookup import protocol_by_name
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store import RunStore
 from reqbench.report.html import render_report
+from reqbench.report.provenance import provenance, run_title
 from reqbench.report.run_report import (
-    RUN_KEY,
     build_payload,
     report_plots,
     report_sections,
     status_by_condition,
 )
-from reqbench.report.tables import rich_table
+from reqbench.report.tables import rich_tables
 
 console = Console()
 
@@ -32,7 +32,8 @@ def print_report(store: RunStore, protocol: Any) -> dict[str, Any]:
     for heading, tables in report_sections(payload, protocol.name, status_by_condition(store)):
         console.rule(heading)
         for table in tables:
-            console.print(rich_table(table))
+            for part in rich_tables(table, console.width):
+                console.print(part)
     return payload
 
 
@@ -44,7 +45,7 @@ def report(
 ) -> None:
     """Summarise a run: the protocol's tables plus run accounting (attempts, attrition).
 
-    Example: reqbench report runs/demo/takeover-takeover --html report.html
+    Example: reqbench report runs/demo/takeover-takeover-reference --html report.html
     """
     with RunStore.open(run_dir) as store:
         protocol = protocol_by_name(store.meta.protocol)
@@ -57,9 +58,10 @@ def report(
         if html is not None or plots is not None:
             figures = report_plots(payload, protocol.name, by_condition)
             if html is not None:
-                title = f"reqbench {protocol.name} report: {Path(payload[RUN_KEY]['suite']).name}"
+                title = f"reqbench report: {run_title(store.meta)}"
                 atomic_write_text(html, render_report(title, report_sections(payload, protocol.name,
-                                                                             by_condition), figures))
+                                                                             by_condition), figures,
+                                                      provenance(store.meta)))
             if plots is not None:
                 for i, (title, png) in enumerate(figures):
                     slug = re.sub(r"[^A-Za-z0-9]+", "_", title).strip("_")[:60]
@@ -73,7 +75,7 @@ def export(
 ) -> None:
     """Export one row per planned row (its selected attempt), schema `reqbench schema run-result-row`.
 
-    Example: reqbench export runs/demo/takeover-takeover --out rows.jsonl
+    Example: reqbench export runs/demo/takeover-takeover-reference --out rows.jsonl
     """
     with RunStore.open(run_dir) as store:
         n = store.export_parquet(out) if parquet else store.export_jsonl(out)
@@ -86,7 +88,7 @@ def view(
 ) -> None:
     """Browse a run in a local web viewer: overview, rows, attempts, artifacts (Ctrl-C stops it).
 
-    Example: reqbench view runs/demo/takeover-takeover --port 8765
+    Example: reqbench view runs/demo/takeover-takeover-reference --port 8765
     """
     from reqbench.report.tables import summary_tables
     from reqbench.report.viewer import make_server
