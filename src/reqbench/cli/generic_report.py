@@ -83,22 +83,19 @@ def export(
 
 
 def view(
-    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
+    path: Path = typer.Argument(..., help="A run directory, or a folder: every run under it is listed."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
 ) -> None:
-    """Browse a run in a local web viewer: overview, rows, attempts, artifacts (Ctrl-C stops it).
+    """Browse runs in a local web viewer (127.0.0.1, offline): runs list, run page with plots, row table,
+    row pages (diff, checks, trajectory, protocol detail), compare two runs. Ctrl-C stops it.
 
-    Example: reqbench view runs/demo/takeover-takeover-reference --port 8765
+    Example: reqbench view runs/demo --port 8765
     """
-    from reqbench.report.tables import summary_tables
     from reqbench.report.viewer import make_server
 
-    with RunStore.open(run_dir) as store:
-        protocol = protocol_by_name(store.meta.protocol)
-        overview = summary_tables(build_payload(store, protocol)[protocol.name])
-    server = make_server(run_dir, port=port, overview=overview)
+    server = make_server(path, port=port)
     bound = server.server_address[1]
-    console.print(f"serving {run_dir} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
+    console.print(f"serving {path} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
                   soft_wrap=True)
     try:
         server.serve_forever()
@@ -106,3 +103,4 @@ def view(
         pass
     finally:
         server.server_close()
+        server.viewer.close()  # type: ignore[attr-defined]
