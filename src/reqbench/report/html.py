@@ -18,7 +18,7 @@ MAX_COLUMNS = 9
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#222;padding:0 1em}
 table{border-collapse:collapse;margin:.5em 0 1.5em;max-width:100%}
-th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right;vertical-align:top;overflow-wrap:anywhere}
+th,td{border:1px solid #ccc;padding:.25em .6em;text-align:right;vertical-align:top;overflow-wrap:break-word}
 th:first-child,td:first-child{text-align:left}
 th{background:#f3f3f3}caption{text-align:left;font-weight:600;padding:.3em 0}
 pre{background:#f6f6f6;padding:.8em;overflow:auto;white-space:pre-wrap}

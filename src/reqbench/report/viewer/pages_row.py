@@ -153,11 +153,12 @@ def row_page(viewer: Viewer, run: RunContext, key: str) -> str | None:
                        ("attempts", len(attempts))], "row")]
     if selected is None:
         parts.append("<p>No attempt yet.</p>")
-    ordered = ([selected] if selected else []) + [a for a in attempts if a is not selected]
+    chosen = selected.attempt_no if selected else None
+    ordered = ([selected] if selected else []) + [a for a in attempts if a.attempt_no != chosen]
     for a in ordered:
-        title = (f"attempt {a.attempt_no}{' (selected)' if a is selected else ''}: "
+        title = (f"attempt {a.attempt_no}{' (selected)' if a.attempt_no == chosen else ''}: "
                  f"{status_span(a.status.value)}")
-        if a is selected:
+        if a.attempt_no == chosen:
             parts.append(f"<h2>{title}</h2>" + attempt_html(run, row, a))
         else:
             parts.append(details(title, attempt_html(run, row, a)))

@@ -54,7 +54,10 @@ class RunContext:
     def summary(self) -> dict[str, Any]:
         if self.protocol is None:
             return {}
-        return dict(self.protocol.summarize(Path(self.store.meta.suite_path), self.store.outcomes()))
+        try:
+            return dict(self.protocol.summarize(Path(self.store.meta.suite_path), self.store.outcomes()))
+        except Exception as exc:  # a moved suite or an old run: the rows stay browsable
+            return {"summary unavailable": f"{type(exc).__name__}: {exc}"}
 
     def tables(self) -> list[TableData]:
         from reqbench.report.tables import summary_tables
@@ -72,7 +75,10 @@ class RunContext:
 
     def headline(self) -> dict[str, Any]:
         if self.protocol is not None and hasattr(self.protocol, "headline"):
-            return dict(self.protocol.headline(self.summary))
+            try:
+                return dict(self.protocol.headline(self.summary))
+            except Exception:  # the summary is unavailable (see `summary`)
+                return {}
         return {k: v for k, v in self.summary.items() if isinstance(v, int | float)}
 
     def run_panel(self) -> str:
