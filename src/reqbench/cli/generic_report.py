@@ -70,16 +70,21 @@ def report(
 
 def export(
     run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
-    out: Path = typer.Option(..., "--out", help="Output file (JSONL, or Parquet with --parquet)."),
-    parquet: bool = typer.Option(False, "--parquet", help="Write Parquet (needs pyarrow)."),
+    out: Path = typer.Option(..., "--out", help="Output file; its suffix picks the format unless --format."),
+    fmt: str | None = typer.Option(None, "--format", help="csv, jsonl or parquet (Parquet needs pyarrow)."),
+    parquet: bool = typer.Option(False, "--parquet", help="Same as --format parquet."),
 ) -> None:
-    """Export one row per planned row (its selected attempt), schema `reqbench schema run-result-row`.
+    """Export one row per planned row (its selected attempt) with flat columns outcome, score, reason,
+    cost_usd, tokens, seconds in every format (schema: `reqbench schema run-result-row`).
 
-    Example: reqbench export runs/demo/takeover-takeover-reference --out rows.jsonl
+    Example: reqbench export runs/demo/takeover-takeover-reference --out rows.csv
     """
+    from reqbench.report.export_rows import export_rows, format_for
+
+    chosen = format_for(out, "parquet" if parquet else fmt)
     with RunStore.open(run_dir) as store:
-        n = store.export_parquet(out) if parquet else store.export_jsonl(out)
-    console.print(f"wrote {n} rows to {out}", highlight=False, soft_wrap=True)
+        n = export_rows(store, out, chosen)
+    console.print(f"wrote {n} rows to {out} ({chosen})", highlight=False, soft_wrap=True)
 
 
 def view(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,14 @@ def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, 
     return store, protocol
 
 
+def resume_command(argv: list[str]) -> str:
+    """The command line that continues an interrupted run: the same arguments plus --resume."""
+    args = [Path(argv[0]).name if argv else "reqbench", *argv[1:]]
+    if "--resume" not in args:
+        args.append("--resume")
+    return " ".join(shlex.quote(a) for a in args)
+
+
 def run(
     suite: Path = typer.Argument(..., help="Suite directory (or a single task of a protocol), or "
                                 "demo:NAME (a bundled suite).", callback=suite_spec),
@@ -195,7 +205,12 @@ def run(
         if resume:
             raise InputError("--resume needs --out naming the run directory to continue")
         out = default_run_dir(protocol_for_suite(suite).name, suite, agent)
-    store, protocol = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
+    try:
+        store, protocol = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted: finished rows are saved in {out}; continue with the same options "
+                          f"and --resume, e.g.\n  {resume_command(sys.argv)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     with store:
         console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
         print_report(store, protocol)

@@ -100,7 +100,8 @@ def pace_panel(run: RunContext, row: Row, attempt: Attempt) -> str:
                       for c in i.get("citations") or []) + "</div>"
             for i in items if isinstance(i, dict))
         l0 = p.get("l0") or {}
-        rows.append([esc(p.get("point_id")), f'<span class="{esc(str(p.get("verdict")).replace(" ", ""))}">{esc(p.get("verdict"))}</span>',
+        verdict = f'<span class="{esc(str(p.get("verdict")).replace(" ", ""))}">{esc(p.get("verdict"))}</span>'
+        rows.append([esc(p.get("point_id")), verdict,
                      esc(fmt(p.get("weight"))), esc(p.get("stage")),
                      evidence + (f"<div class='meta'>{esc(l0.get('reason'))}</div>" if l0.get("reason") else "")])
     head = kv_table([("PACE score", attempt.result.get("score")), ("judge", attempt.result.get("judge")),
