@@ -134,3 +134,14 @@ def test_ctrl_c_prints_how_to_resume() -> None:
     line = resume_command(["/usr/bin/reqbench", "run", "demo:specpath", "--out", "runs/x y"])
     assert line == "reqbench run demo:specpath --out 'runs/x y' --resume"
     assert resume_command(["reqbench", "run", "s", "--resume"]).count("--resume") == 1
+
+
+@pytest.mark.parametrize(("content", "expected"), [
+    (b"protocol: specpath\nfamilies: [a, b\n", "YAML syntax error at line 3, column 1"),
+    (b"protocol: specpath\nname: \xff\xfe\n", "not valid UTF-8 at line 2, column 7"),
+    (b"protocol: nosuch\n", "unknown protocol 'nosuch'; known protocols: "),
+])
+def test_suite_errors_yaml_utf8_unknown_protocol(tmp_path: Path, content: bytes, expected: str) -> None:
+    (tmp_path / "suite.yaml").write_bytes(content)
+    proc = reqbench("validate", str(tmp_path))
+    assert proc.returncode == 2 and expected in proc.stderr, proc.stderr

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib
@@ -90,7 +90,7 @@ def summary_plots(summary: dict[str, Any]) -> list[tuple[str, bytes]]:
     return out
 
 
-def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float | None]], *, title: str = "",
+def grouped_bar_chart(labels: Sequence[str], series: Mapping[str, Sequence[float | None]], *, title: str = "",
                       ylabel: str = "") -> bytes:
     """Bars for several metrics side by side per label (e.g. Proc and Final F2P per persona)."""
     fig = Figure(figsize=(max(4.5, 0.9 * len(labels) * max(1, len(series)) / 2 + 2), 3.6), dpi=100)
@@ -117,7 +117,7 @@ def grouped_bar_chart(labels: Sequence[str], series: dict[str, Sequence[float | 
     return buf.getvalue()
 
 
-def distribution_chart(groups: dict[str, Sequence[float]], *, title: str = "", ylabel: str = "") -> bytes:
+def distribution_chart(groups: Mapping[str, Sequence[float]], *, title: str = "", ylabel: str = "") -> bytes:
     """One column of points per group with its mean as a bar outline (small samples stay visible)."""
     fig = Figure(figsize=(max(4.5, 1.1 * len(groups) + 2), 3.6), dpi=100)
     ax = fig.add_subplot()

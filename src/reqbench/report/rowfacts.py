@@ -33,13 +33,15 @@ def flat_facts(status: str, result: dict[str, Any], detail: str = "") -> dict[st
         facts["outcome"] = status
         facts["reason"] = (detail or "").strip().splitlines()[-1][:200] if detail.strip() else None
         return facts
-    agent = result.get("agent") if isinstance(result.get("agent"), dict) else {}
+    raw_agent = result.get("agent")
+    agent: dict[str, Any] = raw_agent if isinstance(raw_agent, dict) else {}
     if isinstance(result.get("delivery"), dict):  # takeover delivery row
         d = result["delivery"]
         facts.update(outcome=d.get("decision"), score=_num(d.get("score")), reason=d.get("reason"))
     elif result.get("kind") == "diagnostic":  # takeover Phase-A row
-        phase_a = result.get("phase_a") or {}
-        score = result.get("score") or {}
+        phase_a: dict[str, Any] = result.get("phase_a") or {}
+        raw_score = result.get("score")
+        score: dict[str, Any] = raw_score if isinstance(raw_score, dict) else {}
         rq3 = score.get("rq3") if isinstance(score, dict) else None
         facts.update(outcome=(phase_a or {}).get("decision") or score.get("status"),
                      score=_num((rq3 or {}).get("post_state_score")) if isinstance(rq3, dict) else None,

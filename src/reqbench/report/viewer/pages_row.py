@@ -112,8 +112,8 @@ def trajectory_html(run: RunContext, attempt: Attempt) -> str:
             if not isinstance(step, dict):
                 continue
             exit_code = step.get("exit_code", step.get("returncode"))
-            step_usage = step.get("usage") if isinstance(step.get("usage"), dict) else {}
-            tokens = sum(v for k, v in step_usage.items() if k.endswith("tokens") and isinstance(v, int))
+            step_usage: dict[str, Any] = step["usage"] if isinstance(step.get("usage"), dict) else {}
+            tokens = sum(int(v) for k, v in step_usage.items() if k.endswith("tokens") and isinstance(v, int))
             rows.append([str(i), esc(step.get("kind") or step.get("role") or step.get("type")),
                          _step_text(step), esc(fmt(exit_code)), esc(tokens or "")])
         steps_table = table(["#", "kind", "content", "exit", "tokens"], rows, cls="steps") if rows \

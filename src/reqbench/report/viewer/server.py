@@ -115,9 +115,10 @@ class Viewer:
         if not path.startswith("/run/"):
             return None
         name, _, rest = path.removeprefix("/run/").partition("/")
-        run = self.runs.get(unquote(name))
-        if run is None:
+        found = self.runs.get(unquote(name))
+        if found is None:
             return None
+        run = found
         if rest == "":
             return self._page(pages_run.run_page(self, run), html)
         if rest == "rows":
