@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-integration bench lint clean
+.PHONY: demo test test-integration bench lint clean screenshots
 
 $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -18,6 +18,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not integration" tests
+
+# The viewer's run page, a row page per protocol and the compare page of the demo runs (needs chromium).
+screenshots: demo
+	$(BIN)/python -m tests.browser.screenshots runs/demo docs/screenshots
 
 test-integration: $(STAMP)
 	$(BIN)/python -m pytest -m integration tests

@@ -108,9 +108,10 @@ def test_html_report_is_self_contained_and_plots_are_written(shared_run: Path, t
     assert proc.returncode == 0, proc.stderr
     assert "mean value" in proc.stdout and "by condition" in proc.stdout
     text = html.read_text()
-    assert text.count("data:image/png;base64,") == 2  # the summary's plot + scored share per condition
+    assert text.count("data:image/png;base64,") == 1  # the summary's plot of its headline metric
+    assert "agent reference" in text and "bubblewrap" in text  # title and provenance header
     assert 'src="http' not in text and "<script" not in text
-    assert sorted(p.suffix for p in plots.iterdir()) == [".png", ".png"]
+    assert sorted(p.suffix for p in plots.iterdir()) == [".png"]
 
 
 def test_export_writes_one_json_line_per_row(shared_run: Path, tmp_path: Path) -> None:

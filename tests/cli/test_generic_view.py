@@ -49,7 +49,8 @@ def test_viewer_serves_overview_rows_attempts_and_artifacts(run_dir: Path) -> No
     try:
         status, ctype, body = get(base + "/")
         assert status == 200 and ctype.startswith("text/html")
-        assert b"protocol" in body and b'href="/rows?status=invalid">1<' in body
+        assert b"protocol" in body and b'href="/run/run/rows?status=invalid">1<' in body
+        base += "/run/run"
 
         status, _, body = get(base + "/rows")
         assert status == 200
@@ -64,6 +65,7 @@ def test_viewer_serves_overview_rows_attempts_and_artifacts(run_dir: Path) -> No
 
         status, _, body = get(base + "/row?key=" + quote("bad|A|reference|0", safe=""))
         assert b"attempt 2 (selected)" in body and b"RuntimeError: toy bug in bad" in body
+        assert b"<h2>attempt 2 (selected)" in body and b"attempt 1: <span" in body
 
         patch = b"--- a/ok<b>\n+++ b/ok<b>\n+2\n"
         status, ctype, body = get(base + "/artifact/" + sha256_bytes(patch))
@@ -71,7 +73,7 @@ def test_viewer_serves_overview_rows_attempts_and_artifacts(run_dir: Path) -> No
 
         status, ctype, body = get(base + "/api/rows")
         assert ctype == "application/json"
-        assert {r["status"] for r in json.loads(body)} == {"scored", "invalid"}
+        assert {r["status"] for r in json.loads(body)["rows"]} == {"scored", "invalid"}
 
         assert get(base + "/artifact/" + "0" * 64)[0] == 404
         assert get(base + "/row?key=nope")[0] == 404
@@ -79,6 +81,7 @@ def test_viewer_serves_overview_rows_attempts_and_artifacts(run_dir: Path) -> No
     finally:
         server.shutdown()
         server.server_close()
+        server.viewer.close()  # type: ignore[attr-defined]
 
 
 def test_view_command_listens_on_loopback(run_dir: Path) -> None:

@@ -15,10 +15,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from reqbench.cli.doctor import doctor
 from reqbench.cli.generic_report import export, print_report, report, view
 from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
-from reqbench.core.errors import ReqbenchError
+from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
 
@@ -62,6 +63,11 @@ def demo(
 
     Example: reqbench demo --out runs/demo
     """
+    known = [p.name for p in all_protocols()]
+    unknown = [n for n in protocol_names if n not in known]
+    if unknown:
+        raise InputError(f"unknown protocol {unknown[0]!r}; known protocols: {', '.join(known)}",
+                         item="--protocol")
     protocols = [p for p in all_protocols() if not protocol_names or p.name in protocol_names]
     jobs = [(protocol, suite, options) for protocol in protocols for suite, options in protocol.demo_runs()]
     if not jobs:
@@ -122,3 +128,4 @@ def register(app: typer.Typer) -> None:
     app.command("export")(export)
     app.command("view")(view)
     app.command("schema")(schema)
+    app.command("doctor")(doctor)

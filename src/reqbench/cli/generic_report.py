@@ -14,14 +14,14 @@ from reqbench.cli.protocol_lookup import protocol_by_name
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store import RunStore
 from reqbench.report.html import render_report
+from reqbench.report.provenance import provenance, run_title
 from reqbench.report.run_report import (
-    RUN_KEY,
     build_payload,
     report_plots,
     report_sections,
     status_by_condition,
 )
-from reqbench.report.tables import rich_table
+from reqbench.report.tables import rich_tables
 
 console = Console()
 
@@ -32,7 +32,8 @@ def print_report(store: RunStore, protocol: Any) -> dict[str, Any]:
     for heading, tables in report_sections(payload, protocol.name, status_by_condition(store)):
         console.rule(heading)
         for table in tables:
-            console.print(rich_table(table))
+            for part in rich_tables(table, console.width):
+                console.print(part)
     return payload
 
 
@@ -44,7 +45,7 @@ def report(
 ) -> None:
     """Summarise a run: the protocol's tables plus run accounting (attempts, attrition).
 
-    Example: reqbench report runs/demo/takeover-takeover --html report.html
+    Example: reqbench report runs/demo/takeover-takeover-reference --html report.html
     """
     with RunStore.open(run_dir) as store:
         protocol = protocol_by_name(store.meta.protocol)
@@ -57,9 +58,10 @@ def report(
         if html is not None or plots is not None:
             figures = report_plots(payload, protocol.name, by_condition)
             if html is not None:
-                title = f"reqbench {protocol.name} report: {Path(payload[RUN_KEY]['suite']).name}"
+                title = f"reqbench report: {run_title(store.meta)}"
                 atomic_write_text(html, render_report(title, report_sections(payload, protocol.name,
-                                                                             by_condition), figures))
+                                                                             by_condition), figures,
+                                                      provenance(store.meta)))
             if plots is not None:
                 for i, (title, png) in enumerate(figures):
                     slug = re.sub(r"[^A-Za-z0-9]+", "_", title).strip("_")[:60]
@@ -68,35 +70,37 @@ def report(
 
 def export(
     run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
-    out: Path = typer.Option(..., "--out", help="Output file (JSONL, or Parquet with --parquet)."),
-    parquet: bool = typer.Option(False, "--parquet", help="Write Parquet (needs pyarrow)."),
+    out: Path = typer.Option(..., "--out", help="Output file; its suffix picks the format unless --format."),
+    fmt: str | None = typer.Option(None, "--format", help="csv, jsonl or parquet (Parquet needs pyarrow)."),
+    parquet: bool = typer.Option(False, "--parquet", help="Same as --format parquet."),
 ) -> None:
-    """Export one row per planned row (its selected attempt), schema `reqbench schema run-result-row`.
+    """Export one row per planned row (its selected attempt) with flat columns outcome, score, reason,
+    cost_usd, tokens, seconds in every format (schema: `reqbench schema run-result-row`).
 
-    Example: reqbench export runs/demo/takeover-takeover --out rows.jsonl
+    Example: reqbench export runs/demo/takeover-takeover-reference --out rows.csv
     """
+    from reqbench.report.export_rows import export_rows, format_for
+
+    chosen = format_for(out, "parquet" if parquet else fmt)
     with RunStore.open(run_dir) as store:
-        n = store.export_parquet(out) if parquet else store.export_jsonl(out)
-    console.print(f"wrote {n} rows to {out}", highlight=False, soft_wrap=True)
+        n = export_rows(store, out, chosen)
+    console.print(f"wrote {n} rows to {out} ({chosen})", highlight=False, soft_wrap=True)
 
 
 def view(
-    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
+    path: Path = typer.Argument(..., help="A run directory, or a folder: every run under it is listed."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
 ) -> None:
-    """Browse a run in a local web viewer: overview, rows, attempts, artifacts (Ctrl-C stops it).
+    """Browse runs in a local web viewer (127.0.0.1, offline): runs list, run page with plots, row table,
+    row pages (diff, checks, trajectory, protocol detail), compare two runs. Ctrl-C stops it.
 
-    Example: reqbench view runs/demo/takeover-takeover --port 8765
+    Example: reqbench view runs/demo --port 8765
     """
-    from reqbench.report.tables import summary_tables
     from reqbench.report.viewer import make_server
 
-    with RunStore.open(run_dir) as store:
-        protocol = protocol_by_name(store.meta.protocol)
-        overview = summary_tables(build_payload(store, protocol)[protocol.name])
-    server = make_server(run_dir, port=port, overview=overview)
+    server = make_server(path, port=port)
     bound = server.server_address[1]
-    console.print(f"serving {run_dir} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
+    console.print(f"serving {path} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
                   soft_wrap=True)
     try:
         server.serve_forever()
@@ -104,3 +108,4 @@ def view(
         pass
     finally:
         server.server_close()
+        server.viewer.close()  # type: ignore[attr-defined]

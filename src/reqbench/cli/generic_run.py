@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import shlex
 import time
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,11 @@ def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOption
     return Path(meta.suite_path), options_from_json(meta.options, concurrency=concurrency)
 
 
+def resume_command(out: Path) -> str:
+    """The command line that continues an interrupted run (its stored options are reused)."""
+    return " ".join(shlex.quote(a) for a in ["reqbench", "run", "--resume", str(out)])
+
+
 def run(
     suite: Path = typer.Argument(..., help="Suite directory (or a single task of a protocol), or "
                                 "demo:NAME (a bundled suite); with --resume and no --agent, a run directory.",
@@ -180,7 +186,15 @@ def run(
         if resume:
             raise InputError("--resume needs the run directory: `reqbench run --resume RUN_DIR`, or --out")
         out = default_run_dir(protocol_for_suite(suite).name, suite, options.agent)
-    store, protocol = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
+    try:
+        store, protocol = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
+    except KeyboardInterrupt:
+        if is_run_dir(out):
+            err_console.print(f"interrupted: finished rows are saved in {out}; continue with\n  "
+                              f"{resume_command(out)}", highlight=False, soft_wrap=True)
+        else:
+            err_console.print("interrupted before the first row finished; nothing was kept", highlight=False)
+        raise typer.Exit(130) from None
     with store:
         console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
         print_report(store, protocol)

@@ -6,6 +6,7 @@ Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `re
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import typer
@@ -59,6 +60,10 @@ def main() -> None:
         app(prog_name="reqbench")
     except InputError as exc:
         err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        sys.exit(2)
+    except sqlite3.DatabaseError as exc:  # a corrupt or truncated run.sqlite is bad input, not a crash
+        err_console.print(f"[red]error:[/red] the run database (run.sqlite) is corrupt or truncated ({exc}); "
+                          "`reqbench doctor RUN_DIR` checks a run directory", highlight=False, soft_wrap=True)
         sys.exit(2)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib
@@ -88,3 +88,51 @@ def summary_plots(summary: dict[str, Any]) -> list[tuple[str, bytes]]:
             out.append((title, bar_chart(labels, values, title=title, ylabel=spec.get("ylabel", column),
                                          ci=intervals if has_ci else None)))
     return out
+
+
+def grouped_bar_chart(labels: Sequence[str], series: Mapping[str, Sequence[float | None]], *, title: str = "",
+                      ylabel: str = "") -> bytes:
+    """Bars for several metrics side by side per label (e.g. Proc and Final F2P per persona)."""
+    fig = Figure(figsize=(max(4.5, 0.9 * len(labels) * max(1, len(series)) / 2 + 2), 3.6), dpi=100)
+    ax = fig.add_subplot()
+    width = 0.8 / max(1, len(series))
+    all_heights: list[float] = []
+    for i, (name, values) in enumerate(series.items()):
+        heights = [math.nan if v is None else float(v) for v in values]
+        all_heights += heights
+        ax.bar([p + (i - (len(series) - 1) / 2) * width for p in range(len(labels))], heights, width,
+               label=name)
+    _set_ylim(ax, all_heights, None)
+    if all(h <= 1 for h in all_heights if not math.isnan(h)):
+        ax.set_ylim(0, 1.25)  # room for the legend above full bars
+    ax.set_xticks(list(range(len(labels))), [str(x) for x in labels], rotation=20 if len(labels) > 3 else 0,
+                  ha="right" if len(labels) > 3 else "center")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()
+
+
+def distribution_chart(groups: Mapping[str, Sequence[float]], *, title: str = "", ylabel: str = "") -> bytes:
+    """One column of points per group with its mean as a bar outline (small samples stay visible)."""
+    fig = Figure(figsize=(max(4.5, 1.1 * len(groups) + 2), 3.6), dpi=100)
+    ax = fig.add_subplot()
+    for i, values in enumerate(groups.values()):
+        vals = [float(v) for v in values]
+        jitter = [i + ((k % 5) - 2) * 0.05 for k in range(len(vals))]
+        ax.scatter(jitter, vals, color="#4C72B0", alpha=0.8, zorder=3)
+        if vals:
+            ax.hlines(sum(vals) / len(vals), i - 0.3, i + 0.3, color="black", zorder=4)
+    ax.set_xticks(list(range(len(groups))), list(groups), rotation=20 if len(groups) > 3 else 0,
+                  ha="right" if len(groups) > 3 else "center")
+    ax.set_title(title)
+    ax.set_ylabel(ylabel)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()

@@ -99,18 +99,12 @@ def sandbox_statement(options: dict[str, Any], isolation: str | None = None) -> 
 
 
 def report_plots(payload: dict[str, Any], protocol_name: str,
-                 by_condition: dict[str, dict[str, int]]) -> list[tuple[str, bytes]]:
-    """The summary's own plots, then the share of scored rows per condition (support, i.e. attrition)."""
-    from reqbench.report.plots import bar_chart, summary_plots  # matplotlib loads only when plotting
+                 by_condition: dict[str, dict[str, int]] | None = None) -> list[tuple[str, bytes]]:
+    """The protocol's headline metrics with their intervals (`report.headline_plots`); attrition stays
+    in the "rows by condition" table, where a count cannot be mistaken for a success rate."""
+    from reqbench.report.headline_plots import headline_plots  # matplotlib loads only when plotting
 
-    plots = summary_plots(payload[protocol_name])
-    if by_condition:
-        labels = list(by_condition)
-        share = [v["scored"] / total if (total := sum(v.values())) else None for v in by_condition.values()]
-        plots.append(("scored share of rows by condition",
-                      bar_chart(labels, share, title="scored share of rows by condition",
-                                ylabel="scored / planned")))
-    return plots
+    return headline_plots(protocol_name, payload[protocol_name])
 
 
 def report_sections(payload: dict[str, Any], protocol_name: str,

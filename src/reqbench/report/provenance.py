@@ -1,0 +1,39 @@
+"""The provenance header every report and viewer page starts with: what was evaluated, how, by which
+reqbench, and how the agent was isolated (`run_report.sandbox_statement`)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reqbench.core.store.models import RunMeta
+from reqbench.report.run_report import sandbox_statement
+
+
+def _text(value: Any) -> str:
+    if value in (None, "", [], {}):
+        return "—"
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def provenance(meta: RunMeta) -> list[tuple[str, str]]:
+    """``[(label, text)]``: agent, agent options/model, judge, conditions, repeats, seed, suite, ..."""
+    o = meta.options
+    agent_options = o.get("agent_options") or {}
+    model = agent_options.get("model") if isinstance(agent_options, dict) else None
+    return [("agent", _text(o.get("agent"))), ("model", _text(model)),
+            ("agent options", _text(agent_options)), ("judge", _text(o.get("judge"))),
+            ("conditions", ", ".join(map(str, o.get("conditions") or [])) or "all of the suite's"),
+            ("repeats", _text(o.get("repeats"))), ("seed", _text(o.get("seed"))),
+            ("protocol", meta.protocol), ("suite", meta.suite_path), ("created", meta.created),
+            ("reqbench", meta.reqbench_version), ("sandbox", sandbox_statement(o))]
+
+
+def run_title(meta: RunMeta, suite_name: str | None = None) -> str:
+    """A title that tells two runs apart: protocol, suite and the evaluated agent (and model)."""
+    from pathlib import Path
+
+    o = meta.options
+    model = (o.get("agent_options") or {}).get("model") if isinstance(o.get("agent_options"), dict) else None
+    agent = f"{o.get('agent', '?')}" + (f" ({model})" if model else "")
+    return f"{meta.protocol} · {suite_name or Path(meta.suite_path).name} · agent {agent}"

@@ -1,0 +1,165 @@
+"""The row page: the row's facts, then every attempt (selected first) with its submission diff, check
+logs folded per check, the agent's trajectory step by step, the protocol's own panel (`panels`) and
+the raw result folded at the end."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import Row
+from reqbench.core.store.selection import Attempt
+from reqbench.report.rowfacts import flat_facts
+from reqbench.report.viewer.pages_run import nav
+from reqbench.report.viewer.panels import PANELS
+from reqbench.report.viewer.render import (
+    details,
+    diff_html,
+    esc,
+    fmt,
+    json_block,
+    kv_table,
+    page,
+    pre,
+    status_span,
+    table,
+)
+
+if TYPE_CHECKING:
+    from reqbench.report.viewer.server import RunContext, Viewer
+
+_DIFF = re.compile(r"(^patch$|\.diff$|\.patch$)")
+_TRAJECTORY = ("trajectory.json", "agent_result", "phase_a_trajectory.json")
+
+
+def blob_text(run: RunContext, attempt: Attempt, name: str) -> str | None:
+    sha = attempt.artifacts.get(name)
+    if sha is None:
+        return None
+    try:
+        return run.store.artifacts.get(sha).decode("utf-8", errors="replace")
+    except InputError as exc:
+        return f"[{exc}]"
+
+
+def blob_json(run: RunContext, attempt: Attempt, name: str) -> Any:
+    text = blob_text(run, attempt, name)
+    try:
+        return None if text is None else json.loads(text)
+    except ValueError:
+        return None
+
+
+def diffs_html(run: RunContext, attempt: Attempt) -> str:
+    names = sorted(n for n in attempt.artifacts if _DIFF.search(n))
+    if not names:
+        return ""
+    main = [n for n in names if not n.startswith("turn_")]
+    turns = [n for n in names if n.startswith("turn_")]
+    parts = ["<h3>submission diff</h3>"]
+    for name in main:
+        parts.append(f'<p class="meta">{esc(name)}</p>' + diff_html(blob_text(run, attempt, name) or ""))
+    if turns:
+        parts.append(details(f"per-turn diffs ({len(turns)})", "".join(
+            details(esc(n), diff_html(blob_text(run, attempt, n) or "")) for n in turns)))
+    return "".join(parts)
+
+
+def checks_html(run: RunContext, row: Row, attempt: Attempt) -> str:
+    checks = run.store.check_results(row, attempt.attempt_no)
+    if not checks:
+        return ""
+    parts = ["<h3>checks</h3>"]
+    for c in checks:
+        d = c["detail"] if isinstance(c["detail"], dict) else {}
+        facts = [(k, d[k]) for k in ("exit_code", "wall_seconds", "detail") if d.get(k) not in (None, "")]
+        logs = "".join(f"<p class='meta'>{esc(k)}</p>{pre(str(d[k]))}"
+                       for k in ("stdout_tail", "stderr_tail") if d.get(k))
+        body = (kv_table(facts) if facts else "") + (logs or '<p class="meta">no output</p>')
+        parts.append(details(f"{esc(c['check'])}: {status_span(c['status'])}", body,
+                             open_=c["status"] not in ("PASS", "pass")))
+    return "".join(parts)
+
+
+def _step_text(step: dict[str, Any]) -> str:
+    skip = {"kind", "ts", "source", "usage", "exit_code", "returncode"}
+    parts = []
+    for key, value in step.items():
+        if key in skip or value in (None, "", [], {}):
+            continue
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"<b>{esc(key)}</b>: " + (pre(text) if "\n" in text or len(text) > 120 else esc(text)))
+    return "<br>".join(parts)
+
+
+def trajectory_html(run: RunContext, attempt: Attempt) -> str:
+    parts = []
+    for name in _TRAJECTORY:
+        data = blob_json(run, attempt, name)
+        if not isinstance(data, dict):
+            continue
+        steps = data.get("trajectory") or data.get("steps") or []
+        usage = data.get("usage") or {}
+        head = kv_table([("status", data.get("status")), ("wall seconds", data.get("wall_seconds")),
+                         ("prompt tokens", usage.get("prompt_tokens")),
+                         ("completion tokens", usage.get("completion_tokens")),
+                         ("cost $", usage.get("cost_usd"))])
+        reply = f"<p class='meta'>final reply</p>{pre(str(data['reply']))}" if data.get("reply") else ""
+        rows = []
+        for i, step in enumerate(steps if isinstance(steps, list) else [], 1):
+            if not isinstance(step, dict):
+                continue
+            exit_code = step.get("exit_code", step.get("returncode"))
+            step_usage: dict[str, Any] = step["usage"] if isinstance(step.get("usage"), dict) else {}
+            tokens = sum(int(v) for k, v in step_usage.items() if k.endswith("tokens") and isinstance(v, int))
+            rows.append([str(i), esc(step.get("kind") or step.get("role") or step.get("type")),
+                         _step_text(step), esc(fmt(exit_code)), esc(tokens or "")])
+        steps_table = table(["#", "kind", "content", "exit", "tokens"], rows, cls="steps") if rows \
+            else '<p class="meta">no steps recorded</p>'
+        parts.append(details(f"trajectory: {esc(name)} ({len(rows)} steps)", head + steps_table + reply,
+                             open_=True))
+    return "<h3>trajectory</h3>" + "".join(parts) if parts else ""
+
+
+def attempt_html(run: RunContext, row: Row, attempt: Attempt) -> str:
+    panel = PANELS.get(run.store.meta.protocol)
+    arts = [[f'<a href="{run.base}/artifact/{esc(sha)}">{esc(name)}</a>', esc(sha[:12])]
+            for name, sha in sorted(attempt.artifacts.items())]
+    parts = [f"<p class='meta'>{esc(attempt.kind)} · {esc(attempt.started)} → {esc(attempt.finished)}</p>",
+             panel(run, row, attempt) if panel else "", diffs_html(run, attempt),
+             checks_html(run, row, attempt), trajectory_html(run, attempt)]
+    if attempt.detail:
+        parts.append(details("detail", pre(attempt.detail)))
+    if arts:
+        parts.append(details(f"artifacts ({len(arts)})", table(["name", "sha256"], arts)))
+    parts.append(json_block(attempt.result, "result JSON"))
+    return "".join(parts)
+
+
+def row_page(viewer: Viewer, run: RunContext, key: str) -> str | None:
+    plan = {r.key: r for r in run.store.plan()}
+    if key not in plan:
+        return None
+    row = plan[key]
+    attempts = run.store.attempts(row)
+    selected = run.store.selected_attempt(row)
+    status = selected.status.value if selected else "unstarted"
+    facts = flat_facts(status, selected.result if selected else {}, selected.detail if selected else "")
+    parts = [f"<h1>{esc(key)}</h1>",
+             kv_table([("task", row.task_id), ("condition", row.condition), ("agent", row.agent),
+                       ("repeat", row.repeat), ("status", status), *facts.items(),
+                       ("attempts", len(attempts))], "row")]
+    if selected is None:
+        parts.append("<p>No attempt yet.</p>")
+    chosen = selected.attempt_no if selected else None
+    ordered = ([selected] if selected else []) + [a for a in attempts if a.attempt_no != chosen]
+    for a in ordered:
+        title = (f"attempt {a.attempt_no}{' (selected)' if a.attempt_no == chosen else ''}: "
+                 f"{status_span(a.status.value)}")
+        if a.attempt_no == chosen:
+            parts.append(f"<h2>{title}</h2>" + attempt_html(run, row, a))
+        else:
+            parts.append(details(title, attempt_html(run, row, a)))
+    return page(key, "\n".join(parts), nav(viewer, run))

@@ -1,0 +1,99 @@
+"""HTML helpers of the viewer. Everything that comes from a run (ids, diffs, replies, logs) is hostile
+and goes through `esc` (or pygments, which escapes) before it reaches a page."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from html import escape
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import DiffLexer
+
+from reqbench.report.html import STYLE as REPORT_STYLE
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+
+STYLE = REPORT_STYLE + """
+body{max-width:1300px}nav{margin:.3em 0 1em}nav a{margin-right:1em}
+.diff{font:12px/1.35 ui-monospace,monospace;background:#fbfbfb;border:1px solid #ddd;padding:.5em;
+ overflow:auto;white-space:pre}
+details{margin:.3em 0;border:1px solid #e3e3e3;border-radius:4px;padding:.2em .6em}
+summary{cursor:pointer;font-weight:500}.PASS,.pass,.done,.Covered{color:#17702f}
+.FAIL,.fail,.agent_failure,.NotCovered{color:#b00020}
+.chat{display:flex;flex-direction:column;gap:.6em;max-width:900px}
+.msg{padding:.5em .8em;border-radius:8px;white-space:pre-wrap;max-width:80%}
+.user{background:#eef3fb;align-self:flex-start}.assistant{background:#eef8ee;align-self:flex-end}
+.meta{font-size:.85em;color:#555}.two{display:grid;grid-template-columns:1fr 1fr;gap:1em}
+.raster td{width:1.6em;height:1.2em;padding:0}.on{background:#3a9a4f}.off{background:#d9534f}
+.na{background:#ddd}form.filter input,form.filter select{margin-right:.5em}
+td.num{text-align:right}
+""" + _FORMATTER.get_style_defs(".diff")
+
+
+def esc(value: Any) -> str:
+    return escape("" if value is None else str(value), quote=True)
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def url(path: str, **params: Any) -> str:
+    query = urlencode({k: v for k, v in params.items() if v not in (None, "")})
+    return esc(path + (f"?{query}" if query else ""))
+
+
+def q(text: str) -> str:
+    """One URL path segment."""
+    return quote(text, safe="")
+
+
+def page(title: str, body: str, nav: str = "") -> str:
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
+            f"<style>{STYLE}</style></head><body><nav>{nav}</nav>{body}</body></html>\n")
+
+
+def table(columns: Sequence[str], rows: Sequence[Sequence[str]], caption: str = "",
+          cls: str = "") -> str:
+    """A table whose cells are already HTML: callers escape the text parts (with `esc`)."""
+    head = "".join(f"<th>{c}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    cap = f"<caption>{caption}</caption>" if caption else ""
+    return f'<table class="{cls}">{cap}<tr>{head}</tr>{body}</table>'
+
+
+def kv_table(pairs: Sequence[tuple[str, Any]], caption: str = "") -> str:
+    return table(["", "value"], [[esc(k), esc(fmt(v))] for k, v in pairs], caption)
+
+
+def pre(text: str) -> str:
+    return f"<pre>{esc(text)}</pre>"
+
+
+def json_block(value: Any, summary: str = "JSON") -> str:
+    text = json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)
+    return f"<details><summary>{esc(summary)}</summary>{pre(text)}</details>"
+
+
+def diff_html(text: str) -> str:
+    """A unified diff with syntax highlighting (pygments escapes every token)."""
+    if not text.strip():
+        return '<p class="meta">(empty diff: nothing was changed)</p>'
+    return f'<div class="diff">{highlight(text, DiffLexer(), _FORMATTER)}</div>'
+
+
+def details(summary_html: str, body: str, open_: bool = False) -> str:
+    return f"<details{' open' if open_ else ''}><summary>{summary_html}</summary>{body}</details>"
+
+
+def status_span(status: Any) -> str:
+    text = esc(status)
+    return f'<span class="{text}">{text}</span>'

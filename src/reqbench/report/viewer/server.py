@@ -1,0 +1,187 @@
+"""The viewer's HTTP side: finds the runs under a folder, routes requests to the page modules, serves
+artifacts as inert text, and binds 127.0.0.1 only.
+
+Routes: ``/`` runs list (one run: its page), ``/run/NAME/`` run page, ``/run/NAME/rows`` row table
+(``status``, ``outcome``, ``q``, ``sort``, ``dir``, ``page``, ``size``), ``/run/NAME/row?key=KEY``,
+``/run/NAME/artifact/SHA256``, ``/run/NAME/api/rows`` (the same page as JSON), ``/compare?a=&b=``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from reqbench.core.errors import InputError
+from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir
+from reqbench.report.tables import TableData
+from reqbench.report.viewer import pages_compare, pages_row, pages_run
+from reqbench.report.viewer.index import RowIndex
+from reqbench.report.viewer.panels import RUN_PANELS
+from reqbench.report.viewer.render import q
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'"
+
+
+class RunContext:
+    """One run opened read-only, with its row index, summary and plots computed on first use."""
+
+    def __init__(self, name: str, store: RunStore) -> None:
+        self.name = name
+        self.store = store
+        self.base = f"/run/{q(name)}"
+        self._index: RowIndex | None = None
+
+    def index(self) -> RowIndex:
+        if self._index is None:
+            self._index = RowIndex(self.store)
+        return self._index
+
+    @cached_property
+    def protocol(self) -> Any:
+        from reqbench.cli.protocol_lookup import protocol_by_name
+
+        try:
+            return protocol_by_name(self.store.meta.protocol)
+        except InputError:
+            return None
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        if self.protocol is None:
+            return {}
+        try:
+            return dict(self.protocol.summarize(Path(self.store.meta.suite_path), self.store.outcomes()))
+        except Exception as exc:  # a moved suite or an old run: the rows stay browsable
+            return {"summary unavailable": f"{type(exc).__name__}: {exc}"}
+
+    def tables(self) -> list[TableData]:
+        from reqbench.report.tables import summary_tables
+
+        return summary_tables(self.summary)
+
+    @cached_property
+    def _plots(self) -> list[tuple[str, bytes]]:
+        from reqbench.report.headline_plots import headline_plots
+
+        return headline_plots(self.store.meta.protocol, self.summary)
+
+    def plots(self) -> list[tuple[str, bytes]]:
+        return self._plots
+
+    def headline(self) -> dict[str, Any]:
+        if self.protocol is not None and hasattr(self.protocol, "headline"):
+            try:
+                return dict(self.protocol.headline(self.summary))
+            except Exception:  # the summary is unavailable (see `summary`)
+                return {}
+        return {k: v for k, v in self.summary.items() if isinstance(v, int | float)}
+
+    def run_panel(self) -> str:
+        panel = RUN_PANELS.get(self.store.meta.protocol)
+        return panel(self) if panel else ""
+
+
+class Viewer:
+    """Every run directory under `root` (or `root` itself when it is one)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).absolute()
+        dirs = [self.root] if is_run_dir(self.root) else sorted(p.parent for p in self.root.rglob(DB_NAME))
+        if not dirs:
+            raise InputError("no run directory here (no run.sqlite under it)", file=str(self.root))
+        self.runs: dict[str, RunContext] = {}
+        for d in dirs:
+            name = d.name if d == self.root else d.relative_to(self.root).as_posix()
+            self.runs[name] = RunContext(name, RunStore.open(d, read_only=True))
+
+    def close(self) -> None:
+        for run in self.runs.values():
+            run.store.close()
+
+    def route(self, path: str, query: dict[str, str]) -> tuple[bytes, str, HTTPStatus] | None:
+        html = "text/html; charset=utf-8"
+        if path == "/":
+            if len(self.runs) == 1:
+                run = next(iter(self.runs.values()))
+                return self._page(pages_run.run_page(self, run), html)
+            return self._page(pages_run.runs_page(self), html)
+        if path == "/compare":
+            return self._page(pages_compare.compare_page(self, query.get("a", ""), query.get("b", "")), html)
+        if not path.startswith("/run/"):
+            return None
+        name, _, rest = path.removeprefix("/run/").partition("/")
+        found = self.runs.get(unquote(name))
+        if found is None:
+            return None
+        run = found
+        if rest == "":
+            return self._page(pages_run.run_page(self, run), html)
+        if rest == "rows":
+            return self._page(pages_run.rows_page(self, run, query), html)
+        if rest == "row":
+            text = pages_row.row_page(self, run, query.get("key", ""))
+            return None if text is None else self._page(text, html)
+        if rest.startswith("artifact/"):
+            try:
+                data = run.store.artifacts.get(rest.removeprefix("artifact/"))
+            except InputError:
+                return None
+            # Served as inert text (never HTML), whatever the agent put in it.
+            return data, "text/plain; charset=utf-8", HTTPStatus.OK
+        if rest == "api/rows":
+            page = run.index().page(status=query.get("status", ""), text=query.get("q", ""),
+                                    offset=int(query.get("offset", "0") or 0),
+                                    limit=min(int(query.get("limit", "1000") or 1000), 10000))
+            body = {"total": page.total, "offset": page.offset, "rows": page.rows}
+            return json.dumps(body).encode(), "application/json", HTTPStatus.OK
+        return None
+
+    @staticmethod
+    def _page(text: str, ctype: str) -> tuple[bytes, str, HTTPStatus]:
+        return text.encode("utf-8"), ctype, HTTPStatus.OK
+
+
+def _handler(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server API)
+            url = urlsplit(self.path)
+            query = {k: v[0] for k, v in parse_qs(url.query).items()}
+            try:
+                answer = viewer.route(url.path, query)
+            except Exception as exc:  # a bad request must not take the viewer down
+                answer = (f"error: {exc}".encode(), "text/plain; charset=utf-8",
+                          HTTPStatus.INTERNAL_SERVER_ERROR)
+            if answer is None:
+                answer = (b"not found", "text/plain; charset=utf-8", HTTPStatus.NOT_FOUND)
+            body, ctype, code = answer
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Content-Security-Policy", CSP)
+            self.send_header("X-Content-Type-Options", "nosniff")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+    return Handler
+
+
+def make_server(path: Path, *, port: int = 0) -> ThreadingHTTPServer:
+    """A server for the run directory or folder of runs `path`, bound to 127.0.0.1:`port` (0 = any free
+    port); call `serve_forever()`, then `server_close()` (which also closes the runs)."""
+    viewer = Viewer(path)
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", port), _handler(viewer))
+    except OSError as exc:
+        viewer.close()
+        raise InputError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})",
+                         item="--port") from exc
+    server.viewer = viewer  # type: ignore[attr-defined]
+    return server

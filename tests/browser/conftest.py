@@ -1,0 +1,110 @@
+"""Runs for the browser tests: a real specpath run (null control agent, seconds) and small synthetic
+runs of takeover, journey and pace whose agent output is hostile HTML."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.core.store import RunMeta, RunStore, utc_now
+from tests.browser.browser import missing
+from tests.cli.generic_helpers import cli_cmd, cli_env
+
+HOSTILE = "<script>document.title='pwned'</script><img src=x onerror=alert(1)>"
+DIFF = ("diff --git a/app.py b/app.py\n--- a/app.py\n+++ b/app.py\n@@ -1,2 +1,2 @@\n"
+        f"-OLD = 1\n+NEW = 2  # {HOSTILE}\n")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _need_browser() -> None:
+    why = missing()
+    if why is not None:
+        if os.environ.get("CI"):
+            pytest.fail(f"browser tests must run in CI: {why}")
+        pytest.skip(why)
+
+
+def _run(root: Path, name: str, protocol: str, agent: str,
+         rows: list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]) -> Path:
+    meta = RunMeta(suite_path=str(root / "no-suite"), protocol=protocol,
+                   options={"agent": agent, "judge": "exact", "repeats": 1, "seed": 7, "conditions": []},
+                   created=utc_now(), reqbench_version="test")
+    with RunStore.create(root / name, meta) as store:
+        store.add_plan([r for r, *_ in rows])
+        for row, status, result, artifacts in rows:
+            store.record_attempt(row, RowOutcome(status=status, result=result, artifacts=artifacts))
+    return root / name
+
+
+def takeover_rows(agent: str, passing: bool) -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
+    out = []
+    for task in ("T1", "T2"):
+        ok = passing or task == "T1"
+        status = "PASS" if ok else "FAIL"
+        result = {"kind": "delivery", "agent": {"usage": {"prompt_tokens": 10, "completion_tokens": 5,
+                                                          "cost_usd": 0.01}, "wall_seconds": 2.5},
+                  "checks": {"build": {"status": "PASS", "stdout_tail": "built"},
+                             "target": {"status": status, "stdout_tail": f"target log {HOSTILE}"}},
+                  "delivery": {"decision": "pass" if ok else "agent_failure", "score": int(ok),
+                               "reason": "all gates passed" if ok else "target failed",
+                               "statuses": {"build": "PASS", "target": status}}}
+        trajectory = {"status": "completed", "reply": f"done {HOSTILE}", "usage": {"prompt_tokens": 10},
+                      "trajectory": [{"kind": "command", "command": "pytest -q", "exit_code": 1,
+                                      "output": HOSTILE, "usage": {"prompt_tokens": 7}}]}
+        out.append((Row(task_id=task, condition="C1", agent=agent, repeat=0), "scored", result,
+                    {"submission.patch": DIFF.encode(), "trajectory.json": json.dumps(trajectory).encode()}))
+    return out
+
+
+def journey_rows() -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
+    transcript = {"end_reason": "all_resolved", "final_message": "Thanks!", "turns": [
+        {"index": 1, "user_message": "Please add due dates.", "reply": f"Added due dates {HOSTILE}",
+         "status": "completed", "steps": 3, "changed_files": ["model.py"], "confidence_after": 80,
+         "probes": json.dumps({"t::a": True, "t::b": False}), "statuses_after": {"T1": "done", "T2": "active"}},
+        {"index": 2, "user_message": "Now priorities.", "reply": "Added priorities.", "status": "completed",
+         "steps": 2, "changed_files": [], "confidence_after": 100,
+         "probes": json.dumps({"t::a": True, "t::b": True}), "statuses_after": {"T1": "done", "T2": "done"}}]}
+    result = {"end_reason": "all_resolved", "final_f2p": 1.0, "proc_f2p": 1.0, "final_confidence": 100,
+              "assistant_tokens": 12, "cost_usd": 0.0}
+    return [(Row(task_id="tasklet", condition="non-coder", agent="reference", repeat=0), "scored", result,
+             {"transcript.json": json.dumps(transcript).encode(), "final.diff": DIFF.encode()})]
+
+
+def pace_rows() -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
+    points = [{"point_id": "CP01", "verdict": "Covered", "weight": 3.0, "stage": "L2",
+               "checklist": {"evidence_checklist": [{"criterion_id": "CP01.c1", "judgment": "covered",
+                                                     "severity": "hard", "evidence": "app.py::NEW",
+                                                     "citations": ["app.py:2"]}]}},
+              {"point_id": "CP02", "verdict": "Not Covered", "weight": 2.0, "stage": "L2",
+               "checklist": {"evidence_checklist": []}}]
+    result = {"score": 60.0, "complete": True, "judge": "offline", "points": points,
+              "verdicts": {"CP01": "Covered", "CP02": "Not Covered"}, "attribution": {}}
+    return [(Row(task_id="case1", condition="prd", agent="reference", repeat=0), "scored", result,
+             {"patch": DIFF.encode()})]
+
+
+@pytest.fixture(scope="session")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("runs")
+    _run(root, "takeover-a", "takeover", "null", takeover_rows("null", passing=False))
+    _run(root, "takeover-b", "takeover", "reference", takeover_rows("reference", passing=True))
+    _run(root, "journey", "journey", "reference", journey_rows())
+    _run(root, "pace", "pace", "reference", pace_rows())
+    subprocess.run([*cli_cmd(), "run", "demo:specpath", "--agent", "null", "--out", str(root / "specpath")],
+                   env=cli_env(), check=True, capture_output=True, timeout=300)
+    return root
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Screenshots of the browser tests (REQBENCH_SCREENSHOTS, else a temporary directory)."""
+    target = os.environ.get("REQBENCH_SCREENSHOTS")
+    path = Path(target) if target else tmp_path_factory.mktemp("screenshots")
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -1,0 +1,57 @@
+"""`make screenshots`: the run page, a row page per protocol and the compare page of the demo runs,
+as PNG files (``python -m tests.browser.screenshots RUNS_DIR OUT_DIR``)."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from tests.browser.browser import browser, missing, served
+
+
+def first_row(page: object, base: str, run: object, prefer: str = "") -> None:
+    page.goto(f"{base}{run.base}/rows?q={prefer}")  # type: ignore[attr-defined]
+    href = page.locator("table.rows td a").first.get_attribute("href")  # type: ignore[attr-defined]
+    page.goto(base + href)  # type: ignore[attr-defined]
+
+
+def main(runs: Path, out: Path) -> int:
+    if (why := missing()) is not None:
+        print(f"cannot take screenshots: {why}", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    with served(runs) as (base, viewer), browser() as b:
+        page = b.new_page(viewport={"width": 1280, "height": 900})
+        names = list(viewer.runs)
+        shots: list[str] = []
+
+        def shot(name: str) -> None:
+            path = out / f"{name}.png"
+            page.screenshot(path=str(path), full_page=False)
+            shots.append(path.name)
+
+        page.goto(base + "/")
+        shot("runs")
+        done: set[str] = set()
+        for name in names:
+            run = viewer.runs[name]
+            protocol = run.store.meta.protocol
+            if protocol in done or not re.search(r"reference", name):
+                continue
+            done.add(protocol)
+            page.goto(f"{base}{run.base}/")
+            shot(f"run-{protocol}")
+            first_row(page, base, run, "diag" if protocol == "takeover" else "")
+            shot(f"row-{protocol}")
+        a = next((n for n in names if "takeover" in n and "null" in n), names[0])
+        b_ = next((n for n in names if "takeover" in n and "reference" in n), names[-1])
+        page.goto(f"{base}/compare?a={a}&b={b_}")
+        shot("compare")
+    print("\n".join(str(out / s) for s in shots))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(Path(sys.argv[1] if len(sys.argv) > 1 else "runs/demo"),
+                  Path(sys.argv[2] if len(sys.argv) > 2 else "docs/screenshots")))

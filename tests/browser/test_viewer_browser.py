@@ -1,0 +1,119 @@
+"""`reqbench view` in headless Chromium: what a person sees on the runs list, run page, row table, row
+pages of every protocol and the compare page; screenshots are saved as test artifacts."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser.browser import browser, served
+
+
+@pytest.fixture(scope="module")
+def site(runs: Path) -> Iterator[tuple[str, Any, Any]]:
+    with served(runs) as (base, viewer), browser() as b:
+        page = b.new_page(viewport={"width": 1280, "height": 900})
+        yield base, viewer, page
+
+
+def test_runs_list_and_run_page_with_plots(site: tuple[str, Any, Any], shots: Path) -> None:
+    base, viewer, page = site
+    page.goto(base + "/")
+    assert page.locator("table.runs tr").count() == 1 + len(viewer.runs)
+    page.goto(f"{base}{viewer.runs['specpath'].base}/")
+    assert "agent null" in page.locator("h1").inner_text()
+    assert "bubblewrap" in page.locator("dl.prov").inner_text()
+    plots = page.locator("img.plot")
+    assert plots.count() >= 1
+    assert all(plots.nth(i).evaluate("img => img.naturalWidth > 0") for i in range(plots.count()))
+    assert page.locator("h2", has_text="Probe signature raster").count() == 1
+    page.screenshot(path=str(shots / "run-specpath.png"), full_page=True)
+
+
+def test_row_table_shows_outcomes_sorts_and_filters(site: tuple[str, Any, Any], shots: Path) -> None:
+    base, viewer, page = site
+    rows_url = f"{base}{viewer.runs['takeover-a'].base}/rows"
+    page.goto(rows_url)
+    outcomes = page.locator("table.rows span.outcome").all_inner_texts()
+    assert sorted(outcomes) == ["agent_failure", "pass"]
+    page.locator("table.rows th a", has_text="score").click()
+    page.wait_for_load_state()
+    assert page.locator("table.rows span.outcome").first.inner_text() == "agent_failure"
+    page.select_option("select[name=outcome]", "pass")
+    page.locator("form.filter button").click()
+    page.wait_for_load_state()
+    assert page.locator("table.rows span.outcome").all_inner_texts() == ["pass"]
+    assert "of 1" in page.locator("p.pager").first.inner_text()
+    page.goto(f"{base}{viewer.runs['specpath'].base}/rows?size=5&page=2")
+    assert page.locator("table.rows tr").count() == 6
+    page.screenshot(path=str(shots / "rows-specpath.png"))
+
+
+def _open_row(page: Any, base: str, run: Any, text: str = "") -> None:
+    page.goto(f"{base}{run.base}/rows?q={text}")
+    page.goto(base + page.locator("table.rows td a").first.get_attribute("href"))
+
+
+def test_takeover_row_renders_diff_checks_and_trajectory(site: tuple[str, Any, Any], shots: Path) -> None:
+    base, viewer, page = site
+    _open_row(page, base, viewer.runs["takeover-a"], "T2")
+    diff = page.locator("div.diff").first
+    assert "+NEW = 2" in diff.inner_text() and "-OLD = 1" in diff.inner_text()
+    assert diff.locator("span").count() > 0  # highlighted tokens
+    assert page.locator("details summary", has_text="target").count() >= 1
+    assert page.locator("table.gates").inner_text().count("FAIL") == 1
+    assert "pytest -q" in page.locator("table.steps").inner_text()
+    page.screenshot(path=str(shots / "row-takeover.png"), full_page=True)
+
+
+def test_viewer_escapes_agent_html(site: tuple[str, Any, Any]) -> None:
+    """A diff, log or reply containing <script> renders as text: nothing runs, no element is injected."""
+    base, viewer, page = site
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    for name, text in (("takeover-a", "T2"), ("journey", ""), ("pace", "")):
+        _open_row(page, base, viewer.runs[name], text)
+        assert page.title() != "pwned"
+        assert page.locator("body script").count() == 0
+        assert page.locator("img[src=x]").count() == 0
+        assert "<script>document.title='pwned'</script>" in page.locator("body").inner_text()
+    assert dialogs == []
+
+
+def test_journey_row_is_a_chat(site: tuple[str, Any, Any], shots: Path) -> None:
+    base, viewer, page = site
+    _open_row(page, base, viewer.runs["journey"])
+    turns = page.locator(".chat .turn")
+    assert turns.count() == 5  # two user messages, two replies, the user's closing message
+    assert "Please add due dates." in turns.nth(0).inner_text()
+    reply = turns.nth(1).inner_text()
+    assert "user confidence 80" in reply and "tests 1/2 passing" in reply and "T1:done" in reply
+    page.screenshot(path=str(shots / "row-journey.png"), full_page=True)
+
+
+def test_pace_row_lists_code_points(site: tuple[str, Any, Any], shots: Path) -> None:
+    base, viewer, page = site
+    _open_row(page, base, viewer.runs["pace"])
+    table = page.locator("table.points").inner_text()
+    assert "CP01" in table and "Covered" in table and "Not Covered" in table and "app.py:2" in table
+    page.screenshot(path=str(shots / "row-pace.png"), full_page=True)
+
+
+def test_specpath_row_shows_probe_raster(site: tuple[str, Any, Any], shots: Path) -> None:
+    base, viewer, page = site
+    _open_row(page, base, viewer.runs["specpath"])
+    assert "probe signature" in page.locator("body").inner_text()
+    page.screenshot(path=str(shots / "row-specpath.png"), full_page=True)
+
+
+def test_compare_page_lists_flips(site: tuple[str, Any, Any], shots: Path) -> None:
+    base, viewer, page = site
+    page.goto(f"{base}/compare?a=takeover-a&b=takeover-b")
+    heading = page.locator("h2", has_text="flipped").inner_text()
+    assert "1 of 2 paired" in heading
+    flips = page.locator("table.flips").inner_text()
+    assert "T2 | C1 | 0" in flips and "better" in flips
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
