@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentStatus, TrajectoryEvent, Usage
+from reqbench.core.workspace.safe_io import read_regular
 
 PROVIDER_FAILURE = re.compile(
     r"RateLimitError|APIConnectionError|InternalServerError|ServiceUnavailableError|BadGatewayError|"
@@ -123,8 +124,8 @@ def parse_codex(stdout: str) -> Parsed:
 
 
 def parse_mini(trajectory: Path) -> Parsed:
-    try:
-        data = json.loads(trajectory.read_text(encoding="utf-8"))
+    try:  # the scratch folder is the agent's: never follow a link it may have planted there
+        data = json.loads(read_regular(trajectory, root=trajectory.parent).decode("utf-8", "replace"))
     except (OSError, json.JSONDecodeError):
         return Parsed(detail="mini-swe-agent wrote no readable trajectory")
     info = data.get("info") or {}

@@ -53,6 +53,7 @@ from reqbench.core.agents.preset_output import (
 )
 from reqbench.core.errors import InputError
 from reqbench.core.llm.pricing import call_cost, load_prices
+from reqbench.core.workspace.safe_io import read_regular, write_private
 
 STAGES = ("diagnostic", "coding")
 CODING_TOOLS = "Read,Edit,Write,Glob,Grep,PowerShell,Bash"
@@ -151,7 +152,7 @@ class CLIPreset(ABC):
               resume: str | None, hide: list[Path] | None = None) -> tuple[AgentResult, str | None]:
         """One tool invocation; `hide` folders (the protocol's suite and run) appear empty to it."""
         prompt = scratch / "prompt.md"
-        prompt.write_text(prompt_text, encoding="utf-8")
+        write_private(prompt, prompt_text)  # the scratch folder is the agent's: never write through a link
         inv = self.invocation(workspace, scratch, prompt, budget, resume)
         argv = [*inv.argv[:self.extra_at], *self.extra_args, *inv.argv[self.extra_at:]]
         env = {**self.base_env(scratch), **inv.env}
@@ -273,7 +274,8 @@ class MiniSweAgent(CLIPreset):
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None) -> Invocation:
         config: dict[str, Any] = {
-            "run": {"task": prompt.read_text(encoding="utf-8") if prompt.exists() else "{prompt}"},
+            "run": {"task": read_regular(prompt, root=scratch).decode("utf-8", "replace")
+                    if prompt.is_file() and not prompt.is_symlink() else "{prompt}"},
             "agent": {"step_limit": budget.max_steps or 0, "cost_limit": budget.max_cost_usd or 0,
                       "wall_time_limit_seconds": int(budget.wall_seconds or 0)},
             "environment": {"cwd": str(workspace)},
@@ -282,7 +284,7 @@ class MiniSweAgent(CLIPreset):
         }
         cfg_file = scratch / "mini-config.yaml"
         if scratch.is_dir():
-            cfg_file.write_text(yaml.safe_dump(config, sort_keys=True), encoding="utf-8")
+            write_private(cfg_file, yaml.safe_dump(config, sort_keys=True))
         env = {"MSWEA_CONFIGURED": "true", "MSWEA_SILENT_STARTUP": "1",
                "MSWEA_GLOBAL_CONFIG_DIR": str(scratch / "mini-home"), "LITELLM_LOCAL_MODEL_COST_MAP": "True",
                "MSWEA_COST_TRACKING": "ignore_errors", "PAGER": "cat"}

@@ -1,0 +1,53 @@
+"""The harness reads and writes files in folders the agent controls (a preset's scratch folder, trees built
+from a submission) without following the agent's symlinks: it neither reads its own secrets into the run
+nor overwrites a host file as root."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from reqbench.core.agents.preset_output import parse_mini
+from reqbench.core.workspace.safe_io import UnsafePath, read_regular, write_private
+
+
+def test_scratch_trajectory_linked_to_a_host_file_is_not_read(tmp_path: Path) -> None:
+    host = tmp_path / "host_secret.json"  # a well-formed trajectory, so only the link rule can refuse it
+    host.write_text(json.dumps({"info": {"exit_status": "Submitted", "submission": "canary-scratch-link"},
+                                "messages": [{"role": "assistant", "content": "canary-scratch-link"}]}))
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "trajectory.json").symlink_to(host)
+    assert "canary-scratch-link" in repr(parse_mini(host))  # read directly, the file is parsed
+    parsed = parse_mini(scratch / "trajectory.json")
+    assert "no readable trajectory" in parsed.detail
+    assert "canary-scratch-link" not in repr(parsed)
+
+
+def test_prompt_file_replaced_by_a_link_does_not_overwrite_the_host_file(tmp_path: Path) -> None:
+    host_file = tmp_path / "host" / "authorized_keys"
+    host_file.parent.mkdir()
+    host_file.write_text("the host's own content\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    (scratch / "prompt.md").symlink_to(host_file)
+    write_private(scratch / "prompt.md", "next turn's prompt")
+    assert host_file.read_text() == "the host's own content\n"
+    assert not (scratch / "prompt.md").is_symlink()
+    assert (scratch / "prompt.md").read_text() == "next turn's prompt"
+
+
+def test_links_on_the_way_fifos_and_escapes_are_refused(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "ok.txt").write_text("fine")
+    (root / "linkdir").symlink_to(tmp_path)
+    os.mkfifo(root / "pipe")
+    assert read_regular(root / "pkg" / "ok.txt", root=root) == b"fine"
+    for bad in (root / "linkdir" / "ws" / "pkg" / "ok.txt", root / "pipe", tmp_path / "outside.txt"):
+        with pytest.raises(UnsafePath):
+            read_regular(bad, root=root)
+    assert read_regular(root / "pkg" / "ok.txt", root=root, limit=2) == b"fi"
