@@ -51,3 +51,24 @@ def test_links_on_the_way_fifos_and_escapes_are_refused(tmp_path: Path) -> None:
         with pytest.raises(UnsafePath):
             read_regular(bad, root=root)
     assert read_regular(root / "pkg" / "ok.txt", root=root, limit=2) == b"fi"
+
+
+def test_pace_never_reads_a_submitted_link_to_a_host_file(tmp_path: Path) -> None:
+    """PACE builds the candidate tree from the submission outside the sandbox: a submitted
+    ``pkg/zz.py -> <host file>`` (or ``-> /proc/self/environ``) is indexed and diffed as a link, never
+    read through, so the host file's code and text never reach the evidence a judge sees."""
+    from reqbench.protocols.pace.l1.callgraph import RepoIndex
+    from reqbench.protocols.pace.repo import changed_files, file_diffs
+
+    host = tmp_path / "host_secret.py"
+    host.write_text('def leaked_helper():\n    """canary-pace-link"""\n    return 1\n')
+    base, cand = tmp_path / "base", tmp_path / "cand"
+    for tree in (base, cand):
+        (tree / "pkg").mkdir(parents=True)
+        (tree / "pkg" / "mod.py").write_text("def own():\n    return 0\n")
+    (cand / "pkg" / "zz.py").symlink_to(host)
+    index = RepoIndex.build(cand)
+    assert "pkg/zz.py" in index.skipped and "pkg/zz.py" not in index.files
+    assert changed_files(base, cand, ["pkg/mod.py", "pkg/zz.py"]) == ["pkg/zz.py"]
+    diffs = file_diffs(base, cand, ["pkg/zz.py"])
+    assert "canary-pace-link" not in "".join(diffs.values()) and str(host) in "".join(diffs.values())

@@ -128,6 +128,8 @@ def _config_value(contract: SymbolicContract, tree: Path, path: str) -> L0Result
 
 
 def _load_config(file: Path) -> Any:
+    if file.is_symlink():  # never follow a link from the submission
+        raise ValueError(f"{file.name} is a symbolic link")
     text = file.read_text(encoding="utf-8")
     suffix = file.suffix.lower()
     if suffix == ".json":

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 
 from reqbench.core.workspace import PatchApplyError, RepoSource, apply_patch, diff_trees
+from reqbench.core.workspace.safe_io import read_regular
 from reqbench.protocols.pace.l1.callgraph import SKIP_DIRS
 
 __all__ = [
@@ -74,10 +75,20 @@ def changed_files(base: Path, cand: Path, candidates: list[str]) -> list[str]:
     """Of `candidates` (relative paths), those whose bytes differ between the trees (added/removed too)."""
     out = []
     for rel in candidates:
-        a, b = base / rel, cand / rel
-        if a.exists() != b.exists() or (a.exists() and a.read_bytes() != b.read_bytes()):
+        if _content(base / rel) != _content(cand / rel):
             out.append(rel)
     return out
+
+
+def _content(p: Path) -> bytes | None:
+    """A tree entry's content as git sees it: a symlink is its target text (never followed: the candidate
+    tree is built from the agent's submission, and a link to /proc/self/environ must not be read), a
+    regular file its bytes, anything else None."""
+    if p.is_symlink():
+        return b"link:" + str(p.readlink()).encode("utf-8", "surrogateescape")
+    if not p.is_file():
+        return None
+    return read_regular(p, root=p.parent)
 
 
 def file_diffs(base: Path, cand: Path, paths: list[str]) -> dict[str, str]:
@@ -93,10 +104,11 @@ def file_diffs(base: Path, cand: Path, paths: list[str]) -> dict[str, str]:
 
 
 def _read(p: Path) -> list[str]:
-    if not p.exists():
+    data = _content(p)
+    if data is None:
         return []
     try:
-        return p.read_text(encoding="utf-8").splitlines(keepends=True)
+        return data.decode("utf-8").splitlines(keepends=True)
     except UnicodeDecodeError:
         return []
 

@@ -62,6 +62,9 @@ class RepoIndex:
             if only is not None and rel not in only:
                 continue
             path = idx.root / rel
+            if path.is_symlink():  # a submitted link is not source (and is never followed)
+                idx.skipped.append(rel)
+                continue
             try:
                 if path.stat().st_size > MAX_FILE_BYTES:
                     idx.skipped.append(rel)
