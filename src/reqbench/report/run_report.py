@@ -94,7 +94,8 @@ def sandbox_statement(options: dict[str, Any], isolation: str | None = None) -> 
         return ("UNSAFE: run with --unsafe-no-sandbox; the agent may have read answers or forged checks, "
                 "so these scores are not protected")
     if str(options.get("agent", "")).partition(":")[0] in CONTROL_AGENTS:
-        return f"control agent (harness code); checks isolated by {isolation or 'the available sandbox'}"
+        where = {"bwrap": "bubblewrap", None: "bubblewrap where available"}.get(isolation, str(isolation))
+        return f"control agent (harness code); checks isolated by {where}"
     return "bubblewrap allow-list sandbox (no capabilities, own namespaces, no network)"
 
 

@@ -8,10 +8,10 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row
 from reqbench.core.store.selection import Attempt
 from reqbench.report.rowfacts import flat_facts
+from reqbench.report.viewer.blobs import blob_json, blob_text
 from reqbench.report.viewer.pages_run import nav
 from reqbench.report.viewer.panels import PANELS
 from reqbench.report.viewer.render import (
@@ -32,24 +32,6 @@ if TYPE_CHECKING:
 
 _DIFF = re.compile(r"(^patch$|\.diff$|\.patch$)")
 _TRAJECTORY = ("trajectory.json", "agent_result", "phase_a_trajectory.json")
-
-
-def blob_text(run: RunContext, attempt: Attempt, name: str) -> str | None:
-    sha = attempt.artifacts.get(name)
-    if sha is None:
-        return None
-    try:
-        return run.store.artifacts.get(sha).decode("utf-8", errors="replace")
-    except InputError as exc:
-        return f"[{exc}]"
-
-
-def blob_json(run: RunContext, attempt: Attempt, name: str) -> Any:
-    text = blob_text(run, attempt, name)
-    try:
-        return None if text is None else json.loads(text)
-    except ValueError:
-        return None
 
 
 def diffs_html(run: RunContext, attempt: Attempt) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from reqbench.core.execute.types import Row
 from reqbench.core.store.selection import Attempt
+from reqbench.report.viewer.blobs import blob_json
 from reqbench.report.viewer.render import details, esc, fmt, json_block, kv_table, pre, status_span, table
 
 if TYPE_CHECKING:
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
 
 
 def _blob_json(run: RunContext, attempt: Attempt, name: str) -> Any:
-    from reqbench.report.viewer.pages_row import blob_json
-
     return blob_json(run, attempt, name)
 
 

@@ -43,10 +43,10 @@ class RunContext:
 
     @cached_property
     def protocol(self) -> Any:
-        from reqbench.cli.protocol_lookup import protocol_by_name
+        from reqbench.protocols.base import load_protocol
 
         try:
-            return protocol_by_name(self.store.meta.protocol)
+            return load_protocol(self.store.meta.protocol)
         except InputError:
             return None
 
