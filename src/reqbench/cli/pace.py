@@ -12,7 +12,9 @@ from reqbench.cli.protocol_lookup import suite_spec
 from reqbench.core.errors import InputError
 
 app = typer.Typer(
-    help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, attribution.",
+    help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, attribution. "
+    "Intervals: system scores are the equal-weight case mean +- standard error (sample SD / sqrt(n)); "
+    "the offline judge is a reference-relative smoke test, not a PACE score.",
     no_args_is_help=True,
 )
 console = Console()
@@ -114,6 +116,10 @@ def controls(
     if json_out:
         _print_json(result)
     else:
+        from reqbench.protocols.pace.judges import judge_notice
+
+        if notice := judge_notice(str(result["judge"])):
+            typer.echo(f"NOTE: {notice}")
         for name in CONTROL_NAMES:
             v = result[name]
             typer.echo(f"{name:<16} {'excluded' if v is None else f'{v:.2f}'}")

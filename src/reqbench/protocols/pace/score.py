@@ -19,7 +19,7 @@ from reqbench.core.hashing import sha256_text
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import case_score, is_complete
 from reqbench.protocols.pace.case import Case, check_frozen, contract_hash
-from reqbench.protocols.pace.judges import make_point_judge
+from reqbench.protocols.pace.judges import judge_notice, make_point_judge
 from reqbench.protocols.pace.l0 import check_contract
 from reqbench.protocols.pace.l1.callgraph import RepoIndex, iter_files
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer, package_structure_exception
@@ -114,6 +114,7 @@ class CaseResult:
             "frozen_hash": self.frozen_hash,
             "patch_sha256": self.patch_sha256,
             "judge": self.judge_id,
+            "judge_notice": judge_notice(self.judge_id),
             "points": [p.to_dict(with_evidence) for p in self.points],
         }
 
