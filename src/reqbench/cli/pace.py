@@ -93,7 +93,8 @@ def score(
 
 @app.command()
 def controls(
-    case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches).",
+    case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches), or a "
+                                "suite folder (every case, plus the identifier-only control pooled).",
                                 callback=suite_spec),
     judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
     json_out: bool = typer.Option(False, "--json", help="Print scores as JSON."),
@@ -107,6 +108,23 @@ def controls(
     from reqbench.protocols.pace.controls import CONTROL_NAMES, run_controls
     from reqbench.protocols.pace.score import Scorer
 
+    if is_suite_dir(Path(case)):
+        from reqbench.protocols.pace.controls import pooled_identifier_only
+
+        _suite, cases = load_suite(Path(case))
+        per_case = [run_controls(Scorer(c), cases, judge) for c in cases]
+        pooled = pooled_identifier_only(per_case)
+        if not details:
+            for r in per_case:
+                r.pop("details")
+        if json_out:
+            _print_json({"cases": per_case, "identifier_only_pooled": pooled})
+            return
+        for r in per_case:
+            _print_controls(r, CONTROL_NAMES)
+        typer.echo(f"identifier_only pooled over {pooled['targeted_points']} targeted behavioural points: "
+                   f"{'blocked' if pooled['score'] is None else format(pooled['score'], '.2f')}")
+        return
     target = load_case(case)
     parent = Path(case).resolve().parent
     others = load_suite(parent)[1] if is_suite_dir(parent) else []
@@ -116,13 +134,18 @@ def controls(
     if json_out:
         _print_json(result)
     else:
-        from reqbench.protocols.pace.judges import judge_notice
+        _print_controls(result, CONTROL_NAMES)
 
-        if notice := judge_notice(str(result["judge"])):
-            typer.echo(f"NOTE: {notice}")
-        for name in CONTROL_NAMES:
-            v = result[name]
-            typer.echo(f"{name:<16} {'excluded' if v is None else f'{v:.2f}'}")
+
+def _print_controls(result: dict, names: tuple[str, ...]) -> None:
+    from reqbench.protocols.pace.judges import judge_notice
+
+    if notice := judge_notice(str(result["judge"])):
+        typer.echo(f"NOTE: {notice}")
+    typer.echo(f"case {result['case_id']}")
+    for name in (*names, "identifier_only_targeted"):
+        v = result[name]
+        typer.echo(f"  {name:<26} {'excluded' if v is None else f'{v:.2f}'}")
 
 
 @app.command()
