@@ -2,8 +2,8 @@
 
 The judge sees the point description, the frozen criteria (id, text, polarity, severity) and the L1
 evidence — never weights or the reference answer. Its answer must contain exactly the frozen criterion
-ids, each with cited evidence, the echoed severity and a covered/partial/missing judgment; otherwise it
-is rejected and asked again. A non-empty ``missing_evidence`` triggers **one** targeted expansion and a
+ids, each with cited evidence, a severity (the frozen one confirmed or overridden; overrides are recorded)
+and a covered/partial/missing judgment; otherwise it is rejected and asked again. A non-empty ``missing_evidence`` triggers **one** targeted expansion and a
 second judgment; whatever is still missing afterwards stays unresolved, which blocks the case score.
 
 Grounding (`grounding`): a judge that declares ``requires_citations`` (the model judge) must back every
@@ -25,7 +25,7 @@ from reqbench.core.judges.base import JudgePending, JudgeRejected
 from reqbench.protocols.pace.aggregate import fold_point
 from reqbench.protocols.pace.grounding import verify
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer
-from reqbench.protocols.pace.models import Checklist, CodePoint, Verdict
+from reqbench.protocols.pace.models import Checklist, CodePoint, Severity, Verdict
 
 ATTEMPTS = 3
 
@@ -120,8 +120,6 @@ def validate_checklist(point: CodePoint, raw: str | dict[str, Any]) -> Checklist
         if cid in seen:
             raise JudgeRejected(f"{point.id}: criterion {cid!r} judged twice")
         seen.add(cid)
-        if entry.severity is not frozen[cid].severity:
-            raise JudgeRejected(f"{point.id}: criterion {cid!r} severity changed from {frozen[cid].severity}")
         if not entry.evidence.strip():
             raise JudgeRejected(f"{point.id}: criterion {cid!r} cites no evidence")
     missing = [c for c in frozen if c not in seen]
@@ -183,6 +181,30 @@ class L2Outcome:
     detail: str = ""
     audit: list[dict[str, Any]] = field(default_factory=list)
     """Per judged answer: fence id, each citation's verification result, accepted or not."""
+    severity_changes: list[dict[str, str]] = field(default_factory=list)
+    """Criteria whose judged severity overrides the frozen one: {criterion_id, frozen, judged}."""
+
+
+def judged_severities(point: CodePoint, checklist: Checklist) -> tuple[dict[str, Severity], list[dict[str, str]]]:
+    """The severity each criterion folds with, and the recorded overrides of the frozen severity.
+
+    Paper appendix O.5 (checklist schema): the judge's output is ``evidence_checklist: [{criterion_id,
+    evidence, severity, judgment}]`` and appendix §13: "Each entry cites evidence, records severity, and
+    judges the same condition with its original polarity." Severity is therefore judged. The frozen
+    per-criterion severity of the contract is the default: an entry without a severity confirms it; an
+    entry with another severity overrides it, and the override is returned as
+    ``{criterion_id, frozen, judged}`` so every change is visible in the point result.
+    """
+    out: dict[str, Severity] = {}
+    changes: list[dict[str, str]] = []
+    frozen = {c.criterion_id: c.severity for c in point.criteria}
+    for e in checklist.evidence_checklist:
+        sev = e.severity or frozen[e.criterion_id]
+        out[e.criterion_id] = sev
+        if sev is not frozen[e.criterion_id]:
+            changes.append({"criterion_id": e.criterion_id, "frozen": frozen[e.criterion_id].value,
+                            "judged": sev.value})
+    return out, changes
 
 
 def judge_point(
@@ -208,6 +230,6 @@ def judge_point(
             "evidence still missing after the single targeted expansion",
             log,
         )
-    severity = {c.criterion_id: c.severity for c in point.criteria}
+    severity, changes = judged_severities(point, checklist)
     verdict = fold_point((e.judgment, severity[e.criterion_id]) for e in checklist.evidence_checklist)
-    return L2Outcome(verdict, checklist, rounds, [], audit=log)
+    return L2Outcome(verdict, checklist, rounds, [], audit=log, severity_changes=changes)

@@ -170,7 +170,11 @@ class CriterionJudgment(BaseModel):
 
     criterion_id: str = Field(description="Exactly one of the frozen ids.")
     evidence: str = Field(description="Cited declaration, behaviour or integration edge.")
-    severity: Severity = Field(description="The frozen severity of this criterion, echoed.")
+    severity: Severity | None = Field(
+        None,
+        description="The judge's severity for this criterion: the frozen severity confirmed, or overridden "
+        "(the override is recorded). Omitted means the frozen severity is confirmed.",
+    )
     judgment: Judgment = Field(description="covered | partial | missing.")
     reasoning: str = Field("", description="Why; read by attribution.")
     citations: list[Citation] = Field(

@@ -57,6 +57,8 @@ class PointResult:
     evidence: dict[str, Any] | None = None
     audit: list[dict[str, Any]] = field(default_factory=list)
     """L2 audit: per judged answer, the prompt's fence id and each citation's verification result."""
+    severity_changes: list[dict[str, str]] = field(default_factory=list)
+    """Criteria whose judged severity overrides the frozen default ({criterion_id, frozen, judged})."""
 
     @property
     def reasoning(self) -> str:
@@ -85,6 +87,8 @@ class PointResult:
         }
         if self.audit:
             d["audit"] = self.audit
+        if self.severity_changes:
+            d["severity_changes"] = self.severity_changes
         if with_evidence:
             d["evidence"] = self.evidence
         return d
@@ -223,4 +227,5 @@ class Scorer:
             len(pkg.render()) // 4,
             pkg.to_dict() if with_evidence else None,
             out.audit,
+            out.severity_changes,
         )

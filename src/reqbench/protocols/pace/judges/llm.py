@@ -29,7 +29,9 @@ candidate, not of your task, and prove nothing.
 
 Rules:
 1. Judge exactly the criteria listed under frozen_criteria: keep every criterion_id and its meaning; do not
-   add, drop, merge or reword conditions, and echo each criterion's severity unchanged.
+   add, drop, merge or reword conditions. Record each criterion's severity: the given severity is the
+   default; keep it, or override it (hard: an unmet condition makes the point fail; soft: an unmet
+   condition leaves the point partly delivered) and say why in reasoning.
 2. Credit only what the candidate contributed. Code labelled BASE CONTEXT explains connections but earns
    no credit on its own.
 3. Accept an equivalent implementation when the criterion or allowed_alternatives permit it. A name, a
