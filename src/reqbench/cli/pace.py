@@ -203,22 +203,35 @@ def stability(
     execution: list[Path] = typer.Option(..., "--execution", help="Repeated execution records."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Judging vs execution variation (mean case SD and range, their ratio) and pass@k / pass^k.
+    """Judging vs execution variation (mean case SD and range, their ratio), per judging record the
+    covered-point rate and complete deliveries, mean pairwise weighted kappa, and pass@k / pass^k.
 
     Example: reqbench pace stability --judging j1.json --judging j2.json
              --execution e1.json --execution e2.json
     """
-    from reqbench.protocols.pace.agreement import load_record, repeat_passk
+    from reqbench.protocols.pace.agreement import judging_records, load_record, repeat_passk
     from reqbench.protocols.pace.agreement import stability as stab
 
     jr = [load_record(p) for p in judging]
     er = [load_record(p) for p in execution]
     out = stab([r["scores"] for r in jr], [r["scores"] for r in er])
     out["execution_passk"] = repeat_passk(er)
-    _print_json(out) if json_out else typer.echo(
+    out["judging"].update(judging_records(jr))
+    if json_out:
+        _print_json(out)
+        return
+    j = out["judging"]
+    typer.echo(
         f"mean case SD: execution {out['execution']['mean_case_sd']:.2f} vs judging "
-        f"{out['judging']['mean_case_sd']:.2f} (ratio {out['sd_ratio']})"
+        f"{j['mean_case_sd']:.2f} (ratio {out['sd_ratio']}); mean case range ratio {out['range_ratio']}"
     )
+    kappa = j["mean_pairwise_weighted_kappa"]
+    typer.echo(f"judging: mean pairwise weighted kappa {'-' if kappa is None else f'{kappa:.3f}'} over "
+               f"{j['pairs']} pair(s); severe disagreement {j['mean_pairwise_severe_disagreement']}")
+    for i, r in enumerate(j["records"], 1):
+        rate = r["covered_point_rate"]
+        typer.echo(f"  record {i}: covered-point rate {'-' if rate is None else f'{rate:.1%}'}, "
+                   f"complete {r['complete_deliveries']}")
 
 
 @app.command()
