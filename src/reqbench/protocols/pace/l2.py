@@ -23,6 +23,7 @@ from pydantic import ValidationError
 
 from reqbench.core.judges.base import JudgePending, JudgeRejected
 from reqbench.protocols.pace.aggregate import fold_point
+from reqbench.protocols.pace.connections import check_connections
 from reqbench.protocols.pace.grounding import verify
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer
 from reqbench.protocols.pace.models import Checklist, CodePoint, Severity, Verdict
@@ -183,6 +184,8 @@ class L2Outcome:
     """Per judged answer: fence id, each citation's verification result, accepted or not."""
     severity_changes: list[dict[str, str]] = field(default_factory=list)
     """Criteria whose judged severity overrides the frozen one: {criterion_id, frozen, judged}."""
+    connection_checks: list[dict[str, Any]] = field(default_factory=list)
+    """Connection-related judgments checked against the inventory, and the corrections made."""
 
 
 def judged_severities(point: CodePoint, checklist: Checklist) -> tuple[dict[str, Severity], list[dict[str, str]]]:
@@ -230,6 +233,9 @@ def judge_point(
             "evidence still missing after the single targeted expansion",
             log,
         )
+    checks, corrections = check_connections(point, checklist, pkg)
     severity, changes = judged_severities(point, checklist)
     verdict = fold_point((e.judgment, severity[e.criterion_id]) for e in checklist.evidence_checklist)
-    return L2Outcome(verdict, checklist, rounds, [], audit=log, severity_changes=changes)
+    conn = [*checks, *({"correction": c} for c in corrections)]
+    return L2Outcome(verdict, checklist, rounds, [], audit=log, severity_changes=changes,
+                     connection_checks=conn)

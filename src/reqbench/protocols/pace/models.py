@@ -163,6 +163,16 @@ class Citation(BaseModel):
     quote: str = Field(description="Code quoted verbatim from those lines (whitespace may differ).")
 
 
+class ConnectionClaim(BaseModel):
+    """A connection a judgment relies on; checked against the L1 connection inventory."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str = Field("", description="call | assignment | import | export | registry | configuration.")
+    source: str = Field("", description="Where the connection starts (owner::method, module).")
+    target: str = Field(description="What it reaches (the handler, route, subscriber, setting).")
+
+
 class CriterionJudgment(BaseModel):
     """One checklist entry as a judge returns it (paper O.5 output schema)."""
 
@@ -179,6 +189,9 @@ class CriterionJudgment(BaseModel):
     reasoning: str = Field("", description="Why; read by attribution.")
     citations: list[Citation] = Field(
         default_factory=list, description="Where the evidence is; required for covered/partial by model judges."
+    )
+    connections: list[ConnectionClaim] = Field(
+        default_factory=list, description="Connections this judgment relies on (integration claims)."
     )
 
 

@@ -59,6 +59,8 @@ class PointResult:
     """L2 audit: per judged answer, the prompt's fence id and each citation's verification result."""
     severity_changes: list[dict[str, str]] = field(default_factory=list)
     """Criteria whose judged severity overrides the frozen default ({criterion_id, frozen, judged})."""
+    connection_checks: list[dict[str, Any]] = field(default_factory=list)
+    """Connection-related judgments checked against the L1 inventory, and corrections made."""
 
     @property
     def reasoning(self) -> str:
@@ -89,6 +91,8 @@ class PointResult:
             d["audit"] = self.audit
         if self.severity_changes:
             d["severity_changes"] = self.severity_changes
+        if self.connection_checks:
+            d["connection_checks"] = self.connection_checks
         if with_evidence:
             d["evidence"] = self.evidence
         return d
@@ -228,4 +232,5 @@ class Scorer:
             pkg.to_dict() if with_evidence else None,
             out.audit,
             out.severity_changes,
+            out.connection_checks,
         )

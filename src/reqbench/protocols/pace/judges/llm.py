@@ -47,12 +47,16 @@ Rules:
    Uncertainty is not partial fulfilment.
 5. Keep each criterion's polarity. For a "forbid" criterion, no violation inside the inspected scope
    means covered; an observed violation means missing.
-6. If code you need is not in the evidence, list it in missing_evidence as Owner::method or the exact
+6. When a judgment relies on a connection (a call, registration, route, subscription, import/export
+   or configuration binding), name it in "connections": [{"kind", "source", "target"}]; the program
+   checks it against the connection inventory and a connection it cannot find earns no credit.
+7. If code you need is not in the evidence, list it in missing_evidence as Owner::method or the exact
    dependency, and do not guess that it is missing. One targeted expansion may then supply it.
-7. Return no weights and no scores. Reply with one JSON object only:
+8. Return no weights and no scores. Reply with one JSON object only:
 {"evidence_checklist": [{"criterion_id": "...", "evidence": "...", "severity": "hard|soft",
   "judgment": "covered|partial|missing", "reasoning": "...",
-  "citations": [{"file": "...", "start_line": 1, "end_line": 2, "quote": "..."}]}],
+  "citations": [{"file": "...", "start_line": 1, "end_line": 2, "quote": "..."}],
+  "connections": [{"kind": "registry", "source": "...", "target": "..."}]}],
  "missing_evidence": ["Owner::method"]}"""
 
 EVIDENCE_LABEL = "candidate evidence package"
