@@ -133,6 +133,27 @@ def observation(exit_code: int, output: str, cap: int) -> str:
     return f"exit code: {exit_code}\n<output>\n{output}</output>"
 
 
+_SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "node_modules", ".venv"}
+
+
+def workspace_state(root: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of every workspace file outside tool caches: diffed around each command, so edits
+    made through the shell are recorded on the command event (`files_changed`)."""
+    out: dict[str, tuple[int, int]] = {}
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        for name in files:
+            if name.endswith(".pyc"):
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            out[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
 class LLMConversation:
     """One message history + workspace; `send` runs the loop until the model replies or a limit hits."""
 
@@ -198,10 +219,13 @@ class LLMConversation:
         limit = a.command_timeout
         if budget.wall_seconds is not None:
             limit = min(limit, max(1.0, budget.wall_seconds - (time.monotonic() - start)))
+        before = workspace_state(self.workspace)
         code, output, timed_out = run_shell(body, self.workspace, timeout=limit, readonly=self.readonly,
                                             hide=self.hide)
+        after = workspace_state(self.workspace)
+        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         self._event("command", {"command": body, "exit_code": code, "timed_out": timed_out,
-                                "output": output[: a.output_cap]})
+                                "output": output[: a.output_cap], "files_changed": changed})
         if timed_out:
             raise CommandTimeout(f"The command timed out after {limit:g} seconds and was killed.\n"
                                  + observation(code, output, a.output_cap))

@@ -70,4 +70,5 @@ def check_connections(
             corrections.append({"criterion_id": e.criterion_id, "from": e.judgment.value, "to": "missing",
                                 "reason": "connection not corroborated by the L1 connection inventory"})
             e.judgment = Judgment.MISSING
+            e.gaps.integration_gap = True
     return checks, corrections

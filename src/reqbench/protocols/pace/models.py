@@ -163,6 +163,17 @@ class Citation(BaseModel):
     quote: str = Field(description="Code quoted verbatim from those lines (whitespace may differ).")
 
 
+class Gaps(BaseModel):
+    """The outcome symptoms a non-covered judgment shows: one flag per symptom (read by attribution)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    contract_mismatch: bool = Field(False, description="Wrong name, target, signature or interface value.")
+    integration_gap: bool = Field(False, description="Behaviour present but not connected/registered.")
+    test_delivery_gap: bool = Field(False, description="Required tests not delivered or not exercising it.")
+    incomplete_implementation: bool = Field(False, description="Required behaviour absent or partial.")
+
+
 class ConnectionClaim(BaseModel):
     """A connection a judgment relies on; checked against the L1 connection inventory."""
 
@@ -190,6 +201,7 @@ class CriterionJudgment(BaseModel):
     citations: list[Citation] = Field(
         default_factory=list, description="Where the evidence is; required for covered/partial by model judges."
     )
+    gaps: Gaps = Field(default_factory=Gaps, description="For partial/missing: which symptoms the gap shows.")
     connections: list[ConnectionClaim] = Field(
         default_factory=list, description="Connections this judgment relies on (integration claims)."
     )

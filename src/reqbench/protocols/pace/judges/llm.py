@@ -50,11 +50,17 @@ Rules:
 6. When a judgment relies on a connection (a call, registration, route, subscription, import/export
    or configuration binding), name it in "connections": [{"kind", "source", "target"}]; the program
    checks it against the connection inventory and a connection it cannot find earns no credit.
-7. If code you need is not in the evidence, list it in missing_evidence as Owner::method or the exact
+7. For every partial or missing entry, say which gap it shows in "gaps" (set each that applies to true):
+   contract_mismatch (wrong name, target, signature or interface value), integration_gap (behaviour
+   present but not connected, registered or reachable), test_delivery_gap (required tests absent),
+   incomplete_implementation (required behaviour absent or only partly there).
+8. If code you need is not in the evidence, list it in missing_evidence as Owner::method or the exact
    dependency, and do not guess that it is missing. One targeted expansion may then supply it.
-8. Return no weights and no scores. Reply with one JSON object only:
+9. Return no weights and no scores. Reply with one JSON object only:
 {"evidence_checklist": [{"criterion_id": "...", "evidence": "...", "severity": "hard|soft",
   "judgment": "covered|partial|missing", "reasoning": "...",
+  "gaps": {"contract_mismatch": false, "integration_gap": false, "test_delivery_gap": false,
+           "incomplete_implementation": false},
   "citations": [{"file": "...", "start_line": 1, "end_line": 2, "quote": "..."}],
   "connections": [{"kind": "registry", "source": "...", "target": "..."}]}],
  "missing_evidence": ["Owner::method"]}"""
