@@ -70,6 +70,9 @@ def score(
     judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     evidence: bool = typer.Option(False, "--evidence", help="Include evidence packages in the JSON."),
+    variant: str = typer.Option("full", "--variant",
+                                help="Judging variant (paper Table 5): full | full-diff (w/o tiered judgment) "
+                                "| no-checklist (w/o checklist aggregation) | no-expansion."),
 ) -> None:
     """Score one candidate patch against a frozen case.
 
@@ -82,7 +85,8 @@ def score(
 
     text = _read(patch, "patch")
     try:
-        result = Scorer(load_case(case)).score(text, judge, with_evidence=evidence).to_dict(evidence)
+        result = Scorer(load_case(case)).score(text, judge, with_evidence=evidence,
+                                                 variant=variant).to_dict(evidence)
     except PatchApplyError as exc:
         raise InputError(f"patch does not apply to the exact base ({exc})", file=str(patch)) from exc
     if json_out:
@@ -268,3 +272,35 @@ def synthesize(
 
     path = run(_read(prd, "PRD"), _read(diff, "diff"), out, model=model)
     typer.echo(str(path))
+
+
+@app.command("difficulty")
+def difficulty_cmd(
+    suite: Path = typer.Argument(..., help="Suite folder.", callback=suite_spec),
+    results: list[Path] = typer.Argument(..., help="Score results (JSON, `pace score --json` or lists)."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
+    """Difficulty groups by share of derived/implicit points (<25%, 25-50%, >50%) and Spearman's rho with
+    the case score (mean over the given results per case).
+
+    Example: reqbench pace difficulty demo:pace a.json b.json --json
+    """
+    import statistics
+
+    from reqbench.core.hashing import read_json
+    from reqbench.protocols.pace.case import load_suite
+    from reqbench.protocols.pace.difficulty import difficulty
+
+    per_case: dict[str, list[float]] = {}
+    for p in results:
+        data = read_json(p)
+        for item in data if isinstance(data, list) else [data]:
+            if isinstance(item, dict) and item.get("score") is not None:
+                per_case.setdefault(str(item["case_id"]), []).append(float(item["score"]))
+    out = difficulty(load_suite(Path(suite))[1], {c: statistics.fmean(v) for c, v in per_case.items()})
+    if json_out:
+        _print_json(out)
+        return
+    for g, row in out["groups"].items():
+        typer.echo(f"{g:<8} cases {row['cases']:<3} mean {row['mean_score']}")
+    typer.echo(f"Spearman rho {out['spearman']['rho']} (p {out['spearman']['p']}, n {out['spearman']['n']})")

@@ -2,9 +2,9 @@
 
 The judge sees the point description, the frozen criteria (id, text, polarity, severity) and the L1
 evidence — never weights or the reference answer. Its answer must contain exactly the frozen criterion
-ids, each with cited evidence, a severity (the frozen one confirmed or overridden; overrides are recorded)
-and a covered/partial/missing judgment; otherwise it is rejected and asked again. A non-empty ``missing_evidence`` triggers **one** targeted expansion and a
-second judgment; whatever is still missing afterwards stays unresolved, which blocks the case score.
+ids, each with cited evidence, a severity (the frozen one confirmed or overridden; overrides are
+recorded) and a covered/partial/missing judgment; otherwise it is rejected and asked again. A non-empty ``missing_evidence`` triggers
+**one** targeted expansion and a second judgment; whatever is still missing afterwards stays unresolved, which blocks the case score.
 
 Grounding (`grounding`): a judge that declares ``requires_citations`` (the model judge) must back every
 covered/partial entry with a citation that verifies against the candidate's evidence; any citation a
@@ -27,6 +27,7 @@ from reqbench.protocols.pace.connections import check_connections
 from reqbench.protocols.pace.grounding import verify
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer
 from reqbench.protocols.pace.models import Checklist, CodePoint, Severity, Verdict
+from reqbench.protocols.pace.variants import direct_verdict
 
 ATTEMPTS = 3
 
@@ -51,6 +52,8 @@ class PointRequest:
     """Why the previous answer was rejected (set on a retry, so a cached bad answer is not replayed)."""
     fence: dict[str, Any] = field(default_factory=dict)
     """Set by a model judge: the audit of the fence its prompt put the candidate's evidence in."""
+    variant: str = "full"
+    """Judging variant (`variants.VARIANTS`); ``no-checklist`` asks for a direct verdict."""
 
     def public(self) -> dict[str, Any]:
         """The JSON a model judge is given (no weights, no reference)."""
@@ -211,14 +214,32 @@ def judged_severities(point: CodePoint, checklist: Checklist) -> tuple[dict[str,
 
 
 def judge_point(
-    case_id: str, point: CodePoint, pkg: EvidencePackage, localizer: Localizer, judge: PointJudge
+    case_id: str, point: CodePoint, pkg: EvidencePackage, localizer: Localizer, judge: PointJudge,
+    variant: str = "full", full_diff: str = "",
 ) -> L2Outcome:
-    """Judge one point: checklist, at most one targeted expansion, deterministic folding."""
+    """Judge one point: checklist, at most one targeted expansion, deterministic folding.
+
+    `variant` selects a Table 5 ablation (`variants`): ``full-diff`` shows `full_diff` instead of the
+    localized package, ``no-checklist`` takes the judge's direct verdict, ``no-expansion`` skips the
+    targeted expansion."""
     log: list[dict[str, Any]] = []
+    request = build_request(case_id, point, pkg, 0)
+    request.variant = variant
+    if variant == "full-diff":
+        request.evidence_text = full_diff
+        request.connection_inventory, request.inspected_scope, request.evidence_omissions = [], [], []
+    if variant == "no-checklist":
+        try:
+            verdict = direct_verdict(point, judge.judge_point(request))
+        except JudgePending as exc:
+            return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}", log)
+        except JudgeRejected as exc:
+            return L2Outcome(Verdict.UNRESOLVED, None, 1, [], f"no direct verdict: {exc}", log)
+        return L2Outcome(verdict, None, 1, [], "direct verdict (no checklist aggregation)", log)
     try:
-        checklist = _ask(judge, point, build_request(case_id, point, pkg, 0), log)
+        checklist = _ask(judge, point, request, log)
         rounds = 1
-        if checklist.missing_evidence:
+        if checklist.missing_evidence and variant not in ("no-expansion", "full-diff"):
             localizer.expand(pkg, checklist.missing_evidence)
             checklist = _ask(judge, point, build_request(case_id, point, pkg, 1), log)
             rounds = 2

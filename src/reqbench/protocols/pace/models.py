@@ -168,10 +168,10 @@ class Gaps(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    contract_mismatch: bool = Field(False, description="Wrong name, target, signature or interface value.")
-    integration_gap: bool = Field(False, description="Behaviour present but not connected/registered.")
-    test_delivery_gap: bool = Field(False, description="Required tests not delivered or not exercising it.")
-    incomplete_implementation: bool = Field(False, description="Required behaviour absent or partial.")
+    contract_mismatch: bool = Field(default=False, description="Wrong name, target, signature or interface value.")
+    integration_gap: bool = Field(default=False, description="Behaviour present but not connected/registered.")
+    test_delivery_gap: bool = Field(default=False, description="Required tests not delivered or not exercising it.")
+    incomplete_implementation: bool = Field(default=False, description="Required behaviour absent or partial.")
 
 
 class ConnectionClaim(BaseModel):

@@ -25,6 +25,7 @@ from reqbench.protocols.pace.l1.callgraph import RepoIndex, iter_files
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer, package_structure_exception
 from reqbench.protocols.pace.l2 import PointJudge, judge_point
 from reqbench.protocols.pace.models import Verdict
+from reqbench.protocols.pace.variants import DEFAULT_VARIANT, check_variant
 
 _BASE_INDEXES: dict[tuple[str, str], RepoIndex] = {}
 _REFERENCES: dict[tuple[str, str, str, str], dict[str, EvidencePackage]] = {}
@@ -134,6 +135,7 @@ class Scorer:
         self._base: Path | None = None
         self._base_index: RepoIndex | None = None
         self._reference: dict[str, EvidencePackage] | None = None
+        self._variant, self._patch_text = DEFAULT_VARIANT, ""
 
     @property
     def base(self) -> Path:
@@ -172,10 +174,14 @@ class Scorer:
         return make_point_judge(spec, self.reference_packages)
 
     def score(
-        self, patch_text: str, judge: PointJudge | str = "offline", with_evidence: bool = False
+        self, patch_text: str, judge: PointJudge | str = "offline", with_evidence: bool = False,
+        variant: str = DEFAULT_VARIANT,
     ) -> CaseResult:
+        """Score `patch_text`; `variant` is the judging variant (`variants.VARIANTS`, Table 5 ablations)."""
+        check_variant(variant)
         if isinstance(judge, str):
             judge = self.judge(judge)
+        self._variant, self._patch_text = variant, patch_text
         tmp = Path(tempfile.mkdtemp(prefix="pace-cand-"))
         try:
             tree = tmp / "tree"
@@ -189,7 +195,7 @@ class Scorer:
             self.case.id,
             self.frozen_hash,
             sha256_text(patch_text),
-            judge.judge_id,
+            judge.judge_id if self._variant == DEFAULT_VARIANT else f"{judge.judge_id}#{self._variant}",
             score,
             is_complete(score, verdicts),
             points,
@@ -217,7 +223,7 @@ class Scorer:
                 detail="package-structure contract: candidate-modified __init__.py",
             )
         pkg = loc.package(point)
-        out = judge_point(self.case.id, point, pkg, loc, judge)
+        out = judge_point(self.case.id, point, pkg, loc, judge, self._variant, self._patch_text)
         return PointResult(
             point.id,
             out.verdict,

@@ -31,8 +31,8 @@ from reqbench.protocols.pace.attribution import (
     quality_observations,
 )
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
-from reqbench.protocols.pace.judges import judge_notice
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
+from reqbench.protocols.pace.judges import judge_notice
 from reqbench.protocols.pace.score import Scorer
 from reqbench.protocols.pace.validate import validate_path
 

@@ -10,7 +10,6 @@ from reqbench.core.errors import InputError
 from reqbench.protocols.pace.l1.evidence import EvidencePackage
 from reqbench.protocols.pace.l2 import PointJudge
 
-
 HEURISTIC_NOTICE = (
     "offline heuristic judge: each criterion is compared with the reference patch's evidence for the same "
     "point. This is a smoke test of the pipeline, not a PACE score (judge with llm:MODEL or replay:FILE)."

@@ -19,6 +19,7 @@ import json
 from reqbench.core.llm.fence import Fence
 from reqbench.protocols.pace.l2 import PointRequest
 from reqbench.protocols.pace.llm import chat, resolve_model
+from reqbench.protocols.pace.variants import DIRECT_INSTRUCTION
 
 SYSTEM = """You check a candidate code change against fixed acceptance criteria. You are one step of an
 evaluation program: you return criterion-level judgments with cited evidence, and the program computes
@@ -94,6 +95,8 @@ class LLMPointJudge:
         if request.feedback:
             user += ("\n\nYour previous answer was rejected by the evaluator: " + request.feedback
                      + "\nAnswer again, judging exactly the frozen criteria.")
+        if request.variant == "no-checklist":
+            user += "\n\n" + DIRECT_INSTRUCTION
         request.fence = fence.audit()
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
