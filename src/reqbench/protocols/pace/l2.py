@@ -3,8 +3,9 @@
 The judge sees the point description, the frozen criteria (id, text, polarity, severity) and the L1
 evidence — never weights or the reference answer. Its answer must contain exactly the frozen criterion
 ids, each with cited evidence, a severity (the frozen one confirmed or overridden; overrides are
-recorded) and a covered/partial/missing judgment; otherwise it is rejected and asked again. A non-empty ``missing_evidence`` triggers
-**one** targeted expansion and a second judgment; whatever is still missing afterwards stays unresolved, which blocks the case score.
+recorded) and a covered/partial/missing judgment; otherwise it is rejected and asked again. A
+non-empty ``missing_evidence`` triggers **one** targeted expansion and a second judgment; whatever is
+still missing afterwards stays unresolved, which blocks the case score.
 
 Grounding (`grounding`): a judge that declares ``requires_citations`` (the model judge) must back every
 covered/partial entry with a citation that verifies against the candidate's evidence; any citation a
