@@ -204,7 +204,7 @@ class LLMConversation:
     def _step(self, budget: Budget, start: float, usage: Usage) -> None:
         a = self.agent
         resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed,
-                                 sample=self.sample)
+                                 max_tokens=a.max_tokens, sample=self.sample)
         step_usage = Usage(resp.prompt_tokens, resp.completion_tokens, resp.cost_usd)
         usage.add(step_usage)
         self.messages.append({"role": "assistant", "content": resp.content})
@@ -249,13 +249,20 @@ class LLMConversation:
                                               "events": [e.to_dict() for e in self.trajectory]})
 
 
+GENERATION_CAP = 32_768
+GREEDY_TEMPERATURE = 0.0
+"""SWE-Journey B.1: assistants are evaluated "using greedy decoding and a 32,768-token generation cap";
+these are the built-in agent's defaults (options ``temperature`` and ``max_tokens``, ``none`` = no cap)."""
+
+
 class LLMAgent:
     """The ``llm`` agent. `run` is one conversation of one user message (the task prompt)."""
 
     name = "llm"
 
-    def __init__(self, model: str, client: ChatClient, *, temperature: float | None = 0.0,
-                 seed: int | None = None, command_timeout: float = 120.0, output_cap: int = 10_000,
+    def __init__(self, model: str, client: ChatClient, *, temperature: float | None = GREEDY_TEMPERATURE,
+                 seed: int | None = None, max_tokens: int | None = GENERATION_CAP,
+                 command_timeout: float = 120.0, output_cap: int = 10_000,
                  stage: str = "coding", system_prompt: str | None = None,
                  trajectory_path: Path | None = None) -> None:
         if stage not in STAGE_PROMPTS:
@@ -263,7 +270,7 @@ class LLMAgent:
                              item="agent 'llm'")
         self.model, self.client, self.stage = model, client, stage
         system_prompt = system_prompt or STAGE_PROMPTS[stage]
-        self.temperature, self.seed = temperature, seed
+        self.temperature, self.seed, self.max_tokens = temperature, seed, max_tokens
         self.command_timeout, self.output_cap = command_timeout, output_cap
         self.system_prompt, self.trajectory_path = system_prompt, trajectory_path
 
@@ -284,7 +291,8 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
 
     ``--agent llm --agent-opt model=openai/NAME --agent-opt base_url=URL`` (or ``--agent llm:MODEL``).
 
-    Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client, and
+    Agent options: temperature (default 0: greedy), seed, max_tokens (default 32768; ``none``: no
+    cap), command_timeout, output_cap, trajectory_path, client, and
     ``stage=diagnostic`` (no shell; the model may only reply) or ``coding`` (default). Any other
     option goes to the model client (`LLMConfig`: offline, cache, concurrency, attempts, timeout, ...).
     """
@@ -292,7 +300,8 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
     if not model:
         raise InputError("the llm agent needs a model (--model openai/NAME or --agent llm:NAME)",
                          item="--agent llm")
-    agent_keys = ("temperature", "seed", "command_timeout", "output_cap", "trajectory_path", "stage")
+    agent_keys = ("temperature", "seed", "max_tokens", "command_timeout", "output_cap", "trajectory_path",
+                  "stage")
     agent_opts = {k: opts.pop(k) for k in agent_keys if k in opts}
     for key in ("temperature", "command_timeout"):
         if key in agent_opts:
@@ -300,6 +309,9 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
     for key in ("seed", "output_cap"):
         if key in agent_opts:
             agent_opts[key] = int(agent_opts[key])
+    if "max_tokens" in agent_opts:
+        cap = agent_opts["max_tokens"]
+        agent_opts["max_tokens"] = None if str(cap).lower() in ("none", "0", "") else int(cap)
     if "trajectory_path" in agent_opts:
         agent_opts["trajectory_path"] = Path(agent_opts["trajectory_path"])
     client = opts.pop("client", None) or ChatClient(LLMConfig.from_env(base_url=base_url, api_key=api_key,
