@@ -112,15 +112,19 @@ def session_cmd(
 
 @app.command("table")
 def table_cmd(run_dir: Path = typer.Argument(..., help="A run directory of a journey suite.")) -> None:
-    """Print the paper-style tables (main results and capabilities) of a journey run as markdown.
+    """Print the paper-style tables (main results and capabilities) of a journey run as markdown, and
+    with several assistants: Spearman rho between conditions' rankings and the paired single-shot vs
+    interactive comparison.
 
     Example: reqbench journey table runs/demo/journey-journey-reference
     """
     from reqbench.core.errors import InputError
     from reqbench.core.store import RunStore
+    from reqbench.protocols.journey.comparisons import comparison_tables
     from reqbench.protocols.journey.report import markdown_table, summarize_rows
 
     with RunStore.open(run_dir, read_only=True) as store:
         if store.meta.protocol != "journey":
             raise InputError(f"not a journey run (protocol {store.meta.protocol})", file=str(run_dir))
-        typer.echo(markdown_table(summarize_rows(store.outcomes())), nl=False)
+        summary = summarize_rows(store.outcomes())
+        typer.echo(markdown_table(summary) + comparison_tables(summary), nl=False)

@@ -12,7 +12,9 @@ from reqbench.cli.protocol_lookup import suite_spec
 from reqbench.core.errors import InputError
 
 app = typer.Typer(
-    help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, attribution.",
+    help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, attribution. "
+    "Intervals: system scores are the equal-weight case mean +- standard error (sample SD / sqrt(n)); "
+    "the offline judge is a reference-relative smoke test, not a PACE score.",
     no_args_is_help=True,
 )
 console = Console()
@@ -68,6 +70,9 @@ def score(
     judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     evidence: bool = typer.Option(False, "--evidence", help="Include evidence packages in the JSON."),
+    variant: str = typer.Option("full", "--variant",
+                                help="Judging variant (paper Table 5): full | full-diff (w/o tiered judgment) "
+                                "| no-checklist (w/o checklist aggregation) | no-expansion."),
 ) -> None:
     """Score one candidate patch against a frozen case.
 
@@ -80,7 +85,8 @@ def score(
 
     text = _read(patch, "patch")
     try:
-        result = Scorer(load_case(case)).score(text, judge, with_evidence=evidence).to_dict(evidence)
+        result = Scorer(load_case(case)).score(text, judge, with_evidence=evidence,
+                                                 variant=variant).to_dict(evidence)
     except PatchApplyError as exc:
         raise InputError(f"patch does not apply to the exact base ({exc})", file=str(patch)) from exc
     if json_out:
@@ -91,7 +97,8 @@ def score(
 
 @app.command()
 def controls(
-    case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches).",
+    case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches), or a "
+                                "suite folder (every case, plus the identifier-only control pooled).",
                                 callback=suite_spec),
     judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
     json_out: bool = typer.Option(False, "--json", help="Print scores as JSON."),
@@ -105,6 +112,23 @@ def controls(
     from reqbench.protocols.pace.controls import CONTROL_NAMES, run_controls
     from reqbench.protocols.pace.score import Scorer
 
+    if is_suite_dir(Path(case)):
+        from reqbench.protocols.pace.controls import pooled_identifier_only
+
+        _suite, cases = load_suite(Path(case))
+        per_case = [run_controls(Scorer(c), cases, judge) for c in cases]
+        pooled = pooled_identifier_only(per_case)
+        if not details:
+            for r in per_case:
+                r.pop("details")
+        if json_out:
+            _print_json({"cases": per_case, "identifier_only_pooled": pooled})
+            return
+        for r in per_case:
+            _print_controls(r, CONTROL_NAMES)
+        typer.echo(f"identifier_only pooled over {pooled['targeted_points']} targeted behavioural points: "
+                   f"{'blocked' if pooled['score'] is None else format(pooled['score'], '.2f')}")
+        return
     target = load_case(case)
     parent = Path(case).resolve().parent
     others = load_suite(parent)[1] if is_suite_dir(parent) else []
@@ -114,9 +138,18 @@ def controls(
     if json_out:
         _print_json(result)
     else:
-        for name in CONTROL_NAMES:
-            v = result[name]
-            typer.echo(f"{name:<16} {'excluded' if v is None else f'{v:.2f}'}")
+        _print_controls(result, CONTROL_NAMES)
+
+
+def _print_controls(result: dict, names: tuple[str, ...]) -> None:
+    from reqbench.protocols.pace.judges import judge_notice
+
+    if notice := judge_notice(str(result["judge"])):
+        typer.echo(f"NOTE: {notice}")
+    typer.echo(f"case {result['case_id']}")
+    for name in (*names, "identifier_only_targeted"):
+        v = result[name]
+        typer.echo(f"  {name:<26} {'excluded' if v is None else f'{v:.2f}'}")
 
 
 @app.command()
@@ -174,22 +207,35 @@ def stability(
     execution: list[Path] = typer.Option(..., "--execution", help="Repeated execution records."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Judging vs execution variation (mean case SD and range, their ratio) and pass@k / pass^k.
+    """Judging vs execution variation (mean case SD and range, their ratio), per judging record the
+    covered-point rate and complete deliveries, mean pairwise weighted kappa, and pass@k / pass^k.
 
     Example: reqbench pace stability --judging j1.json --judging j2.json
              --execution e1.json --execution e2.json
     """
-    from reqbench.protocols.pace.agreement import load_record, repeat_passk
+    from reqbench.protocols.pace.agreement import judging_records, load_record, repeat_passk
     from reqbench.protocols.pace.agreement import stability as stab
 
     jr = [load_record(p) for p in judging]
     er = [load_record(p) for p in execution]
     out = stab([r["scores"] for r in jr], [r["scores"] for r in er])
     out["execution_passk"] = repeat_passk(er)
-    _print_json(out) if json_out else typer.echo(
+    out["judging"].update(judging_records(jr))
+    if json_out:
+        _print_json(out)
+        return
+    j = out["judging"]
+    typer.echo(
         f"mean case SD: execution {out['execution']['mean_case_sd']:.2f} vs judging "
-        f"{out['judging']['mean_case_sd']:.2f} (ratio {out['sd_ratio']})"
+        f"{j['mean_case_sd']:.2f} (ratio {out['sd_ratio']}); mean case range ratio {out['range_ratio']}"
     )
+    kappa = j["mean_pairwise_weighted_kappa"]
+    typer.echo(f"judging: mean pairwise weighted kappa {'-' if kappa is None else f'{kappa:.3f}'} over "
+               f"{j['pairs']} pair(s); severe disagreement {j['mean_pairwise_severe_disagreement']}")
+    for i, r in enumerate(j["records"], 1):
+        rate = r["covered_point_rate"]
+        typer.echo(f"  record {i}: covered-point rate {'-' if rate is None else f'{rate:.1%}'}, "
+                   f"complete {r['complete_deliveries']}")
 
 
 @app.command()
@@ -226,3 +272,35 @@ def synthesize(
 
     path = run(_read(prd, "PRD"), _read(diff, "diff"), out, model=model)
     typer.echo(str(path))
+
+
+@app.command("difficulty")
+def difficulty_cmd(
+    suite: Path = typer.Argument(..., help="Suite folder.", callback=suite_spec),
+    results: list[Path] = typer.Argument(..., help="Score results (JSON, `pace score --json` or lists)."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
+    """Difficulty groups by share of derived/implicit points (<25%, 25-50%, >50%) and Spearman's rho with
+    the case score (mean over the given results per case).
+
+    Example: reqbench pace difficulty demo:pace a.json b.json --json
+    """
+    import statistics
+
+    from reqbench.core.hashing import read_json
+    from reqbench.protocols.pace.case import load_suite
+    from reqbench.protocols.pace.difficulty import difficulty
+
+    per_case: dict[str, list[float]] = {}
+    for p in results:
+        data = read_json(p)
+        for item in data if isinstance(data, list) else [data]:
+            if isinstance(item, dict) and item.get("score") is not None:
+                per_case.setdefault(str(item["case_id"]), []).append(float(item["score"]))
+    out = difficulty(load_suite(Path(suite))[1], {c: statistics.fmean(v) for c, v in per_case.items()})
+    if json_out:
+        _print_json(out)
+        return
+    for g, row in out["groups"].items():
+        typer.echo(f"{g:<8} cases {row['cases']:<3} mean {row['mean_score']}")
+    typer.echo(f"Spearman rho {out['spearman']['rho']} (p {out['spearman']['p']}, n {out['spearman']['n']})")

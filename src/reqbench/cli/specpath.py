@@ -80,6 +80,10 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
 def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per line), or a run directory."),
           as_json: bool = typer.Option(False, "--json", help="Print the statistics as JSON."),
           raster: Path | None = typer.Option(None, "--raster", help="Write the signature raster PNG here."),
+          bootstrap: str = typer.Option("family", "--bootstrap",
+                                        help="Interval estimator: family (95% percentile cluster bootstrap "
+                                        "over families, 2000 resamples, the paper's unit) | task (units "
+                                        "resampled independently). Under 2 families: no interval."),
           ) -> None:
     """Task-macro FCR per condition, complete blocks, any-/per-variant CPV and control deltas.
 
@@ -90,7 +94,11 @@ def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per l
     from reqbench.protocols.specpath.results import read_results, results_from_run
 
     rows = results_from_run(results) if results.is_dir() else read_results(results)
-    summary = summarize_results(rows)
+    if bootstrap not in ("family", "task"):
+        from reqbench.core.errors import InputError
+
+        raise InputError("--bootstrap must be family or task", item=bootstrap)
+    summary = summarize_results(rows, bootstrap)
     if raster is not None:
         from reqbench.protocols.specpath.raster import write_raster
 

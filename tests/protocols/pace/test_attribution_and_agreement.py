@@ -6,18 +6,10 @@ from pathlib import Path
 import pytest
 
 from reqbench.protocols.pace.agreement import agreement, load_record, repeat_passk, stability
-from reqbench.protocols.pace.attribution import classify_symptom, process_signals, quality_observations
+from reqbench.protocols.pace.attribution import process_signals, quality_observations
 from reqbench.protocols.pace.case import load_case
 from reqbench.protocols.pace.report import heatmap_png
 from tests.protocols.pace.conftest import BILLFLOW
-
-
-def test_symptom_priority_is_contract_then_integration_then_tests_then_incomplete() -> None:
-    assert classify_symptom("contract mismatch: route not registered; tests absent") == "contract_mismatch"
-    assert classify_symptom("handler exists but is not registered; tests absent") == "integration_gap"
-    assert classify_symptom("the expected tests are not delivered") == "test_delivery_gap"
-    assert classify_symptom("only the happy path is handled") == "incomplete_implementation"
-    assert classify_symptom("latest attestation logic half done") == "incomplete_implementation"
 
 
 def test_process_signals_follow_the_event_order() -> None:

@@ -133,6 +133,27 @@ def observation(exit_code: int, output: str, cap: int) -> str:
     return f"exit code: {exit_code}\n<output>\n{output}</output>"
 
 
+_SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", "node_modules", ".venv"}
+
+
+def workspace_state(root: Path) -> dict[str, tuple[int, int]]:
+    """(size, mtime) of every workspace file outside tool caches: diffed around each command, so edits
+    made through the shell are recorded on the command event (`files_changed`)."""
+    out: dict[str, tuple[int, int]] = {}
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _SKIP_DIRS]
+        for name in files:
+            if name.endswith(".pyc"):
+                continue
+            path = os.path.join(dirpath, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue
+            out[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
 class LLMConversation:
     """One message history + workspace; `send` runs the loop until the model replies or a limit hits."""
 
@@ -183,7 +204,7 @@ class LLMConversation:
     def _step(self, budget: Budget, start: float, usage: Usage) -> None:
         a = self.agent
         resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed,
-                                 sample=self.sample)
+                                 max_tokens=a.max_tokens, sample=self.sample)
         step_usage = Usage(resp.prompt_tokens, resp.completion_tokens, resp.cost_usd)
         usage.add(step_usage)
         self.messages.append({"role": "assistant", "content": resp.content})
@@ -198,10 +219,13 @@ class LLMConversation:
         limit = a.command_timeout
         if budget.wall_seconds is not None:
             limit = min(limit, max(1.0, budget.wall_seconds - (time.monotonic() - start)))
+        before = workspace_state(self.workspace)
         code, output, timed_out = run_shell(body, self.workspace, timeout=limit, readonly=self.readonly,
                                             hide=self.hide)
+        after = workspace_state(self.workspace)
+        changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         self._event("command", {"command": body, "exit_code": code, "timed_out": timed_out,
-                                "output": output[: a.output_cap]})
+                                "output": output[: a.output_cap], "files_changed": changed})
         if timed_out:
             raise CommandTimeout(f"The command timed out after {limit:g} seconds and was killed.\n"
                                  + observation(code, output, a.output_cap))
@@ -225,13 +249,20 @@ class LLMConversation:
                                               "events": [e.to_dict() for e in self.trajectory]})
 
 
+GENERATION_CAP = 32_768
+GREEDY_TEMPERATURE = 0.0
+"""SWE-Journey B.1: assistants are evaluated "using greedy decoding and a 32,768-token generation cap";
+these are the built-in agent's defaults (options ``temperature`` and ``max_tokens``, ``none`` = no cap)."""
+
+
 class LLMAgent:
     """The ``llm`` agent. `run` is one conversation of one user message (the task prompt)."""
 
     name = "llm"
 
-    def __init__(self, model: str, client: ChatClient, *, temperature: float | None = 0.0,
-                 seed: int | None = None, command_timeout: float = 120.0, output_cap: int = 10_000,
+    def __init__(self, model: str, client: ChatClient, *, temperature: float | None = GREEDY_TEMPERATURE,
+                 seed: int | None = None, max_tokens: int | None = GENERATION_CAP,
+                 command_timeout: float = 120.0, output_cap: int = 10_000,
                  stage: str = "coding", system_prompt: str | None = None,
                  trajectory_path: Path | None = None) -> None:
         if stage not in STAGE_PROMPTS:
@@ -239,7 +270,7 @@ class LLMAgent:
                              item="agent 'llm'")
         self.model, self.client, self.stage = model, client, stage
         system_prompt = system_prompt or STAGE_PROMPTS[stage]
-        self.temperature, self.seed = temperature, seed
+        self.temperature, self.seed, self.max_tokens = temperature, seed, max_tokens
         self.command_timeout, self.output_cap = command_timeout, output_cap
         self.system_prompt, self.trajectory_path = system_prompt, trajectory_path
 
@@ -260,7 +291,8 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
 
     ``--agent llm --agent-opt model=openai/NAME --agent-opt base_url=URL`` (or ``--agent llm:MODEL``).
 
-    Agent options: temperature, seed, command_timeout, output_cap, trajectory_path, client, and
+    Agent options: temperature (default 0: greedy), seed, max_tokens (default 32768; ``none``: no
+    cap), command_timeout, output_cap, trajectory_path, client, and
     ``stage=diagnostic`` (no shell; the model may only reply) or ``coding`` (default). Any other
     option goes to the model client (`LLMConfig`: offline, cache, concurrency, attempts, timeout, ...).
     """
@@ -268,7 +300,8 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
     if not model:
         raise InputError("the llm agent needs a model (--model openai/NAME or --agent llm:NAME)",
                          item="--agent llm")
-    agent_keys = ("temperature", "seed", "command_timeout", "output_cap", "trajectory_path", "stage")
+    agent_keys = ("temperature", "seed", "max_tokens", "command_timeout", "output_cap", "trajectory_path",
+                  "stage")
     agent_opts = {k: opts.pop(k) for k in agent_keys if k in opts}
     for key in ("temperature", "command_timeout"):
         if key in agent_opts:
@@ -276,6 +309,9 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
     for key in ("seed", "output_cap"):
         if key in agent_opts:
             agent_opts[key] = int(agent_opts[key])
+    if "max_tokens" in agent_opts:
+        cap = agent_opts["max_tokens"]
+        agent_opts["max_tokens"] = None if str(cap).lower() in ("none", "0", "") else int(cap)
     if "trajectory_path" in agent_opts:
         agent_opts["trajectory_path"] = Path(agent_opts["trajectory_path"])
     client = opts.pop("client", None) or ChatClient(LLMConfig.from_env(base_url=base_url, api_key=api_key,

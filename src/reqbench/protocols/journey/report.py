@@ -28,13 +28,39 @@ def _group(rows: list[tuple[Row, RowOutcome]]) -> dict[str, list[dict[str, Any]]
     return groups
 
 
+def capability_sessions(caps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str, str]:
+    """The sessions whose capability rates are averaged, how they were obtained, and Skip%/Crit%'s source.
+
+    Paper §4.2 and B.3: the capability metrics are LLM-judged ("using an LLM as a judge because manual
+    annotation is costly"), and Skip%/Crit% come from reasoning traces ("closed-source models are
+    excluded because reasoning traces are inaccessible"). So a heuristic (offline approximation, or a
+    judged session that fell back to it) is never averaged with judged sessions: when any session is
+    judged, only judged sessions are averaged and the others are counted as left out; with no judged
+    session the heuristic sessions are averaged and labelled so. Skip%/Crit% exist only for sessions
+    whose turns had real reasoning traces (None otherwise), and their source says so.
+    """
+    present = [c for c in caps if c]
+    judged = [c for c in present if str(c.get("method", "")).startswith("judge:") and "judge_pending" not in c]
+    if judged:
+        names = ",".join(sorted({str(c["method"]) for c in judged}))
+        left = len(present) - len(judged)
+        method = f"{names} ({len(judged)} judged" + (f"; {left} heuristic not averaged)" if left else ")")
+        chosen = judged
+    else:
+        chosen = present
+        method = f"heuristic ({len(present)} sessions; offline approximation)" if present else "none"
+    traced = sum(1 for c in chosen if c.get("skip") is not None)
+    skip_source = (f"reasoning traces ({traced} sessions)" if traced
+                   else "n/a: no reasoning traces")
+    return chosen, method, skip_source
+
+
 def summarize_rows(rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, results in _group(rows).items():
         f2p = mean_or_none([r.get("final_f2p") for r in results])
         p2p = mean_or_none([r.get("final_p2p") for r in results])
-        caps = [r.get("capabilities") or {} for r in results]
-        methods = sorted({c.get("method", "") for c in caps if c})
+        caps, method, skip_source = capability_sessions([r.get("capabilities") or {} for r in results])
         out[key] = {
             "sessions": len(results),
             "proc_f2p": mean_or_none([r.get("proc_f2p") for r in results]),
@@ -44,8 +70,9 @@ def summarize_rows(rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
             "turns_per_session": mean_or_none([r.get("turns") for r in results]),
             "cost_per_session": mean_or_none([r.get("cost_usd") for r in results]),
             "user_confidence": mean_or_none([r.get("final_confidence") for r in results]),
-            "capability_method": ",".join(methods),
+            "capability_method": method,
             **{k: mean_or_none([c.get(k) for c in caps]) for k in CAPABILITY_KEYS},
+            "skip_crit_source": skip_source,
         }
     return out
 

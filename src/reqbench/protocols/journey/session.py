@@ -181,10 +181,11 @@ class _Sender:
 
 
 def _reasoning(result: AgentResult) -> str:
-    """The assistant's visible reasoning in a turn: its own messages (B.3 judges Fixing Right on it)."""
-    parts = [str(e.data.get("content") or "") for e in result.trajectory
-             if e.kind == "message" and e.data.get("role") == "assistant"]
-    parts += [str(e.data["reasoning"]) for e in result.trajectory if e.data.get("reasoning")]
+    """The assistant's reasoning trace in a turn, only where the provider exposes one (a ``reasoning``
+    field on trajectory events). Paper §4.2: Skip%/Crit% are computed from reasoning traces and models
+    without accessible traces are excluded, so the agent's message text is *not* used: without a trace
+    the Fixing stage is not judged and Skip%/Crit% stay null."""
+    parts = [str(e.data["reasoning"]) for e in result.trajectory if e.data.get("reasoning")]
     return "\n\n".join(p for p in parts if p)
 
 

@@ -7,6 +7,8 @@ of `reqbench pace score --json` results (each with ``case_id``, ``score``, ``com
                and the severe Covered-Missing inversion rate against a consensus record;
 * `stability`  per-case sample SD and range of repeated scores, averaged over cases, for repeated
                judging of fixed patches vs repeated executions, and their ratios;
+* `judging_records` per judging record the covered-point rate and complete deliveries, and the mean
+               pairwise weighted kappa and severe-disagreement rate across records;
 * `repeat_passk` point-level (Covered) and case-level (complete delivery) pass@k and pass^k.
 """
 
@@ -122,6 +124,47 @@ def stability(
         },
         "sd_ratio": e_sd / j_sd if j_sd else None,
         "range_ratio": e_rng / j_rng if j_rng else None,
+    }
+
+
+def judging_records(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """Repeated judging of fixed patches, record by record and pairwise (paper §4.5 Table 11, appendix
+    "Detailed Repetition Analysis").
+
+    Table 11 reports, beside the case SD/range comparison, per judging record the covered-point rate and
+    the complete deliveries ("3/43 / 2/43 / 3/43"), and across records the linearly weighted Cohen's
+    kappa "averaged over the three judging pairs" and the severe (Covered-Missing) disagreement rate.
+    Here: covered-point rate = Covered / judged points of the record; complete = complete cases / scored
+    cases; kappa and severe rate per pair over the points both records judged (Unresolved excluded from
+    kappa), then their plain mean over all unordered pairs.
+    """
+    from itertools import combinations
+
+    per_record = []
+    for r in records:
+        labels = list(r["verdicts"].values())
+        per_record.append({
+            "points": len(labels),
+            "covered_point_rate": labels.count("Covered") / len(labels) if labels else None,
+            "complete_deliveries": f"{sum(1 for c in r['complete'].values() if c)}/{len(r['complete'])}"
+            if r["complete"] else None,
+            "mean_score": _mean(r["scores"]) if r["scores"] else None,
+        })
+    kappas, severe = [], []
+    for a, b in combinations(records, 2):
+        keys = sorted(set(a["verdicts"]) & set(b["verdicts"]))
+        pairs = [(a["verdicts"][k], b["verdicts"][k]) for k in keys]
+        resolved = [(x, y) for x, y in pairs if x in ORDER and y in ORDER]
+        if resolved:
+            kappas.append(weighted_kappa([x for x, _ in resolved], [y for _, y in resolved], ORDER))
+        if pairs:
+            severe.append(severe_disagreement_rate([x for x, _ in pairs], [y for _, y in pairs],
+                                                   "Missing", "Covered"))
+    return {
+        "records": per_record,
+        "pairs": len(kappas),
+        "mean_pairwise_weighted_kappa": statistics.fmean(kappas) if kappas else None,
+        "mean_pairwise_severe_disagreement": statistics.fmean(severe) if severe else None,
     }
 
 

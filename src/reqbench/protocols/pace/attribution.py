@@ -1,8 +1,8 @@
 """Symptom-signal attribution (paper §3.2, appendix "Attribution rules"): three views kept apart.
 
 * **Outcome symptoms** — each non-Covered point's weighted loss w(1 - phi) goes to exactly one symptom,
-  read from its cited reasoning in the fixed priority order contract mismatch > integration gap >
-  test-delivery gap > incomplete implementation (`classify_symptom`).
+  read from the judge's structured reasons (one schema flag per symptom) in the fixed priority order
+  contract mismatch > integration gap > test-delivery gap > incomplete implementation (`classify_point`).
 * **Process signals** — deterministic scans of the trajectory and patch: expected files never retrieved,
   no post-edit verification, verification gaps, error recovery (`process_signals`). A case can carry
   several; co-occurrence with a symptom does not prove cause.
@@ -30,33 +30,29 @@ SIGNALS = (
     "error_recovery",
 )
 
-_RULES = (
-    (
-        "contract_mismatch",
-        re.compile(
-            r"contract|signature|mismatch|wrong (?:name|target)|not declared|"
-            r"lacks required|does not bind|not listed in __all__",
-            re.I,
-        ),
-    ),
-    (
-        "integration_gap",
-        re.compile(
-            r"integrat|registr|register|wiring|wired|subscri|route|reachab|"
-            r"not connected|connection|entry point",
-            re.I,
-        ),
-    ),
-    ("test_delivery_gap", re.compile(r"\btests?\b|test-delivery|test delivery", re.I)),
-)
+def classify_point(point: Any) -> tuple[str, str]:
+    """The symptom a non-Covered point's loss goes to, and what it was read from.
 
-
-def classify_symptom(reasoning: str) -> str:
-    """The first symptom whose rule matches the cited reasoning; incomplete implementation otherwise."""
-    for name, rule in _RULES:
-        if rule.search(reasoning or ""):
-            return name
-    return "incomplete_implementation"
+    Paper appendix "Attribution rules": "The outcome classifier reads the cited reasoning of each
+    non-Covered point in a fixed priority order: contract or target mismatch, integration or registration
+    gap, test-delivery gap, and incomplete implementation. Each point contributes w_i(1 - phi(y_i)) to one
+    symptom." The reasoning is read in structured form: every checklist entry carries one flag per
+    symptom (`models.Gaps`), so no keyword matching is involved. The symptom is the first in priority
+    order flagged by any non-covered entry of the point. An L0 closure is a contract mismatch by
+    definition (a conclusive violation of the symbolic contract). A non-covered point whose entries flag
+    nothing goes to incomplete implementation (the paper's last, residual category), with basis
+    ``default`` so the report can count how often that happened.
+    """
+    if point.stage == "L0":
+        return "contract_mismatch", "L0"
+    flagged: set[str] = set()
+    for e in (point.checklist or {}).get("evidence_checklist", []):
+        if e.get("judgment") != "covered":
+            flagged |= {k for k, v in (e.get("gaps") or {}).items() if v}
+    for name in SYMPTOMS:
+        if name in flagged:
+            return name, "judge"
+    return "incomplete_implementation", "default"
 
 
 def attribute_case(case: Case, result: Any) -> dict[str, Any]:
@@ -66,10 +62,11 @@ def attribute_case(case: Case, result: Any) -> dict[str, Any]:
     for p in result.points:
         if p.verdict in (Verdict.COVERED, Verdict.UNRESOLVED):
             continue
-        symptom = classify_symptom(p.reasoning)
+        symptom, basis = classify_point(p)
         loss = weighted_loss(p.verdict, p.weight)
         by_symptom[symptom] += loss
-        points.append({"point_id": p.point_id, "verdict": p.verdict.value, "symptom": symptom, "loss": loss})
+        points.append({"point_id": p.point_id, "verdict": p.verdict.value, "symptom": symptom,
+                       "basis": basis, "loss": loss})
     return {
         "points": points,
         "loss_by_symptom": by_symptom,
@@ -101,14 +98,27 @@ def _failed(e: dict[str, Any]) -> bool:
     return e.get("passed") is False or str(e.get("outcome", "")).lower() in ("fail", "failed", "error")
 
 
+def _is_edit(e: dict[str, Any]) -> bool:
+    """An edit is what happened to the workspace, however it was made: an editor tool event, or a step
+    (a shell command) after which the workspace differed (`files_changed`, recorded by the agent loop)."""
+    return e.get("kind") == "file_edit" or bool(e.get("files_changed"))
+
+
 def process_signals(case: Case, patch: str, trajectory: list[dict[str, Any]]) -> dict[str, Any]:
-    """Deterministic process signals from trajectory events; `available: False` without a trajectory."""
+    """Deterministic process signals from trajectory events; `available: False` without a trajectory.
+
+    Paper appendix "Attribution rules": "Process rules independently scan tool events, retrieved files,
+    patches, verification commands, and their outcomes"; Table 3's post-edit verification is "a
+    successful strict project-verification command after the last observed edit". An edit is read from
+    what happened (`_is_edit`): editor events and shell commands that changed the workspace, so an agent
+    that edits with `sed -i` and never re-runs its tests gets `no_post_edit_verification`.
+    """
     if not trajectory:
         return {"available": False, "signals": []}
     expected = sorted(set(repo.patch_paths(case.reference_patch)))
     seen_text = " ".join(_event_text(e) for e in trajectory)
     never = [p for p in expected if p not in seen_text]
-    edits = [i for i, e in enumerate(trajectory) if e.get("kind") == "file_edit"]
+    edits = [i for i, e in enumerate(trajectory) if _is_edit(e)]
     checks = [i for i, e in enumerate(trajectory) if _is_verification(e)]
     signals = []
     if never:
@@ -129,6 +139,7 @@ def process_signals(case: Case, patch: str, trajectory: list[dict[str, Any]]) ->
         "signals": signals,
         "expected_files_never_retrieved": never,
         "edits": len(edits),
+        "shell_edits": sum(1 for i in edits if trajectory[i].get("kind") != "file_edit"),
         "verification_commands": len(checks),
         "post_edit_verifications": len(post),
     }

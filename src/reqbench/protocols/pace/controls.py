@@ -10,11 +10,14 @@ With PRD, base, criteria and weights fixed, only the candidate changes:
 * ``cross_case``       other cases' reference patches — scored only when they apply to this exact base,
                        otherwise excluded (null), never scored zero;
 * ``identifier_only``  generated from the reference: the new declarations at their locations, every body
-                       emptied, nothing else (names and locations without behaviour).
+                       emptied, nothing else (names and locations without behaviour). Besides its case
+                       score, it is scored the paper's way: pooled over the behavioural points it targets
+                       (`identifier_only_targets`, `pooled_identifier_only`).
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +26,12 @@ from reqbench.protocols.pace.case import Case
 from reqbench.protocols.pace.l1.callgraph import iter_files
 from reqbench.protocols.pace.l1.languages import Decl, facts_for
 from reqbench.protocols.pace.score import Scorer
+
+BEHAVIOURAL_KINDS = ("behavior", "integration", "registration")
+"""Point kinds the identifier-only control targets (the paper says "behavioral criteria" without a list;
+structure, configuration, documentation and test points are not behaviour a stub could fake)."""
+
+_PHI = {"Covered": 1.0, "Partial": 0.5, "Missing": 0.0}
 
 CONTROL_NAMES = ("reference", "empty", "unrelated", "cross_case", "identifier_only")
 
@@ -128,6 +137,60 @@ def identifier_only_patch(case: Case, base: Path, reference_tree: Path) -> str:
     return repo.text_patch(files)
 
 
+def _declared(patch: str) -> tuple[set[str], set[str]]:
+    """(files, declared names) of a patch's added `def`/`class` lines."""
+    names = set(re.findall(r"^\+\s*(?:async\s+def|def|class)\s+(\w+)", patch, flags=re.M))
+    return set(repo.patch_paths(patch)), names
+
+
+def identifier_only_targets(case: Case, patch: str, kinds: tuple[str, ...] = BEHAVIOURAL_KINDS) -> list[str]:
+    """Points the identifier-only patch targets: a behavioural kind, and a retrieval hint naming a file
+    the patch touches or a declaration it adds (`path`, `path::Owner.name` or bare `Owner.name`)."""
+    files, names = _declared(patch)
+    out = []
+    for p in case.points:
+        if p.kind not in kinds:
+            continue
+        for hint in p.retrieval_hints:
+            if "::" in hint:
+                path, _, sym = hint.partition("::")
+            elif "/" in hint or hint.endswith((".py", ".js", ".ts")):
+                path, sym = hint, ""
+            else:
+                path, sym = "", hint
+            if (path and path in files) or (sym and sym.rsplit(".", 1)[-1] in names):
+                out.append(p.id)
+                break
+    return out
+
+
+def pooled_identifier_only(controls: list[dict[str, Any]]) -> dict[str, Any]:
+    """Identifier-only control pooled over the targeted behavioural points of every case.
+
+    Paper appendix "Controls for Reference Grounded Contract Validation": the frozen identifier-only
+    control "targets 54 behavioral criteria and returns 51 Missing, three Partial, and no Covered. With
+    frozen weights summing to 109.105 and Partial weights summing to 8.8, its normalized score is
+    100 x (0.5 x 8.8)/109.105 = 4.03. This score summarizes the constructed control criteria, rather than
+    a mean over complete cases." So: 100 * sum(w phi) / sum(w) over the targeted points of all cases
+    together. An Unresolved targeted point blocks the pooled score (None), as it blocks a case score.
+    `controls` are `run_controls` results with details.
+    """
+    weights: list[float] = []
+    credit = 0.0
+    counts = {"Covered": 0, "Partial": 0, "Missing": 0, "Unresolved": 0}
+    for c in controls:
+        t = c["details"]["identifier_only"]["targets"]
+        for pid, w in t["weights"].items():
+            v = t["verdicts"][pid]
+            counts[v] += 1
+            weights.append(w)
+            credit += w * (_PHI.get(v, 0.0))
+    total = sum(weights)
+    score = None if counts["Unresolved"] or not total else 100.0 * credit / total
+    return {"score": score, "targeted_points": len(weights), "weight": total, "verdicts": counts,
+            "cases": len(controls)}
+
+
 def run_controls(scorer: Scorer, others: list[Case], judge: str = "offline") -> dict[str, Any]:
     """Score every control; returns the five scores (None where excluded) plus per-control details."""
     case = scorer.case
@@ -156,6 +219,12 @@ def run_controls(scorer: Scorer, others: list[Case], judge: str = "offline") -> 
             "patch_sha256": res.patch_sha256,
             "patch_lines": patch.count("\n"),
         }
+        if name == "identifier_only":
+            targets = identifier_only_targets(case, patch)
+            details[name]["targets"] = {
+                "weights": {p: case.weights[p] for p in targets},
+                "verdicts": {p: res.verdicts[p].value for p in targets},
+            }
     cross = []
     for other in others:
         if other.id == case.id:
@@ -168,8 +237,10 @@ def run_controls(scorer: Scorer, others: list[Case], judge: str = "offline") -> 
     scored = [float(c["score"]) for c in cross if isinstance(c["score"], int | float)]
     out["cross_case"] = sum(scored) / len(scored) if scored else None
     details["cross_case"] = cross
+    pooled = pooled_identifier_only([{"details": details}])
     return {
         **{k: out[k] for k in CONTROL_NAMES},
+        "identifier_only_targeted": pooled["score"],
         "case_id": case.id,
         "judge": judge_obj.judge_id,
         "details": details,

@@ -2,9 +2,10 @@
 
 The judge sees the point description, the frozen criteria (id, text, polarity, severity) and the L1
 evidence — never weights or the reference answer. Its answer must contain exactly the frozen criterion
-ids, each with cited evidence, the echoed severity and a covered/partial/missing judgment; otherwise it
-is rejected and asked again. A non-empty ``missing_evidence`` triggers **one** targeted expansion and a
-second judgment; whatever is still missing afterwards stays unresolved, which blocks the case score.
+ids, each with cited evidence, a severity (the frozen one confirmed or overridden; overrides are
+recorded) and a covered/partial/missing judgment; otherwise it is rejected and asked again. A
+non-empty ``missing_evidence`` triggers **one** targeted expansion and a second judgment; whatever is
+still missing afterwards stays unresolved, which blocks the case score.
 
 Grounding (`grounding`): a judge that declares ``requires_citations`` (the model judge) must back every
 covered/partial entry with a citation that verifies against the candidate's evidence; any citation a
@@ -23,9 +24,11 @@ from pydantic import ValidationError
 
 from reqbench.core.judges.base import JudgePending, JudgeRejected
 from reqbench.protocols.pace.aggregate import fold_point
+from reqbench.protocols.pace.connections import check_connections
 from reqbench.protocols.pace.grounding import verify
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer
-from reqbench.protocols.pace.models import Checklist, CodePoint, Verdict
+from reqbench.protocols.pace.models import Checklist, CodePoint, Severity, Verdict
+from reqbench.protocols.pace.variants import direct_verdict
 
 ATTEMPTS = 3
 
@@ -50,6 +53,8 @@ class PointRequest:
     """Why the previous answer was rejected (set on a retry, so a cached bad answer is not replayed)."""
     fence: dict[str, Any] = field(default_factory=dict)
     """Set by a model judge: the audit of the fence its prompt put the candidate's evidence in."""
+    variant: str = "full"
+    """Judging variant (`variants.VARIANTS`); ``no-checklist`` asks for a direct verdict."""
 
     def public(self) -> dict[str, Any]:
         """The JSON a model judge is given (no weights, no reference)."""
@@ -120,8 +125,6 @@ def validate_checklist(point: CodePoint, raw: str | dict[str, Any]) -> Checklist
         if cid in seen:
             raise JudgeRejected(f"{point.id}: criterion {cid!r} judged twice")
         seen.add(cid)
-        if entry.severity is not frozen[cid].severity:
-            raise JudgeRejected(f"{point.id}: criterion {cid!r} severity changed from {frozen[cid].severity}")
         if not entry.evidence.strip():
             raise JudgeRejected(f"{point.id}: criterion {cid!r} cites no evidence")
     missing = [c for c in frozen if c not in seen]
@@ -183,17 +186,61 @@ class L2Outcome:
     detail: str = ""
     audit: list[dict[str, Any]] = field(default_factory=list)
     """Per judged answer: fence id, each citation's verification result, accepted or not."""
+    severity_changes: list[dict[str, str]] = field(default_factory=list)
+    """Criteria whose judged severity overrides the frozen one: {criterion_id, frozen, judged}."""
+    connection_checks: list[dict[str, Any]] = field(default_factory=list)
+    """Connection-related judgments checked against the inventory, and the corrections made."""
+
+
+def judged_severities(point: CodePoint, checklist: Checklist) -> tuple[dict[str, Severity], list[dict[str, str]]]:
+    """The severity each criterion folds with, and the recorded overrides of the frozen severity.
+
+    Paper appendix O.5 (checklist schema): the judge's output is ``evidence_checklist: [{criterion_id,
+    evidence, severity, judgment}]`` and appendix §13: "Each entry cites evidence, records severity, and
+    judges the same condition with its original polarity." Severity is therefore judged. The frozen
+    per-criterion severity of the contract is the default: an entry without a severity confirms it; an
+    entry with another severity overrides it, and the override is returned as
+    ``{criterion_id, frozen, judged}`` so every change is visible in the point result.
+    """
+    out: dict[str, Severity] = {}
+    changes: list[dict[str, str]] = []
+    frozen = {c.criterion_id: c.severity for c in point.criteria}
+    for e in checklist.evidence_checklist:
+        sev = e.severity or frozen[e.criterion_id]
+        out[e.criterion_id] = sev
+        if sev is not frozen[e.criterion_id]:
+            changes.append({"criterion_id": e.criterion_id, "frozen": frozen[e.criterion_id].value,
+                            "judged": sev.value})
+    return out, changes
 
 
 def judge_point(
-    case_id: str, point: CodePoint, pkg: EvidencePackage, localizer: Localizer, judge: PointJudge
+    case_id: str, point: CodePoint, pkg: EvidencePackage, localizer: Localizer, judge: PointJudge,
+    variant: str = "full", full_diff: str = "",
 ) -> L2Outcome:
-    """Judge one point: checklist, at most one targeted expansion, deterministic folding."""
+    """Judge one point: checklist, at most one targeted expansion, deterministic folding.
+
+    `variant` selects a Table 5 ablation (`variants`): ``full-diff`` shows `full_diff` instead of the
+    localized package, ``no-checklist`` takes the judge's direct verdict, ``no-expansion`` skips the
+    targeted expansion."""
     log: list[dict[str, Any]] = []
+    request = build_request(case_id, point, pkg, 0)
+    request.variant = variant
+    if variant == "full-diff":
+        request.evidence_text = full_diff
+        request.connection_inventory, request.inspected_scope, request.evidence_omissions = [], [], []
+    if variant == "no-checklist":
+        try:
+            verdict = direct_verdict(point, judge.judge_point(request))
+        except JudgePending as exc:
+            return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}", log)
+        except JudgeRejected as exc:
+            return L2Outcome(Verdict.UNRESOLVED, None, 1, [], f"no direct verdict: {exc}", log)
+        return L2Outcome(verdict, None, 1, [], "direct verdict (no checklist aggregation)", log)
     try:
-        checklist = _ask(judge, point, build_request(case_id, point, pkg, 0), log)
+        checklist = _ask(judge, point, request, log)
         rounds = 1
-        if checklist.missing_evidence:
+        if checklist.missing_evidence and variant not in ("no-expansion", "full-diff"):
             localizer.expand(pkg, checklist.missing_evidence)
             checklist = _ask(judge, point, build_request(case_id, point, pkg, 1), log)
             rounds = 2
@@ -208,6 +255,9 @@ def judge_point(
             "evidence still missing after the single targeted expansion",
             log,
         )
-    severity = {c.criterion_id: c.severity for c in point.criteria}
+    checks, corrections = check_connections(point, checklist, pkg)
+    severity, changes = judged_severities(point, checklist)
     verdict = fold_point((e.judgment, severity[e.criterion_id]) for e in checklist.evidence_checklist)
-    return L2Outcome(verdict, checklist, rounds, [], audit=log)
+    conn = [*checks, *({"correction": c} for c in corrections)]
+    return L2Outcome(verdict, checklist, rounds, [], audit=log, severity_changes=changes,
+                     connection_checks=conn)

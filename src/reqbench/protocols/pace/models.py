@@ -163,6 +163,27 @@ class Citation(BaseModel):
     quote: str = Field(description="Code quoted verbatim from those lines (whitespace may differ).")
 
 
+class Gaps(BaseModel):
+    """The outcome symptoms a non-covered judgment shows: one flag per symptom (read by attribution)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    contract_mismatch: bool = Field(default=False, description="Wrong name, target, signature or interface value.")
+    integration_gap: bool = Field(default=False, description="Behaviour present but not connected/registered.")
+    test_delivery_gap: bool = Field(default=False, description="Required tests not delivered or not exercising it.")
+    incomplete_implementation: bool = Field(default=False, description="Required behaviour absent or partial.")
+
+
+class ConnectionClaim(BaseModel):
+    """A connection a judgment relies on; checked against the L1 connection inventory."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: str = Field("", description="call | assignment | import | export | registry | configuration.")
+    source: str = Field("", description="Where the connection starts (owner::method, module).")
+    target: str = Field(description="What it reaches (the handler, route, subscriber, setting).")
+
+
 class CriterionJudgment(BaseModel):
     """One checklist entry as a judge returns it (paper O.5 output schema)."""
 
@@ -170,11 +191,19 @@ class CriterionJudgment(BaseModel):
 
     criterion_id: str = Field(description="Exactly one of the frozen ids.")
     evidence: str = Field(description="Cited declaration, behaviour or integration edge.")
-    severity: Severity = Field(description="The frozen severity of this criterion, echoed.")
+    severity: Severity | None = Field(
+        None,
+        description="The judge's severity for this criterion: the frozen severity confirmed, or overridden "
+        "(the override is recorded). Omitted means the frozen severity is confirmed.",
+    )
     judgment: Judgment = Field(description="covered | partial | missing.")
     reasoning: str = Field("", description="Why; read by attribution.")
     citations: list[Citation] = Field(
         default_factory=list, description="Where the evidence is; required for covered/partial by model judges."
+    )
+    gaps: Gaps = Field(default_factory=Gaps, description="For partial/missing: which symptoms the gap shows.")
+    connections: list[ConnectionClaim] = Field(
+        default_factory=list, description="Connections this judgment relies on (integration claims)."
     )
 
 

@@ -36,7 +36,8 @@ def heatmap_png(cases: list[dict[str, Any]], path: Path, title: str = "symptom x
 
 def render_case(result: dict[str, Any]) -> str:
     """A human summary of one scored case (`reqbench pace score` without --json)."""
-    lines = [
+    lines = [f"NOTE: {result['judge_notice']}"] if result.get("judge_notice") else []
+    lines += [
         f"case {result['case_id']}: score {_fmt(result['score'])}, complete {result['complete']}, "
         f"judge {result['judge']}"
     ]

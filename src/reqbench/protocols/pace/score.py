@@ -19,12 +19,13 @@ from reqbench.core.hashing import sha256_text
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import case_score, is_complete
 from reqbench.protocols.pace.case import Case, check_frozen, contract_hash
-from reqbench.protocols.pace.judges import make_point_judge
+from reqbench.protocols.pace.judges import judge_notice, make_point_judge
 from reqbench.protocols.pace.l0 import check_contract
 from reqbench.protocols.pace.l1.callgraph import RepoIndex, iter_files
 from reqbench.protocols.pace.l1.evidence import EvidencePackage, Localizer, package_structure_exception
 from reqbench.protocols.pace.l2 import PointJudge, judge_point
 from reqbench.protocols.pace.models import Verdict
+from reqbench.protocols.pace.variants import DEFAULT_VARIANT, check_variant
 
 _BASE_INDEXES: dict[tuple[str, str], RepoIndex] = {}
 _REFERENCES: dict[tuple[str, str, str, str], dict[str, EvidencePackage]] = {}
@@ -57,6 +58,10 @@ class PointResult:
     evidence: dict[str, Any] | None = None
     audit: list[dict[str, Any]] = field(default_factory=list)
     """L2 audit: per judged answer, the prompt's fence id and each citation's verification result."""
+    severity_changes: list[dict[str, str]] = field(default_factory=list)
+    """Criteria whose judged severity overrides the frozen default ({criterion_id, frozen, judged})."""
+    connection_checks: list[dict[str, Any]] = field(default_factory=list)
+    """Connection-related judgments checked against the L1 inventory, and corrections made."""
 
     @property
     def reasoning(self) -> str:
@@ -85,6 +90,10 @@ class PointResult:
         }
         if self.audit:
             d["audit"] = self.audit
+        if self.severity_changes:
+            d["severity_changes"] = self.severity_changes
+        if self.connection_checks:
+            d["connection_checks"] = self.connection_checks
         if with_evidence:
             d["evidence"] = self.evidence
         return d
@@ -114,6 +123,7 @@ class CaseResult:
             "frozen_hash": self.frozen_hash,
             "patch_sha256": self.patch_sha256,
             "judge": self.judge_id,
+            "judge_notice": judge_notice(self.judge_id),
             "points": [p.to_dict(with_evidence) for p in self.points],
         }
 
@@ -125,6 +135,7 @@ class Scorer:
         self._base: Path | None = None
         self._base_index: RepoIndex | None = None
         self._reference: dict[str, EvidencePackage] | None = None
+        self._variant, self._patch_text = DEFAULT_VARIANT, ""
 
     @property
     def base(self) -> Path:
@@ -163,10 +174,14 @@ class Scorer:
         return make_point_judge(spec, self.reference_packages)
 
     def score(
-        self, patch_text: str, judge: PointJudge | str = "offline", with_evidence: bool = False
+        self, patch_text: str, judge: PointJudge | str = "offline", with_evidence: bool = False,
+        variant: str = DEFAULT_VARIANT,
     ) -> CaseResult:
+        """Score `patch_text`; `variant` is the judging variant (`variants.VARIANTS`, Table 5 ablations)."""
+        check_variant(variant)
         if isinstance(judge, str):
             judge = self.judge(judge)
+        self._variant, self._patch_text = variant, patch_text
         tmp = Path(tempfile.mkdtemp(prefix="pace-cand-"))
         try:
             tree = tmp / "tree"
@@ -180,7 +195,7 @@ class Scorer:
             self.case.id,
             self.frozen_hash,
             sha256_text(patch_text),
-            judge.judge_id,
+            judge.judge_id if self._variant == DEFAULT_VARIANT else f"{judge.judge_id}#{self._variant}",
             score,
             is_complete(score, verdicts),
             points,
@@ -208,7 +223,7 @@ class Scorer:
                 detail="package-structure contract: candidate-modified __init__.py",
             )
         pkg = loc.package(point)
-        out = judge_point(self.case.id, point, pkg, loc, judge)
+        out = judge_point(self.case.id, point, pkg, loc, judge, self._variant, self._patch_text)
         return PointResult(
             point.id,
             out.verdict,
@@ -222,4 +237,6 @@ class Scorer:
             len(pkg.render()) // 4,
             pkg.to_dict() if with_evidence else None,
             out.audit,
+            out.severity_changes,
+            out.connection_checks,
         )

@@ -32,6 +32,7 @@ from reqbench.protocols.pace.attribution import (
 )
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
+from reqbench.protocols.pace.judges import judge_notice
 from reqbench.protocols.pace.score import Scorer
 from reqbench.protocols.pace.validate import validate_path
 
@@ -44,6 +45,8 @@ TASK_INSTRUCTION = (
     "in parallel, but make edits and run tests one at a time. Before you finish, review the final diff "
     "and remove accidental or unrelated changes."
 )
+
+INTERVAL_ESTIMATOR = "se: standard error of the equal-weight case mean (sample SD / sqrt(n), paper §4.1)"
 
 CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated", "control:identifier_only")
 
@@ -200,7 +203,14 @@ class PaceProtocol:
             losses[label] = loss
             for symptom, counts in cooccurrence([o.result for o in scored]).items():
                 signals[f"{label} {symptom}"] = dict(counts)
-        return {"systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals}
+        judges = sorted({str(o.result.get("judge")) for _, o in rows if o.result.get("judge")})
+        notices = sorted({n for j in judges if (n := judge_notice(j))})
+        return {
+            "judge": ", ".join(judges) or None,
+            "judge_notice": " ".join(notices) or None,
+            "interval": INTERVAL_ESTIMATOR,
+            "systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals,
+        }
 
     def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
         """Mean case score (0-100) per system."""

@@ -13,7 +13,8 @@ Definitions (SpecPath "Run processing", RQ1, RQ2, RQ3) — each lives in exactly
   (family, config, repeat) where both the control and direct are scored of (control − direct) success.
 
 Intervals: 95 % percentile cluster bootstrap over families (the inferential unit), 2,000 resamples,
-seed 20260729 (`core.stats.intervals.cluster_bootstrap`). Estimates are fractions in [0, 1].
+seed 20260729 (`core.stats.intervals.cluster_bootstrap`); ``task`` resamples units instead. Fewer than
+2 families: no interval, with the reason (`_estimate`). Estimates are fractions in [0, 1].
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from reqbench.core.stats.intervals import DEFAULT_BOOT, DEFAULT_SEED, cluster_bootstrap_mean
+from reqbench.core.stats.intervals import DEFAULT_BOOT, DEFAULT_SEED, cluster_bootstrap, cluster_bootstrap_mean
 from reqbench.protocols.specpath.models import CONTROL_CONDITIONS, CORE_CONDITIONS, REVISION_CONDITIONS
 
 CI_METHOD = (f"95% percentile cluster bootstrap over families ({DEFAULT_BOOT} resamples, "
@@ -59,22 +60,60 @@ def _num(x: float) -> float | None:
     return None if math.isnan(x) else round(x, 6)
 
 
-def _estimate(per_family: dict[str, tuple[float, float]]) -> tuple[float, list[float | None]]:
-    """Task-macro mean of numerator/denominator over families with a nonzero denominator, and its CI."""
-    rates = [n / d for n, d in per_family.values() if d > 0]
-    iv = cluster_bootstrap_mean(rates)
-    return iv.estimate, [_num(iv.lo), _num(iv.hi)]
+BOOTSTRAPS = ("family", "task")
+DEFAULT_BOOTSTRAP = "family"
+NO_INTERVAL = "no interval: fewer than 2 families (a bootstrap over one family has zero width)"
+TASK_METHOD = (f"95% percentile task-level bootstrap over units (rows, blocks or pairs) ignoring family "
+               f"clustering ({DEFAULT_BOOT} resamples, seed {DEFAULT_SEED}); task-macro estimate")
 
 
-def fcr(rows: Iterable[ResultRow], condition: str) -> dict[str, Any]:
+def ci_method(bootstrap: str = DEFAULT_BOOTSTRAP) -> str:
+    """The estimator of every interval, as `specpath stats` and the report print it."""
+    return CI_METHOD if bootstrap == "family" else TASK_METHOD
+
+
+def _estimate(per_family: dict[str, list[float]], bootstrap: str = DEFAULT_BOOTSTRAP
+              ) -> tuple[float, list[float | None], str | None]:
+    """Task-macro mean over families of their units' mean, its interval, and why there is none.
+
+    SpecPath treats the task/PR family as the inferential unit, so the default interval resamples
+    families (``family``); ``task`` resamples the units (scored rows, eligible blocks or control pairs)
+    independently, the estimate still task-macro. The paper does not say what to do with a single family:
+    any bootstrap over fewer than 2 families (clusters) is degenerate, so no interval is reported and the
+    reason is returned instead of a zero-width interval.
+    """
+    if bootstrap not in BOOTSTRAPS:
+        raise ValueError(f"bootstrap must be one of {BOOTSTRAPS}, not {bootstrap!r}")
+    fams = {f: v for f, v in per_family.items() if v}
+    rates = [sum(v) / len(v) for v in fams.values()]
+    estimate = sum(rates) / len(rates) if rates else math.nan
+    if len(fams) < 2:
+        return estimate, [None, None], NO_INTERVAL
+    if bootstrap == "family":
+        iv = cluster_bootstrap_mean(rates)
+        return iv.estimate, [_num(iv.lo), _num(iv.hi)], None
+    units = [(f, x) for f, v in fams.items() for x in v]
+
+    def stat(sample: Sequence[tuple[str, float]]) -> float:
+        by: dict[str, list[float]] = defaultdict(list)
+        for f, x in sample:
+            by[f].append(x)
+        return sum(sum(v) / len(v) for v in by.values()) / len(by)
+
+    iv2 = cluster_bootstrap(units, stat)
+    return estimate, [_num(iv2.lo), _num(iv2.hi)], None
+
+
+def fcr(rows: Iterable[ResultRow], condition: str, bootstrap: str = DEFAULT_BOOTSTRAP) -> dict[str, Any]:
     """Task-macro FCR of one condition: mean over families (>= 1 scored row) of successes / scored."""
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
         if r.condition == condition and r.scored:
             per[r.family][0] += r.success
             per[r.family][1] += 1
-    est, ci = _estimate({f: (s, n) for f, (s, n) in per.items()})
-    return {"estimate": _num(est), "ci": ci, "support": sum(n for _, n in per.values()),
+    est, ci, why = _estimate({f: [1.0] * s + [0.0] * (n - s) for f, (s, n) in per.items()}, bootstrap)
+    return {"estimate": _num(est), "ci": ci, **({"no_interval": why} if why else {}),
+            "support": sum(n for _, n in per.values()),
             "families": {f: {"successes": s, "scored": n} for f, (s, n) in sorted(per.items())}}
 
 
@@ -109,63 +148,67 @@ def blocks(rows: Iterable[ResultRow]) -> list[Block]:
     return [out[k] for k in sorted(out)]
 
 
-def cpv(all_blocks: Sequence[Block], variants: Sequence[str] = REVISION_CONDITIONS) -> dict[str, Any]:
+def cpv(all_blocks: Sequence[Block], variants: Sequence[str] = REVISION_CONDITIONS,
+        bootstrap: str = DEFAULT_BOOTSTRAP) -> dict[str, Any]:
     """Task-macro CPV: mean over families (>= 1 eligible block) of positive / eligible blocks."""
     per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for b in all_blocks:
         if b.eligible:
             per[b.family][0] += b.positive(variants)
             per[b.family][1] += 1
-    est, ci = _estimate({f: (p, e) for f, (p, e) in per.items()})
-    return {"estimate": _num(est), "ci": ci, "positive": sum(p for p, _ in per.values()),
+    est, ci, why = _estimate({f: [1.0] * p + [0.0] * (e - p) for f, (p, e) in per.items()}, bootstrap)
+    return {"estimate": _num(est), "ci": ci, **({"no_interval": why} if why else {}),
+            "positive": sum(p for p, _ in per.values()),
             "eligible": sum(e for _, e in per.values()),
             "families": {f: {"positive": p, "eligible": e} for f, (p, e) in sorted(per.items())}}
 
 
-def control_delta(rows: Iterable[ResultRow], control: str, baseline: str = "direct") -> dict[str, Any]:
+def control_delta(rows: Iterable[ResultRow], control: str, baseline: str = "direct",
+                  bootstrap: str = DEFAULT_BOOTSTRAP) -> dict[str, Any]:
     """Task-macro paired FCR difference (control − direct) over (family, config, repeat) pairs."""
     by_key: dict[tuple[str, str, int], dict[str, bool]] = defaultdict(dict)
     for r in rows:
         if r.scored and r.condition in (control, baseline):
             by_key[r.block][r.condition] = r.success
-    per: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    per: dict[str, list[float]] = defaultdict(list)
     for (family, _, _), pair in by_key.items():
         if control in pair and baseline in pair:
-            per[family][0] += int(pair[control]) - int(pair[baseline])
-            per[family][1] += 1
-    est, ci = _estimate({f: (d, n) for f, (d, n) in per.items()})
-    return {"delta": _num(est), "ci": ci,
-            "pairs": int(sum(n for _, n in per.values()))}
+            per[family].append(float(int(pair[control]) - int(pair[baseline])))
+    est, ci, why = _estimate(dict(per), bootstrap)
+    return {"delta": _num(est), "ci": ci, **({"no_interval": why} if why else {}),
+            "pairs": sum(len(v) for v in per.values())}
 
 
-def _core_summary(rows: list[ResultRow]) -> dict[str, Any]:
+def _core_summary(rows: list[ResultRow], bootstrap: str = DEFAULT_BOOTSTRAP) -> dict[str, Any]:
     bl = blocks(rows)
     conds = [c for c in (*CORE_CONDITIONS, *CONTROL_CONDITIONS) if any(r.condition == c for r in rows)]
     extra = sorted({r.condition for r in rows} - set(conds))
     return {
-        "fcr": {c: fcr(rows, c) for c in [*conds, *extra]},
+        "fcr": {c: fcr(rows, c, bootstrap) for c in [*conds, *extra]},
         "blocks": {"possible": len(bl), "complete": sum(b.complete for b in bl),
                    "eligible": sum(b.eligible for b in bl)},
-        "cpv": {"any": cpv(bl), **{v: cpv(bl, (v,)) for v in REVISION_CONDITIONS}},
+        "cpv": {"any": cpv(bl, bootstrap=bootstrap),
+                **{v: cpv(bl, (v,), bootstrap) for v in REVISION_CONDITIONS}},
     }
 
 
-def _group(rows: list[ResultRow], key: Callable[[ResultRow], str]) -> dict[str, Any]:
+def _group(rows: list[ResultRow], key: Callable[[ResultRow], str], bootstrap: str) -> dict[str, Any]:
     groups: dict[str, list[ResultRow]] = defaultdict(list)
     for r in rows:
         groups[key(r)].append(r)
-    return {g: _core_summary(rs) for g, rs in sorted(groups.items())}
+    return {g: _core_summary(rs, bootstrap) for g, rs in sorted(groups.items())}
 
 
-def summarize_results(rows: list[ResultRow]) -> dict[str, Any]:
-    """The full statistics dict (`specpath stats --json`): FCR, blocks, CPV, controls and breakdowns."""
-    out = {"method": CI_METHOD,
+def summarize_results(rows: list[ResultRow], bootstrap: str = DEFAULT_BOOTSTRAP) -> dict[str, Any]:
+    """The full statistics dict (`specpath stats --json`): FCR, blocks, CPV, controls and breakdowns.
+    `bootstrap` is ``family`` (cluster bootstrap over families, the default) or ``task``."""
+    out = {"method": ci_method(bootstrap), "bootstrap": bootstrap,
            "rows": {"total": len(rows), "scored": sum(r.scored for r in rows),
                     "invalid": sum(not r.scored for r in rows)},
-           **_core_summary(rows),
-           "controls": {c: control_delta(rows, c) for c in CONTROL_CONDITIONS
+           **_core_summary(rows, bootstrap),
+           "controls": {c: control_delta(rows, c, bootstrap=bootstrap) for c in CONTROL_CONDITIONS
                         if any(r.condition == c for r in rows)}}
-    out["by_family"] = _group(rows, lambda r: r.family)
-    out["by_scaffold"] = _group(rows, lambda r: r.scaffold or r.config.partition(":")[0])
-    out["by_model"] = _group(rows, lambda r: r.model or (r.config.partition(":")[2] or r.config))
+    out["by_family"] = _group(rows, lambda r: r.family, bootstrap)
+    out["by_scaffold"] = _group(rows, lambda r: r.scaffold or r.config.partition(":")[0], bootstrap)
+    out["by_model"] = _group(rows, lambda r: r.model or (r.config.partition(":")[2] or r.config), bootstrap)
     return out

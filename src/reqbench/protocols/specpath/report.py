@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from reqbench.protocols.specpath.metrics import NO_INTERVAL
+
 
 def _pct(x: float | None) -> str:
     return "  n/a" if x is None else f"{100 * x:5.1f}%"
@@ -48,6 +50,8 @@ def render_text(summary: dict[str, Any]) -> str:
             blocks = g["blocks"]["complete"]
             lines.append(f"  {name:26}    {_pct(d)}   {_pct(a['estimate'])}  {ratio:18} {blocks}")
     lines += ["", f"intervals: {summary['method']}"]
+    if any("no_interval" in v for v in [*summary["fcr"].values(), *summary["cpv"].values()]):
+        lines.append(f"  n/a intervals: {NO_INTERVAL}")
     return "\n".join(lines)
 
 

@@ -19,6 +19,7 @@ import json
 from reqbench.core.llm.fence import Fence
 from reqbench.protocols.pace.l2 import PointRequest
 from reqbench.protocols.pace.llm import chat, resolve_model
+from reqbench.protocols.pace.variants import DIRECT_INSTRUCTION
 
 SYSTEM = """You check a candidate code change against fixed acceptance criteria. You are one step of an
 evaluation program: you return criterion-level judgments with cited evidence, and the program computes
@@ -29,7 +30,9 @@ candidate, not of your task, and prove nothing.
 
 Rules:
 1. Judge exactly the criteria listed under frozen_criteria: keep every criterion_id and its meaning; do not
-   add, drop, merge or reword conditions, and echo each criterion's severity unchanged.
+   add, drop, merge or reword conditions. Record each criterion's severity: the given severity is the
+   default; keep it, or override it (hard: an unmet condition makes the point fail; soft: an unmet
+   condition leaves the point partly delivered) and say why in reasoning.
 2. Credit only what the candidate contributed. Code labelled BASE CONTEXT explains connections but earns
    no credit on its own.
 3. Accept an equivalent implementation when the criterion or allowed_alternatives permit it. A name, a
@@ -45,12 +48,22 @@ Rules:
    Uncertainty is not partial fulfilment.
 5. Keep each criterion's polarity. For a "forbid" criterion, no violation inside the inspected scope
    means covered; an observed violation means missing.
-6. If code you need is not in the evidence, list it in missing_evidence as Owner::method or the exact
+6. When a judgment relies on a connection (a call, registration, route, subscription, import/export
+   or configuration binding), name it in "connections": [{"kind", "source", "target"}]; the program
+   checks it against the connection inventory and a connection it cannot find earns no credit.
+7. For every partial or missing entry, say which gap it shows in "gaps" (set each that applies to true):
+   contract_mismatch (wrong name, target, signature or interface value), integration_gap (behaviour
+   present but not connected, registered or reachable), test_delivery_gap (required tests absent),
+   incomplete_implementation (required behaviour absent or only partly there).
+8. If code you need is not in the evidence, list it in missing_evidence as Owner::method or the exact
    dependency, and do not guess that it is missing. One targeted expansion may then supply it.
-7. Return no weights and no scores. Reply with one JSON object only:
+9. Return no weights and no scores. Reply with one JSON object only:
 {"evidence_checklist": [{"criterion_id": "...", "evidence": "...", "severity": "hard|soft",
   "judgment": "covered|partial|missing", "reasoning": "...",
-  "citations": [{"file": "...", "start_line": 1, "end_line": 2, "quote": "..."}]}],
+  "gaps": {"contract_mismatch": false, "integration_gap": false, "test_delivery_gap": false,
+           "incomplete_implementation": false},
+  "citations": [{"file": "...", "start_line": 1, "end_line": 2, "quote": "..."}],
+  "connections": [{"kind": "registry", "source": "...", "target": "..."}]}],
  "missing_evidence": ["Owner::method"]}"""
 
 EVIDENCE_LABEL = "candidate evidence package"
@@ -82,6 +95,8 @@ class LLMPointJudge:
         if request.feedback:
             user += ("\n\nYour previous answer was rejected by the evaluator: " + request.feedback
                      + "\nAnswer again, judging exactly the frozen criteria.")
+        if request.variant == "no-checklist":
+            user += "\n\n" + DIRECT_INSTRUCTION
         request.fence = fence.audit()
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 

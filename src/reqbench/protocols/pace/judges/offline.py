@@ -24,6 +24,8 @@ from reqbench.protocols.pace.l1.callgraph import last_segment
 from reqbench.protocols.pace.l1.evidence import EvidencePackage
 from reqbench.protocols.pace.l2 import PointRequest
 
+INCOMPLETE, INTEGRATION, TESTS = "incomplete_implementation", "integration_gap", "test_delivery_gap"
+
 COVERED_AT = 0.85
 PARTIAL_AT = 0.4
 
@@ -191,15 +193,15 @@ class OfflineJudge:
             focus = self._focus(crit["text"], ref_lines)
             recall, total = _recall(focus, cand_tokens, wiring, cand_edges)
             judgment = "covered" if recall >= COVERED_AT else "partial" if recall >= PARTIAL_AT else "missing"
+            reasoning, gap = self._reason(crit, judgment, recall, total, focus, cand_tokens, ref_pkg, cand_pkg)
             entries.append(
                 {
                     "criterion_id": crit["criterion_id"],
                     "severity": crit["severity"],
                     "judgment": judgment,
                     "evidence": cite,
-                    "reasoning": self._reason(
-                        crit, judgment, recall, total, focus, cand_tokens, ref_pkg, cand_pkg
-                    ),
+                    "reasoning": reasoning,
+                    "gaps": {gap: True} if gap else {},
                 }
             )
         return {"evidence_checklist": entries, "missing_evidence": []}
@@ -220,8 +222,8 @@ class OfflineJudge:
         cand_tokens: Counter[str],
         ref: EvidencePackage | None,
         cand: EvidencePackage | None,
-    ) -> str:
-        """Cited reasoning in words attribution can read: which kind of gap the missing tokens show.
+    ) -> tuple[str, str | None]:
+        """Reasoning, and the symptom flag (`models.Gaps` field) the missing tokens show.
 
         Integration gap when the criterion's reference evidence is mostly wiring (registry, import,
         export, assignment, configuration edges), or when the behaviour is present but its wiring is
@@ -231,11 +233,11 @@ class OfflineJudge:
         if crit.get("polarity") == "forbid":
             head += "; prohibition taken as held only within a delivered scope"
         if judgment == "covered":
-            return head
+            return head, None
         if total == 0:
-            return head + "; the reference gives no localisable evidence (incomplete implementation)"
+            return head + "; the reference gives no localisable evidence", INCOMPLETE
         if cand is None or not (cand.changed or cand.diffs):
-            return head + "; incomplete implementation: no candidate change reaches this point"
+            return head + "; no candidate change reaches this point", INCOMPLETE
         wiring = [c for c in (ref.connections if ref else []) if c.origin == "candidate" and c.kind != "call"]
         wiring_texts = {c.text.strip() for c in wiring}
         cand_edges = {(c.kind, c.target) for c in cand.connections if c.origin == "candidate"}
@@ -243,12 +245,12 @@ class OfflineJudge:
         shown = ", ".join(f"{k} -> {t}" for k, t in lost[:3])
         in_wiring = sum(1 for _, line in focus if line.strip() in wiring_texts)
         if lost and in_wiring * 2 >= len(focus):
-            return head + f"; integration gap: expected registration/wiring not observed ({shown})"
+            return head + f"; expected registration/wiring not observed ({shown})", INTEGRATION
         body = _tokens([fl for fl in focus if fl[1].strip() not in wiring_texts])
         body_total = sum(body.values())
         body_recall = sum(min(n, cand_tokens[t]) for t, n in body.items()) / body_total if body_total else 0.0
         if lost and body_recall >= PARTIAL_AT:
-            return head + f"; integration gap: behaviour present but not wired ({shown})"
+            return head + f"; behaviour present but not wired ({shown})", INTEGRATION
         if all("test" in f.rsplit("/", 1)[-1] for f, _ in focus):
-            return head + "; test-delivery gap: the expected tests are not delivered"
-        return head + "; incomplete implementation: required behaviour only partly present"
+            return head + "; the expected tests are not delivered", TESTS
+        return head + "; required behaviour only partly present", INCOMPLETE
