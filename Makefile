@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-integration bench lint clean screenshots
+.PHONY: demo demo-real test test-integration bench lint clean screenshots
 
 $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/reqbench demo --out runs/demo
+
+demo-real: $(STAMP)  # real open-source suites (sdists fetched from PyPI once, then cached)
+	$(BIN)/python suites/real/demo.py --out runs/demo-real
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not integration" tests

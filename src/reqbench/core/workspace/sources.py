@@ -1,12 +1,14 @@
 """Where a repository comes from (`RepoSource`) and how it becomes a pristine baseline tree.
 
-Four kinds, written as a spec string in suite files and on the command line:
+Five kinds, written as a spec string in suite files and on the command line:
 
 * ``dir:PATH`` or a bare ``PATH`` -- a directory, used in place as the baseline (it is only read);
 * ``git:PATH@COMMIT`` -- the tree of COMMIT in the repository at PATH (the work tree is ignored);
 * ``archive:PATH`` -- a ``.zip`` or tar archive, checked member by member (see `archives`);
 * ``pypi:NAME==VERSION[#sha256=HEX]`` -- the sdist of that release, fetched once with
-  ``pip download --no-deps --no-binary :all:`` into the cache and hash-checked on every use.
+  ``pip download --no-deps --no-binary :all:`` into the cache and hash-checked on every use;
+* ``pypi-diff:NAME==A..B[#paths=GLOB,...]`` -- release A plus the upstream change A..B restricted to
+  the path filter (`pypi_diff`); `RepoSource.change_patch` gives that change as a patch.
 
 Everything but ``dir`` is unpacked once into the cache (``$REQBENCH_CACHE``, default
 ``~/.cache/reqbench``) under a content address (git tree id, archive sha256), written atomically, and
@@ -27,11 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_file
+from reqbench.core.workspace import pypi_diff
 from reqbench.core.workspace.archives import extract_archive, is_archive_name
 from reqbench.core.workspace.patches import git_env, run_git
 from reqbench.core.workspace.trees import remove_tree
 
-SourceKind = Literal["dir", "git", "archive", "pypi"]
+SourceKind = Literal["dir", "git", "archive", "pypi", "pypi-diff"]
 _PYPI_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
 
@@ -47,7 +50,7 @@ class RepoSource(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    kind: SourceKind = Field(description="dir | git | archive | pypi")
+    kind: SourceKind = Field(description="dir | git | archive | pypi | pypi-diff")
     location: str = Field(description="Directory, repository or archive path (absolute), or the PyPI "
                                       "requirement NAME==VERSION")
     ref: str | None = Field(default=None, description="git: the commit-ish as written in the spec")
@@ -62,6 +65,8 @@ class RepoSource(BaseModel):
         if not spec:
             raise InputError("empty repository spec", item="repo")
         kind, sep, rest = spec.partition(":")
+        if kind == "pypi-diff":
+            return cls(kind="pypi-diff", location=pypi_diff.parse(spec).spec.removeprefix(pypi_diff.PREFIX))
         if not sep or kind not in ("dir", "git", "archive", "pypi"):
             kind, rest = ("archive" if is_archive_name(spec) else "dir"), spec
         if kind == "pypi":
@@ -110,7 +115,15 @@ class RepoSource(BaseModel):
             return _git_baseline(Path(self.location), self.commit or self.ref or "HEAD")
         if self.kind == "archive":
             return _archive_baseline(Path(self.location), self.sha256)
+        if self.kind == "pypi-diff":
+            return pypi_diff.patched_tree(pypi_diff.parse(self.spec), _pypi_release, cache_root(), _publish)
         return _archive_baseline(_pypi_sdist(self.location, self.sha256), None)
+
+    def change_patch(self) -> str:
+        """pypi-diff: the upstream change A..B (restricted to the filter) as a git-style patch."""
+        if self.kind != "pypi-diff":
+            raise InputError("only a pypi-diff: source is a change", item=self.spec)
+        return pypi_diff.change_patch(pypi_diff.parse(self.spec), _pypi_release, cache_root())
 
     def resolved(self) -> RepoSource:
         """This source with its git commit / file sha256 filled in (for the run record)."""
@@ -182,6 +195,12 @@ def _checked_sha(path: Path, expected: str | None) -> str:
 def _archive_baseline(path: Path, expected: str | None) -> Path:
     sha = _checked_sha(path, expected)
     return _publish(lambda out: extract_archive(path, out), cache_root() / "archives" / sha)
+
+
+def _pypi_release(requirement: str, expected: str | None) -> tuple[Path, str]:
+    """The unpacked, hash-checked sdist of `requirement` and the sdist's sha256 (for `pypi_diff`)."""
+    sdist = _pypi_sdist(requirement, expected)
+    return _archive_baseline(sdist, None), sha256_file(sdist)
 
 
 def _pypi_sdist(requirement: str, expected: str | None) -> Path:

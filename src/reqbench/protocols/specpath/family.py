@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from reqbench.core.errors import InputError
-from reqbench.protocols.specpath import operators
+from reqbench.protocols.specpath import operators, sources
 from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec, TurnSpec
 from reqbench.protocols.specpath.replay import Atom, History, Turn
 
@@ -55,18 +55,17 @@ class Family:
 
     @property
     def base_repo(self) -> Path:
-        return self.root / self.spec.base_repo
+        """The base tree: a family folder, or a fetched release (`sources`; cached after first use)."""
+        source = sources.base_source(self.root, self.spec.base_repo)
+        return source.baseline() if source is not None else self.root / self.spec.base_repo
 
     @property
     def hidden_dir(self) -> Path:
         return self.root / self.spec.verifier.hidden_dir
 
     def patch_text(self, relpath: str) -> str:
-        path = self.root / relpath
-        try:
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read patch ({exc.strerror})", file=str(path)) from None
+        """The patch a `reference_patch` / `negatives` entry stands for (a file or an expression)."""
+        return sources.patch_text(self.root, relpath, lambda: self.base_repo, self.spec.reference_patch)
 
 
 def _atom(spec: AtomSpec) -> Atom:

@@ -104,11 +104,19 @@ class FamilySpec(_Model):
 
     id: str = Field(description="Family identifier (unique within a suite).")
     description: str = Field("", description="One line on the behavioural slice the family covers.")
-    base_repo: str = Field("repo", description="Folder (relative to the family) of the initial repository.")
-    reference_patch: str = Field("reference.patch", description="Patch realising the final contract.")
+    provenance: dict[str, str] = Field(default_factory=dict,
+                                       description="Where the family comes from (project, licence, versions, "
+                                                   "what was adapted); free-form, never shown to agents.")
+    base_repo: str = Field("repo", description="Folder (relative to the family) of the initial repository, "
+                                               "or a source spec fetched at run time (pypi:NAME==VERSION, ...).")
+    reference_patch: str = Field("reference.patch",
+                                 description="Patch realising the final contract: a patch file, a "
+                                             "pypi-diff:NAME==A..B[#paths=...] upstream change, or terms "
+                                             "joined by ' + ' (see specpath/sources.py).")
     negatives: dict[str, str] = Field(default_factory=dict,
                                       description="atom id -> selective negative patch removing or "
-                                                  "reversing that atom only.")
+                                                  "reversing that atom only (same forms; 'reference + "
+                                                  "negatives/x.patch' = the reference plus a delta).")
     atoms: list[AtomSpec] = Field(description="Final manipulated atoms M* (each with probes).")
     fixed: list[AtomSpec] = Field(default_factory=list,
                                   description="Fixed obligations P, active in every history.")

@@ -17,6 +17,7 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.protocols.base import marker_protocol
+from reqbench.protocols.specpath import sources
 from reqbench.protocols.specpath.equivalence import check_family
 from reqbench.protocols.specpath.family import Family, load_family, load_suite
 from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
@@ -79,6 +80,25 @@ def result_row(row: Row, outcome: RowOutcome) -> ResultRow:
                      tuple(sig) if scored and sig is not None else None)
 
 
+def _missing_inputs(fam: Family) -> list[str]:
+    """Patch files and folders a family names but lacks (fetched sources are not fetched here)."""
+    problems = []
+    exprs = [(fam.spec.reference_patch, False), *((e, True) for e in fam.spec.negatives.values())]
+    for expr, in_negative in exprs:
+        try:
+            files = sources.file_terms(expr, allow_reference=in_negative)
+        except InputError as exc:
+            problems.append(f"{fam.root / 'family.yaml'}: {exc}")
+            continue
+        problems += [f"{fam.root / rel}: patch file missing" for rel in files if not (fam.root / rel).is_file()]
+    try:
+        fetched = sources.base_source(fam.root, fam.spec.base_repo) is not None
+    except InputError as exc:
+        return [*problems, f"{fam.root / 'family.yaml'}: base_repo: {exc}"]
+    folders = [fam.hidden_dir] if fetched else [fam.root / fam.spec.base_repo, fam.hidden_dir]
+    return problems + [f"{folder}: folder missing" for folder in folders if not folder.is_dir()]
+
+
 class SpecPathProtocol:
     name = "specpath"
 
@@ -99,12 +119,7 @@ class SpecPathProtocol:
                 if atom.id not in fam.spec.negatives:
                     problems.append(f"{fam.root / 'family.yaml'}: atom {atom.id!r}: needs a selective "
                                     "negative patch")
-            for rel in [fam.spec.reference_patch, *fam.spec.negatives.values()]:
-                if not (fam.root / rel).is_file():
-                    problems.append(f"{fam.root / rel}: patch file missing")
-            for folder in (fam.base_repo, fam.hidden_dir):
-                if not folder.is_dir():
-                    problems.append(f"{folder}: folder missing")
+            problems += _missing_inputs(fam)
         return problems
 
     def plan(self, path: Path, options: RunOptions) -> list[Row]:

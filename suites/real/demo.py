@@ -1,0 +1,69 @@
+"""`make demo-real`: run every real suite with the control agents, print the reports, sizes and a closing
+table, and exit 1 unless `reference` gets full marks and `null` zero on every suite.
+
+Usage: python suites/real/demo.py [--out runs/demo-real]. Sdists are fetched into $REQBENCH_CACHE
+(default ~/.cache/reqbench) on first use and hash-checked on every later one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from reqbench.cli.generic import headline_table
+from reqbench.cli.generic_report import print_report
+from reqbench.cli.generic_run import run_suite, unmeasured_rows
+from reqbench.core.execute.types import RunOptions
+from reqbench.protocols.specpath.sizes import family_size
+from reqbench.protocols.specpath.suite import families
+
+HERE = Path(__file__).resolve().parent
+SUITES = {"specpath": HERE / "specpath"}
+EXPECTED = {("specpath", "reference"): {"FCR direct": 1.0}, ("specpath", "null"): {"FCR direct": 0.0}}
+
+
+def sizes_table() -> Table:
+    table = Table(title="real specpath families: sizes computed from the files")
+    for col in ("family", "files", "+lines", "-lines", "probes", "probe tests", "atoms", "histories"):
+        table.add_column(col, justify="left" if col == "family" else "right", no_wrap=col == "family")
+    for fam in families(SUITES["specpath"]).values():
+        s = family_size(fam)
+        table.add_row(s.family, str(s.files), str(s.added), str(s.removed), str(s.probes),
+                      str(s.probe_cases), str(s.atoms), str(s.histories))
+    return table
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=Path("runs/demo-real"))
+    args = parser.parse_args()
+    console = Console()
+    headlines, failures = [], []
+    for protocol, suite in SUITES.items():
+        for agent in ("reference", "null"):
+            console.rule(f"demo-real: {protocol} {suite.name} --agent {agent}")
+            store, proto = run_suite(suite, RunOptions(agent=agent), args.out / f"{protocol}-{agent}",
+                                     resume=True, quiet=True)
+            with store:
+                print_report(store, proto)
+                headline = proto.headline(proto.summarize(suite, store.outcomes()))
+                unmeasured = unmeasured_rows(store.counts())
+            headlines.append((protocol, agent, headline))
+            if unmeasured:
+                failures.append(f"{protocol} {agent}: unmeasured rows {unmeasured}")
+            for metric, want in EXPECTED.get((protocol, agent), {}).items():
+                if headline.get(metric) != want:
+                    failures.append(f"{protocol} {agent}: {metric} = {headline.get(metric)}, expected {want}")
+    console.print(sizes_table())
+    console.print(headline_table(headlines))
+    for failure in failures:
+        console.print(f"[red]demo-real failed:[/red] {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
