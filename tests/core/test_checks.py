@@ -103,13 +103,13 @@ def test_param(n):
 '''
 
 
-def test_junit_probes_map_to_pytest_node_ids(workspace: Path, tmp_path: Path) -> None:
+def test_guard_probes_are_pytest_node_ids(workspace: Path, tmp_path: Path) -> None:
     hidden = tmp_path / "hidden"
     (hidden / "tests").mkdir(parents=True)
     (hidden / "tests" / "test_calc.py").write_text(HIDDEN_TESTS)
-    check = Check(name="target", command="cp -r {hidden}/tests . && python -m pytest -q -p no:cacheprovider"
-                                         " tests", probes="junit", timeout_seconds=120)
-    result = run_check(check, workspace, hidden, env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    check = Check(name="target", command="cp -r {hidden}/tests . && {pytest} -q tests",
+                  rootdir="workspace", timeout_seconds=120)
+    result = run_check(check, workspace, hidden)
     assert result.status is CheckStatus.FAIL and result.exit_code == 1
     assert result.probes == {
         "tests/test_calc.py::test_add": True,
