@@ -333,6 +333,8 @@ class GuardEvidence:
 
     started: bool = False
     args_read: bool = False
+    conftests: bool = False
+    configured: bool = False
     finish_status: int | None = None
     phases: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     """node id -> [(when, outcome)] in arrival order."""
@@ -371,8 +373,8 @@ def parse_guard_records(data: bytes, token: str, *, overflow: bool = False) -> G
         if ev.finish_status is not None:
             ev.tampering.append(f"a {event!r} record after the session finished")
             continue
-        if event in ("start", "args"):
-            flag = "started" if event == "start" else "args_read"
+        if event in ("start", "args", "conftests", "configured"):
+            flag = {"start": "started", "args": "args_read"}.get(event, str(event))
             if getattr(ev, flag):
                 ev.tampering.append(f"a second {event!r} record")
             setattr(ev, flag, True)
@@ -407,8 +409,9 @@ def judge_pytest(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
     """Status, probes and detail of a ``{pytest}`` check from the guard's records (positive evidence).
 
     * HARNESS_ERROR: timeout or start-up failure (C.2); no ``start`` record (the runner never booted);
-      exit 4 without the ``args`` record (pytest refused the harness's command line before any
-      submission code could run).
+      exit 4 (usage error) without a finished session, either before the ``args`` record (before any
+      submission code could run) or between ``conftests`` and ``configured`` (pytest's full parse of
+      the harness's command line failed).
     * FAIL with every probe false: the channel was tampered with, or the session never finished (the
       process ended early -- ``os._exit``, a crash, a killed parent -- after submission code could run).
     * FAIL: a finished session with exit status other than 0 (failures, collection errors (2), internal
@@ -430,7 +433,7 @@ def judge_pytest(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
         return CheckStatus.FAIL, zeros, "evidence channel tampered with: " + "; ".join(
             dict.fromkeys(ev.tampering))
     if ev.finish_status is None:
-        if code == 4 and not ev.args_read:
+        if code == 4 and (not ev.args_read or (ev.conftests and not ev.configured)):
             return CheckStatus.HARNESS_ERROR, None, "pytest rejected the check's command line (exit 4)"
         return CheckStatus.FAIL, zeros, (f"the test process ended before the pytest session finished "
                                          f"(exit code {code}): the submission's code ended it")
@@ -562,6 +565,10 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
         sys.executable, "-P", "-m", "pytest", "-p", GUARD_MODULE, "-p", "no:cacheprovider",
         "-c", str(ini), "--rootdir", root, "--confcutdir", str(scratch)])}
     command = render_command(check.command, values, item=item)
+    missing = _missing_hidden_paths(command, values.get("hidden"))
+    if missing:  # the suite names hidden tests that are not there: nothing the submission did
+        return (ProcessResult(None, False, f"the check names missing hidden paths {missing[:3]}", None, None,
+                              0.0, "none"), GuardEvidence())
     token = secrets.token_hex(16)
     read_fd, write_fd = os.pipe()
     token_r, token_w = os.pipe()
@@ -646,3 +653,20 @@ def junit_node_id(classname: str, name: str, file: str | None, roots: list[Path]
         if not path:
             path, module_len = ("/".join(parts) + ".py" if parts else ""), len(parts)
     return "::".join([path, *parts[module_len:], name]) if path else name
+
+
+def _missing_hidden_paths(command: str, hidden: str | None) -> list[str]:
+    """Words of `command` naming a path below the (read-only) hidden directory that does not exist."""
+    if not hidden:
+        return []
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    out = []
+    for word in words:
+        path = word.split("=", 1)[-1].split("::", 1)[0]
+        if (path == hidden or path.startswith(hidden + "/")) and not any(c in path for c in "*?[$`") \
+                and not Path(path).exists():
+            out.append(path)
+    return out

@@ -13,7 +13,9 @@ token from the environment or the pipe. Only then does it put the workspace's im
 token:
 
 * ``start`` at import; ``args`` when pytest has read its command line and is about to load the initial
-  conftests (the first point where code of the submission may run);
+  conftests (the first point where code of the submission may run); ``conftests`` when they loaded;
+  ``configured`` once pytest accepted the full command line (so an exit 4 between the two is a usage
+  error of the harness's command);
 * ``item`` for every collected test, ``collect_error`` for every failed collector;
 * ``phase`` for each of setup/call/teardown of a test, computed from the raw ``CallInfo.excinfo`` in a
   hookwrapper around ``pytest_runtest_makereport`` -- never from the report objects, which code under test
@@ -95,7 +97,14 @@ def _outcome(excinfo: Any) -> str:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> Any:
     _emit("args")
-    yield
+    outcome = yield
+    if outcome.excinfo is None:
+        _emit("conftests")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: Any) -> None:
+    _emit("configured")
 
 
 @pytest.hookimpl(hookwrapper=True)
