@@ -54,13 +54,12 @@ if _SPEC:
         os.close(int(_r))
         _TOKEN = b"".join(_chunks).decode("ascii", "replace").strip()
 
-_ORIGINALS = {
-    "TestReport": _pytest.reports.TestReport,
-    "TestReport.from_item_and_call": _pytest.reports.TestReport.__dict__.get("from_item_and_call"),
-    "CollectReport": _pytest.reports.CollectReport,
-    "CallInfo": _pytest.runner.CallInfo,
-    "CallInfo.from_call": _pytest.runner.CallInfo.__dict__.get("from_call"),
-}
+_WATCHED = (_pytest.reports.TestReport, _pytest.reports.CollectReport, _pytest.reports.BaseReport,
+            _pytest.runner.CallInfo)
+_ORIGINAL_NAMES: dict[tuple[str, str], Any] = {
+    (m.__name__, n): getattr(m, n) for m in (_pytest.reports, _pytest.runner)
+    for n in ("TestReport", "CollectReport", "CallInfo") if hasattr(m, n)}
+_ORIGINAL_ATTRS: dict[str, dict[str, Any]] = {c.__qualname__: dict(vars(c)) for c in _WATCHED}
 _dumps = json.dumps
 _write = os.write
 
@@ -127,14 +126,15 @@ def pytest_collection_finish(session: Any) -> None:
 
 
 def _tampered() -> list[str]:
-    current = {
-        "TestReport": _pytest.reports.TestReport,
-        "TestReport.from_item_and_call": _pytest.reports.TestReport.__dict__.get("from_item_and_call"),
-        "CollectReport": _pytest.reports.CollectReport,
-        "CallInfo": _pytest.runner.CallInfo,
-        "CallInfo.from_call": _pytest.runner.CallInfo.__dict__.get("from_call"),
-    }
-    return sorted(k for k, v in current.items() if v is not _ORIGINALS[k])
+    """Names of pytest's report machinery replaced since import (classes rebound, attributes changed)."""
+    changed = [f"{mod}.{name}" for (mod, name), obj in _ORIGINAL_NAMES.items()
+               if getattr(sys.modules.get(mod), name, None) is not obj]
+    for cls in _WATCHED:
+        before = _ORIGINAL_ATTRS[cls.__qualname__]
+        now = vars(cls)
+        changed += [f"{cls.__qualname__}.{k}" for k in sorted(set(before) | set(now))
+                    if before.get(k) is not now.get(k) and k != "__weakref__"]
+    return sorted(changed)
 
 
 @pytest.hookimpl(trylast=True)
