@@ -55,9 +55,8 @@ HIDDEN = {
 SPEC = {
     "protocol": "journey", "id": "calc", "title": "A tiny calculator",
     "overview": "calc is a one-function calculator module; it should learn the other arithmetic operations.",
-    "environment": {"test_command": "{python} -P -m pytest -q -p no:cacheprovider --continue-on-collection-errors "
-                                    "--rootdir={hidden} {hidden}/tests_hidden",
-                    "env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, "timeout_seconds": 60},
+    "environment": {"test_command": "{pytest} -q --continue-on-collection-errors {hidden}/tests_hidden",
+                    "timeout_seconds": 60},
     "common_p2p": ["tests_hidden/test_base.py::test_add"],
     "stages": [
         {"id": "S1", "title": "more operations", "subtasks": [

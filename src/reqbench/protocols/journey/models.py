@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
 
@@ -62,18 +63,24 @@ class StageSpec(_Strict):
 
 
 class EnvironmentSpec(_Strict):
-    test_command: str = Field(description="Shell command running the hidden tests with pytest, from the "
-                              "snapshot root; placeholders: {python} (the running interpreter), {hidden} "
-                              "(the read-only hidden directory), {workspace}. The harness adds the JUnit "
-                              "report option. Recommended: '{python} -P -m pytest --rootdir={hidden} "
-                              "{hidden}/TESTS' with a hidden conftest.py that appends $REQBENCH_WORKSPACE to "
-                              "sys.path, so nothing in the workspace can shadow pytest or add a conftest.")
+    test_command: str = Field(description="Shell command running the hidden tests, from the snapshot "
+                              "root; placeholders: {pytest} (the hardened test runner: harness interpreter, "
+                              "guard plugin reporting every node, no workspace configuration, rootdir = the "
+                              "hidden directory, the workspace importable), {python}, {hidden} (the "
+                              "read-only hidden directory), {workspace}. '{python} -m pytest' is upgraded to "
+                              "{pytest}. Recommended: '{pytest} -q --continue-on-collection-errors "
+                              "{hidden}/TESTS'.")
     hidden_tests: str = Field("hidden", description="Directory (relative to the instance dir) with the "
                               "hidden tests; readable by the test command at {hidden}, never copied into a "
                               "workspace.")
     timeout_seconds: float = Field(120.0, description="Wall-clock limit for one hidden test run.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the "
                                 "test command (the environment is otherwise scrubbed).")
+
+    @field_validator("test_command")
+    @classmethod
+    def _guarded_runner(cls, value: str) -> str:
+        return upgrade_pytest_command(value)
 
 
 class InstanceSpec(_Strict):

@@ -2,19 +2,21 @@
 
 The hidden tests never enter the assistant's workspace. After a turn the instance's test command runs as
 a `reqbench.core.checks` check: on a fresh copy of the tree, in the sandbox, without network, with the
-instance's hidden directory readable at ``{hidden}`` and pytest's JUnit report giving every test node's
-result in one run. Results are cached by (tree hash, test environment), so identical trees -- the base
-repository, the reference states every persona reaches -- are tested once per process.
+instance's hidden directory readable at ``{hidden}``, through the hardened ``{pytest}`` runner whose guard
+plugin reports every test node's result in one run. Before the run, conftest.py / ini / sitecustomize
+files the assistant added or changed are restored from the instance's base repository. Results are cached
+by (tree hash, test environment), so identical trees -- the base repository, the reference states every
+persona reaches -- are tested once per process.
 
-A node passes only when its JUnit test case has no failure, error or skipped child; a node missing from
-the report (e.g. its module failed to import) counts as failing. A run that ends in HARNESS_ERROR (timeout,
-an exit code other than 0/1, a missing or empty report) raises `HarnessError`: it is never a result.
+A node passes only when the guard saw its setup, call and teardown pass; a node missing from the run
+(e.g. its module failed to import) counts as failing, and a run whose evidence cannot be trusted (the
+process ended before the session finished, a tampered channel) fails every node -- that is the
+submission's doing. A run that ends in HARNESS_ERROR (timeout, the runner never started) raises
+`HarnessError`: it is never a result.
 """
 
 from __future__ import annotations
 
-import shlex
-import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,11 +59,12 @@ _CACHE = _Cache()
 
 
 def hidden_check(instance: Instance) -> Check:
-    """The instance's test command as a core `Check` with JUnit probes (``{python}`` is this interpreter)."""
+    """The instance's test command as a core `Check`; every node of the instance is an expected test."""
     env_spec = instance.spec.environment
-    command = env_spec.test_command.replace("{python}", shlex.quote(sys.executable))
-    return Check(name="hidden-tests", command=command, timeout_seconds=env_spec.timeout_seconds,
-                 probes="junit")
+    nodes = list(dict.fromkeys([*instance.spec.common_p2p, *instance.whole_f2p, *instance.whole_p2p,
+                                *(n for sub in instance.subtasks for n in [*sub.f2p, *sub.p2p])]))
+    return Check(name="hidden-tests", command=env_spec.test_command, timeout_seconds=env_spec.timeout_seconds,
+                 expected_tests=nodes)
 
 
 def run_hidden_tests(instance: Instance, tree: Path, scratch: Path | None = None) -> TestRun:
@@ -75,7 +78,8 @@ def run_hidden_tests(instance: Instance, tree: Path, scratch: Path | None = None
         cached = _CACHE.runs.get(key)
     if cached is not None:
         return cached
-    result = run_check(hidden_check(instance), tree, instance.hidden_dir, env=instance.spec.environment.env)
+    result = run_check(hidden_check(instance), tree, instance.hidden_dir, env=instance.spec.environment.env,
+                       base=instance.repo_dir)
     if result.status not in (CheckStatus.PASS, CheckStatus.FAIL) or result.probes is None:
         raise HarnessError(f"hidden tests of {instance.id}: {result.status.value} {result.detail} "
                            f"{result.stderr_tail[-300:]}".strip())

@@ -1,39 +1,38 @@
 """Running a family's verifier V_i on a workspace and reading the probe signature (SpecPath eq. 4).
 
 The verifier is a `core.checks.Check`: it runs on a snapshot of the workspace, in the sandbox, with the
-hidden tests (never in the agent's workspace) at ``{hidden}``. The standard command is pytest with a
-private empty ini written to the harness-owned output directory and ``--rootdir`` = the hidden directory,
-so neither the workspace nor any project around the family can inject configuration. Nothing is
-installed per run: the workspace's import roots enter ``sys.path`` through that ini's ``pythonpath``
-(after pytest itself is imported; ``python -P`` keeps the working directory off ``sys.path``, so a
-submitted ``pytest.py`` cannot replace the runner), and plugin autoloading is off, which keeps a probe run
-to one interpreter start-up.
+hidden tests (never in the agent's workspace) at ``{hidden}``. The standard command is the hardened
+``{pytest}`` runner over the hidden directory (rootdir = the hidden directory): the harness's interpreter
+in safe-path mode with the guard plugin, a harness-side ini file and plugin autoloading off, so neither
+the workspace nor any project around the family can shadow pytest or inject configuration. The
+workspace's import roots (`VerifierSpec.pythonpath`) join ``sys.path`` only after pytest and the guard
+are imported. Before the run, conftest.py / ini / sitecustomize / .pth files the submission changed are
+restored from the family's base repository.
 
-pytest's exit codes are mapped so the submission's own faults stay agent outcomes: 2 (collection error,
-e.g. the submitted module does not import) and 5 (nothing collected) become 1 (FAIL); 3 and 4 (internal
-and usage errors) remain harness errors, as do a timeout and a missing or empty JUnit report.
+Per-probe results come from the guard's records, never from files in the output directory or from the
+exit code (which code under test controls). Every family probe is an expected test: a probe whose bucket
+holds no reported case fails the check. Anything the submission causes -- an import or collection error,
+a process ended early (``os._exit``), rewritten reports -- yields a FAIL with the affected (or, when the
+evidence itself is compromised, all) probes at 0; only a timeout or a runner that never started is a
+verifier infrastructure failure (SpecPath §3: verifier-infrastructure invalidity is attrition, verifier
+test failure a fixed-budget failure).
 
 Fail closed: a family probe id whose bucket holds no reported test case, and every skipped, erroring or
 failing case, reads as 0. Parametrised cases (``test_x[1]``) belong to the bucket ``test_x``.
+
+A custom `VerifierSpec.command` without ``{pytest}`` is a plain command: exit 0/1 and a JUnit report it
+writes to ``{junit}`` -- only as trustworthy as that command.
 """
 
 from __future__ import annotations
 
-import shlex
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
 from reqbench.protocols.specpath.family import Family
 
-STANDARD_COMMAND = (
-    "{ printf '[pytest]\\npythonpath ='; printf ' %s' {pythonpath}; printf '\\n'; } "
-    "> {output}/specpath-pytest.ini && "
-    "PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 PYTHONDONTWRITEBYTECODE=1 "
-    "{python} -P -m pytest -q -p no:cacheprovider -c {output}/specpath-pytest.ini --rootdir={hidden} "
-    "--junitxml={junit} -o junit_family=xunit1 {hidden}; "
-    "rc=$?; case $rc in 2|5) exit 1;; *) exit $rc;; esac")
+STANDARD_COMMAND = "{pytest} -q {hidden}"
 
 
 @dataclass
@@ -53,12 +52,15 @@ class VerifierRun:
 
 
 def verifier_check(family: Family, timeout: float | None = None) -> Check:
-    """The family's verifier as a core `Check` (``{python}`` and the import roots filled in here)."""
+    """The family's verifier as a core `Check` (core binds ``{python}``/``{pytest}``; ``{pythonpath}`` of
+    a custom command is the import roots below ``{workspace}``)."""
     spec = family.spec.verifier
-    pythonpath = " ".join("{workspace}/" + p.strip("/") for p in spec.pythonpath) or "{workspace}"
+    roots = [p.strip("/") or "." for p in spec.pythonpath] or ["."]
+    pythonpath = " ".join("{workspace}/" + p for p in roots)
     command = (spec.command or STANDARD_COMMAND).replace("{pythonpath}", pythonpath)
-    command = command.replace("{python}", shlex.quote(sys.executable))
-    return Check(name=f"{family.id}-verifier", command=command, probes="junit",
+    guarded = "{pytest}" in command or "-m pytest" in command
+    return Check(name=f"{family.id}-verifier", command=command, probes=None if guarded else "junit",
+                 pythonpath=roots, rootdir="hidden", expected_tests=list(family.probes) if guarded else [],
                  timeout_seconds=timeout or spec.timeout_seconds)
 
 
@@ -84,5 +86,6 @@ def read_result(family: Family, result: CheckResult) -> VerifierRun:
 
 def run_verifier(family: Family, workspace: Path, timeout: float | None = None) -> VerifierRun:
     """Run V_i on a snapshot of `workspace`; never raises for a verifier or submission problem."""
-    result = run_check(verifier_check(family, timeout), Path(workspace), family.hidden_dir)
+    result = run_check(verifier_check(family, timeout), Path(workspace), family.hidden_dir,
+                       base=family.base_repo)
     return read_result(family, result)

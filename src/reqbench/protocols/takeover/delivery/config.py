@@ -19,17 +19,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
 from reqbench.protocols.base import marker_protocol
 
 
 class CheckSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    command: str = Field(description="Shell command; {python} is the harness interpreter, {hidden} the "
-                         "target's hidden directory, {workspace} the snapshot under test.")
+    command: str = Field(description="Shell command; {python} is the harness interpreter, {pytest} the "
+                         "hardened test runner (its per-test results are the evidence; '{python} -m "
+                         "pytest' is upgraded to it), {hidden} the target's hidden directory, "
+                         "{workspace} the snapshot under test.")
     timeout_seconds: float = Field(300.0, gt=0, description="Wall-clock limit; a timeout is HARNESS_ERROR.")
+    protected: list[str] = Field(default_factory=list, description="Workspace-relative globs restored "
+                                 "from the target's initial repository before the check runs (conftest.py, "
+                                 "pytest/tox/setup.cfg ini files, sitecustomize and .pth files always are).")
+
+    @field_validator("command")
+    @classmethod
+    def _guarded_runner(cls, value: str) -> str:
+        return upgrade_pytest_command(value)
 
 
 class GateChecks(BaseModel):

@@ -8,8 +8,6 @@ fresh copy and runs build → target → regression from the hidden directory. `
 
 from __future__ import annotations
 
-import shlex
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,32 +38,39 @@ class CodingResult:
 
 
 def gate_checks(ctx: SuiteContext, target_id: str) -> dict[str, Check]:
-    """The target's build/target/regression checks, `{python}` bound to this interpreter."""
+    """The target's build/target/regression checks (core binds ``{python}`` and ``{pytest}``)."""
     spec = ctx.suite.checks_for(ctx.delivery(target_id))
-    python = shlex.quote(sys.executable)
-    return {name: Check(name=name, command=getattr(spec, name).command.replace("{python}", python),
-                        timeout_seconds=getattr(spec, name).timeout_seconds) for name in GATES}
+    return {name: Check(name=name, command=getattr(spec, name).command,
+                        timeout_seconds=getattr(spec, name).timeout_seconds,
+                        protected=getattr(spec, name).protected) for name in GATES}
 
 
-def run_gates(ctx: SuiteContext, target_id: str, workspace: Path) -> tuple[dict[str, str], dict[str, Any]]:
-    """Build first; target and regression only after a build PASS (C.2). Returns statuses + details."""
+def run_gates(ctx: SuiteContext, target_id: str, workspace: Path,
+              base: Path | None = None) -> tuple[dict[str, str], dict[str, Any]]:
+    """Build first; target and regression only after a build PASS (C.2). Returns statuses + details.
+
+    Protected paths (conftest.py, ini files, ...) of `workspace` are restored from `base` (default: the
+    target's initial repository) before each gate; a gate's details list those the submission touched.
+    """
     checks = gate_checks(ctx, target_id)
     hidden = ctx.hidden_dir(target_id)
-    results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden)}
+    base = base if base is not None else ctx.initial_repository(target_id)
+    results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden, base=base)}
     for name in gates_to_run(results["build"].status.value):
-        results[name] = run_check(checks[name], workspace, hidden)
+        results[name] = run_check(checks[name], workspace, hidden, base=base)
     statuses = {g: results[g].status.value if g in results else CheckStatus.SKIPPED.value for g in GATES}
     return statuses, {g: r.to_dict() for g, r in results.items()}
 
 
 def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch: Path) -> CodingResult:
     """Apply a frozen submission to a fresh initial repository and run the gates."""
-    ws = materialize(ctx.initial_repository(target_id), scratch / "eval")
+    initial = ctx.initial_repository(target_id)
+    ws = materialize(initial, scratch / "eval")
     try:
         apply_patch(ws.path, submission.patch)
     except ReqbenchError as exc:
         return CodingResult(None, submission, agent_failure(f"submission does not apply: {exc}"), {})
-    statuses, details = run_gates(ctx, target_id, ws.path)
+    statuses, details = run_gates(ctx, target_id, ws.path, initial)
     return CodingResult(None, submission, decide(statuses), details)
 
 

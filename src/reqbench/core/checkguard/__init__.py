@@ -1,0 +1,1 @@
+"""Harness-side pytest plugin shipped into check sandboxes (see reqbench_guard)."""
