@@ -279,3 +279,18 @@ def test_killing_the_parent_is_fail(task: dict[str, Path]) -> None:
     result = run(task, {"calc/__init__.py": killer})
     assert result.status is CheckStatus.FAIL, result
     assert_honest_passes(task)
+
+
+def test_submission_that_loops_forever_is_a_scored_failure_not_pending(tmp_path: Path) -> None:
+    """A `while True` in the code under test runs out the check's budget after the runner started: the
+    agent's fixed-budget failure (SpecPath), never HARNESS_ERROR, which would leave the row pending."""
+    from reqbench.core.checks import Check, CheckStatus, run_check
+
+    ws, hidden = tmp_path / "ws", tmp_path / "hidden"
+    ws.mkdir()
+    hidden.mkdir()
+    (ws / "calc.py").write_text("def add(a, b):\n    while True:\n        pass\n")
+    (hidden / "test_calc.py").write_text("from calc import add\n\ndef test_add():\n    assert add(2, 2) == 4\n")
+    result = run_check(Check(name="t", command="{pytest} -q {hidden}", timeout_seconds=8), ws, hidden)
+    assert result.status is CheckStatus.FAIL and "fixed-budget failure" in result.detail
+    assert result.probes == {"test_calc.py::test_add": False}

@@ -408,7 +408,11 @@ def judge_pytest(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
                  timeout: float) -> tuple[CheckStatus, dict[str, bool] | None, str]:
     """Status, probes and detail of a ``{pytest}`` check from the guard's records (positive evidence).
 
-    * HARNESS_ERROR: timeout or start-up failure (C.2); no ``start`` record (the runner never booted);
+    * FAIL at a timeout after the ``start`` record: the submission's code was running and did not finish
+      within the fixed budget (SpecPath counts a verifier timeout as a fixed-budget failure; a loop in the
+      submission must not become a pending row the agent can hide behind).
+    * HARNESS_ERROR: a timeout before the runner started, or a start-up failure (C.2); no ``start`` record
+      (the runner never booted);
       exit 4 (usage error) without a finished session, either before the ``args`` record (before any
       submission code could run) or between ``conftests`` and ``configured`` (pytest's full parse of
       the harness's command line failed).
@@ -422,7 +426,10 @@ def judge_pytest(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
     """
     code = proc.exit_code
     if proc.timed_out:
-        return CheckStatus.HARNESS_ERROR, None, f"timed out after {timeout:g}s"
+        if ev.started:
+            return CheckStatus.FAIL, {i: False for i in [*ev.tests(), *expected]}, (
+                f"timed out after {timeout:g}s while the submission's tests ran (fixed-budget failure)")
+        return CheckStatus.HARNESS_ERROR, None, f"timed out after {timeout:g}s before the test runner started"
     if proc.start_error:
         return CheckStatus.HARNESS_ERROR, None, proc.start_error
     if not ev.started:
