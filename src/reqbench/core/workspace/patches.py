@@ -133,22 +133,32 @@ def scan_tree(root: Path, limits: WorkspaceLimits | None = None, *,
               meter: TreeMeter | None = None) -> dict[str, BlobRef]:
     """Relative path -> git blob id and mode of every entry below `root` (nothing is written).
 
-    Contents are streamed; `limits`/`meter` cap the walk as in `walk_tree`.
+    Contents are streamed; `limits`/`meter` cap the walk as in `walk_tree`. A symlink whose target is
+    not UTF-8 cannot be carried by a text patch: it is left out and recorded in the meter's `skipped`.
     """
+    meter = meter or TreeMeter(limits)
     out = {}
-    for entry in walk_tree(root, limits, meter=meter):
+    for entry in walk_tree(root, meter=meter):
         mode = "120000" if entry.kind == "link" else ("100755" if entry.executable else "100644")
         ref = BlobRef(mode, "", entry.path, entry.size, entry.relpath)
+        if mode == "120000" and not _is_utf8(_link_data(ref)):
+            # git diffs link targets as text only; a patch must stay UTF-8, so such a link is skipped.
+            meter.stats.skipped.append(f"{show(entry.relpath, 300)} (symlink target is not UTF-8)")
+            continue
         out[entry.relpath] = BlobRef(mode, _blob_sha(ref), entry.path, entry.size, entry.relpath)
     return out
 
 
-def _utf8_name(rel: str) -> bool:
+def _is_utf8(data: bytes) -> bool:
     try:
-        os.fsencode(rel).decode("utf-8")
+        data.decode("utf-8")
         return True
     except UnicodeDecodeError:
         return False
+
+
+def _utf8_name(rel: str) -> bool:
+    return _is_utf8(os.fsencode(rel))
 
 
 class ObjectStore:
