@@ -28,3 +28,25 @@ class HarnessError(ReqbenchError):
     Rows that end in a harness error stay *pending* and are re-evaluated on resume; they are never
     counted as agent failures (ReqMemBench C.2).
     """
+
+
+class AgentWorkspaceError(ReqbenchError):
+    """The agent left a workspace the harness refuses to process: the *agent's* failure, never a
+    harness error. `reason` is one sentence naming the entry and the rule (it is recorded in the row).
+
+    Raised by the tree operations of `reqbench.core.workspace` on agent-controlled trees (an unreadable
+    file it cannot repair, a file that keeps changing while it is read, a path too long to open);
+    protocols map it to a scored failure through `reqbench.core.workspace.safe_submission`.
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class WorkspaceLimitExceeded(AgentWorkspaceError):
+    """A workspace exceeds a `WorkspaceLimits` cap (entries, total bytes, file size, depth)."""
+
+    def __init__(self, reason: str, *, limit: str = "") -> None:
+        self.limit = limit
+        super().__init__(reason)

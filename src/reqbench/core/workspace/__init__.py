@@ -1,20 +1,32 @@
 """Workspaces: sources -> pristine baselines -> private writable copies, tree hashes, diffs, patches.
 
 Modules: `sources` (RepoSource, cache), `archives` (checked extraction), `trees` (walk, hash, copy),
-`patches` (diff_trees, apply_patch, Submission), `workspace` (materialize, Workspace).
+`fileio` (safe open/read/copy/remove on agent-controlled trees), `limits` (WorkspaceLimits),
+`patches` (diff_trees, apply_patch, Submission), `workspace` (materialize, Workspace), `guard`
+(safe_submission / safe_diff: an agent's unusable workspace as an `AgentFailure`).
 """
 
+from reqbench.core.errors import AgentWorkspaceError, WorkspaceLimitExceeded
 from reqbench.core.workspace.archives import extract_archive
+from reqbench.core.workspace.guard import AgentFailure, safe_diff, safe_submission
+from reqbench.core.workspace.limits import DEFAULT_LIMITS, UNLIMITED, TreeStats, WorkspaceLimits
 from reqbench.core.workspace.patches import PatchApplyError, Submission, apply_patch, diff_trees
 from reqbench.core.workspace.sources import RepoSource, cache_root
-from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash, walk_tree
+from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash, tree_stats, walk_tree
 from reqbench.core.workspace.workspace import Workspace, materialize
 
 __all__ = [
+    "DEFAULT_LIMITS",
+    "UNLIMITED",
+    "AgentFailure",
+    "AgentWorkspaceError",
     "PatchApplyError",
     "RepoSource",
     "Submission",
+    "TreeStats",
     "Workspace",
+    "WorkspaceLimitExceeded",
+    "WorkspaceLimits",
     "apply_patch",
     "cache_root",
     "copy_tree",
@@ -22,6 +34,9 @@ __all__ = [
     "extract_archive",
     "materialize",
     "remove_tree",
+    "safe_diff",
+    "safe_submission",
     "tree_hash",
+    "tree_stats",
     "walk_tree",
 ]

@@ -10,16 +10,20 @@ not at all, and the error names the file and hunk that failed.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import subprocess
 import tempfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from reqbench.core.errors import HarnessError, InputError
+from reqbench.core.errors import AgentWorkspaceError, HarnessError, InputError
 from reqbench.core.hashing import sha256_text
+from reqbench.core.workspace.fileio import open_regular, read_chunks, read_link
+from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, WorkspaceLimits, show
 from reqbench.core.workspace.trees import walk_tree
 
 
@@ -29,21 +33,29 @@ class PatchApplyError(InputError):
 
 @dataclass(frozen=True)
 class Submission:
-    """What an agent delivered: the patch against the workspace's baseline, and its sha256."""
+    """What an agent delivered: the patch against the workspace's baseline, and its sha256.
+
+    `skipped` names workspace entries that are not content and are not in the patch (FIFOs, sockets,
+    devices; paths git refuses), so a reader can see what the agent left that was not delivered.
+    """
 
     patch: str
     sha256: str
+    skipped: tuple[str, ...] = ()
 
     @classmethod
-    def from_patch(cls, text: str) -> Submission:
-        return cls(patch=text, sha256=sha256_text(text))
+    def from_patch(cls, text: str, skipped: tuple[str, ...] = ()) -> Submission:
+        return cls(patch=text, sha256=sha256_text(text), skipped=tuple(skipped))
 
     @property
     def empty(self) -> bool:
         return not self.patch.strip()
 
-    def to_dict(self) -> dict[str, str]:
-        return {"patch": self.patch, "sha256": self.sha256}
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"patch": self.patch, "sha256": self.sha256}
+        if self.skipped:
+            out["skipped"] = list(self.skipped)
+        return out
 
 
 def git_env(git_dir: Path, work_tree: Path | None = None, index: Path | None = None) -> dict[str, str]:
@@ -59,13 +71,17 @@ def git_env(git_dir: Path, work_tree: Path | None = None, index: Path | None = N
 
 
 _GIT_OPTS = ["-c", "core.autocrlf=false", "-c", "core.quotepath=false", "-c", "gc.auto=0",
-             "-c", "core.fsmonitor=false", "-c", "diff.noprefix=false", "-c", "core.safecrlf=false"]
+             "-c", "core.fsmonitor=false", "-c", "diff.noprefix=false", "-c", "core.safecrlf=false",
+             "-c", "core.protectNTFS=false", "-c", "core.protectHFS=false"]
 
 
 def run_git(args: list[str], env: dict[str, str], *, cwd: Path | None = None,
-            input: bytes | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+            input: bytes | None = None, check: bool = True,
+            config: list[str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    """Run git with reqbench's fixed options (plus ``-c`` `config` entries, which take precedence)."""
+    extra = [arg for item in config or [] for arg in ("-c", item)]
     try:
-        proc = subprocess.run(["git", *_GIT_OPTS, *args], env=env, cwd=cwd, input=input,
+        proc = subprocess.run(["git", *_GIT_OPTS, *extra, *args], env=env, cwd=cwd, input=input,
                               capture_output=True, check=False)
     except FileNotFoundError:
         raise HarnessError("git is not installed; reqbench needs git for diffs and patches") from None
@@ -81,24 +97,68 @@ class BlobRef:
     mode: str
     sha: str
     path: Path
+    size: int = 0
+    rel: str = ""
 
 
-def _blob_data(ref: BlobRef) -> bytes:
+def _link_data(ref: BlobRef) -> bytes:
+    return os.fsencode(read_link(ref.path, ref.rel))
+
+
+def _file_chunks(ref: BlobRef) -> Iterator[bytes]:
+    fd = open_regular(ref.path, ref.rel)
+    try:
+        yield from read_chunks(fd, ref.size, ref.rel)
+    finally:
+        os.close(fd)
+
+
+def _blob_chunks(ref: BlobRef) -> tuple[int, Iterator[bytes]]:
+    """Size and streamed content of the blob `ref` stands for (a symlink's blob is its target)."""
     if ref.mode == "120000":
-        return os.readlink(ref.path).encode("utf-8", "surrogateescape")
-    return ref.path.read_bytes()
+        data = _link_data(ref)
+        return len(data), iter((data,))
+    return ref.size, _file_chunks(ref)
 
 
-def scan_tree(root: Path) -> dict[str, BlobRef]:
-    """Relative path -> git blob id and mode of every entry below `root` (nothing is written)."""
+def _blob_sha(ref: BlobRef) -> str:
+    size, chunks = _blob_chunks(ref)
+    h = hashlib.sha1(b"blob %d\0" % size, usedforsecurity=False)
+    for chunk in chunks:
+        h.update(chunk)
+    return h.hexdigest()
+
+
+def scan_tree(root: Path, limits: WorkspaceLimits | None = None, *,
+              meter: TreeMeter | None = None) -> dict[str, BlobRef]:
+    """Relative path -> git blob id and mode of every entry below `root` (nothing is written).
+
+    Contents are streamed; `limits`/`meter` cap the walk as in `walk_tree`. A symlink whose target is
+    not UTF-8 cannot be carried by a text patch: it is left out and recorded in the meter's `skipped`.
+    """
+    meter = meter or TreeMeter(limits)
     out = {}
-    for entry in walk_tree(root):
+    for entry in walk_tree(root, meter=meter):
         mode = "120000" if entry.kind == "link" else ("100755" if entry.executable else "100644")
-        ref = BlobRef(mode, "", entry.path)
-        data = _blob_data(ref)
-        sha = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
-        out[entry.relpath] = BlobRef(mode, sha, entry.path)
+        ref = BlobRef(mode, "", entry.path, entry.size, entry.relpath)
+        if mode == "120000" and not _is_utf8(_link_data(ref)):
+            # git diffs link targets as text only; a patch must stay UTF-8, so such a link is skipped.
+            meter.stats.skipped.append(f"{show(entry.relpath, 300)} (symlink target is not UTF-8)")
+            continue
+        out[entry.relpath] = BlobRef(mode, _blob_sha(ref), entry.path, entry.size, entry.relpath)
     return out
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def _utf8_name(rel: str) -> bool:
+    return _is_utf8(os.fsencode(rel))
 
 
 class ObjectStore:
@@ -106,63 +166,133 @@ class ObjectStore:
 
     Trees are written with ``--missing-ok`` and only the blobs that differ between the two sides of a
     diff are stored, so diffing a large tree after a small edit writes a handful of objects.
+
+    Patches are always valid UTF-8 text: a changed path whose name or content (on either side) is not
+    UTF-8 is diffed in a second pass where every file is binary (``GIT binary patch``, base85) and
+    names are C-quoted with octal escapes; every other path keeps the readable unified diff.
     """
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = Path(git_dir)
+        self.dropped: list[str] = []
+        """Paths git refused to put in a tree during the last `diff` (they are not in the patch)."""
         if not (self.git_dir / "objects").is_dir():
             self.git_dir.mkdir(parents=True, exist_ok=True)
             run_git(["init", "-q", "--bare", str(self.git_dir)], git_env(self.git_dir))
+        attributes = self.git_dir / "binary.attributes"
+        if not attributes.exists():
+            attributes.write_text("* binary\n")
 
-    def _store_blob(self, ref: BlobRef) -> None:
+    def _store_blob(self, ref: BlobRef) -> bool:
+        """Store the blob of `ref` (streamed, checked against its id); True when its bytes are UTF-8."""
         path = self.git_dir / "objects" / ref.sha[:2] / ref.sha[2:]
+        size, chunks = _blob_chunks(ref)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        text = True
         if path.exists():
-            return
-        data = _blob_data(ref)
+            for chunk in chunks:
+                text = text and _decodes(decoder, chunk)
+            return text and _decodes(decoder, b"", final=True)
         path.parent.mkdir(exist_ok=True)
+        sha = hashlib.sha1(usedforsecurity=False)
         fd, tmp = tempfile.mkstemp(dir=path.parent)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(zlib.compress(b"blob %d\0" % len(data) + data, 1))
-        os.replace(tmp, path)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                zobj = zlib.compressobj(1)
+                header = b"blob %d\0" % size
+                sha.update(header)
+                fh.write(zobj.compress(header))
+                for chunk in chunks:
+                    sha.update(chunk)
+                    fh.write(zobj.compress(chunk))
+                    text = text and _decodes(decoder, chunk)
+                fh.write(zobj.flush())
+            if sha.hexdigest() != ref.sha:
+                raise AgentWorkspaceError(f"file changed while the diff was computed: {show(ref.rel)}")
+            os.replace(tmp, path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return text and _decodes(decoder, b"", final=True)
 
     def write_tree(self, entries: dict[str, BlobRef]) -> str:
         """Write the tree object(s) for `entries` (blobs may be missing) and return the root id."""
-        lines = [f"{ref.mode} {ref.sha}\t{rel}".encode("utf-8", "surrogateescape")
+        lines = [f"{ref.mode} {ref.sha}\t".encode() + os.fsencode(rel)
                  for rel, ref in sorted(entries.items())]
         with tempfile.TemporaryDirectory() as tmp:
             env = git_env(self.git_dir, index=Path(tmp) / "index")
             if lines:
-                run_git(["update-index", "-z", "--index-info"], env, input=b"\0".join(lines) + b"\0")
+                proc = run_git(["update-index", "-z", "--index-info"], env, input=b"\0".join(lines) + b"\0")
+                self.dropped += [ln.removeprefix("Ignoring path ").strip()
+                                 for ln in proc.stderr.decode("utf-8", "backslashreplace").splitlines()
+                                 if ln.startswith("Ignoring path ")]
             out = run_git(["write-tree", "--missing-ok"], env)
         return out.stdout.decode().strip()
 
+    def _diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef], *, binary: bool) -> str:
+        config = ["core.quotepath=true", f"core.attributesFile={self.git_dir / 'binary.attributes'}"]
+        out = run_git(["diff-tree", "-p", "--binary", "--full-index", "--no-renames", "--no-color",
+                       "--no-ext-diff", "--no-textconv", self.write_tree(base), self.write_tree(new)],
+                      git_env(self.git_dir), config=config if binary else [])
+        return out.stdout.decode("utf-8", "surrogateescape")
+
     def diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef]) -> str:
-        """Git-style patch from the tree `base` to the tree `new` (binary-safe, no renames)."""
+        """Git-style patch from the tree `base` to the tree `new` (binary-safe, no renames, UTF-8)."""
+        self.dropped = []
         if base == new:
             return ""
+        changed, odd = set(), set()
         for rel in set(base) | set(new):
             old_ref, new_ref = base.get(rel), new.get(rel)
             if old_ref is not None and new_ref is not None and (old_ref.sha, old_ref.mode) == (
                     new_ref.sha, new_ref.mode):
                 continue
+            changed.add(rel)
+            if not _utf8_name(rel):
+                odd.add(rel)
             for ref in (old_ref, new_ref):
-                if ref is not None:
-                    self._store_blob(ref)
-        out = run_git(["diff-tree", "-p", "--binary", "--full-index", "--no-renames", "--no-color",
-                       "--no-ext-diff", "--no-textconv", self.write_tree(base), self.write_tree(new)],
-                      git_env(self.git_dir))
-        return out.stdout.decode("utf-8", "surrogateescape")
+                if ref is not None and not self._store_blob(ref):
+                    odd.add(rel)
+        if not changed:
+            return ""
+        patch = ""
+        if changed - odd:
+            patch = self._diff({r: v for r, v in base.items() if r not in odd},
+                               {r: v for r, v in new.items() if r not in odd}, binary=False)
+        if odd:
+            patch += self._diff({r: v for r, v in base.items() if r in odd},
+                                {r: v for r, v in new.items() if r in odd}, binary=True)
+        return patch
 
 
-def diff_trees(base: Path, changed: Path) -> str:
+def _decodes(decoder: codecs.IncrementalDecoder, chunk: bytes, final: bool = False) -> bool:
+    try:
+        decoder.decode(chunk, final)
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
+def diff_trees(base: Path, changed: Path, limits: WorkspaceLimits | None = DEFAULT_LIMITS, *,
+               skipped: list[str] | None = None) -> str:
     """The git-style unified patch that turns the tree `base` into the tree `changed`.
 
     Empty when the trees are equal. Applying the result with `apply_patch` to a copy of `base` yields a
-    tree with the same `tree_hash` as `changed`.
+    tree with the same `tree_hash` as `changed`. `changed` is the untrusted side: it is walked under
+    `limits` on top of what `base` holds (`WorkspaceLimits.beyond`; ``None`` for no caps) and may raise
+    `WorkspaceLimitExceeded` / `AgentWorkspaceError`. Special files and paths git refuses are appended
+    to `skipped` when given.
     """
+    base_meter = TreeMeter()
+    base_entries = scan_tree(Path(base), meter=base_meter)
+    meter = TreeMeter(limits.beyond(base_meter.stats) if limits is not None else None)
+    new_entries = scan_tree(Path(changed), meter=meter)
     with tempfile.TemporaryDirectory(prefix="reqbench-diff-") as tmp:
         store = ObjectStore(Path(tmp) / "objects.git")
-        return store.diff(scan_tree(Path(base)), scan_tree(Path(changed)))
+        patch = store.diff(base_entries, new_entries)
+    if skipped is not None:
+        skipped += meter.stats.skipped + [f"{p} (refused by git)" for p in store.dropped]
+    return patch
 
 
 def apply_patch(workspace: Path, patch: str) -> None:

@@ -1,29 +1,50 @@
-"""Walking, hashing and copying file trees under one set of rules.
+"""Walking, hashing and copying file trees under one set of rules, safe on agent-controlled trees.
 
 A *tree* is the set of regular files and symlinks below a root, keyed by their POSIX relative path.
-Three kinds of entry never belong to a tree: ``.git`` (version-control metadata, and possibly history
-an agent must not see), ``__pycache__`` directories and ``*.pyc`` files (byte-code caches any test run
-creates). Empty directories carry no content and are not part of a tree (as in git). Every tree
-operation (copy, hash, diff) uses `walk_tree`, so they always agree on what a tree is.
+Three kinds of entry never belong to a tree: ``.git`` in any letter case (version-control metadata, and
+possibly history an agent must not see; git itself refuses such paths), ``__pycache__`` directories and
+``*.pyc`` files (byte-code caches any test run creates). Empty directories carry no content and are not
+part of a tree (as in git). FIFOs, sockets and device files are not content either: they are never
+opened, and each walk records them in its `TreeStats.skipped`. Every tree operation (copy, hash, diff)
+uses the same walk, so they always agree on what a tree is.
+
+The walk is iterative (any depth), never follows symlinks, takes names as bytes (a non-UTF-8 name is a
+surrogate-escaped str, as `os.fsdecode` gives it), streams file contents, and counts itself against
+`WorkspaceLimits` through a `TreeMeter`, stopping at the first cap passed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from reqbench.core.workspace.fileio import (
+    agent_error,
+    copy_file,
+    list_dir,
+    open_regular,
+    read_chunks,
+    read_link,
+    remove_tree,
+)
+from reqbench.core.workspace.limits import TreeMeter, TreeStats, WorkspaceLimits
+
+__all__ = ["IGNORED_DIRS", "TreeEntry", "copy_tree", "is_ignored", "remove_tree", "tree_hash",
+           "tree_stats", "walk_tree"]
+
 IGNORED_DIRS = frozenset({".git", "__pycache__"})
 IGNORED_SUFFIXES = (".pyc",)
+_SPECIAL = ((stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
+            (stat.S_ISBLK, "block device"))
 
 
 def is_ignored(name: str, is_dir: bool) -> bool:
-    """True for names that are never part of a tree (``.git``, ``__pycache__``, ``*.pyc``)."""
-    if name == ".git":
+    """True for names that are never part of a tree (``.git`` in any case, ``__pycache__``, ``*.pyc``)."""
+    if name.lower() == ".git":
         return True
     if is_dir:
         return name in IGNORED_DIRS
@@ -38,97 +59,121 @@ class TreeEntry:
     path: Path
     kind: str
     executable: bool = False
+    size: int = 0
 
 
-def walk_tree(root: Path) -> Iterator[TreeEntry]:
-    """Yield every file and symlink below `root` (sorted by relative path; links are not followed).
+@dataclass(frozen=True)
+class _Raw:
+    rel: str
+    path: str
+    kind: str  # dir | file | link
+    mode: int
+    size: int
 
-    Sockets, FIFOs and device files are not content and are skipped.
-    """
-    root = Path(root)
 
-    def _walk(directory: Path, prefix: str) -> Iterator[TreeEntry]:
-        with os.scandir(directory) as it:
-            entries = sorted(it, key=lambda e: e.name)
-        for entry in entries:
-            st = entry.stat(follow_symlinks=False)
-            is_dir = stat.S_ISDIR(st.st_mode)
-            if is_ignored(entry.name, is_dir):
+def _walk(root: Path, meter: TreeMeter) -> Iterator[_Raw]:
+    """Every directory, file and symlink below `root` (pre-order, no recursion, links not followed)."""
+    stack: list[tuple[str, str, int]] = [(os.fspath(root), "", 0)]
+    while stack:
+        directory, prefix, depth = stack.pop()
+        for entry in list_dir(directory, prefix.rstrip("/")):
+            rel = prefix + entry.name
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                raise agent_error(exc, rel) from None
+            mode = st.st_mode
+            if stat.S_ISDIR(mode):
+                if is_ignored(entry.name, True):
+                    continue
+                meter.directory(rel, depth + 1)
+                yield _Raw(rel, entry.path, "dir", mode, 0)
+                stack.append((entry.path, rel + "/", depth + 1))
+            elif is_ignored(entry.name, False):
                 continue
-            rel = f"{prefix}{entry.name}"
-            if is_dir:
-                yield from _walk(Path(entry.path), rel + "/")
-            elif stat.S_ISLNK(st.st_mode):
-                yield TreeEntry(rel, Path(entry.path), "link")
-            elif stat.S_ISREG(st.st_mode):
-                yield TreeEntry(rel, Path(entry.path), "file", bool(st.st_mode & stat.S_IXUSR))
+            elif stat.S_ISLNK(mode):
+                meter.entry(rel)
+                yield _Raw(rel, entry.path, "link", mode, 0)
+            elif stat.S_ISREG(mode):
+                meter.file(rel, st.st_size)
+                yield _Raw(rel, entry.path, "file", mode, st.st_size)
+            else:
+                meter.special(rel, next((k for test, k in _SPECIAL if test(mode)), "special file"))
 
-    yield from sorted(_walk(root, ""), key=lambda e: e.relpath)
+
+def walk_tree(root: Path, limits: WorkspaceLimits | None = None, *,
+              meter: TreeMeter | None = None) -> Iterator[TreeEntry]:
+    """Yield every file and symlink below `root`, sorted by relative path (links are not followed).
+
+    `limits` (or a caller's `meter`, which also collects `TreeStats`) caps the walk; passing a cap raises
+    `WorkspaceLimitExceeded` before the walk goes on. Special files are skipped and recorded.
+    """
+    meter = meter or TreeMeter(limits)
+    entries = [TreeEntry(r.rel, Path(r.path), r.kind, bool(r.mode & stat.S_IXUSR), r.size)
+               for r in _walk(Path(root), meter) if r.kind != "dir"]
+    entries.sort(key=lambda e: e.relpath)
+    yield from entries
 
 
-def tree_hash(path: Path) -> str:
+def tree_stats(root: Path) -> TreeStats:
+    """Entry count, bytes, largest file and depth of the tree below `root` (no contents are read)."""
+    meter = TreeMeter()
+    for _ in _walk(Path(root), meter):
+        pass
+    return meter.stats
+
+
+def tree_hash(path: Path, limits: WorkspaceLimits | None = None) -> str:
     """sha256 over the tree below `path`: sorted relative paths, kind, exec bit and bytes.
 
     Ignores ``.git``, ``__pycache__`` and ``*.pyc`` (see module docstring). Symlinks contribute their
-    target text, never the file they point to.
+    target text, never the file they point to. Contents are streamed.
     """
     h = hashlib.sha256()
-    for entry in walk_tree(Path(path)):
+    for entry in walk_tree(Path(path), limits):
         if entry.kind == "link":
-            data = os.readlink(entry.path).encode("utf-8", "surrogateescape")
+            digest = hashlib.sha256(os.fsencode(read_link(entry.path, entry.relpath))).digest()
             tag = b"l"
         else:
-            data = entry.path.read_bytes()
+            digest = file_sha256(entry)
             tag = b"x" if entry.executable else b"f"
-        h.update(tag + b"\0" + entry.relpath.encode("utf-8", "surrogateescape") + b"\0")
-        h.update(hashlib.sha256(data).digest())
+        h.update(tag + b"\0" + os.fsencode(entry.relpath) + b"\0")
+        h.update(digest)
     return h.hexdigest()
 
 
-def copy_tree(src: Path, dest: Path) -> None:
+def file_sha256(entry: TreeEntry) -> bytes:
+    fd = open_regular(entry.path, entry.relpath)
+    try:
+        h = hashlib.sha256()
+        for chunk in read_chunks(fd, entry.size, entry.relpath):
+            h.update(chunk)
+        return h.digest()
+    finally:
+        os.close(fd)
+
+
+def copy_tree(src: Path, dest: Path, limits: WorkspaceLimits | None = None, *,
+              meter: TreeMeter | None = None) -> None:
     """Copy the tree below `src` to the new directory `dest`: real copies, never hard links.
 
-    Symlinks are copied as symlinks (their targets are not followed). Permission bits are kept, with
-    the owner write bit added so the copy is writable whatever the source's modes.
+    Symlinks are copied as symlinks (their targets are not followed); special files are not copied.
+    Permission bits are kept (setuid/setgid/sticky dropped), with owner read/write (and search, for
+    directories) added so the copy is usable whatever the source's modes. Empty directories are kept.
+    Passing a cap of `limits` raises `WorkspaceLimitExceeded`; `dest` is then left partially written
+    for the caller to remove.
     """
     src, dest = Path(src), Path(dest)
+    meter = meter or TreeMeter(limits)
     dest.mkdir(parents=True, exist_ok=False)
-    _copy_dir(src, dest)
-
-
-def _copy_dir(src: Path, dest: Path) -> None:
-    with os.scandir(src) as it:
-        entries = list(it)
-    for entry in entries:
-        st = entry.stat(follow_symlinks=False)
-        is_dir = stat.S_ISDIR(st.st_mode)
-        if is_ignored(entry.name, is_dir):
-            continue
-        target = os.path.join(dest, entry.name)
-        if is_dir:
-            os.mkdir(target)
-            _copy_dir(Path(entry.path), Path(target))
-            os.chmod(target, stat.S_IMODE(st.st_mode) | stat.S_IRWXU)
-        elif stat.S_ISLNK(st.st_mode):
-            os.symlink(os.readlink(entry.path), target)
-        elif stat.S_ISREG(st.st_mode):
-            shutil.copyfile(entry.path, target, follow_symlinks=False)
-            os.chmod(target, stat.S_IMODE(st.st_mode) | stat.S_IWUSR | stat.S_IRUSR)
-
-
-def remove_tree(path: Path) -> None:
-    """Remove a directory tree, making read-only directories writable first (agents chmod things)."""
-    path = Path(path)
-    if not path.exists() and not path.is_symlink():
-        return
-
-    def _onerror(func, p, _exc):  # type: ignore[no-untyped-def]
-        try:
-            os.chmod(os.path.dirname(p), stat.S_IRWXU)
-            if os.path.isdir(p) and not os.path.islink(p):
-                os.chmod(p, stat.S_IRWXU)
-            func(p)
-        except OSError:
-            pass
-
-    shutil.rmtree(path, onerror=_onerror)
+    top = os.fspath(dest)
+    for raw in _walk(src, meter):
+        target = os.path.join(top, raw.rel)
+        if raw.kind == "dir":
+            os.mkdir(target, 0o700)
+            os.chmod(target, (raw.mode & 0o777) | stat.S_IRWXU)
+        elif raw.kind == "link":
+            os.symlink(read_link(raw.path, raw.rel), target)
+        else:
+            copy_file(raw.path, target, raw.rel, raw.size)
+            os.chmod(target, (raw.mode & 0o777) | stat.S_IRUSR | stat.S_IWUSR)

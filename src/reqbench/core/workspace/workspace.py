@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.errors import HarnessError, InputError
+from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, TreeStats, WorkspaceLimits
 from reqbench.core.workspace.patches import (
     BlobRef,
     ObjectStore,
@@ -32,36 +33,56 @@ from reqbench.core.workspace.patches import (
     scan_tree,
 )
 from reqbench.core.workspace.sources import RepoSource
-from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash
+from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash, tree_stats
 
 
 @dataclass
 class Workspace:
-    """A private writable tree (`path`) made from the pristine tree `base`."""
+    """A private writable tree (`path`) made from the pristine tree `base`.
+
+    `path` is the agent's: `diff` walks it under `limits` (on top of what the baseline holds) and raises
+    `WorkspaceLimitExceeded` / `AgentWorkspaceError` for what cannot be delivered; `skipped` lists the
+    special files the last `diff` left out.
+    """
 
     path: Path
     base: Path
     source: RepoSource | None = None
     meta: Path | None = None
+    limits: WorkspaceLimits = DEFAULT_LIMITS
+    skipped: list[str] = field(default_factory=list)
     _base_entries: dict[str, BlobRef] | None = field(default=None, repr=False)
+    _base_stats: TreeStats | None = field(default=None, repr=False)
 
     def _store(self) -> ObjectStore:
         meta = self.meta or self.path.with_name(f".{self.path.name}.reqbench")
         self.meta = meta
         return ObjectStore(meta / "objects.git")
 
+    def _base(self) -> tuple[dict[str, BlobRef], TreeStats]:
+        if self._base_entries is None or self._base_stats is None:
+            meter = TreeMeter()
+            self._base_entries = scan_tree(self.base, meter=meter)
+            self._base_stats = meter.stats
+        return self._base_entries, self._base_stats
+
     def diff(self) -> str:
         """Git-style unified patch from `base` to the workspace as it is now ('' when unchanged)."""
-        if self._base_entries is None:
-            self._base_entries = scan_tree(self.base)
-        return self._store().diff(self._base_entries, scan_tree(self.path))
+        base, stats = self._base()
+        meter = TreeMeter(self.limits.beyond(stats))
+        store = self._store()
+        patch = store.diff(base, scan_tree(self.path, meter=meter))
+        self.skipped = meter.stats.skipped + [f"{p} (refused by git)" for p in store.dropped]
+        return patch
 
     def submission(self) -> Submission:
-        """The workspace's change set as a frozen `Submission` (patch + sha256)."""
-        return Submission.from_patch(self.diff())
+        """The workspace's change set as a frozen `Submission` (patch + sha256 + skipped entries)."""
+        patch = self.diff()
+        return Submission.from_patch(patch, tuple(self.skipped))
 
     def tree_hash(self) -> str:
-        return tree_hash(self.path)
+        stats = self._base_stats or tree_stats(self.base)
+        return tree_hash(self.path, self.limits.beyond(stats))
 
     def apply(self, patch: str) -> None:
         """Apply `patch` to this workspace (clean apply or `PatchApplyError`, nothing half-applied)."""

@@ -10,7 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from reqbench.core.workspace import (
+    AgentWorkspaceError,
     PatchApplyError,
+    WorkspaceLimits,
     apply_patch,
     copy_tree,
     diff_trees,
@@ -30,9 +32,17 @@ def make_workspace(repo_dir: Path, dest: Path) -> Path:
     return dest
 
 
-def snapshot(tree: Path, dest: Path) -> Path:
-    """A copy of `tree` at `dest` (same tree rules as diffs and hashes)."""
-    copy_tree(tree, dest)
+def snapshot(tree: Path, dest: Path, limits: WorkspaceLimits | None = None) -> Path:
+    """A copy of `tree` at `dest` (same tree rules as diffs and hashes; special files are left out).
+
+    With `limits` (for the assistant's workspace) a tree over a cap raises `WorkspaceLimitExceeded`
+    (an `AgentWorkspaceError`) and nothing is left at `dest`.
+    """
+    try:
+        copy_tree(tree, dest, limits)
+    except AgentWorkspaceError:
+        remove_tree(dest)
+        raise
     return dest
 
 

@@ -26,6 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentResult, AgentStatus, Budget, Session, Usage
+from reqbench.core.errors import AgentWorkspaceError
+from reqbench.core.workspace import DEFAULT_LIMITS, AgentFailure, tree_stats
 from reqbench.protocols.journey.env import changed_files, diff_trees, snapshot
 from reqbench.protocols.journey.history import Watermarks, truncate_chat
 from reqbench.protocols.journey.models import Instance
@@ -60,6 +62,9 @@ class TurnRecord:
     tree: str
     retried_overflow: bool = False
     reasoning: str = ""
+    workspace_rejected: str = ""
+    """Why the workspace could not be taken after this turn (over a limit, unreadable): the turn then
+    counts as no change (empty diff, the previous snapshot's test results)."""
     confidence_after: int | None = None
     statuses_after: dict[str, str] = field(default_factory=dict)
     user_notes: dict[str, Any] = field(default_factory=dict)
@@ -116,13 +121,19 @@ class _Evaluator:
         self.first = snapshot(workspace, self.dir / "base")
         self.prev = snapshot(workspace, self.dir / "turn_000")
         self.count = 0
+        self.limits = DEFAULT_LIMITS.beyond(tree_stats(self.first))
+        self.rejected = ""
 
     def base(self) -> TestRun:
         return run_hidden_tests(self.instance, self.prev, self.dir)
 
     def after_turn(self) -> tuple[str, TestRun]:
         self.count += 1
-        snap = snapshot(self.workspace, self.dir / f"turn_{self.count:03d}")
+        dest = self.dir / f"turn_{self.count:03d}"
+        try:
+            snap, self.rejected = snapshot(self.workspace, dest, self.limits), ""
+        except AgentWorkspaceError as exc:  # the assistant's failure: this turn changed nothing usable
+            snap, self.rejected = snapshot(self.prev, dest), AgentFailure.from_error(exc).reason
         diff = diff_trees(self.prev, snap)
         run = run_hidden_tests(self.instance, snap, self.dir)
         shutil.rmtree(self.prev, ignore_errors=True)
@@ -221,7 +232,7 @@ def run_session(instance: Instance, condition: str, simulator: UserSimulator, se
                               status=result.status.value, usage=result.usage.to_dict(),
                               steps=len(result.trajectory), diff=diff, changed_files=changed_files(diff),
                               probes=run.probes, tree=run.tree, retried_overflow=retried,
-                              reasoning=_reasoning(result))
+                              reasoning=_reasoning(result), workspace_rejected=ev.rejected)
             record.turns.append(turn)
             if result.status is AgentStatus.PROVIDER_ERROR:
                 record.end_reason = "provider_error"
@@ -283,7 +294,7 @@ def run_single_shot(instance: Instance, session: Session, workspace: Path, work_
                                    status=result.status.value, usage=result.usage.to_dict(),
                                    steps=len(result.trajectory), diff=diff, changed_files=changed_files(diff),
                                    probes=run.probes, tree=run.tree, retried_overflow=retried,
-                                   reasoning=_reasoning(result)))
+                                   reasoning=_reasoning(result), workspace_rejected=ev.rejected))
     record.end_reason = ("provider_error" if result.status is AgentStatus.PROVIDER_ERROR
                          else EndReason.SINGLE_SHOT.value)
     record.final_diff = ev.final_diff()

@@ -150,7 +150,8 @@ def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec:
     trace = [{"turn": t.index, "disclosed": t.disclosed, "active": t.active, "stage": t.stage,
               "status": t.status, "changed_files": t.changed_files,
               "passed": sorted(n for n, ok in t.probes.items() if ok),
-              "confidence": t.confidence_after, "steps": t.steps, "cost_usd": t.usage.get("cost_usd")}
+              "confidence": t.confidence_after, "steps": t.steps, "cost_usd": t.usage.get("cost_usd"),
+              **({"workspace_rejected": t.workspace_rejected} if t.workspace_rejected else {})}
              for t in record.turns]
     result = {"mode": record.mode, "simulator": simulator_kind, "end_reason": record.end_reason,
               **metrics.to_dict(), "capabilities": caps,

@@ -13,7 +13,6 @@ A row whose score is blocked by unresolved evidence or a pending judge is *pendi
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import system_summary
 from reqbench.protocols.pace.attribution import (
@@ -90,7 +90,12 @@ class PaceProtocol:
         if row.condition.startswith("control:"):
             patch = self._control_patch(scorer, row.condition.split(":", 1)[1])
         else:
-            patch, trajectory, status = self._run_agent(scorer, row, options, Path(work_dir))
+            patch, trajectory, status, rejected = self._run_agent(scorer, row, options, Path(work_dir))
+            if rejected:  # the workspace could not be taken: scored like an empty submission
+                out = self._score(scorer, "", options, trajectory)
+                out.result.update(agent_status=status, workspace_rejected=rejected)
+                out.detail = rejected
+                return out
             if status != "completed":
                 return RowOutcome(
                     RowStatus.SCORED,
@@ -121,7 +126,8 @@ class PaceProtocol:
 
     def _run_agent(
         self, scorer: Scorer, row: Row, options: RunOptions, work_dir: Path
-    ) -> tuple[str, list[dict[str, Any]], str]:
+    ) -> tuple[str, list[dict[str, Any]], str, str]:
+        """The agent's patch, trajectory, status, and why its workspace was rejected ('' if it was not)."""
         from reqbench.core.agents.registry import make_agent
 
         ws = work_dir / "workspace"
@@ -136,9 +142,12 @@ class PaceProtocol:
         )
         agent = make_agent(row.agent, **options.agent_options)
         result = agent.run(ws, inputs, Budget())
-        shutil.rmtree(ws / "prd", ignore_errors=True)
-        patch = repo.make_patch(scorer.base, ws)
-        return patch, [e.to_dict() for e in result.trajectory], result.status.value
+        remove_tree(ws / "prd")  # whatever the agent turned it into
+        patch = safe_diff(scorer.base, ws)
+        trajectory = [e.to_dict() for e in result.trajectory]
+        if isinstance(patch, AgentFailure):
+            return "", trajectory, result.status.value, patch.reason
+        return patch, trajectory, result.status.value, ""
 
     def _score(
         self, scorer: Scorer, patch: str, options: RunOptions, trajectory: list[dict[str, Any]]

@@ -6,8 +6,9 @@ The decision sequence is fixed so infrastructure loss is never mistaken for agen
    budget (at most three tries) and selects the earliest complete non-external attempt
    (`core.store.selection`);
 2. protocol and metadata gates: an agent record that is not a well-formed result is *invalid*;
-3. only then is the record classified: agent timeout, no patch, forbidden content, patch-apply failure,
-   nonzero agent exit, cost limit and verifier test failure are **fixed-budget failures** (scored,
+3. only then is the record classified: agent timeout, no patch, a rejected workspace (over a workspace
+   limit or unreadable), forbidden content, patch-apply failure, nonzero agent exit, cost limit and
+   verifier test failure are **fixed-budget failures** (scored,
    outcome ``failure``); provider, runner, metadata and verifier-infrastructure problems are
    **external invalids** (attrition, never scored). An empty or incorrect patch stays an agent outcome.
 """
@@ -32,6 +33,8 @@ class Reason(StrEnum):
     PATCH_APPLY = "patch_apply_failure"
     AGENT_EXIT = "nonzero_agent_exit"
     COST_LIMIT = "cost_limit"
+    WORKSPACE_REJECTED = "workspace_rejected"
+    """The agent's workspace broke a workspace limit or could not be read (`core.workspace.guard`)."""
     PROVIDER = "provider"
     RUNNER = "runner"
     METADATA = "metadata"
@@ -40,7 +43,7 @@ class Reason(StrEnum):
 
 FIXED_BUDGET_FAILURES = frozenset({Reason.TEST_FAILURE, Reason.AGENT_TIMEOUT, Reason.NO_PATCH,
                                    Reason.FORBIDDEN_CONTENT, Reason.PATCH_APPLY, Reason.AGENT_EXIT,
-                                   Reason.COST_LIMIT})
+                                   Reason.COST_LIMIT, Reason.WORKSPACE_REJECTED})
 EXTERNAL_INVALID = frozenset({Reason.PROVIDER, Reason.RUNNER, Reason.METADATA, Reason.VERIFIER})
 
 

@@ -24,7 +24,7 @@ from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.hashing import sha256_text
-from reqbench.core.workspace import PatchApplyError, materialize
+from reqbench.core.workspace import AgentFailure, PatchApplyError, materialize, remove_tree, safe_submission
 from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_history
 from reqbench.protocols.specpath.outcomes import Reason, row_outcome
 from reqbench.protocols.specpath.verifier import run_verifier
@@ -143,10 +143,16 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
     if reason is not None:
         return row_outcome(reason, base, detail=getattr(result, "detail", "") or reason.value,
                            artifacts=artifacts, extra=extra)
-    history_path.unlink(missing_ok=True)
-    patch = ws.diff()
+    remove_tree(history_path)  # whatever the agent turned it into
+    delivered = safe_submission(ws)
     ws.close()
     clock.lap("diff")
+    if isinstance(delivered, AgentFailure):
+        return row_outcome(Reason.WORKSPACE_REJECTED, base, detail=delivered.reason, artifacts=artifacts,
+                           extra={**extra, "workspace_rejected": delivered.to_dict()})
+    patch = delivered.patch
+    if delivered.skipped:
+        extra["skipped"] = list(delivered.skipped)
     artifacts["patch"] = patch.encode("utf-8")
     extra["patch_sha256"] = sha256_text(patch)
     if not patch.strip():

@@ -17,7 +17,7 @@ from reqbench.core.agents.base import AgentResult, AgentStatus
 from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
 from reqbench.core.errors import ReqbenchError
 from reqbench.core.execute.types import RunOptions
-from reqbench.core.workspace import Submission, apply_patch, materialize
+from reqbench.core.workspace import AgentFailure, Submission, apply_patch, materialize, safe_submission
 from reqbench.protocols.takeover.delivery.gates import (
     GATES,
     DeliveryOutcome,
@@ -84,7 +84,9 @@ def deliver(ctx: SuiteContext, options: RunOptions, target_id: str, stage: Stage
                        [ctx.suite_dir])
     if result.status is not AgentStatus.COMPLETED:
         return CodingResult(result, None, agent_failure(f"agent {result.status.value}: {result.detail}"), {})
-    submission = ws.submission()
+    submission = safe_submission(ws)
+    if isinstance(submission, AgentFailure):
+        return CodingResult(result, None, agent_failure(submission.reason), {})
     if not submission.patch.strip():
         return CodingResult(result, submission, agent_failure("no deliverable: the project is unchanged"), {})
     with tempfile.TemporaryDirectory(prefix="eval-", dir=work_dir) as scratch:
