@@ -2,7 +2,8 @@
 
 Entries are lazy (module:function) so importing the registry imports no adapter. A factory takes
 keyword options (from the CLI's ``--agent-opt KEY=VALUE`` or a config file) and returns an `Agent`.
-An agent spec may carry an argument after a colon: ``replay:PATCHES`` passes ``arg="PATCHES"``.
+An agent spec may carry an argument after a colon: ``replay:PATCHES`` passes ``arg="PATCHES"``, and a
+CLI preset a version after ``@``: ``claude-code@2.1.332`` passes ``version="2.1.332"`` (`versions`).
 """
 
 from __future__ import annotations
@@ -29,8 +30,16 @@ AGENTS: dict[str, tuple[str, str]] = {
 
 
 def make_agent(spec: str, **options: Any) -> Agent:
-    """Build the agent named by `spec` (``name`` or ``name:arg``)."""
+    """Build the agent named by `spec` (``name``, ``name:arg``, ``name@version[:arg]``)."""
     name, _, arg = spec.partition(":")
+    name, at, version = name.partition("@")
+    if at:
+        from reqbench.core.agents.versions import PACKAGES
+
+        if name not in PACKAGES or not version:
+            raise InputError(f"{spec!r}: only CLI presets ({', '.join(sorted(PACKAGES))}) take @VERSION",
+                             item="--agent")
+        options["version"] = version
     if name not in AGENTS:
         raise InputError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}",
                          item="--agent")
