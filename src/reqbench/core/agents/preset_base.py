@@ -135,16 +135,16 @@ class CLIPreset(ABC):
         return Upstream(base_url=url or DEFAULT_UPSTREAM[self.api], api_key=key)
 
     @contextmanager
-    def gateway(self, budget: Budget) -> Iterator[GatewayUse]:
+    def gateway(self, budget: Budget, workspace: Path) -> Iterator[GatewayUse]:
         row_budget = RowBudget(max_tokens=budget.max_tokens, max_cost_usd=budget.max_cost_usd,
                                max_calls=budget.max_model_calls)
-        with row_gateway(self.upstream(), row_budget) as (gw, lease):
+        with row_gateway(self.upstream(), row_budget, workspace=workspace) as (gw, lease):
             yield GatewayUse(gw, lease)
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         scratch = Path(tempfile.mkdtemp(prefix=f"reqbench-{self.name}-"))
         try:
-            with self.gateway(budget) as gw:
+            with self.gateway(budget, workspace) as gw:
                 return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None, gw,
                                   hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
         finally:
@@ -216,7 +216,7 @@ class CLISession:
 
     def send(self, user_message: str, budget: Budget) -> AgentResult:
         if self._use is None:
-            self._use = self._stack.enter_context(self.preset.gateway(budget))
+            self._use = self._stack.enter_context(self.preset.gateway(budget, self.workspace))
         result, sid = self.preset._turn(self.workspace, self.scratch, user_message, budget,
                                         self.session_id or "", self._use)
         self.session_id = sid or self.session_id

@@ -111,6 +111,7 @@ CREATE TABLE IF NOT EXISTS model_calls (
   cost_usd REAL,
   latency_ms REAL NOT NULL,
   source TEXT NOT NULL,
+  workspace TEXT NOT NULL,
   started TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS model_calls_by_row ON model_calls(row_key, id)

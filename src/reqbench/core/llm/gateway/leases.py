@@ -35,6 +35,8 @@ class Lease:
     budget: RowBudget = field(default_factory=RowBudget)
     token: str = field(default_factory=lambda: "rbgw-" + secrets.token_urlsafe(24))
     cursor: ReplayCursor | None = None
+    workspace: str = ""
+    """The agent's working directory (recorded with each call; replay rewrites recorded paths to it)."""
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -44,6 +44,8 @@ class ModelCall:
     latency_ms: float = 0.0
     source: str = "upstream"
     started: str = ""
+    workspace: str = ""
+    """The agent's working directory during the call (replay maps it to the new one)."""
     request_key: str = field(default="")
 
     def __post_init__(self) -> None:
@@ -55,7 +57,8 @@ class ModelCall:
                 "request_key": self.request_key, "request": self.request, "response": self.response,
                 "status": self.status, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
-                "latency_ms": self.latency_ms, "source": self.source, "started": self.started}
+                "latency_ms": self.latency_ms, "source": self.source, "started": self.started,
+                "workspace": self.workspace}
 
 
 def request_key(api: str, body: dict[str, Any]) -> str:
@@ -110,12 +113,12 @@ class StoreRecorder:
                 conn.execute(
                     "INSERT INTO model_calls (row_key, step, api, model, request_key, request_json, "
                     "response_json, status, prompt_tokens, completion_tokens, cost_usd, latency_ms, source, "
-                    "started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "workspace, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (call.row_key, call.step, call.api, call.model, call.request_key,
                      json.dumps(call.request, sort_keys=True, ensure_ascii=False),
                      json.dumps(call.response, sort_keys=True, ensure_ascii=False), call.status,
                      call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_ms,
-                     call.source, call.started))
+                     call.source, call.workspace, call.started))
         finally:
             conn.close()
 
@@ -131,7 +134,7 @@ class StoreRecorder:
                           status=r["status"], prompt_tokens=r["prompt_tokens"],
                           completion_tokens=r["completion_tokens"], cost_usd=r["cost_usd"],
                           latency_ms=r["latency_ms"], source=r["source"], started=r["started"],
-                          request_key=r["request_key"]) for r in rows]
+                          workspace=r["workspace"], request_key=r["request_key"]) for r in rows]
 
 
 class ReplayCursor:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from reqbench.core.llm.gateway.leases import Lease, RowBudget
 from reqbench.core.llm.gateway.recorder import MemoryRecorder, Recorder, StoreRecorder
@@ -45,12 +46,13 @@ def run_recorder() -> Recorder:
 
 @contextmanager
 def row_gateway(upstream: Upstream, budget: RowBudget | None = None, *, row_key: str | None = None,
-                recorder: Recorder | None = None, offline: bool | None = None) -> Iterator[tuple[Gateway, Lease]]:
+                recorder: Recorder | None = None, offline: bool | None = None,
+                workspace: Path | str = "") -> Iterator[tuple[Gateway, Lease]]:
     """A started gateway and the lease of the current row; stopped on exit."""
     gateway = Gateway(upstream, recorder=recorder or run_recorder(),
                       offline=run_offline() if offline is None else offline)
     with gateway:
-        lease = gateway.open_row(row_key or current_row_key(), budget)
+        lease = gateway.open_row(row_key or current_row_key(), budget, workspace)
         try:
             yield gateway, lease
         finally:

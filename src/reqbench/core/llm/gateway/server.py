@@ -117,10 +117,10 @@ class Gateway:
         return self._dir / "gateway.sock"
 
     # -- rows ----------------------------------------------------------------------------------------
-    def open_row(self, row_key: str, budget: RowBudget | None = None) -> Lease:
+    def open_row(self, row_key: str, budget: RowBudget | None = None, workspace: Path | str = "") -> Lease:
         """A lease (token) for one row; offline, it carries the row's recorded calls to replay."""
         cursor = ReplayCursor(self.replay_from.calls(row_key)) if self.offline else None
-        lease = Lease(row_key=row_key, budget=budget or RowBudget(), cursor=cursor)
+        lease = Lease(row_key=row_key, budget=budget or RowBudget(), cursor=cursor, workspace=str(workspace))
         with self._lock:
             self._leases[lease.token] = lease
         return lease
@@ -151,7 +151,7 @@ class Gateway:
             if recorded is None:
                 return self._refuse(api, lease, step, body, "offline replay: no recorded call of this row "
                                     "matches this request", "offline_miss", started)
-            status, response, source = 200, recorded.response, "replay"
+            status, response, source = 200, _moved(recorded.response, recorded.workspace, lease.workspace), "replay"
         else:
             status, response = self._forward(api, body, headers)
             source = "upstream" if status == 200 else "refused"
@@ -166,7 +166,7 @@ class Gateway:
                                        response=response, status=status, prompt_tokens=prompt,
                                        completion_tokens=completion, cost_usd=cost,
                                        latency_ms=(time.time() - started) * 1000, source=source,
-                                       started=_iso(started)))
+                                       started=_iso(started), workspace=lease.workspace))
         return status, response
 
     def _refuse(self, api: str, lease: Lease, step: int, body: dict[str, Any], message: str, kind: str,
@@ -212,6 +212,16 @@ class Gateway:
             if attempt < up.attempts:
                 time.sleep(min(30.0, up.backoff * 2 ** (attempt - 1)))
         return last
+
+
+def _moved(response: dict[str, Any], old: str, new: str) -> dict[str, Any]:
+    """A recorded response with the recorded working directory replaced by the current one (an agent's
+    tool calls name absolute paths; each attempt works in a fresh directory)."""
+    if not old or not new or old == new:
+        return response
+    text = json.dumps(response, ensure_ascii=False)
+    moved: dict[str, Any] = json.loads(text.replace(json.dumps(old)[1:-1], json.dumps(new)[1:-1]))
+    return moved
 
 
 def _iso(ts: float) -> str:
