@@ -23,6 +23,8 @@ def test_agents_json_lists_every_registered_agent_with_preset_commands() -> None
     assert all(flag.strip("'") in claude["diagnostic"] for flag in CLAUDE_FLAGS["diagnostic"] if flag)
     assert rows["aider"]["commands"]["coding"].startswith("aider --yes-always --no-auto-commits")
     assert rows["mini-swe-agent"]["commands"]["coding"].startswith("mini -y --exit-immediately")
+    assert rows["claude-code"]["pinned_version"] and rows["claude-code"]["installed"]
+    assert rows["llm"]["pinned_version"] is None
 
 
 def test_agents_table_prints_stage_labels() -> None:

@@ -1,8 +1,10 @@
-"""CLI-agent presets: exact command lines, output parsing, status mapping, sessions.
+"""CLI-agent presets: exact command lines, output parsing, status mapping, sessions, the model gateway.
 
 The tools themselves (claude, codex, openhands, aider) need a model provider, so these tests run real
-child processes of stand-in executables that record their argv/stdin/env and print output in each
-tool's documented machine-readable format. mini-swe-agent runs for real in test_presets_mini_swe_agent.
+child processes of stand-in executables that record their argv/stdin/env, optionally call their model
+through the gateway they were pointed at (``FAKE_CALLS``), and print output in each tool's documented
+machine-readable format. mini-swe-agent runs for real in test_presets_mini_swe_agent, Claude Code in
+test_presets_claude_code (both integration).
 """
 
 from __future__ import annotations
@@ -15,9 +17,15 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget
-from reqbench.core.agents.presets import CLAUDE_FLAGS, CODEX_FLAGS
+from reqbench.core.agents.presets import CLAUDE_FLAGS, CODEX_FLAGS, codex_provider
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
+from reqbench.core.sandbox.bridge import BRIDGE_PORT
+from tests.support.scripted_openai import Reply, ScriptedOpenAI
+from tests.support.wire import chat_body, messages_body, responses_body
+
+KEY = "sk-provider-secret-77"
+GATEWAY = f"http://127.0.0.1:{BRIDGE_PORT}"
 
 FAKE = r'''
 import json, os, sys, time
@@ -28,6 +36,21 @@ record = {"argv": sys.argv[1:], "cwd": os.getcwd(), "stdin": "" if sys.stdin.isa
 rec = Path(os.environ["FAKE_RECORD"])
 runs = json.loads(rec.read_text()) if rec.exists() else []
 rec.write_text(json.dumps(runs + [record]))
+import urllib.request
+for _ in range(int(os.environ.get("FAKE_CALLS", "0"))):
+    if "ANTHROPIC_BASE_URL" in os.environ:
+        url, key = os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages", os.environ["ANTHROPIC_API_KEY"]
+    elif "--openai-api-base" in sys.argv:
+        url, key = sys.argv[sys.argv.index("--openai-api-base") + 1] + "/chat/completions", os.environ["OPENAI_API_KEY"]
+    else:
+        base = [a for a in sys.argv if a.startswith("model_providers.reqbench.base_url=")][0]
+        url, key = base.split("=", 1)[1].strip('"') + "/responses", os.environ["REQBENCH_GATEWAY_TOKEN"]
+    req = urllib.request.Request(url, data=json.dumps({"model": "m", "messages": []}).encode(),
+                                 headers={"Authorization": "Bearer " + key, "content-type": "application/json"})
+    try:
+        urllib.request.urlopen(req, timeout=10).read()
+    except urllib.error.HTTPError as exc:
+        print(exc.read().decode(), file=sys.stderr)
 mode = os.environ.get("FAKE_MODE", "ok")
 if mode == "sleep":
     time.sleep(30)
@@ -73,10 +96,18 @@ CLAUDE_OK = json.dumps({"type": "result", "subtype": "success", "is_error": Fals
                                   "cache_read_input_tokens": 50, "output_tokens": 75}})
 
 
-def test_claude_coding_runs_table_14_switches_and_reports_usage(workspace: Path, tmp_path: Path) -> None:
-    agent = preset(tmp_path, "claude-code", "claude", CLAUDE_OK, model="claude-x")
-    inputs = AgentInputs(files={"task": workspace / "TASK.md"}, prompt="Do the task.")
-    result = agent.run(workspace, inputs, Budget(wall_seconds=60))
+def test_claude_coding_runs_table_14_switches_and_reports_gateway_usage(workspace: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"m": {"input_per_1m": 100.0, "output_per_1m": 200.0}}))
+    monkeypatch.setenv("REQBENCH_PRICES", str(prices))
+    body = messages_body("ok", input_tokens=100, output_tokens=40, model="claude-x")
+    with ScriptedOpenAI(lambda req, i: Reply(body=body)) as srv:
+        agent = preset(tmp_path, "claude-code", "claude", CLAUDE_OK, model="claude-x", base_url=srv.base_url,
+                       api_key=KEY, env={"FAKE_CALLS": "2"})
+        inputs = AgentInputs(files={"task": workspace / "TASK.md"}, prompt="Do the task.")
+        result = agent.run(workspace, inputs, Budget(wall_seconds=60))
+        assert [r["headers"]["x-api-key"] for r in srv.requests] == [KEY, KEY]
     (rec,) = records(tmp_path)
     assert rec["argv"] == ["-p", "--output-format", "json", "--restricted", "--no-session-persistence",
                            "--permission-mode", "dontAsk",
@@ -86,8 +117,15 @@ def test_claude_coding_runs_table_14_switches_and_reports_usage(workspace: Path,
                            "--no-chrome", "--model", "claude-x"]
     assert rec["cwd"] == str(workspace) and "Say Goodbye." in rec["stdin"]
     assert result.status is AgentStatus.COMPLETED and result.reply == "Changed the greeting."
-    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (200, 75)
-    assert result.usage.cost_usd == pytest.approx(0.0421)
+    # tokens and cost as the gateway measured them (2 calls), not the tool's own report
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (200, 80)
+    assert result.usage.cost_usd == pytest.approx((200 * 100 + 80 * 200) / 1e6)
+    note = result.trajectory[0]
+    assert note.kind == "note" and note.data["self_reported_usage"]["cost_usd"] == pytest.approx(0.0421)
+    assert note.data["gateway"]["calls"] == 2 and note.data["version"]
+    # the tool was given the relay and a row token; the provider key never entered its environment
+    assert rec["env"]["ANTHROPIC_BASE_URL"] == GATEWAY
+    assert rec["env"]["ANTHROPIC_API_KEY"].startswith("rbgw-") and KEY not in json.dumps(rec)
     # Only the agent's edit is in the workspace: the prompt file lives in a scratch dir elsewhere.
     status = subprocess.run(["git", "status", "--porcelain"], cwd=workspace, capture_output=True, text=True)
     assert sorted(status.stdout.split()) == ["??", "??", "TASK.md", "greet.py"]
@@ -148,12 +186,12 @@ def test_codex_coding_runs_table_14_switches_and_reads_jsonl(workspace: Path, tm
     result = agent.run(workspace, AgentInputs(prompt="Do it."), Budget(wall_seconds=60))
     argv = records(tmp_path)[0]["argv"]
     assert argv == ["exec", "-c", "model_reasoning_effort=high", "--json", *CODEX_FLAGS["coding"],
-                    "-C", str(workspace), "--model", "gpt-x", "-"]
+                    *codex_provider(GATEWAY), "-C", str(workspace), "--model", "gpt-x", "-"]
     assert "--sandbox" in argv and argv[argv.index("--sandbox") + 1] == "danger-full-access"
     assert result.status is AgentStatus.COMPLETED and result.reply == "Done."
-    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (900, 60)
-    assert [e.kind for e in result.trajectory] == ["command", "file_edit", "message", "note", "reply"]
-    assert result.trajectory[0].data == {"command": "cat greet.py", "exit_code": 0,
+    assert result.trajectory[0].data["self_reported_usage"]["prompt_tokens"] == 900
+    assert [e.kind for e in result.trajectory] == ["note", "command", "file_edit", "message", "note", "reply"]
+    assert result.trajectory[1].data == {"command": "cat greet.py", "exit_code": 0,
                                          "output": "print(\"Hello\")\n"}
 
 
@@ -201,11 +239,11 @@ def test_aider_command_line_and_token_summary(workspace: Path, tmp_path: Path) -
     argv = records(tmp_path)[0]["argv"]
     assert argv[:2] == ["--yes-always", "--no-auto-commits"]
     assert argv[argv.index("--model") + 1] == "openai/x"
-    assert argv[argv.index("--openai-api-base") + 1] == "http://127.0.0.1:1/v1"
+    assert argv[argv.index("--openai-api-base") + 1] == f"{GATEWAY}/v1"
     prompt_file = Path(argv[argv.index("--message-file") + 1])
     assert not prompt_file.is_relative_to(workspace)
-    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (3500, 200)
-    assert result.usage.cost_usd == pytest.approx(0.03)
+    assert result.trajectory[0].data["self_reported_usage"] == {"prompt_tokens": 3500, "completion_tokens": 200,
+                                                                "cost_usd": pytest.approx(0.03)}
     assert [e.data.get("path") for e in result.trajectory if e.kind == "file_edit"] == ["greet.py"]
 
 
@@ -228,9 +266,10 @@ def test_openhands_gets_llm_settings_from_env_and_reports_cost(workspace: Path, 
     result = agent.run(workspace, AgentInputs(prompt="x"), Budget(wall_seconds=60))
     rec = records(tmp_path)[0]
     assert rec["argv"][:3] == ["--headless", "--json", "--override-with-envs"]
-    assert rec["env"]["LLM_MODEL"] == "openai/m" and rec["env"]["LLM_BASE_URL"] == "http://127.0.0.1:1/v1"
-    assert result.reply == "All done." and result.usage.cost_usd == pytest.approx(0.12)
-    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (500, 40)
+    assert rec["env"]["LLM_MODEL"] == "openai/m" and rec["env"]["LLM_BASE_URL"] == f"{GATEWAY}/v1"
+    assert rec["env"]["LLM_API_KEY"].startswith("rbgw-")
+    assert result.reply == "All done." and result.usage.cost_usd is None  # no call reached the gateway
+    assert result.trajectory[0].data["self_reported_usage"]["cost_usd"] == pytest.approx(0.12)
 
 
 def test_only_presets_that_can_resume_offer_sessions() -> None:
@@ -246,9 +285,11 @@ def test_bad_stage_and_unknown_options_are_user_errors() -> None:
 
 
 def test_command_lines_are_printable_with_placeholders() -> None:
-    line = make_agent("codex", stage="diagnostic").command_line()
-    assert line == ("codex exec --json --ephemeral --ignore-user-config --ignore-rules --skip-git-repo-check "
-                    "--sandbox read-only -C '{workspace}' - < {prompt}")
+    line = make_agent("codex", stage="diagnostic", binary="codex").command_line()
+    assert line.startswith("codex exec --json --ephemeral --ignore-user-config --ignore-rules "
+                           "--skip-git-repo-check --sandbox read-only -c 'model_provider=\"reqbench\"' ")
+    assert "'model_providers.reqbench.base_url=\"{gateway}/v1\"'" in line
+    assert line.endswith(" -C '{workspace}' - < {prompt}")
     assert "--tools ''" in make_agent("claude-code", stage="diagnostic").command_line()
 
 
@@ -260,3 +301,24 @@ def test_options_given_as_cli_strings_are_parsed(tmp_path: Path) -> None:
     assert agent.extra_args == ["--foo", "a b"]
     with pytest.raises(InputError, match="KEY=VALUE"):
         make_agent("aider", env="novalue")
+
+
+@pytest.mark.parametrize(("name", "binary", "body"), [("aider", "aider", chat_body("x")),
+                                                      ("codex", "codex", responses_body("x")),
+                                                      ("claude-code", "claude", messages_body("x"))])
+def test_gateway_budget_ends_the_row_as_budget_exhausted(workspace: Path, tmp_path: Path, name: str,
+                                                         binary: str, body: dict) -> None:
+    with ScriptedOpenAI(lambda req, i: Reply(body=body)) as srv:
+        agent = preset(tmp_path, name, binary, "", base_url=srv.base_url, api_key=KEY, env={"FAKE_CALLS": "3"})
+        result = agent.run(workspace, AgentInputs(prompt="x"), Budget(wall_seconds=60, max_model_calls=1))
+        assert len(srv.requests) == 1
+    assert result.status is AgentStatus.TIMEOUT and result.detail.startswith("budget exhausted")
+    assert result.trajectory[0].data["gateway"]["refused"] == 2
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (10, 5)
+
+
+def test_agent_version_spec_selects_the_version() -> None:
+    agent = make_agent("claude-code@2.0.1")
+    assert agent.version == "2.0.1"
+    with pytest.raises(InputError):
+        make_agent("reference@1")

@@ -71,5 +71,7 @@ def test_mini_swe_agent_edits_the_workspace_through_the_loopback_model(tmp_path:
     commands = [(e.data["command"], e.data["exit_code"]) for e in result.trajectory if e.kind == "command"]
     assert commands[0] == ("sed -i 's/Hello/Goodbye/' greet.py", 0)
     assert commands[1][0] == "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
-    assert [e.kind for e in result.trajectory] == ["message", "command", "message", "command", "reply"]
-    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (1850, 52)
+    # first the gateway's note (version, calls measured by the gateway), then the tool's own trajectory
+    assert [e.kind for e in result.trajectory] == ["note", "message", "command", "message", "command", "reply"]
+    assert result.trajectory[0].data["gateway"]["calls"] == 2
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (1850, 52)  # measured by the gateway

@@ -1,10 +1,13 @@
 """`reqbench agents [--json]`: every agent in the registry, what it is, and for CLI presets the exact
-command line it runs (both stages for Claude Code and Codex)."""
+command line it runs (both stages for Claude Code and Codex), the pinned version and whether it is
+installed; `reqbench agents install NAME[@VERSION]` installs a preset's tool into the per-version cache
+(`core.agents.versions`), never into the user's environment."""
 
 from __future__ import annotations
 
 import importlib
 import json
+import shutil
 from typing import Any
 
 import typer
@@ -13,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from reqbench.core.agents.registry import AGENTS
+from reqbench.core.agents.versions import PACKAGES, cached_binary, install, split_spec
 
 
 def describe_agents() -> list[dict[str, Any]]:
@@ -32,25 +36,60 @@ def describe_agents() -> list[dict[str, Any]]:
         entry["description"] = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
         if name in PRESETS:
             stages = ("diagnostic", "coding") if PRESETS[name].staged else ("coding",)
-            entry["commands"] = {stage: factory(stage=stage).command_line() for stage in stages}
+            entry["commands"] = {stage: factory(stage=stage, binary=PRESETS[name].binary).command_line()
+                                 for stage in stages}
+        entry.update(installation(name))
         out.append(entry)
     return out
 
 
+def installation(name: str) -> dict[str, Any]:
+    """Pinned version and where the tool is installed: the cache (that version), else PATH, else nowhere."""
+    if name not in PACKAGES:
+        return {"pinned_version": None, "installed": None}
+    pkg = PACKAGES[name]
+    cached = cached_binary(name)
+    if cached is not None:
+        return {"pinned_version": pkg.pinned, "installed": f"cache: {cached}"}
+    on_path = shutil.which(pkg.binary)
+    return {"pinned_version": pkg.pinned, "installed": f"PATH (unpinned): {on_path}" if on_path else "no"}
+
+
 def register(app: typer.Typer) -> None:
-    @app.command("agents")
-    def agents(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-        """List the agents reqbench can run, with the exact command each CLI preset runs.
+    group = typer.Typer(no_args_is_help=False, invoke_without_command=True)
+    app.add_typer(group, name="agents")
+
+    @group.callback()
+    def agents(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+        """List the agents reqbench can run, with the exact command each CLI preset runs, its pinned
+        version and whether it is installed.
 
         Example: reqbench agents --json
         """
+        if ctx.invoked_subcommand is not None:
+            return
         rows = describe_agents()
         if as_json:
             typer.echo(json.dumps(rows, indent=2))
             return
-        table = Table("agent", "description", "command", show_lines=True)
+        table = Table("agent", "description", "command", "pinned", "installed", show_lines=True)
         for row in rows:
             commands = "\n".join(f"[{stage}] {cmd}" if len(row["commands"]) > 1 else cmd
-                                 for stage, cmd in row["commands"].items())
-            table.add_row(escape(row["name"]), escape(row["description"]), escape(commands))
-        Console(width=200).print(table)
+                                  for stage, cmd in row["commands"].items())
+            table.add_row(escape(row["name"]), escape(row["description"]), escape(commands),
+                          escape(row["pinned_version"] or ""), escape(row["installed"] or ""))
+        Console(width=240).print(table)
+
+    @group.command("install")
+    def install_cmd(spec: str = typer.Argument(..., help="NAME or NAME@VERSION (default: the pinned one)."),
+                    as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+        """Install a CLI preset's tool into reqbench's per-version cache (npm or a virtualenv).
+
+        Example: reqbench agents install claude-code@2.1.332
+        """
+        name, version = split_spec(spec)
+        binary, seconds = install(name, version)
+        record = {"agent": name, "version": version or PACKAGES[name].pinned, "binary": str(binary),
+                  "seconds": round(seconds, 1)}
+        typer.echo(json.dumps(record) if as_json else
+                   f"{name} {record['version']}: {binary} ({seconds:.1f}s)")

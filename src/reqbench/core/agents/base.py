@@ -38,6 +38,8 @@ class Budget:
     max_steps: int | None = None
     max_cost_usd: float | None = None
     max_tokens: int | None = None
+    max_model_calls: int | None = None
+    """Model calls (enforced by the model gateway for CLI presets)."""
 
 
 @dataclass

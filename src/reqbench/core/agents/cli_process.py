@@ -1,7 +1,7 @@
 """Run one agent-side process (a shell command of the `llm` agent, a preset CLI) and collect its output.
 
 Always through the sandbox (`reqbench.core.sandbox.run_sandboxed`): allow-list file-system view,
-scrubbed environment, no capabilities, its own PID namespace, network only when asked for.
+scrubbed environment, no capabilities, its own PID namespace, no network but the model gateway.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ class CLIProcess:
 def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float | None,
             stdin_file: Path | None = None, writable: list[Path] | None = None,
             readonly: list[Path] | None = None, hide: list[Path] | None = None,
-            network: bool = True, trusted_command: bool = False) -> CLIProcess:
+            network: bool = False, trusted_command: bool = False, gateway_socket: Path | None = None,
+            gateway_port: int | None = None) -> CLIProcess:
     """Run `argv` in `cwd` with exactly `env` (plus the sandbox's private HOME/TMPDIR unless `env` sets
     them); never raises for the child's failures.
 
@@ -35,12 +36,14 @@ def run_cli(argv: list[str], cwd: Path, *, env: dict[str, str], timeout: float |
     `readonly` directories are made visible read-only (e.g. a tool installed outside the system
     directories); `hide` masks directories a bound one would expose. `trusted_command` says the argv was
     written by the harness or the user (a preset), not chosen by the agent: files it names are bound.
+    `gateway_socket` makes the model gateway the process's only network endpoint (`sandbox.bridge`).
     """
     if stdin_file is not None:
         argv = ["sh", "-c", 'f=$1; shift; exec "$@" < "$f"', "sh", str(stdin_file), *argv]
     res = run_sandboxed(argv, cwd, timeout=timeout if timeout is not None else UNLIMITED_SECONDS, env=env,
                         writable=writable or [cwd], readonly_binds={p: p for p in readonly or []},
-                        network=network, hide=list(hide or []), bind_named_files=trusted_command)
+                        network=network, hide=list(hide or []), bind_named_files=trusted_command,
+                        gateway_socket=gateway_socket, gateway_port=gateway_port)
     return CLIProcess(res.exit_code, _text(res, "stdout"), _text(res, "stderr"), bool(res.timed_out),
                       res.start_error or "", res.wall_seconds)
 

@@ -5,6 +5,8 @@ adapters are declared in its pyproject like any plugin's. `AGENTS` maps every re
 ``(module, factory)``; a spec whose name part is a dotted path (``mypkg.agents:make_agent``) works too.
 A factory takes keyword options (from ``--agent-opt KEY=VALUE``) and returns an `Agent`. A spec may
 carry an argument after a colon: ``replay:PATCHES`` passes ``arg="PATCHES"``.
+A CLI preset takes a version after ``@``: ``claude-code@2.1.332`` passes ``version="2.1.332"``
+(`versions`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,17 @@ AGENTS: dict[str, tuple[str, str]] = {
 
 
 def make_agent(spec: str, **options: Any) -> Agent:
-    """Build the agent named by `spec` (``name``, ``name:arg`` or ``package.module:factory``)."""
+    """Build the agent named by `spec` (``name``, ``name:arg``, ``name@version[:arg]`` or
+    ``package.module:factory``)."""
     name, _, arg = spec.partition(":")
+    name, at, version = name.partition("@")
+    if at:
+        from reqbench.core.agents.versions import PACKAGES
+
+        if name not in PACKAGES or not version:
+            raise InputError(f"{spec!r}: only CLI presets ({', '.join(sorted(PACKAGES))}) take @VERSION",
+                             item="--agent")
+        options["version"] = version
     if name in AGENTS:
         module_name, factory = AGENTS[name]
         if arg:

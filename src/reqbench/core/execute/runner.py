@@ -36,6 +36,7 @@ from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.schedule import schedule
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
+from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.llm.run_access import offline_run
 from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.active import activate
@@ -66,11 +67,12 @@ def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, 
     started = utc_now()
     work_dir.mkdir(parents=True, exist_ok=True)
     try:
-        if step == NextStep.REEVALUATE:
-            assert previous is not None
-            outcome = protocol.reevaluate(suite_path, row, previous, options, work_dir)
-        else:
-            outcome = protocol.run_row(suite_path, row, options, work_dir)
+        with row_scope(row.key):  # model calls of the row's agents are recorded under its key
+            if step == NextStep.REEVALUATE:
+                assert previous is not None
+                outcome = protocol.reevaluate(suite_path, row, previous, options, work_dir)
+            else:
+                outcome = protocol.run_row(suite_path, row, options, work_dir)
         _check_outcome(outcome, f"{protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}")
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from reqbench.core.errors import HarnessError
+from reqbench.core.sandbox import bridge
 from reqbench.core.sandbox.isolation import Isolation, available_isolation
 from reqbench.core.sandbox.limits import PidsCgroup, rlimit_prefix
 from reqbench.core.sandbox.view import View, readonly_mapping
@@ -150,6 +151,8 @@ def run_sandboxed(
     hide: Sequence[Path] = (),
     pass_fds: Sequence[int] = (),
     bind_named_files: bool = False,
+    gateway_socket: Path | None = None,
+    gateway_port: int | None = None,
 ) -> ProcessResult:
     """Run `command` (argv list, or a string for ``/bin/sh -c``) in `cwd`, which is writable.
 
@@ -186,6 +189,15 @@ def run_sandboxed(
                 return failed("empty command")
             if shutil.which(argv[0], path=full_env["PATH"]) is None:
                 return failed(f"command not found: {argv[0]}")
+        readonly_binds = dict(readonly_binds)
+        if gateway_socket is not None:
+            if network:
+                raise HarnessError("a sandbox gets either the host network or the gateway, not both")
+            inside = bridge.SOCKET_INSIDE if isolation == "bwrap" else Path(gateway_socket)
+            if isolation == "bwrap":
+                readonly_binds[Path(gateway_socket)] = inside
+            port = gateway_port or bridge.sandbox_port(isolation != "plain")
+            argv = bridge.wrap(argv, inside, port)
         prefix: list[str] = []
         status_r = status_w = -1
         cgroup: PidsCgroup | None = None

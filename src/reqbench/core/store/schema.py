@@ -12,7 +12,7 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 DDL = """
 CREATE TABLE run (
@@ -94,14 +94,39 @@ CREATE TABLE cache (
   created TEXT NOT NULL,
   PRIMARY KEY (kind, key)
 );
-"""
+""" + "\n"
 
-# version reached -> statements upgrading from the previous version (none yet beyond the initial DDL)
+MODEL_CALLS_DDL = """
+CREATE TABLE IF NOT EXISTS model_calls (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  row_key TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  api TEXT NOT NULL,
+  model TEXT NOT NULL,
+  request_key TEXT NOT NULL,
+  request_json TEXT NOT NULL,
+  response_json TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL,
+  cost_usd REAL,
+  latency_ms REAL NOT NULL,
+  source TEXT NOT NULL,
+  workspace TEXT NOT NULL,
+  started TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS model_calls_by_row ON model_calls(row_key, id)
+"""
+"""Every call the model gateway answered (`core.llm.gateway.recorder`); ``source`` is ``upstream``,
+``replay`` or ``refused`` (budget, offline miss)."""
+DDL += MODEL_CALLS_DDL
+
 _MIGRATIONS: dict[int, str] = {
     2: "ALTER TABLE run ADD COLUMN provenance_json TEXT NOT NULL DEFAULT '{}'",
+    3: MODEL_CALLS_DDL,
 }
 """version -> statements that upgrade a store from version-1. 2: the run's provenance (agent facts, suite
-content hash and file manifest)."""
+content hash and file manifest). 3: the model gateway's call records."""
 
 
 def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:

@@ -1,0 +1,261 @@
+"""What every third-party CLI preset shares: one sandboxed tool run, its model gateway, its session.
+
+A preset's tool runs in the sandbox (`cli_process.run_cli`) with the workspace as working directory,
+the prompt passed by file or stdin, and private files (prompt, config, trajectory, a fresh HOME) in a
+scratch directory outside the workspace so they never show up in the diff. The tool gets **no
+network but the run's model gateway** (DESIGN §11): each run (or session) starts a gateway
+(`core.llm.gateway.scope.row_gateway`) that holds the provider key and the row's budget, the sandbox
+reaches it through the relay of `core.sandbox.bridge`, and the tool is told the relay's URL and a
+per-row token instead of a key. Tokens and cost come from the gateway's records, never from the tool's
+self-report (kept as a trajectory note). A row whose gateway budget ran out ends ``TIMEOUT`` with
+``budget exhausted`` in its detail; an offline run that asked for an unrecorded call raises
+`OfflineCacheMiss` unless the tool still completed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tempfile
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
+from reqbench.core.agents.cli_process import run_cli
+from reqbench.core.agents.llm_agent import task_prompt
+from reqbench.core.agents.preset_output import Parsed
+from reqbench.core.agents.versions import PACKAGES, cached_binary
+from reqbench.core.errors import InputError
+from reqbench.core.llm.errors import OfflineCacheMiss
+from reqbench.core.llm.gateway import Gateway, Lease, RowBudget, Upstream
+from reqbench.core.llm.gateway.scope import row_gateway
+from reqbench.core.sandbox import available_isolation, bridge
+from reqbench.core.workspace.safe_io import write_private
+
+STAGES = ("diagnostic", "coding")
+PASS_ENV = ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
+DEFAULT_UPSTREAM = {"messages": "https://api.anthropic.com", "chat": "https://api.openai.com/v1",
+                    "responses": "https://api.openai.com/v1"}
+
+
+@dataclass
+class Invocation:
+    argv: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+    stdin_file: Path | None = None
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What the tool is told about its model: the gateway relay's URL (no path) and its row token."""
+
+    url: str
+    token: str
+
+
+@dataclass
+class GatewayUse:
+    gateway: Gateway
+    lease: Lease
+
+
+class CLIPreset(ABC):
+    """Shared run logic; a subclass supplies `invocation` (its command line) and `parse`."""
+
+    name = "cli"
+    binary = ""
+    api = "chat"
+    """The model API the tool speaks (``chat``, ``responses`` or ``messages``)."""
+    resumable = False
+    staged = False
+    """Whether `stage` changes the command (Claude Code and Codex: Table 14)."""
+    extra_at = 1
+    """Where `extra_args` are inserted into the argv (after the binary, or after its subcommand)."""
+
+    def __init__(self, *, model: str | None = None, stage: str = "coding", base_url: str | None = None,
+                 api_key: str | None = None, binary: str | None = None, extra_args: list[str] | None = None,
+                 env: dict[str, str] | None = None, keep_scratch: bool = False,
+                 writable: list[str | Path] | None = None, version: str | None = None) -> None:
+        if stage not in STAGES:
+            raise InputError(f"stage must be one of {list(STAGES)}, not {stage!r}",
+                             item=f"--agent {self.name}")
+        self.model, self.stage, self.base_url, self.api_key = model, stage, base_url, api_key
+        self.version = version or (PACKAGES[self.name].pinned if self.name in PACKAGES else None)
+        self.binary = binary or self._default_binary()
+        self.extra_args = list(extra_args or [])
+        self.extra_env = dict(env or {})
+        self.keep_scratch = keep_scratch
+        self.writable = [Path(p) for p in writable or []]
+
+    def _default_binary(self) -> str:
+        cached = cached_binary(self.name, self.version) if self.name in PACKAGES else None
+        return str(cached) if cached is not None else type(self).binary
+
+    # -- per tool ------------------------------------------------------------------------------------
+    @abstractmethod
+    def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
+                   resume: str | None, endpoint: Endpoint) -> Invocation:
+        """The command line, extra environment and stdin file of one turn (`resume`: session id,
+        ``""`` for the first turn of a session, None outside sessions)."""
+
+    @abstractmethod
+    def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
+        """Usage, reply, session id, events and (when the output decides it) the status."""
+
+    def command_line(self) -> str:
+        """The command this preset runs, with placeholders (for ``reqbench agents``)."""
+        inv = self.invocation(Path("{workspace}"), Path("{scratch}"), Path("{prompt}"), Budget(), None,
+                              Endpoint("{gateway}", "{token}"))
+        argv = [*inv.argv[:self.extra_at], *self.extra_args, *inv.argv[self.extra_at:]]
+        text = " ".join(shlex.quote(a) for a in argv)
+        return f"{text} < {{prompt}}" if inv.stdin_file else text
+
+    # -- shared --------------------------------------------------------------------------------------
+    def base_env(self, scratch: Path) -> dict[str, str]:
+        """Allow-listed variables, a private writable HOME in the scratch dir, then the user's `env`."""
+        home = scratch / "home"
+        home.mkdir(exist_ok=True)
+        env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
+        env["HOME"] = str(home)
+        env.update(self.extra_env)
+        return env
+
+    def upstream(self) -> Upstream:
+        """Where the gateway forwards this tool's calls; the key stays in the harness process."""
+        env = os.environ
+        if self.api == "messages":
+            url = self.base_url or env.get("ANTHROPIC_BASE_URL") or env.get("REQBENCH_BASE_URL")
+            key = self.api_key or env.get("ANTHROPIC_API_KEY") or env.get("REQBENCH_API_KEY")
+        else:
+            url = self.base_url or env.get("REQBENCH_BASE_URL") or env.get("OPENAI_BASE_URL")
+            key = self.api_key or env.get("REQBENCH_API_KEY") or env.get("OPENAI_API_KEY")
+        return Upstream(base_url=url or DEFAULT_UPSTREAM[self.api], api_key=key)
+
+    @contextmanager
+    def gateway(self, budget: Budget, workspace: Path) -> Iterator[GatewayUse]:
+        row_budget = RowBudget(max_tokens=budget.max_tokens, max_cost_usd=budget.max_cost_usd,
+                               max_calls=budget.max_model_calls)
+        with row_gateway(self.upstream(), row_budget, workspace=workspace) as (gw, lease):
+            yield GatewayUse(gw, lease)
+
+    def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
+        scratch = Path(tempfile.mkdtemp(prefix=f"reqbench-{self.name}-"))
+        try:
+            with self.gateway(budget, workspace) as gw:
+                return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None, gw,
+                                  hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
+        finally:
+            if not self.keep_scratch:
+                shutil.rmtree(scratch, ignore_errors=True)
+
+    def _turn(self, workspace: Path, scratch: Path, prompt_text: str, budget: Budget, resume: str | None,
+              gw: GatewayUse, hide: list[Path] | None = None) -> tuple[AgentResult, str | None]:
+        """One tool invocation; `hide` folders (the protocol's suite and run) appear empty to it."""
+        prompt = scratch / "prompt.md"
+        write_private(prompt, prompt_text)  # the scratch folder is the agent's: never write through a link
+        port = bridge.sandbox_port(available_isolation() != "plain")
+        inv = self.invocation(workspace, scratch, prompt, budget, resume,
+                              Endpoint(bridge.base_url(port), gw.lease.token))
+        argv = [*inv.argv[:self.extra_at], *self.extra_args, *inv.argv[self.extra_at:]]
+        env = {**self.base_env(scratch), **inv.env}
+        if shutil.which(argv[0], path=env.get("PATH")) is None:
+            return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
+                               f"{self.name} (reqbench agents install {self.name}) or pass binary=PATH"), None
+        before = gw.lease.usage()
+        writable = [workspace, scratch, *self.writable]
+        proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
+                       writable=writable, readonly=_install_dir(argv[0], writable), hide=hide,
+                       trusted_command=True, network=False, gateway_socket=gw.gateway.socket_path,
+                       gateway_port=port)
+        parsed = self.parse(proc.stdout, proc.stderr, scratch)
+        used = gw.lease.usage()
+        exhausted = used["budget_exhausted"]
+        if proc.start_error:
+            status, detail = AgentStatus.ERROR, f"{self.binary}: could not start: {proc.start_error}"
+        elif proc.timed_out:
+            status, detail = AgentStatus.TIMEOUT, f"wall-clock budget of {budget.wall_seconds:g}s exhausted"
+        elif exhausted:
+            status, detail = AgentStatus.TIMEOUT, exhausted
+        elif parsed.status is not None:
+            status, detail = parsed.status, parsed.detail
+        elif proc.exit_code == 0:
+            status, detail = AgentStatus.COMPLETED, parsed.detail
+        elif used["provider_errors"] > before["provider_errors"]:
+            status, detail = AgentStatus.PROVIDER_ERROR, parsed.detail or "the model provider failed"
+        else:
+            status, detail = AgentStatus.ERROR, parsed.detail or f"exit code {proc.exit_code}: " \
+                f"{proc.stderr.strip()[-500:]}"
+        if used["offline_misses"] > before["offline_misses"] and status is not AgentStatus.COMPLETED:
+            raise OfflineCacheMiss(gw.lease.row_key, self.model or self.name)
+        usage = Usage(prompt_tokens=used["prompt_tokens"] - before["prompt_tokens"],
+                      completion_tokens=used["completion_tokens"] - before["completion_tokens"],
+                      cost_usd=None if used["cost_usd"] is None
+                      else used["cost_usd"] - (before["cost_usd"] or 0.0))
+        note = TrajectoryEvent("note", {"agent": self.name, "version": self.version, "binary": argv[0],
+                                        "gateway": {k: v - before[k] if isinstance(v, int) and
+                                                    not isinstance(v, bool) else v for k, v in used.items()},
+                                        "self_reported_usage": parsed.usage.to_dict()})
+        result = AgentResult(status=status, trajectory=[note, *parsed.events], usage=usage,
+                             wall_seconds=proc.wall_seconds, reply=parsed.reply, detail=detail)
+        return result, parsed.session_id
+
+
+class CLISession:
+    """A resumable CLI conversation: the first `send` starts it, later ones resume its session id. One
+    gateway (and lease) serves the whole session."""
+
+    def __init__(self, preset: CLIPreset, workspace: Path) -> None:
+        self.preset, self.workspace = preset, workspace
+        self.scratch = Path(tempfile.mkdtemp(prefix=f"reqbench-{preset.name}-session-"))
+        self.session_id: str | None = None
+        self._stack = ExitStack()
+        self._use: GatewayUse | None = None
+
+    def send(self, user_message: str, budget: Budget) -> AgentResult:
+        if self._use is None:
+            self._use = self._stack.enter_context(self.preset.gateway(budget, self.workspace))
+        result, sid = self.preset._turn(self.workspace, self.scratch, user_message, budget,
+                                        self.session_id or "", self._use)
+        self.session_id = sid or self.session_id
+        return result
+
+    def close(self) -> None:
+        self._stack.close()
+        self._use = None
+        if not self.preset.keep_scratch:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+class ResumablePreset(CLIPreset):
+    """A preset whose tool can resume its own session: it offers `start_session` (journey). Presets
+    without it have no `start_session` at all, so callers fall back to re-running the agent."""
+
+    resumable = True
+
+    def start_session(self, workspace: Path) -> CLISession:
+        return CLISession(self, workspace)
+
+
+def _install_dir(binary: str, writable: list[Path]) -> list[Path]:
+    """A tool given by path may live where the sandbox hides it (under /tmp, in the agents cache): its
+    install directory (an npm prefix, a virtualenv, else the binary's directory) is shown read-only,
+    unless that would cover a writable path."""
+    if not os.path.isabs(binary):
+        return []
+    real = Path(binary).resolve()
+    roots = [Path(binary).parent, real.parent]
+    out: list[Path] = []
+    for bin_dir in roots:
+        if "node_modules" in bin_dir.parts:
+            root = Path(*bin_dir.parts[:bin_dir.parts.index("node_modules")])
+        elif (bin_dir.parent / "pyvenv.cfg").exists():
+            root = bin_dir.parent
+        else:
+            root = bin_dir
+        if root not in out and not any(p.resolve().is_relative_to(root) for p in writable):
+            out.append(root)
+    return out

@@ -1,0 +1,86 @@
+"""The three model APIs the gateway speaks toward agents: routes, credentials, usage and error shapes.
+
+=================  =======================  ===================================================
+api                agent-facing path        usage fields of a response
+=================  =======================  ===================================================
+``chat``           ``/v1/chat/completions``  ``usage.prompt_tokens`` / ``usage.completion_tokens``
+``responses``      ``/v1/responses``         ``usage.input_tokens`` / ``usage.output_tokens``
+``messages``       ``/v1/messages``          ``usage.input_tokens`` (+ cache read/creation) /
+                                            ``usage.output_tokens``
+=================  =======================  ===================================================
+
+A request is forwarded to the upstream in the same API (the upstream base URL may end in ``/v1`` or
+not). The gateway always asks upstream for a complete, non-streamed response -- one body to record,
+one body to replay -- and streams it to the agent itself when the agent asked for a stream (`sse`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+APIS = ("chat", "responses", "messages")
+ROUTES = {"/v1/chat/completions": "chat", "/chat/completions": "chat", "/v1/responses": "responses",
+          "/responses": "responses", "/v1/messages": "messages", "/messages": "messages"}
+UPSTREAM_PATHS = {"chat": "/chat/completions", "responses": "/responses", "messages": "/messages"}
+ANTHROPIC_VERSION = "2023-06-01"
+FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta", "openai-beta")
+"""Request headers of the agent passed upstream (protocol switches, never credentials)."""
+
+
+def route(path: str) -> str | None:
+    """The API of an agent-facing request path (query string ignored), or None."""
+    return ROUTES.get(path.split("?", 1)[0].rstrip("/"))
+
+
+def upstream_url(base_url: str, api: str) -> str:
+    """``https://host/v1`` or ``https://host`` + the API's path (``/v1`` added when missing)."""
+    base = base_url.rstrip("/")
+    if not base.endswith("/v1"):
+        base += "/v1"
+    return base + UPSTREAM_PATHS[api]
+
+
+def upstream_headers(api: str, key: str | None, incoming: Mapping[str, str]) -> dict[str, str]:
+    """Headers of the upstream request: the provider key in the API's own form, protocol switches."""
+    headers = {"Content-Type": "application/json"}
+    for name in FORWARDED_HEADERS:
+        if name in incoming:
+            headers[name] = incoming[name]
+    if api == "messages":
+        headers.setdefault("anthropic-version", ANTHROPIC_VERSION)
+        if key:
+            headers["x-api-key"] = key
+    elif key:
+        headers["Authorization"] = f"Bearer {key}"
+    return headers
+
+
+def presented_token(headers: Mapping[str, str]) -> str:
+    """The credential an agent presented (``Authorization: Bearer``, ``x-api-key`` or ``api-key``)."""
+    auth = headers.get("authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    return (headers.get("x-api-key") or headers.get("api-key") or "").strip()
+
+
+def usage_of(api: str, response: Mapping[str, Any]) -> tuple[int, int]:
+    """(prompt tokens, completion tokens) of a complete response; cached input counts as input."""
+    usage = response.get("usage") or {}
+    if not isinstance(usage, Mapping):
+        return 0, 0
+    if api == "chat":
+        return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    prompt = int(usage.get("input_tokens") or 0)
+    if api == "messages":
+        prompt += int(usage.get("cache_read_input_tokens") or 0)
+        prompt += int(usage.get("cache_creation_input_tokens") or 0)
+    return prompt, int(usage.get("output_tokens") or 0)
+
+
+def error_body(api: str, message: str, kind: str) -> dict[str, Any]:
+    """An error body in the API's own shape, so the agent's SDK shows `message` to the agent."""
+    if api == "messages":
+        return {"type": "error", "error": {"type": "invalid_request_error", "message": message,
+                                           "reqbench": kind}}
+    return {"error": {"message": message, "type": "invalid_request_error", "code": kind}}
