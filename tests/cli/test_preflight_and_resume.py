@@ -15,7 +15,7 @@ def _suite(tmp_path: Path) -> Path:
 
 
 def test_missing_agent_binary_exits_2_naming_it_and_creates_nothing(tmp_path: Path) -> None:
-    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+    env = {**os.environ, "PATH": "/usr/bin:/bin", "REQBENCH_AGENTS_CACHE": str(tmp_path / "no-agents")}
     out = tmp_path / "D"
     proc = cli(["run", str(_suite(tmp_path)), "--agent", "claude-code", "--out", str(out)], env, tmp_path)
     assert proc.returncode == 2
@@ -78,3 +78,17 @@ def test_resume_on_a_changed_suite_is_refused_naming_the_file(tmp_path: Path) ->
     proc = cli(["run", "--resume", str(out)], dict(os.environ), tmp_path)
     assert proc.returncode == 2 and "the suite changed" in proc.stderr
     assert str(target.relative_to(suite)) in proc.stderr
+
+
+def test_preset_whose_upstream_does_not_answer_exits_2(tmp_path: Path) -> None:
+    """A preset that is installed but whose model endpoint is down would hang until its budget ends."""
+    fake = tmp_path / "bin" / "claude"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 2.1.332\n")
+    fake.chmod(0o755)
+    env = {**os.environ, "PATH": f"{fake.parent}:/usr/bin:/bin", "REQBENCH_AGENTS_CACHE": str(tmp_path / "none")}
+    url = f"http://127.0.0.1:{_closed_port()}"
+    out = tmp_path / "D"
+    proc = cli(["run", str(_suite(tmp_path)), "--agent", "claude-code", "--base-url", url, "--out", str(out)],
+               env, tmp_path)
+    assert proc.returncode == 2 and url in proc.stderr and not out.exists()

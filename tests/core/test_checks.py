@@ -233,10 +233,10 @@ def test_pytest_check_harness_errors(workspace: Path, hidden_calc: Path, command
     assert result.status is status, result
 
 
-def test_pytest_check_timeout_is_harness_error(workspace: Path, hidden_calc: Path) -> None:
+def test_pytest_check_timeout_while_the_submission_runs_is_fail(workspace: Path, hidden_calc: Path) -> None:
     (workspace / "calc.py").write_text("import time\n\ndef add(a, b):\n    time.sleep(60)\n")
     result = run_check(Check(name="t", command="{pytest} {hidden}", timeout_seconds=3), workspace, hidden_calc)
-    assert result.status is CheckStatus.HARNESS_ERROR and "timed out" in result.detail
+    assert result.status is CheckStatus.FAIL and "timed out" in result.detail
 
 
 def _proc(code: int | None) -> ProcessResult:

@@ -149,7 +149,7 @@ def test_store_upgrade_adds_the_model_calls_table(tmp_path: Path) -> None:
     RunStore.create(tmp_path / "run", meta).close()
     conn = sqlite3.connect(tmp_path / "run" / "run.sqlite")
     conn.execute("DROP TABLE model_calls")
-    conn.execute("PRAGMA user_version=1")
+    conn.execute("PRAGMA user_version=2")
     conn.commit()
     conn.close()
     RunStore.open(tmp_path / "run").close()

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.workspace import apply_patch, copy_tree, materialize
 
 pytestmark = pytest.mark.usefixtures("require_bwrap")
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLES = bundled_suite("specpath").parent
 
 ATTACK = """
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.workspace import remove_tree
 
@@ -153,7 +154,10 @@ def test_takeover_non_utf8_name_and_fifo_are_scored_not_invalid(tmp_path: Path,
 # -- journey ------------------------------------------------------------------------------------------
 
 def _journey(tmp_path: Path, script: str) -> RowOutcome:
-    from reqbench.protocols.journey.suite import EXAMPLES, PROTOCOL
+    from reqbench.core.bundled import bundled_suite
+    from reqbench.protocols.journey.suite import PROTOCOL
+
+    EXAMPLES = bundled_suite("journey")  # noqa: N806
 
     return _final(PROTOCOL.run_row(EXAMPLES, Row("tasklet", "single-shot", "command", 0), _options(script),
                                    tmp_path / "work"))
@@ -188,7 +192,7 @@ def test_journey_non_utf8_name_is_scored_not_invalid(tmp_path: Path) -> None:
 def _pace(tmp_path: Path, script: str) -> RowOutcome:
     from reqbench.protocols.pace.suite import PaceProtocol
 
-    suite = REPO / "examples" / "pace"
+    suite = bundled_suite("pace")
     return _final(PaceProtocol().run_row(suite, Row("billflow-credit-notes", "prd", "command", 0),
                                          _options(script), tmp_path / "work"))
 

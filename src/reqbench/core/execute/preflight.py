@@ -6,7 +6,8 @@ In order, each failure an `InputError` (exit 2) that names what is missing and h
 2. the agent builds from its options (a bad option fails here, not on the first row);
 3. its program exists: a preset's binary (``claude``, ``codex``, ...) or the first word of a `command`
    template is on PATH; the preset's version (``BINARY --version``) is read and recorded;
-4. endpoints answer (skipped with ``--offline``, which never calls out): the agent's ``base_url`` and, for
+4. endpoints answer (skipped with ``--offline``, which never calls out): the agent's ``base_url`` (for a
+   preset, the upstream its model gateway forwards to, the provider's own URL by default) and, for
    ``--judge llm:MODEL``, the judge's (``REQBENCH_BASE_URL`` / ``OPENAI_BASE_URL``). Any HTTP answer counts
    (even 401/404: the server is there); a refused connection or a timeout does not.
 
@@ -70,6 +71,9 @@ def preflight(options: RunOptions) -> AgentFacts:
             version = _version(path)
     if not options.offline:
         base = options.agent_options.get("base_url")
+        upstream = getattr(agent, "upstream", None)
+        if callable(upstream):  # a preset: its model gateway forwards to this endpoint
+            base = upstream().base_url
         if base:
             check_endpoint(str(base), what="the agent's model endpoint (--base-url)")
         if options.judge.startswith("llm:"):
