@@ -53,8 +53,8 @@ def marker_problem(path: Path) -> InputError | None:
         return InputError(f"YAML syntax error{where}: {problem}", file=str(marker))
     known = [p.name for p in all_protocols()]
     name = data.get("protocol") if isinstance(data, dict) else None
-    if name is None:
-        return InputError(f"no 'protocol:' key; add one of: {', '.join(known)}", file=str(marker))
+    if name is None:  # protocols may recognise their own files without it (detection decides)
+        return None
     if name not in known:
         return InputError(f"unknown protocol {name!r}; known protocols: {', '.join(known)}", file=str(marker))
     return None
