@@ -1,0 +1,184 @@
+"""`run_check`: a check on a fresh snapshot of a tree, in the sandbox, with the guard for `{pytest}` checks."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shlex
+import shutil
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from reqbench.core.checks.evidence import GuardEvidence, judge_pytest, parse_guard_records
+from reqbench.core.checks.models import (
+    CHANNEL_CAP_BYTES,
+    DEFAULT_PROTECTED,
+    GUARD_DIR,
+    GUARD_MODULE,
+    Check,
+    CheckResult,
+    CheckStatus,
+    render_command,
+    status_from_exit,
+)
+from reqbench.core.checks.protected import restore_protected
+from reqbench.core.checks.reports import read_junit, read_probe_json
+from reqbench.core.errors import InputError
+from reqbench.core.sandbox import ProcessResult, run_sandboxed
+from reqbench.core.workspace import copy_tree
+
+
+class _ChannelReader(threading.Thread):
+    def __init__(self, fd: int) -> None:
+        super().__init__(daemon=True)
+        self.fd, self.data, self.overflow = fd, bytearray(), False
+
+    def run(self) -> None:
+        while chunk := os.read(self.fd, 65536):
+            if len(self.data) + len(chunk) > CHANNEL_CAP_BYTES:
+                self.overflow = True
+                continue
+            self.data += chunk
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running a check
+
+
+def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
+              env: dict[str, str] | None = None, base: Path | None = None) -> CheckResult:
+    """Run `check` on a snapshot copy of `workspace` and map the evidence to a `CheckResult`.
+
+    `base` is the tree the submission started from: protected paths of the snapshot are restored from
+    it before the check runs (without a base nothing can be restored and nothing is recorded).
+    """
+    item = f"check {check.name!r}"
+    if hidden_dir is not None and not Path(hidden_dir).is_dir():
+        raise InputError("hidden directory not found", file=str(hidden_dir), item=item)
+    report_name = check.report_name()
+    with tempfile.TemporaryDirectory(prefix="reqbench-check-") as scratch_name:
+        scratch = Path(scratch_name)
+        snapshot, output = scratch / "workspace", scratch / "output"
+        copy_tree(Path(workspace), snapshot)
+        output.mkdir()
+        touched = (restore_protected(snapshot, Path(base), [*DEFAULT_PROTECTED, *check.protected])
+                   if base is not None else [])
+        values = {"workspace": str(snapshot), "output": str(output),
+                  "junit": str(output / report_name), "python": sys.executable}
+        binds: dict[Path, Path] = {}
+        run_env = {"REQBENCH_WORKSPACE": str(snapshot), "REQBENCH_OUTPUT": str(output)}
+        if hidden_dir is not None:
+            hidden = scratch / "hidden"
+            copy_tree(Path(hidden_dir), hidden)  # the suite's own copy is never exposed to a check
+            values["hidden"] = str(hidden)
+            run_env["REQBENCH_HIDDEN"] = str(hidden)
+            binds[hidden] = hidden
+        run_env.update(env or {})
+        if not check.runs_pytest:
+            command = render_command(check.command, values, item=item)
+            proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
+                                 writable=[output], readonly_binds=binds, network=False,
+                                 bind_named_files=True)
+            result = _plain_result(check, proc, output, report_name, [snapshot, *binds])
+        else:
+            proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env, item)
+            status, probes, detail = judge_pytest(ev, proc, check.expected_tests, check.timeout_seconds)
+            result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
+                                 proc.stdout_tail(), proc.stderr_tail())
+        result.protected_touched = touched
+        if touched:
+            result.detail = (result.detail + f"; protected paths restored: {touched[:10]}").lstrip("; ")
+        return result
+
+
+def _plain_result(check: Check, proc: ProcessResult, output: Path, report_name: str,
+                  roots: list[Path]) -> CheckResult:
+    result = CheckResult(status=status_from_exit(proc.exit_code), exit_code=proc.exit_code,
+                         wall_seconds=round(proc.wall_seconds, 3), stdout_tail=proc.stdout_tail(),
+                         stderr_tail=proc.stderr_tail())
+    if proc.timed_out:
+        result.detail = f"timed out after {check.timeout_seconds:g}s"
+    elif proc.start_error:
+        result.detail = proc.start_error
+    elif result.status is CheckStatus.HARNESS_ERROR:
+        result.detail = f"exit code {proc.exit_code} (only 0 and 1 are valid check results)"
+    if check.probes is not None and result.status is not CheckStatus.HARNESS_ERROR:
+        report = output / report_name
+        try:
+            probes = read_junit(report, roots) if check.probes == "junit" else read_probe_json(report)
+        except ValueError as exc:
+            result.status = CheckStatus.HARNESS_ERROR
+            result.detail = f"probe report {report_name}: {exc}"
+            return result
+        if not probes:
+            result.status = CheckStatus.HARNESS_ERROR
+            result.detail = f"probe report {report_name} lists no probes (empty bucket)"
+            return result
+        result.probes = probes
+    return result
+
+
+def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, values: dict[str, str],
+                 binds: dict[Path, Path], run_env: dict[str, str],
+                 item: str) -> tuple[ProcessResult, GuardEvidence]:
+    """Run a ``{pytest}`` command with the guard and its channel; return the process and the records."""
+    guard = scratch / "guard"
+    guard.mkdir()
+    shutil.copyfile(GUARD_DIR / f"{GUARD_MODULE}.py", guard / f"{GUARD_MODULE}.py")
+    ini = guard / "pytest.ini"
+    ini.write_text("[pytest]\n", encoding="utf-8")  # harness-side: no workspace configuration is read
+    want = check.rootdir or ("hidden" if "hidden" in values else "workspace")
+    if want == "hidden" and "hidden" not in values:
+        raise InputError("rootdir 'hidden' needs a hidden directory", item=item)
+    root = values["hidden"] if want == "hidden" else str(snapshot)
+    values = {**values, "pytest": shlex.join([
+        sys.executable, "-P", "-m", "pytest", "-p", GUARD_MODULE, "-p", "no:cacheprovider",
+        "-c", str(ini), "--rootdir", root, "--confcutdir", str(scratch)])}
+    command = render_command(check.command, values, item=item)
+    missing = _missing_hidden_paths(command, values.get("hidden"))
+    if missing:  # the suite names hidden tests that are not there: nothing the submission did
+        return (ProcessResult(None, False, f"the check names missing hidden paths {missing[:3]}", None, None,
+                              0.0, "none"), GuardEvidence())
+    token = secrets.token_hex(16)
+    read_fd, write_fd = os.pipe()
+    token_r, token_w = os.pipe()
+    os.write(token_w, token.encode())
+    os.close(token_w)
+    run_env = {**run_env, "PYTHONPATH": str(guard), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+               "PYTHONDONTWRITEBYTECODE": "1", "REQBENCH_GUARD_FDS": f"{write_fd}:{token_r}",
+               "REQBENCH_GUARD_PYTHONPATH": os.pathsep.join(
+                   str(snapshot / p) if p != "." else str(snapshot) for p in check.pythonpath)}
+    reader = _ChannelReader(read_fd)
+    reader.start()
+    try:
+        proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
+                             writable=[output], readonly_binds={**binds, guard: guard}, network=False,
+                             pass_fds=(write_fd, token_r), bind_named_files=True)
+    finally:
+        os.close(write_fd)
+        os.close(token_r)
+        reader.join(timeout=10)
+        if reader.is_alive():  # a descendant still holds the write end: what it held back is missing
+            reader.overflow = True
+        else:
+            os.close(read_fd)
+    return proc, parse_guard_records(bytes(reader.data), token, overflow=reader.overflow)
+
+
+def _missing_hidden_paths(command: str, hidden: str | None) -> list[str]:
+    """Words of `command` naming a path below the (read-only) hidden directory that does not exist."""
+    if not hidden:
+        return []
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    out = []
+    for word in words:
+        path = word.split("=", 1)[-1].split("::", 1)[0]
+        if (path == hidden or path.startswith(hidden + "/")) and not any(c in path for c in "*?[$`") \
+                and not Path(path).exists():
+            out.append(path)
+    return out
