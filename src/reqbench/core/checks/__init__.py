@@ -27,7 +27,8 @@ an exit the submission caused -- a collection/import error (pytest exit 2), an i
 tests (5), a process that ended before the session finished -- is the agent's failure (FAIL), not
 HARNESS_ERROR; otherwise a broken submission would stay *pending* forever instead of counting as a
 failure. HARNESS_ERROR remains for what the harness could not measure: the runner never started (no
-``start`` record), a timeout (C.2 lists check timeouts as infrastructure errors), or a usage error
+``start`` record), a timeout before the runner started (C.2 lists check timeouts as infrastructure errors; a
+timeout while the submission's tests run is the agent's fixed-budget failure, as in SpecPath), or a usage error
 (exit 4) before pytest reached the first point where submission code can run.
 
 Nothing a command prints is evidence: printing "PASSED" changes nothing.
