@@ -27,7 +27,6 @@ from reqbench.protocols.takeover.manifest import instance_manifest
 from reqbench.protocols.takeover.packages import PhaseATexts, load_phase_a_texts, write_phase_a_package
 from reqbench.protocols.takeover.project import Project
 from reqbench.protocols.takeover.replay import replay
-from reqbench.protocols.takeover.rq_common import REASONING_RQS, default_input_release, index_file
 from reqbench.protocols.takeover.rq4 import (
     REGISTRY_FILE,
     build_rq4,
@@ -38,6 +37,7 @@ from reqbench.protocols.takeover.rq4 import (
     rq4_applicable,
 )
 from reqbench.protocols.takeover.rq4_environments import CodeEnvironment, read_environments
+from reqbench.protocols.takeover.rq_common import REASONING_RQS, default_input_release, index_file
 from reqbench.protocols.takeover.rq_instances import build_rq_instances, target_contexts
 from reqbench.protocols.takeover.targets import build_targets
 

@@ -26,8 +26,8 @@ from typing import Any
 
 from reqbench.core.hashing import pretty_json, sha256_text
 from reqbench.protocols.takeover.conditions import CONDITIONS
-from reqbench.protocols.takeover.rq_common import TargetContext, envelope
 from reqbench.protocols.takeover.rq4_environments import PROCEED, CodeEnvironment, repository_identity
+from reqbench.protocols.takeover.rq_common import TargetContext, envelope
 
 REGISTRY_SCHEMA_VERSION = "rq4-agent-judge-registry-v1"
 REGISTRY_FILE = "rq4_agent_judge_registry.json"

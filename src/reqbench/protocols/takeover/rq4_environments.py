@@ -107,8 +107,8 @@ def tree_sha256(root: Path) -> str:
         if any(part in TREE_IGNORED_DIRS for part in rel.parts) or p.suffix == ".pyc" or not p.is_file():
             continue
         files.append((rel.as_posix(), p))
-    for rel, p in sorted(files):
-        h.update(rel.encode("utf-8") + b"\0" + p.read_bytes() + b"\0")
+    for name, path in sorted(files):
+        h.update(name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
 
 

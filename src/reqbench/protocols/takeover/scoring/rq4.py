@@ -232,3 +232,134 @@ def paired_conditions(by_condition: dict[str, dict[Any, dict[str, Any]]]) -> dic
         out["pairs"] += 1
         out["both_pass" if pa and pb else "c1_only" if pa else "c2_only" if pb else "neither"] += 1
     return out
+
+
+def load_rq4_instance(path: Path) -> dict[str, Any]:
+    """Read an RQ4 instance file (``rq_id`` RQ4 with a registry record as construction gold)."""
+    from reqbench.core.errors import InputError
+    from reqbench.core.hashing import read_json
+
+    if not path.is_file():
+        raise InputError("RQ4 instance file does not exist", file=str(path))
+    data = read_json(path)
+    if not isinstance(data, dict) or data.get("rq_id") != "RQ4" or "registry_target" not in (
+        data.get("construction_gold") or {}
+    ):
+        raise InputError("not an RQ4 instance (rq_id RQ4 with construction_gold.registry_target)", file=str(path))
+    return data
+
+
+def score_rq4_target(
+    instance: dict[str, Any],
+    condition: str,
+    phase_a_decision: str | None,
+    repository: Path | None,
+    *,
+    judge_result: Any = None,
+    judge_workspace: Path | None = None,
+    timeout: float = 600.0,
+    **identity: Any,
+) -> dict[str, Any]:
+    """One target's RQ4 under `condition`: eligibility, Phase-B gate, components, judge, finalizer.
+
+    `repository` is the delivered project (None: no submission). The judge is `judge_result` (a parsed
+    ``rq4-agent-judge-result-v1`` from an agent judge; checked against the criteria and, with
+    `judge_workspace`, its artifacts) or, when None, the exact judge over ``criterion_checks``.
+    Components and the exact judge run on a scratch copy, so the submission is never modified.
+    Returns ``{eligible, exclusion_reason, evaluation, outcome, problems}``.
+    """
+    import shutil
+    import tempfile
+
+    gold = instance["construction_gold"]
+    record = gold["registry_target"]
+    elig = record["condition_eligibility"][condition]
+    out: dict[str, Any] = {"target_id": record["target_id"], "condition": condition,
+                           "eligible": elig["rq4_eligible"], "exclusion_reason": elig["exclusion_reason"],
+                           "evaluation": None, "outcome": None, "problems": []}
+    if not elig["rq4_eligible"]:
+        return out
+    if phase_a_decision != "ACT" or repository is None:
+        out["outcome"] = run_outcome(None, phase_a_decision=phase_a_decision,
+                                     phase_b_agent_failed=repository is None)
+        return out
+    ids = {"project_id": record["project_id"], "target_id": record["target_id"], "condition": condition,
+           **identity}
+    with tempfile.TemporaryDirectory(prefix="rq4-") as tmp:
+        work = Path(tmp) / "repository"
+        shutil.copytree(repository, work, symlinks=True)
+        commands = record["evaluation_commands"]
+        components = {}
+        for name in COMPONENTS:
+            components[name] = run_component(commands[name], work, timeout)["status"] if name in commands \
+                else "HARNESS_ERROR"
+        verdicts: dict[str, Any] | None = None
+        if all(components[c] == "PASS" for c in COMPONENTS):
+            criteria = record["acceptance_criteria"]
+            if judge_result is None:
+                verdicts = exact_judge(record["target_id"], criteria, gold.get("criterion_checks") or {}, work,
+                                       timeout)
+                ids.setdefault("judge_config_id", "exact")
+            else:
+                problems = judge_result_problems(judge_result, record["target_id"],
+                                                 [c["criterion_id"] for c in criteria], judge_workspace)
+                out["problems"] = problems
+                verdicts = None if problems else JudgeResult.model_validate(judge_result).model_dump(mode="json")
+                ids.setdefault("judge_config_id", "agent-judge-result")
+    evaluation = finalize(components, verdicts, **ids)
+    out["evaluation"] = evaluation
+    out["outcome"] = run_outcome(evaluation)
+    return out
+
+
+def _phase_a_decision(response_file: Path) -> str | None:
+    """The decision of a frozen response file (None when missing or not a JSON object)."""
+    import json
+
+    if not response_file.is_file():
+        return None
+    try:
+        data = json.loads(response_file.read_text(encoding="utf-8-sig"))
+    except ValueError:
+        return None
+    return data.get("decision") if isinstance(data, dict) else None
+
+
+def score_run_rq4(run_dir: Path, instances_dir: Path) -> dict[str, Any] | None:
+    """RQ4 over a scored run folder, or None when the run has no RQ4 (no ``*_RQ4.json`` instance).
+
+    Per ``responses/<configuration>/<C>/`` folder, every target eligible under C is planned; its outcome
+    comes from ``rq4/<configuration>/<C>/<target>.json`` (an ``rq4-evaluation-result-v1`` record, or
+    ``{"phase_b_agent_failed": true}``), else from the frozen Phase-A decision (`run_outcome`).
+    Returns ``{"by_condition": {configuration: {C: aggregate}}, "paired": {configuration: counts}}``.
+    """
+    from reqbench.core.hashing import read_json
+
+    instances = {}
+    for path in sorted(instances_dir.rglob("*_RQ4.json")):
+        inst = load_rq4_instance(path)
+        instances[inst["target_id"]] = inst
+    if not instances:
+        return None
+    by_condition: dict[str, dict[str, Any]] = {}
+    paired: dict[str, dict[str, int]] = {}
+    responses = run_dir / "responses"
+    for config in sorted(p for p in responses.iterdir() if p.is_dir()) if responses.is_dir() else []:
+        outcomes: dict[str, dict[Any, dict[str, Any]]] = {}
+        for cond in ("C1", "C2"):
+            if not (config / cond).is_dir():
+                continue
+            rows = outcomes.setdefault(cond, {})
+            for tid, inst in instances.items():
+                elig = inst["construction_gold"]["registry_target"]["condition_eligibility"][cond]
+                if not elig["rq4_eligible"]:
+                    continue
+                result_file = run_dir / "rq4" / config.name / cond / f"{tid}.json"
+                recorded = read_json(result_file) if result_file.is_file() else None
+                evaluation = recorded if isinstance(recorded, dict) and "score_status" in recorded else None
+                failed = bool(isinstance(recorded, dict) and recorded.get("phase_b_agent_failed"))
+                rows[tid] = run_outcome(evaluation, phase_a_decision=_phase_a_decision(config / cond / f"{tid}.json"),
+                                        phase_b_agent_failed=failed)
+            by_condition.setdefault(config.name, {})[cond] = aggregate(list(rows.values()))
+        paired[config.name] = paired_conditions(outcomes)
+    return {"schema_version": AGGREGATE_SCHEMA_VERSION, "by_condition": by_condition, "paired": paired}
