@@ -115,8 +115,9 @@ def score(
     result = score_target(instances, check, condition, session)
     _write_records(record, session.records)
     data = result.as_json()
-    if rq4 is not None:
-        data["rq4"] = _score_rq4(rq4, condition, check, repository, judge_result, judge_workspace)
+    if isinstance(rq4, Path):  # (also callable as a plain function, where unset options are OptionInfo)
+        data["rq4"] = _score_rq4(rq4, condition, check, *(v if isinstance(v, Path) else None
+                                                          for v in (repository, judge_result, judge_workspace)))
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
