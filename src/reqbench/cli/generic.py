@@ -36,6 +36,8 @@ def validate(suite: Path = typer.Argument(..., help="Suite directory (or a singl
     Example: reqbench validate demo:takeover
     """
     protocol = validate_suite(suite.resolve())
+    for warning in getattr(protocol, "warnings", lambda _p: [])(suite.resolve()):
+        err_console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
     console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite", highlight=False)
 
 

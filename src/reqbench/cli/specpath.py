@@ -31,12 +31,19 @@ def check(family: Path = typer.Argument(..., help="Family folder (with family.ya
     Example: reqbench specpath check demo:specpath/slugkit --json
     """
     from reqbench.protocols.specpath.equivalence import check_family
-    from reqbench.protocols.specpath.family import load_family
+    from reqbench.protocols.specpath.family import load_family, provenance_lines, provenance_warnings
 
-    report = check_family(load_family(family))
+    fam = load_family(family)
+    report = check_family(fam)
     if as_json:
-        _emit_json(report.to_dict())
+        prov = fam.spec.provenance
+        _emit_json({**report.to_dict(), "provenance": prov.model_dump(mode="json") if prov else None,
+                    "provenance_warnings": provenance_warnings(fam)})
     else:
+        for line in provenance_lines(fam):
+            console.print(f"provenance {line}", highlight=False)
+        for warning in provenance_warnings(fam):
+            console.print(f"[yellow]warning[/yellow] {warning}", highlight=False)
         for cond, atoms in report.histories.items():
             console.print(f"{cond:28} -> {{{', '.join(atoms)}}}", highlight=False)
         for line in [*report.errors, *(d.sentence() for d in report.divergences)]:
@@ -45,6 +52,27 @@ def check(family: Path = typer.Argument(..., help="Family folder (with family.ya
             console.print(f"[green]OK[/green] {len(report.histories)} histories of {report.family!r} are "
                           f"contract-equivalent", highlight=False)
     raise typer.Exit(0 if report.ok else 1)
+
+
+@app.command("validate")
+def validate(suite: Path = typer.Argument(..., help="SpecPath suite or family folder.", callback=suite_spec)
+             ) -> None:
+    """Check a SpecPath suite (exit 2 on any problem); missing provenance or history audits are warnings.
+
+    Example: reqbench specpath validate demo:specpath
+    """
+    from reqbench.protocols.specpath.suite import SpecPathProtocol
+
+    protocol = SpecPathProtocol()
+    for warning in protocol.warnings(suite):
+        typer.echo(f"warning: {warning}", err=True)
+    problems = protocol.validate(suite)
+    for problem in problems:
+        typer.echo(problem, err=True)
+    if problems:
+        typer.echo(f"{len(problems)} problem(s) in {suite}", err=True)
+        raise typer.Exit(2)
+    typer.echo(f"{suite}: valid specpath suite")
 
 
 @app.command("calibrate")

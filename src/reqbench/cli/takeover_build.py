@@ -71,21 +71,31 @@ def build_cmd(
     response_schema: Path | None = typer.Option(
         None, "--response-schema", help="Response JSON Schema to ship instead of reqbench's own."
     ),
+    code_environment: Path | None = typer.Option(
+        None, "--code-environment", help="RQ4 code environments (a targets/ folder of T###_before_<id>/); "
+        "default: PROJECT/code_environment/targets or PROJECT/Code Environment/<id>/targets when present."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON summary."),
 ) -> None:
-    """Build the state graph, gold states, RQ1-RQ3 instances and Phase-A packages.
+    """Build the state graph, gold states, RQ1-RQ3 instances, Phase-A packages and, for targets with a
+    code environment, RQ4 instances and the agent-judge registry.
 
     Example: reqbench takeover build PROJECT --out build/ --input-release my-release-v1
     """
     from reqbench.protocols.takeover.build import build_release
     from reqbench.protocols.takeover.loading import load_project
+    from reqbench.protocols.takeover.rq4_environments import default_environment_root
 
+    loaded = load_project(project)
+    if code_environment is None and project.is_dir():
+        code_environment = default_environment_root(project, loaded.project_id)
     result = build_release(
-        load_project(project),
+        loaded,
         out,
         input_release=input_release,
         instructions=instructions,
         response_schema=response_schema,
+        code_environments=code_environment,
     )
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))

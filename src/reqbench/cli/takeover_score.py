@@ -42,7 +42,33 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
     for m in ("gold_decision", "decision", "decision_correct", "post_state_score", "exact",
               "blocking_issue_f1", "question_validity", "strict_clarification"):
         rows.append((f"RQ3 {m.replace('_', ' ')}", fmt(data["rq3"][m])))
+    rq4 = data.get("rq4")
+    if rq4:
+        if not rq4["eligible"]:
+            rows.append(("RQ4 eligible", f"no ({rq4['exclusion_reason']})"))
+        else:
+            outcome = rq4["outcome"]
+            for gate, status in ((rq4["evaluation"] or {}).get("components") or {}).items():
+                rows.append((f"RQ4 {gate}", status))
+            rows.append(("RQ4 status", outcome["score_status"]))
+            rows.append(("RQ4 result", fmt(outcome["result"])))
+            rows.append(("RQ4 reason", outcome["reason"]))
     return rows
+
+
+def _score_rq4(instance: Path, condition: str, check: Any, repository: Path | None,
+               judge_result: Path | None, judge_workspace: Path | None) -> dict[str, Any]:
+    from reqbench.core.hashing import read_json
+    from reqbench.protocols.takeover.scoring.rq4 import load_rq4_instance, score_rq4_target
+
+    data = load_rq4_instance(instance)
+    if repository is not None and not repository.is_dir():
+        raise InputError("repository is not a directory", file=str(repository))
+    decision = str(getattr(check.frozen.response.decision, "value", check.frozen.response.decision)) \
+        if check.valid else None
+    verdicts = read_json(judge_result) if judge_result is not None else None
+    return score_rq4_target(data, condition, decision, repository, judge_result=verdicts,
+                            judge_workspace=judge_workspace)
 
 
 def score(
@@ -55,8 +81,21 @@ def score(
     as_json: bool = typer.Option(False, "--json", help="Print the scores as JSON."),
     record: Path | None = typer.Option(None, "--record", help="Write judge call records (JSONL, "
                                        "replayable with --judge replay:FILE)."),
+    rq4: Path | None = typer.Option(None, "--rq4", help="RQ4 instance: also score the delivery (Phase B)."),
+    repository: Path | None = typer.Option(None, "--repository", help="The delivered project for --rq4 "
+                                           "(omitted: no submission, a Phase-B agent failure)."),
+    judge_result: Path | None = typer.Option(None, "--judge-result", help="An agent judge's "
+                                             "rq4-agent-judge-result-v1 file for --rq4 (default: the exact "
+                                             "judge runs each criterion's deterministic check)."),
+    judge_workspace: Path | None = typer.Option(None, "--judge-workspace", help="The agent judge's "
+                                                "workspace: evidence artifacts must be files in it."),
 ) -> None:
-    """Score one Phase-A response: every RQ1-RQ3 metric of one target.
+    """Score one Phase-A response: every RQ1-RQ3 metric of one target, and with --rq4 its delivery.
+
+    RQ4 follows the released agent-judge pipeline: the frozen Phase-A decision must be ACT and the target
+    eligible (RQ3 gold ACT) under the condition; build and regression run on a copy of the repository
+    (exit 0 PASS, 1 FAIL, else HARNESS_ERROR); the acceptance criteria are judged; the finalizer gives
+    SCORED PASS/FAIL, REVIEW_REQUIRED or JUDGE_ERROR.
 
     Example: reqbench takeover score --instance T002_RQ3.json --rq1 T002_RQ1.json --rq2 T002_RQ2.json
     --response response.json --condition C1 --judge exact --json
@@ -76,10 +115,15 @@ def score(
     result = score_target(instances, check, condition, session)
     _write_records(record, session.records)
     data = result.as_json()
+    if isinstance(rq4, Path):  # (also callable as a plain function, where unset options are OptionInfo)
+        data["rq4"] = _score_rq4(rq4, condition, check, *(v if isinstance(v, Path) else None
+                                                          for v in (repository, judge_result, judge_workspace)))
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
     console.print(f"[bold]{data['target_id']}[/bold] {condition}: status {data['status']}")
+    for problem in (data.get("rq4") or {}).get("problems", []):
+        console.print(f"  RQ4 judge result problem: {problem}", highlight=False)
     for problem in data["problems"]:
         console.print(f"  response problem: {problem}", highlight=False)
     for reason in data["pending"]:
@@ -102,12 +146,15 @@ def score_run(
     markdown: Path | None = typer.Option(None, "--markdown", help="Also write the tables as Markdown."),
     record: Path | None = typer.Option(None, "--record", help="Write judge call records (JSONL)."),
 ) -> None:
-    """Score a folder of frozen responses and print the paper's RQ1-RQ3 tables (3, 21-26, 28).
+    """Score a folder of frozen responses and print the paper's RQ1-RQ3 tables (3, 21-26, 28), and
+    RQ4 (delivery success = PASS / SCORED, with pending and review counts) when the instances include
+    RQ4 ones (outcomes from RUN_DIR/rq4/<configuration>/<C>/<target>.json).
 
     Example: reqbench takeover score-run runs/phase-a --instances suite/instances --judge exact
     """
     from reqbench.protocols.takeover.judging import JudgeSession
     from reqbench.protocols.takeover.scoring.aggregate import aggregate_run
+    from reqbench.protocols.takeover.scoring.rq4 import score_run_rq4
     from reqbench.protocols.takeover.scoring.run import score_run as run_scoring
     from reqbench.protocols.takeover.scoring.tables import build_tables
 
@@ -116,18 +163,38 @@ def score_run(
     _write_records(record, session.records)
     summary = aggregate_run(scores)
     tables = build_tables(summary)
+    rq4 = score_run_rq4(run_dir, instances or run_dir / "instances")
+    if rq4 is not None:
+        tables.append(_rq4_table(rq4))
     if markdown is not None:
         atomic_write_text(markdown, "\n".join(t.markdown() for t in tables))
     if as_json:
         targets = {cfg: {cond: [s.as_json() for s in rows] for cond, rows in by.items()}
                    for cfg, by in scores.items()}
-        typer.echo(pretty_json({"aggregates": summary, "targets": targets}), nl=False)
+        out: dict[str, Any] = {"aggregates": summary, "targets": targets}
+        if rq4 is not None:
+            out["rq4"] = rq4
+        typer.echo(pretty_json(out), nl=False)
         return
     for t in tables:
         rt = RichTable(*t.columns, title=f"{t.name}. {t.title}")
         for row in t.rows:
             rt.add_row(*row)
         console.print(rt)
+
+
+def _rq4_table(rq4: dict[str, Any]) -> Any:
+    from reqbench.protocols.takeover.scoring.tables import Table
+
+    rows = []
+    for config, by in rq4["by_condition"].items():
+        for cond, agg in by.items():
+            rate = "N/A" if agg["success_rate"] is None else f"{100 * agg['success_rate']:.2f}"
+            rows.append([config, cond, str(agg["n"]), str(agg["scored"]), str(agg["pass"]), rate,
+                         str(agg["review_required"]), str(agg["judge_error"]), str(agg["pending"])])
+    return Table("RQ4", "Delivery with the agent judge (success = PASS / SCORED)",
+                 ["configuration", "condition", "n", "scored", "pass", "success %", "review", "judge error",
+                  "pending"], rows)
 
 
 def register(app: typer.Typer) -> None:

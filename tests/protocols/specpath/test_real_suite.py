@@ -31,7 +31,8 @@ def test_real_suite_validates_offline() -> None:
     for fam in fams.values():
         assert fam.spec.base_repo.startswith("pypi:") and "#sha256=" in fam.spec.base_repo
         assert fam.spec.reference_patch.startswith("pypi-diff:")
-        assert {"project", "licence", "base", "change", "adapted"} <= set(fam.spec.provenance)
+        prov = fam.spec.provenance
+        assert prov is not None and all((prov.project, prov.licence, prov.base, prov.change, prov.adapted))
         assert all(v.startswith("reference + ") for v in fam.spec.negatives.values())
 
 

@@ -163,3 +163,99 @@ def test_instance_manifest_records_the_released_condition_hashes_and_active_rqs(
         assert {rq: i["file"] for rq, i in mine["instances"].items()} == {
             rq: i["file"] for rq, i in theirs["instances"].items()
         }
+
+
+# --- RQ4 (FORMAT.md (g.2)) -------------------------------------------------------------------------
+
+RQ4_EXAMPLE = REFERENCE / "rq4_examples" / "Code Environment" / "42204309" / "targets" / "T001_before_114"
+SCHEMAS = REFERENCE / "schemas" / "schema"
+
+
+def test_without_code_environments_nothing_of_rq4_is_built_and_the_package_rq4_block_is_the_released_one(
+    built: Path,
+) -> None:
+    assert not (built / "RQ4").exists() and not (built / "rq4_agent_judge_registry.json").exists()
+    ours = json.loads((built / "rq_agent_inputs" / RELEASE / "44132019" / "44132019_T001" / "C2" / "private"
+                       / "package_manifest.json").read_text())
+    released = json.loads((RELEASED_PKG / "44132019_T001" / "C2" / "private" / "package_manifest.json").read_text())
+    for key in ("rq4", "execution_rq", "repository", "phase_gate_policy", "reasoning_active_rqs"):
+        assert ours[key] == released[key], key
+
+
+def test_released_environment_manifest_is_read_and_matched_by_folder_name(tmp_path: Path) -> None:
+    from reqbench.protocols.takeover.rq4_environments import read_environment
+
+    folder = tmp_path / "T001_before_114"
+    folder.mkdir()
+    (folder / "manifest.json").write_bytes((RQ4_EXAMPLE / "manifest.json").read_bytes())
+    env = read_environment(folder)
+    assert (env.target_suffix, env.before_message_id) == ("T001", "114")
+    assert env.manifest["target_id"] == "42204309_T001"
+    assert not env.included  # no criteria proposal next to the released manifest
+    assert any("criteria.json" in b for b in env.blockers)
+
+
+@pytest.fixture(scope="module")
+def built_with_environments(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """44132019 with a (synthetic) code environment for both released targets."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("repro-rq4")
+    envs = root / "code_environment" / "targets"
+    for suffix, msg in (("T001", 23), ("T002", 34)):
+        env = envs / f"{suffix}_before_{msg}"
+        (env / "repository" / "scripts").mkdir(parents=True)
+        (env / "repository" / "scripts" / "build.py").write_text("raise SystemExit(0)\n")
+        (env / "repository" / "scripts" / "check.py").write_text("raise SystemExit(0)\n")
+        (env / "manifest.json").write_text(json.dumps({"target_id": f"44132019_{suffix}", "before_message_id": msg}))
+        (env / "criteria.json").write_text(json.dumps({
+            "downstream_disposition": "PROCEED_TO_VALIDATOR_AUTHORING",
+            "acceptance_criteria": [{"criterion_id": "AC001", "scope": "model", "statement": "The model is updated.",
+                                     "observables": ["workbook"], "negative_cases": []}],
+        }))
+    out = root / "out"
+    res = subprocess.run(
+        [sys.executable, "-m", "reqbench.cli.main", "takeover", "build", str(FIXTURE), "--out", str(out),
+         "--input-release", RELEASE, "--code-environment", str(envs)],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert res.returncode == 0, res.stderr
+    shutil.rmtree(root / "code_environment")  # the registry keeps only paths and hashes
+    return out
+
+
+def test_rq4_eligibility_follows_the_released_rq3_gold(built_with_environments: Path) -> None:
+    reg = json.loads((built_with_environments / "rq4_agent_judge_registry.json").read_text())
+    for target in reg["targets"]:
+        released = json.loads((STAGE2 / "RQ3" / f"{target['target_id']}_RQ3.json").read_text())
+        for c in ("C1", "C2"):
+            gold = released["construction_gold"]["final_gold_by_condition"][c]["decision"]
+            assert target["condition_eligibility"][c]["rq3_gold_decision"] == gold
+            assert target["condition_eligibility"][c]["rq4_eligible"] == (gold == "ACT")
+    # T001 is the released CLARIFY target, T002 the ACT one
+    assert [t["condition_eligibility"]["C1"]["status"] for t in reg["targets"]] == ["EXCLUDED", "ELIGIBLE"]
+
+
+def test_registry_and_judge_results_follow_the_released_schemas(built_with_environments: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    from reqbench.protocols.takeover.scoring.rq4 import judge_result_problems
+
+    reg = json.loads((built_with_environments / "rq4_agent_judge_registry.json").read_text())
+    jsonschema.validate(reg, json.loads((SCHEMAS / "rq4_agent_judge_registry.schema.json").read_text()))
+    result_schema = json.loads((SCHEMAS / "rq4_agent_judge_result.schema.json").read_text())
+    good = {"schema_version": "rq4-agent-judge-result-v1", "target_id": "44132019_T002", "judge_summary": "s",
+            "criteria": [{"criterion_id": "AC001", "verdict": "PASS",
+                          "evidence": [{"operation": "ran", "observation": "ok", "artifact": None}]}]}
+    variants = [good, {**good, "overall": "PASS"}, {**good, "criteria": []},
+                {**good, "criteria": [{**good["criteria"][0], "verdict": "YES"}]},
+                {**good, "criteria": [{**good["criteria"][0], "evidence": []}]},
+                {**good, "criteria": [{**good["criteria"][0], "criterion_id": "C1"}]}]
+    for v in variants:  # our reader accepts exactly what the released schema accepts
+        released_ok = jsonschema.Draft202012Validator(result_schema).is_valid(v)
+        ours_ok = not judge_result_problems(v, "44132019_T002", [c["criterion_id"] for c in v["criteria"]])
+        assert ours_ok == released_ok, v
+    # the RQ1-RQ3 instances are unchanged apart from RQ4 in applicable_rqs
+    for n, t in ((1, "T002"), (3, "T001")):
+        ours = json.loads((built_with_environments / f"RQ{n}" / f"44132019_{t}_RQ{n}.json").read_text())
+        released = json.loads((STAGE2 / f"RQ{n}" / f"44132019_{t}_RQ{n}.json").read_text())
+        assert ours["applicable_rqs"] == [*released["applicable_rqs"], "RQ4"]

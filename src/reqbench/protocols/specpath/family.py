@@ -154,3 +154,36 @@ def load_suite(path: Path) -> tuple[str, list[Path]]:
         if not (d / "family.yaml").is_file():
             raise InputError("listed family has no family.yaml", file=str(file), item=f"family {d.name!r}")
     return spec.name, dirs
+
+
+def provenance_warnings(family: Family) -> list[str]:
+    """Missing source anchoring or history audit, one sentence each (SpecPath: source anchoring and
+    human audit of the visible histories). Warnings, not errors: a family without them still runs."""
+    where = f"{family.root / 'family.yaml'}: provenance"
+    prov = family.spec.provenance
+    if prov is None:
+        return [f"{where}: missing (record the source, its versions or commit, the licence and the audit)"]
+    out = []
+    if prov.source.value != "written" and not (prov.base or prov.change):
+        out.append(f"{where}: no base version/commit or change recorded for a {prov.source.value} source")
+    if prov.audit is None:
+        out.append(f"{where}: no human audit of the visible histories recorded")
+    elif prov.audit.verdict.value == "rejected":
+        out.append(f"{where}: the history audit by {prov.audit.reviewer} ({prov.audit.date}) rejected the family")
+    return out
+
+
+def provenance_lines(family: Family) -> list[str]:
+    """Human-readable provenance for `specpath check` (empty when none is recorded)."""
+    prov = family.spec.provenance
+    if prov is None:
+        return []
+    lines = [f"source: {prov.source.value} -- {prov.project} (licence {prov.licence})"]
+    lines += [f"{name}: {value}" for name, value in (("base", prov.base), ("change", prov.change),
+                                                      ("adapted", prov.adapted)) if value]
+    if prov.audit is not None:
+        a = prov.audit
+        lines.append(f"audit: {a.verdict.value} by {a.reviewer} on {a.date}" + (f" -- {a.notes}" if a.notes else ""))
+    else:
+        lines.append("audit: none recorded")
+    return lines

@@ -99,14 +99,56 @@ class VerifierSpec(_Model):
                                   description="Workspace-relative import roots put on PYTHONPATH.")
 
 
+class SourceKind(StrEnum):
+    """Where a family's code and contract change come from (SpecPath: source anchoring)."""
+
+    PYPI_SDIST = "pypi-sdist"
+    """Released source distributions: the base version and the version that made the change."""
+    GIT_COMMIT = "git-commit"
+    """A repository commit (or commit range) of the upstream project."""
+    PULL_REQUEST = "pull-request"
+    """A merged upstream pull request."""
+    WRITTEN = "written"
+    """Written for this project; not taken from an upstream repository."""
+
+
+class AuditVerdict(StrEnum):
+    APPROVED = "approved"
+    APPROVED_WITH_NOTES = "approved-with-notes"
+    REJECTED = "rejected"
+
+
+class HistoryAudit(_Model):
+    """The human review of a family's visible histories (SpecPath: every history is audited by a person
+    before release for leakage, naturalness and contract equivalence)."""
+
+    reviewer: str = Field(min_length=1, description="Who reviewed the visible histories (a person or team).")
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="When, as YYYY-MM-DD.")
+    verdict: AuditVerdict = Field(description="approved, approved-with-notes or rejected.")
+    notes: str = Field("", description="What was checked or changed after the review.")
+
+
+class Provenance(_Model):
+    """Where a family comes from and who audited it; never shown to agents."""
+
+    source: SourceKind = Field(description="pypi-sdist, git-commit, pull-request or written.")
+    project: str = Field(min_length=1, description="Upstream project (name and URL), or this project for "
+                                                   "written families.")
+    licence: str = Field(min_length=1, description="Licence of the adapted code and tests (SPDX id).")
+    base: str = Field("", description="Base version or commit the initial repository is taken from.")
+    change: str = Field("", description="Versions, commit range or PR realising the contract change.")
+    adapted: str = Field("", description="What was taken verbatim, what was written or changed.")
+    audit: HistoryAudit | None = Field(None, description="The human audit of the visible histories.")
+
+
 class FamilySpec(_Model):
     """A SpecPath task family (`family.yaml`)."""
 
     id: str = Field(description="Family identifier (unique within a suite).")
     description: str = Field("", description="One line on the behavioural slice the family covers.")
-    provenance: dict[str, str] = Field(default_factory=dict,
-                                       description="Where the family comes from (project, licence, versions, "
-                                                   "what was adapted); free-form, never shown to agents.")
+    provenance: Provenance | None = Field(None, description="Source (kind, project, versions or commit, "
+                                          "licence, adaptation) and human audit of the histories; "
+                                          "`validate` warns when missing.")
     base_repo: str = Field("repo", description="Folder (relative to the family) of the initial repository, "
                                                "or a source spec fetched at run time (pypi:NAME==VERSION, ...).")
     reference_patch: str = Field("reference.patch",

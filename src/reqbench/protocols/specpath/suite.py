@@ -122,6 +122,16 @@ class SpecPathProtocol:
             problems += _missing_inputs(fam)
         return problems
 
+    def warnings(self, path: Path) -> list[str]:
+        """Non-blocking findings: families without provenance or without a history audit."""
+        from reqbench.protocols.specpath.family import provenance_warnings
+
+        try:
+            fams = families(path)
+        except InputError:
+            return []
+        return [w for fam in fams.values() for w in provenance_warnings(fam)]
+
     def plan(self, path: Path, options: RunOptions) -> list[Row]:
         split_options(options)  # unknown specpath.* options fail before anything runs
         fams = families(path)

@@ -22,6 +22,8 @@ HISTORY_MODES = {"C1": "FULL_HISTORY", "C2": "ORACLE_RELEVANT_HISTORY"}
 REVIEW_STATUS = {"C1": "DETERMINISTIC", "C2": "DETERMINISTIC_DIRECT_TRAJECTORY_ONLY"}
 # RQ1 is scored on the full history only; RQ2/RQ3 under both conditions (FORMAT.md (e) availability).
 SUPPORTED_CONDITIONS = {"RQ1": ("C1",), "RQ2": ("C1", "C2"), "RQ3": ("C1", "C2")}
+EXECUTION_CONDITIONS = {"RQ4": ("C1", "C2")}
+"""RQ4 (delivery, Phase B) runs under both conditions but is not a reasoning RQ of a Phase-A package."""
 
 
 def public_message(message: dict[str, Any]) -> dict[str, Any]:
@@ -105,8 +107,8 @@ def condition_histories(project: Project, graph: StateGraph, target: Target) -> 
 
 
 def condition_available(rq_id: str, condition: str) -> bool:
-    """Whether an RQ is scored under a condition (RQ1: C1 only; RQ2, RQ3: C1 and C2)."""
-    return condition in SUPPORTED_CONDITIONS[rq_id]
+    """Whether an RQ is scored under a condition (RQ1: C1 only; RQ2, RQ3, RQ4: C1 and C2)."""
+    return condition in {**SUPPORTED_CONDITIONS, **EXECUTION_CONDITIONS}[rq_id]
 
 
 def active_rqs(condition: str, applicable: list[str]) -> list[str]:

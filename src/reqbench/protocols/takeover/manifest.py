@@ -22,7 +22,7 @@ def instance_manifest(
 ) -> dict[str, Any]:
     """The manifest object for one build (targets in catalog order)."""
     by_target: dict[str, dict[str, dict[str, Any]]] = {}
-    for rq in REASONING_RQS:
+    for rq in instances:
         for inst in instances[rq]:
             by_target.setdefault(inst["target_id"], {})[rq] = {
                 "file": f"{rq}/{inst['instance_id']}.json",
@@ -50,13 +50,21 @@ def instance_manifest(
                 },
             }
         )
-    counts = {rq: len(instances[rq]) for rq in REASONING_RQS}
+    rq_dirs = [rq for rq in instances if rq in REASONING_RQS or instances[rq]]
+    counts = {rq: len(instances[rq]) for rq in rq_dirs}
+    policy = {
+        "RQ1": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
+        "RQ2": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
+        "RQ3": "HAS_AFFECTED_TARGET_TRANSITION",
+    }
+    if "RQ4" in rq_dirs:
+        policy["RQ4"] = "AFFECTED_TRANSITION_AND_MATCHING_CODE_ENVIRONMENT"
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "input_release": release,
         "project_id": project_id,
         "construction_scope": "RQ_INSTANCES_AND_PHASE_A_PACKAGES",
-        "layout": {"rq_directories": list(REASONING_RQS), "one_json_file_per_target_rq_pair": True},
+        "layout": {"rq_directories": rq_dirs, "one_json_file_per_target_rq_pair": True},
         "condition_protocol": {
             "C1": HISTORY_MODES["C1"],
             "C2": HISTORY_MODES["C2"],
@@ -66,11 +74,7 @@ def instance_manifest(
             "definition": "catalog messages strictly before the target message",
             "difficulty_bins": {"SHORT": "0-25", "MEDIUM": "26-50", "LONG": ">50"},
         },
-        "applicability_policy": {
-            "RQ1": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
-            "RQ2": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
-            "RQ3": "HAS_AFFECTED_TARGET_TRANSITION",
-        },
+        "applicability_policy": policy,
         "rq_counts": counts,
         "total_instance_count": sum(counts.values()),
         "targets": targets,

@@ -127,8 +127,15 @@ def private_manifest(
     condition: str,
     hashes: dict[str, str],
     instance_files: dict[str, tuple[str, str, str]],
+    rq4: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The research-side record of one package; `instance_files` maps RQ -> (path, file sha, content sha)."""
+    """The research-side record of one package; `instance_files` maps RQ -> (path, file sha, content sha).
+
+    `rq4` is the target's RQ4 instance when it has one (`rq4.package_rq4_block` fills the ``rq4`` block
+    and, when the condition is eligible, ``execution_rq`` and ``repository``)."""
+    from reqbench.protocols.takeover.rq4 import package_rq4_block
+
+    block = package_rq4_block(rq4, condition)
     turns = ctx.target.position
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
@@ -142,22 +149,16 @@ def private_manifest(
         "turns": turns,
         "difficulty": difficulty(turns),
         "reasoning_active_rqs": active_rqs(condition, ctx.applicable),
-        "execution_rq": None,
+        "execution_rq": "RQ4" if block["eligible"] else None,
         "source_instances": {
             rq: {"path": p, "file_sha256": f, "content_sha256": c} for rq, (p, f, c) in instance_files.items()
         },
         "public_files": hashes,
         "phase_gate_policy": {"repository_visible_in_phase_a": False, "phase_b_requires_agent_act": True},
-        "repository": None,
-        "rq4": {
-            "eligible": False,
-            "eligibility_status": None,
-            "execution_ready": False,
-            "exclusion_reason": None,
-            "acceptance_criteria": [],
-            "validator_ids": [],
-            "execution_readiness_blockers": [],
-        },
+        "repository": rq4["construction_gold"]["registry_target"]["code_environment"]
+        if rq4 is not None and block["eligible"]
+        else None,
+        "rq4": block,
         "mode": "FORMAL",
         "score_status": "READY",
     }
@@ -170,6 +171,7 @@ def write_phase_a_package(
     texts: PhaseATexts,
     instance_files: dict[str, tuple[str, str, str]],
     write: Callable[[Path, str], None] = atomic_write_text,
+    rq4: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Scan, then write ``public/`` and ``private/package_manifest.json``; returns the manifest.
 
@@ -182,7 +184,7 @@ def write_phase_a_package(
     files = public_files(ctx, condition, texts)
     assert_no_leakage(files, internal_ids(ctx), package=f"{ctx.target.target_id}/{condition}")
     hashes = {name: sha256_text(files[name]) for name in PUBLIC_FILES}
-    manifest = private_manifest(ctx, condition, hashes, instance_files)
+    manifest = private_manifest(ctx, condition, hashes, instance_files, rq4)
     for name in PUBLIC_FILES:
         write(package_dir / "public" / name, files[name])
     write(package_dir / "private" / "package_manifest.json", pretty_json(manifest))

@@ -35,6 +35,7 @@ RQ_NAMES = {
     "RQ1": "Relevant Requirement Selection",
     "RQ2": "Pre-task State Reconstruction",
     "RQ3": "Requirement Update or Clarify",
+    "RQ4": "Repository Delivery",
 }
 RQ_QUESTIONS = {
     "RQ1": "Using the full pre-task conversation, identify the historical requirements and message evidence "
@@ -45,6 +46,9 @@ RQ_QUESTIONS = {
     "RQ3": "Combine the pre-task requirement state with the current client task. If the task determines a "
     "unique post-task state, choose ACT and construct that state; otherwise choose CLARIFY and "
     "identify the blocking requirement field and the question that must be answered.",
+    "RQ4": "With the frozen ACT decision, the visible history and the pre-task repository, implement the "
+    "current client task so that the project builds, keeps its existing behaviour and meets every "
+    "acceptance criterion of the request.",
 }
 _TOP = ["requirements", "decision", "post_task_states", "clarifications"]
 _ITEM = ["requirement_ref", "requirement_summary", "evidence_message_ids", "pre_task_state"]
@@ -69,6 +73,15 @@ def response_contract(rq_id: str) -> dict[str, Any]:
             "requirement_refs_must_be_unique": True,
             "evidence_message_ids_must_reference_c1_history": True,
             "internal_ids_forbidden": True,
+        }
+    if rq_id == "RQ4":
+        return {
+            "schema_version": "rq4-repository-result-v2",
+            "phase_gate": "FROZEN_PHASE_A_DECISION_ACT",
+            "submission": "MODIFIED_REPOSITORY_TREE",
+            "components": ["build", "regression"],
+            "acceptance_judge": "rq4-agent-judge-result-v1",
+            "evaluation_result": "rq4-evaluation-result-v1",
         }
     if rq_id == "RQ2":
         return {
@@ -116,7 +129,7 @@ def difficulty(turns: int) -> str:
 
 def applicable_rqs(target: Target) -> list[str]:
     """RQ1/RQ2 when some affected requirement existed before the request; RQ3 when the target has events.
-    (RQ4 needs a delivery environment and is not built here.)"""
+    (RQ4 also needs a matching code environment: `rq4.rq4_applicable`, added by the build.)"""
     out = ["RQ1", "RQ2"] if direct_requirements(target) else []
     return out + (["RQ3"] if target.task_event_ids else [])
 
