@@ -9,6 +9,12 @@ Rows are ``(case, condition, agent, repeat)``. Conditions:
 
 A row whose score is blocked by unresolved evidence or a pending judge is *pending* and re-evaluated on
 ``--resume`` from its frozen patch; the agent is never re-run.
+
+Operational failures stay out of the case score (PACE-Bench, "Result validation": they "are retained
+separately from accepted scoring records and do not become implementation-failure labels"): a provider
+error is *invalid* (retried at the same budget, then attrition); any other agent status than completed
+(timeout, crash, no submission) and a patch that does not apply are recorded with their reason and
+``operational_failure`` set, excluded from the case mean and counted in the attrition table.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from typing import Any
 from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
+from reqbench.core.execute.attrition import attrition_table
+from reqbench.core.execute.outcomes import Reason, classified, provider_reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import system_summary
@@ -47,6 +55,10 @@ TASK_INSTRUCTION = (
 )
 
 INTERVAL_ESTIMATOR = "se: standard error of the equal-weight case mean (sample SD / sqrt(n), paper §4.1)"
+
+_OPERATIONAL = {"timeout": Reason.AGENT_TIMEOUT, "error": Reason.AGENT_EXIT,
+                "no_submission": Reason.EMPTY_SUBMISSION}
+"""Agent statuses other than completed that are the agent's own (provider errors are external)."""
 
 CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated", "control:identifier_only")
 
@@ -90,21 +102,13 @@ class PaceProtocol:
         if row.condition.startswith("control:"):
             patch = self._control_patch(scorer, row.condition.split(":", 1)[1])
         else:
-            patch, trajectory, status = self._run_agent(scorer, row, options, Path(work_dir))
+            patch, trajectory, status, detail = self._run_agent(scorer, row, options, Path(work_dir))
             if status != "completed":
-                return RowOutcome(
-                    RowStatus.SCORED,
-                    {
-                        "case_id": case.id,
-                        "agent_status": status,
-                        "score": 0.0,
-                        "complete": False,
-                        "verdicts": {},
-                        "trajectory": trajectory,
-                    },
-                    detail=f"agent ended with {status}",
-                    artifacts={"patch": patch.encode()},
-                )
+                reason = _OPERATIONAL.get(status) or provider_reason(detail)
+                result = {"case_id": case.id, "agent_status": status, "score": None, "complete": False,
+                          "verdicts": {}, "trajectory": trajectory, "operational_failure": reason.value}
+                return classified(reason, result, f"agent ended with {status}: {detail}".rstrip(": "),
+                                  {"patch": patch.encode()})
         return self._score(scorer, patch, options, trajectory)
 
     def _control_patch(self, scorer: Scorer, name: str) -> str:
@@ -121,7 +125,7 @@ class PaceProtocol:
 
     def _run_agent(
         self, scorer: Scorer, row: Row, options: RunOptions, work_dir: Path
-    ) -> tuple[str, list[dict[str, Any]], str]:
+    ) -> tuple[str, list[dict[str, Any]], str, str]:
         from reqbench.core.agents.registry import make_agent
 
         ws = work_dir / "workspace"
@@ -138,7 +142,7 @@ class PaceProtocol:
         result = agent.run(ws, inputs, Budget())
         shutil.rmtree(ws / "prd", ignore_errors=True)
         patch = repo.make_patch(scorer.base, ws)
-        return patch, [e.to_dict() for e in result.trajectory], result.status.value
+        return patch, [e.to_dict() for e in result.trajectory], result.status.value, result.detail
 
     def _score(
         self, scorer: Scorer, patch: str, options: RunOptions, trajectory: list[dict[str, Any]]
@@ -146,30 +150,26 @@ class PaceProtocol:
         try:
             res = scorer.score(patch, options.judge)
         except repo.PatchApplyError as exc:
-            return RowOutcome(
-                RowStatus.INVALID,
-                {"case_id": scorer.case.id},
-                detail=f"patch does not apply: {exc}",
-                artifacts={"patch": patch.encode()},
-            )
+            failed = {"case_id": scorer.case.id, "score": None, "operational_failure": Reason.PATCH_APPLY.value}
+            return classified(Reason.PATCH_APPLY, failed, f"patch does not apply: {exc}",
+                              {"patch": patch.encode()})
         result = res.to_dict()
         result["attribution"] = attribute_case(scorer.case, res)
         result["process_signals"] = process_signals(scorer.case, patch, trajectory)
         result["quality"] = quality_observations(patch)
         result["trajectory_events"] = len(trajectory)
-        status = RowStatus.PENDING if res.score is None else RowStatus.SCORED
-        return RowOutcome(
-            status,
-            result,
-            detail="" if res.score is not None else "unresolved evidence",
-            artifacts={"patch": patch.encode()},
-        )
+        if res.score is not None:
+            return classified(Reason.EVALUATED, result, "scored", {"patch": patch.encode()})
+        judge_down = any("judge pending" in p.detail for p in res.points)
+        reason = Reason.JUDGE_UNAVAILABLE if judge_down else Reason.EVIDENCE_UNRESOLVED
+        return classified(reason, result, "unresolved evidence" if reason is Reason.EVIDENCE_UNRESOLVED
+                          else "judge pending", {"patch": patch.encode()})
 
     def reevaluate(
         self, path: Path, row: Row, previous: RowOutcome, options: RunOptions, work_dir: Path
     ) -> RowOutcome:
         patch = previous.artifacts.get("patch")
-        if patch is None:
+        if patch is None or previous.result.get("operational_failure"):
             return previous
         return self._score(Scorer(self._case(path, row.task_id)), patch.decode("utf-8"), options, [])
 
@@ -186,7 +186,8 @@ class PaceProtocol:
         signals: dict[str, dict[str, Any]] = {}
         for (agent, cond), items in sorted(groups.items()):
             label = f"{agent}/{cond}"
-            scored = [o for _, o in items if o.status is RowStatus.SCORED]
+            scored = [o for _, o in items if o.status is RowStatus.SCORED
+                      and not o.result.get("operational_failure")]
             s = system_summary(
                 [o.result.get("score") for o in scored], [bool(o.result.get("complete")) for o in scored]
             )
@@ -196,6 +197,7 @@ class PaceProtocol:
                     loss[sym] = loss.get(sym, 0.0) + v
             systems[label] = {
                 **s.to_dict(),
+                "operational": sum(1 for _, o in items if o.result.get("operational_failure")),
                 "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
                 "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
             }
@@ -210,6 +212,8 @@ class PaceProtocol:
             "judge_notice": " ".join(notices) or None,
             "interval": INTERVAL_ESTIMATOR,
             "systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals,
+            "attrition by reason (rows)": attrition_table(
+                (f"{r.agent}/{r.condition}", o, bool(o.result.get("operational_failure"))) for r, o in rows),
         }
 
     def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
