@@ -68,6 +68,9 @@ class RunOptions:
     unsafe_no_sandbox: bool = False
     """The user allowed a real agent to run without bubblewrap (``--unsafe-no-sandbox``): recorded in the
     run and printed in every report, because such scores are not protected against a hostile agent."""
+    recheck: bool = True
+    """Whether `reevaluate` runs the checks again on a frozen submission that was already scored. Always
+    true for runs; `reqbench regrade` without ``--checks`` clears it (only the judge changes). Not stored."""
     offline: bool = False
     """Replay-only model access (`core.llm.run_access`). Not part of the estimand and not stored: a run
     recorded online may be resumed or re-scored with ``--offline``."""

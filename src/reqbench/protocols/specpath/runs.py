@@ -23,7 +23,7 @@ from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Bud
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
 from reqbench.core.execute.outcomes import Reason, provider_reason
-from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import PatchApplyError, materialize
 from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_history
@@ -174,6 +174,8 @@ def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, wo
     reason = previous.result.get("reason")
     if patch is None or reason in AGENT_STAGE or not previous.result.get("family"):
         return previous
+    if not options.recheck and previous.status is RowStatus.SCORED:
+        return previous  # a judge-only regrade: the verifier has no judge
     settings, _ = split_options(options)
     ids = ("family", "config", "condition", "repeat")
     base = {k: previous.result.get(k) for k in ids}

@@ -216,7 +216,8 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
         return _outcome(result, _diagnostic_reason(result["score"]), {})
     sub = result.get("submission")
     decided = (result.get("delivery") or {}).get("decision") == Decision.AGENT_FAILURE.value
-    if not sub or decided or previous.status is RowStatus.INVALID:
+    rechecked = options.recheck or previous.status is not RowStatus.SCORED
+    if not sub or decided or not rechecked or previous.status is RowStatus.INVALID:
         return previous  # nothing was evaluated: re-evaluating cannot change the outcome
     coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir)
     result["delivery"], result["checks"] = coding.outcome.to_dict(), coding.checks
