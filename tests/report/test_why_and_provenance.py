@@ -25,7 +25,8 @@ def test_invalid_and_pending_rows_are_explained_with_counts_and_an_example(tmp_p
     why = payload["run"]["why_unmeasured"]
     assert [(w["status"], w["rows"], w["example"]) for w in why] == [("invalid", 1, "boom/A/r0"),
                                                                      ("pending", 1, "wait/A/r0")]
-    assert why[0]["reason"] == "RuntimeError: toy bug in boom"
+    assert why[0]["reason"] == "harness_exception"
+    assert why[0]["example_detail"] == "RuntimeError: toy bug in boom"
     assert why[1]["reason"] == "check could not run"
     tables = {t.title: t for t in run_tables(payload, {})}
     assert "why rows are not measured" in tables

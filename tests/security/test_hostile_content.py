@@ -78,7 +78,7 @@ def test_specpath_latin1_content_is_scored_not_invalid(tmp_path: Path) -> None:
 
 def test_specpath_deep_tree_is_agent_failure(tmp_path: Path, cleanup: None) -> None:
     out = _specpath(tmp_path, DEEP_TREE)
-    assert (out.result["outcome"], out.result["reason"]) == ("failure", "workspace_rejected")
+    assert (out.result["outcome"], out.result["reason"]) == ("failure", "workspace_over_limit")
     assert out.result["workspace_rejected"]["limit"] == "max_depth"
     assert "deeper than 64" in out.detail
 
@@ -104,13 +104,13 @@ def test_specpath_chmod_000_entries_are_scored_not_invalid(tmp_path: Path) -> No
 
 def test_specpath_huge_file_is_agent_failure(tmp_path: Path) -> None:
     out = _specpath(tmp_path, HUGE_FILE)
-    assert out.result["reason"] == "workspace_rejected"
+    assert out.result["reason"] == "workspace_over_limit"
     assert out.result["workspace_rejected"]["limit"] == "max_file_bytes"
 
 
 def test_specpath_too_many_files_is_agent_failure(tmp_path: Path) -> None:
     out = _specpath(tmp_path, MANY_FILES)
-    assert out.result["reason"] == "workspace_rejected"
+    assert out.result["reason"] == "workspace_over_limit"
     assert out.result["workspace_rejected"]["limit"] == "max_entries"
 
 

@@ -19,6 +19,7 @@ from reqbench.cli.doctor import doctor
 from reqbench.cli.generic_report import export, print_report, report, view
 from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
+from reqbench.cli.regrade import regrade
 from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
@@ -127,6 +128,7 @@ def register(app: typer.Typer) -> None:
     app.command("validate")(validate)
     app.command("run")(run)
     app.command("report")(report)
+    app.command("regrade")(regrade)
     app.command("export")(export)
     app.command("view")(view)
     app.command("schema")(schema)

@@ -17,6 +17,7 @@ from reqbench.report.html import render_report
 from reqbench.report.provenance import provenance, run_title
 from reqbench.report.run_report import (
     build_payload,
+    pick_grading,
     report_plots,
     report_sections,
     status_by_condition,
@@ -26,10 +27,11 @@ from reqbench.report.tables import rich_tables
 console = Console()
 
 
-def print_report(store: RunStore, protocol: Any) -> dict[str, Any]:
-    """Print the report tables of an open run; returns the JSON payload."""
-    payload = build_payload(store, protocol)
-    for heading, tables in report_sections(payload, protocol.name, status_by_condition(store)):
+def print_report(store: RunStore, protocol: Any, grading: str | None = None) -> dict[str, Any]:
+    """Print the report tables of an open run (one grading, default the latest); returns the JSON payload."""
+    payload = build_payload(store, protocol, grading)
+    by_condition = status_by_condition(store, payload["run"]["grading"])
+    for heading, tables in report_sections(payload, protocol.name, by_condition):
         console.rule(heading)
         for table in tables:
             for part in rich_tables(table, console.width):
@@ -42,6 +44,8 @@ def report(
     as_json: bool = typer.Option(False, "--json", help="Print {PROTOCOL: summary, \"run\": {...}} as JSON."),
     html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
     plots: Path | None = typer.Option(None, "--plots", help="Also write the plots as PNG files here."),
+    grading: str | None = typer.Option(None, "--grading", help="Which grading to report: 'original' or a "
+                                       "`reqbench regrade` label (default: the latest)."),
 ) -> None:
     """Summarise a run: the protocol's tables plus run accounting (attempts, attrition).
 
@@ -49,12 +53,13 @@ def report(
     """
     with RunStore.open(run_dir) as store:
         protocol = protocol_by_name(store.meta.protocol)
-        by_condition = status_by_condition(store)
+        grading = pick_grading(store, grading)
+        by_condition = status_by_condition(store, grading)
         if as_json:
-            payload = build_payload(store, protocol)
+            payload = build_payload(store, protocol, grading)
             typer.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
         else:
-            payload = print_report(store, protocol)
+            payload = print_report(store, protocol, grading)
         if html is not None or plots is not None:
             figures = report_plots(payload, protocol.name, by_condition)
             if html is not None:

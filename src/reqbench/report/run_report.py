@@ -2,8 +2,12 @@
 
 The JSON payload (`reqbench report --json`) is ``{PROTOCOL_NAME: summary, "run": {...}}`` where "run"
 holds the run's metadata and row counts (planned, scored, pending, invalid, unstarted, unfinished,
-attempts), so attrition is always reported next to the scores (SpecPath: "every result reports its
-actual support").
+attempts) and the attrition by reason per condition (`core.execute.attrition`), so attrition is always
+reported next to the scores (SpecPath: "every result reports its actual support").
+
+A run may hold several gradings (`reqbench regrade`): the report uses one (`grading`, default the latest),
+says which grading produced each row's number (``run.rows_by_grading``), and lists every grading with its
+headline numbers (``run.gradings``).
 """
 
 from __future__ import annotations
@@ -11,46 +15,88 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.errors import InputError
+from reqbench.core.execute.attrition import attrition_table
+from reqbench.core.execute.outcomes import reason_label
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
-from reqbench.report.tables import TableData, summary_tables
+from reqbench.report.tables import TableData, format_cell, summary_tables
 
 RUN_KEY = "run"
 STATUSES = ("scored", "pending", "invalid", "unstarted")
 
 
-def build_payload(store: RunStore, protocol: Any) -> dict[str, Any]:
-    """Call `protocol.summarize` on the selected outcomes and add the run accounting."""
+def pick_grading(store: RunStore, grading: str | None) -> str:
+    """`grading` if the run has it (else an `InputError` naming the ones it has); None -> the latest."""
+    labels = [g["label"] for g in store.gradings()]
+    if grading is None:
+        return labels[-1]
+    if grading not in labels:
+        raise InputError(f"no grading {grading!r} in this run; it has: {', '.join(labels)}",
+                         file=str(store.run_dir), item="--grading")
+    return grading
+
+
+def build_payload(store: RunStore, protocol: Any, grading: str | None = None) -> dict[str, Any]:
+    """Call `protocol.summarize` on the selected outcomes (of `grading`, default the latest) and add the
+    run accounting."""
     meta = store.meta
-    summary = protocol.summarize(Path(meta.suite_path), store.outcomes())
+    grading = pick_grading(store, grading)
+    summary = protocol.summarize(Path(meta.suite_path), store.outcomes(grading=grading))
     provenance = {k: v for k, v in meta.provenance.items() if k != "suite_files"}
+    selected = store.selected_attempts(grading)
+    by_grading: dict[str, int] = {}
+    for _, attempt, _ in selected:
+        if attempt is not None:
+            by_grading[attempt.grading] = by_grading.get(attempt.grading, 0) + 1
     run = {"run_dir": str(store.run_dir), "suite": meta.suite_path, "protocol": meta.protocol,
            "options": meta.options, "created": meta.created, "reqbench_version": meta.reqbench_version,
-           "provenance": provenance, "counts": store.counts(), "why_unmeasured": unmeasured_reasons(store)}
+           "provenance": provenance, "counts": store.counts(), "grading": grading,
+           "rows_by_grading": by_grading, "gradings": gradings_overview(store, protocol),
+           "attrition": attrition_table((row.condition, None if a is None else store.to_outcome(
+               a, with_artifacts=False), bool(a and a.result.get("operational_failure")))
+               for row, a, _ in selected),
+           "why_unmeasured": unmeasured_reasons(store, grading)}
     return {protocol.name: summary, RUN_KEY: run}
 
 
-def unmeasured_reasons(store: RunStore) -> list[dict[str, Any]]:
+def gradings_overview(store: RunStore, protocol: Any) -> list[dict[str, Any]]:
+    """Every grading of the run with its judge, whether checks were re-run, and its headline numbers."""
+    out = []
+    gradings = store.gradings()
+    for g in gradings:
+        headline: dict[str, Any] = {}
+        if len(gradings) > 1:
+            try:
+                headline = protocol.headline(protocol.summarize(Path(store.meta.suite_path),
+                                                                store.outcomes(grading=g["label"])))
+            except Exception as exc:  # a summary that cannot be built must not hide the others
+                headline = {"error": str(exc)}
+        out.append({**g, "headline": headline})
+    return out
+
+
+def unmeasured_reasons(store: RunStore, grading: str = "original") -> list[dict[str, Any]]:
     """Why rows are invalid or pending: one entry per (status, reason) with its row count and one example
-    row, most frequent first. The reason is the first line of the selected attempt's detail."""
+    row, most frequent first. The reason is the outcome's reason (`core.execute.outcomes`), or the first
+    line of the detail for rows stored without one; `example_detail` is that row's detail."""
     groups: dict[tuple[str, str], dict[str, Any]] = {}
-    for row, outcome in store.outcomes():
+    for row, outcome in store.outcomes(grading=grading):
         if outcome.status.value not in ("invalid", "pending"):
             continue
-        lines = (outcome.detail or "").strip().splitlines()
-        reason = (lines[-1] if lines and lines[0].startswith("Traceback") else lines[0] if lines
-                  else "no detail recorded")[:160]
+        reason = reason_label(outcome.reason, outcome.detail)
         entry = groups.setdefault((outcome.status.value, reason),
                                   {"status": outcome.status.value, "reason": reason, "rows": 0,
-                                   "example": f"{row.task_id}/{row.condition}/r{row.repeat}"})
+                                   "example": f"{row.task_id}/{row.condition}/r{row.repeat}",
+                                   "example_detail": reason_label("", outcome.detail)})
         entry["rows"] += 1
     return sorted(groups.values(), key=lambda e: (-e["rows"], e["status"], e["reason"]))
 
 
-def status_by_condition(store: RunStore) -> dict[str, dict[str, int]]:
+def status_by_condition(store: RunStore, grading: str = "original") -> dict[str, dict[str, int]]:
     """``{condition: {status: rows}}`` from each row's selected attempt."""
     out: dict[str, dict[str, int]] = {}
-    for row, attempt, _ in store.selected_attempts():
+    for row, attempt, _ in store.selected_attempts(grading):
         cell = out.setdefault(row.condition, dict.fromkeys(STATUSES, 0))
         cell[attempt.status.value if attempt else "unstarted"] += 1
     return out
@@ -63,7 +109,23 @@ def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]])
     why = run.get("why_unmeasured") or []
     if why:
         tables.append(TableData("why rows are not measured", ["status", "rows", "reason", "example"],
-                                [[w["status"], str(w["rows"]), w["reason"], w["example"]] for w in why]))
+                                [[w["status"], str(w["rows"]), w["reason"],
+                                  w["example"] + (f" ({w['example_detail']})"
+                                                  if w.get("example_detail") not in (None, w["reason"]) else "")]
+                                 for w in why]))
+    attrition = run.get("attrition") or {}
+    if attrition:
+        columns = list(next(iter(attrition.values())))
+        tables.append(TableData("attrition by reason (rows)", ["condition", *columns],
+                                [[c, *(str(v.get(k, 0)) for k in columns)] for c, v in attrition.items()]))
+    gradings = run.get("gradings") or []
+    if len(gradings) > 1:
+        tables.append(TableData(f"gradings (this report: {run.get('grading')})",
+                                ["grading", "judge", "checks re-run", "created", "rows here", "headline"],
+                                [[g["label"], g["judge"], "yes" if g["checks"] else "no", g["created"],
+                                  str((run.get("rows_by_grading") or {}).get(g["label"], 0)),
+                                  "; ".join(f"{k}: {format_cell(v)}" for k, v in g["headline"].items())]
+                                 for g in gradings]))
     if by_condition:
         tables.append(TableData("rows by condition (selected attempt)", ["condition", *STATUSES],
                                 [[c, *(str(v[s]) for s in STATUSES)] for c, v in by_condition.items()]))

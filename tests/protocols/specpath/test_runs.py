@@ -45,7 +45,7 @@ def test_agent_sees_base_repo_and_history_only_never_hidden_tests_or_labels(tall
         assert atom not in seen["prompt"]
     assert family.histories["override"].turns[1].text in seen["prompt"]
     assert seen["budget"] == 30.0
-    assert out.status == RowStatus.SCORED and out.result["reason"] == "no_patch"
+    assert out.status == RowStatus.SCORED and out.result["reason"] == "empty_submission"
 
 
 def test_reference_row_succeeds_and_null_row_is_a_scored_no_patch_failure(tally_family: Path,
@@ -75,34 +75,36 @@ def test_submission_that_does_not_import_is_an_agent_failure_not_attrition(tally
                                                                            tmp_path: Path) -> None:
     out = _run(tally_family, tmp_path, "spy", write={"src/tally/__init__.py": "def tally(:\n"})
     assert (out.status, out.result["reason"], out.result["signature"]) == \
-        (RowStatus.SCORED, "test_failure", [0, 0])
+        (RowStatus.SCORED, "checks_failed", [0, 0])
 
 
 def test_editing_only_the_history_file_is_no_patch(tally_family: Path, tmp_path: Path) -> None:
     out = _run(tally_family, tmp_path, "spy", write={"SPEC_HISTORY.md": "rewritten"})
-    assert out.result["reason"] == "no_patch" and out.artifacts["patch"] == b""
+    assert out.result["reason"] == "empty_submission" and out.artifacts["patch"] == b""
 
 
 @pytest.mark.parametrize(("opts", "status", "reason"), [
-    ({"status": "provider_error"}, RowStatus.INVALID, "provider"),
+    ({"status": "provider_error"}, RowStatus.INVALID, "provider_error"),
     ({"status": "timeout"}, RowStatus.SCORED, "agent_timeout"),
-    ({"status": "error"}, RowStatus.SCORED, "nonzero_agent_exit"),
-    ({"cost": 0.5, "specpath.cost_limit": "0.25"}, RowStatus.SCORED, "cost_limit"),
+    ({"status": "error"}, RowStatus.SCORED, "agent_exit"),
+    ({"cost": 0.5, "specpath.cost_limit": "0.25"}, RowStatus.SCORED, "budget_exhausted"),
 ])
 def test_run_processing_separates_fixed_budget_failures_from_external_invalids(
         tally_family: Path, tmp_path: Path, opts: dict, status: RowStatus, reason: str) -> None:
     out = _run(tally_family, tmp_path, "spy", write={"src/tally/__init__.py": GOOD}, **opts)
     assert (out.status, out.result["reason"]) == (status, reason)
     assert out.result["outcome"] == ("invalid" if status == RowStatus.INVALID else "failure")
+    assert out.reason == reason
 
 
-def test_verifier_infrastructure_failure_is_invalid_never_scored(tally_family: Path, tmp_path: Path) -> None:
+def test_verifier_infrastructure_failure_is_pending_never_scored(tally_family: Path, tmp_path: Path) -> None:
     data = yaml.safe_load((tally_family / "family.yaml").read_text())
     data["verifier"] = {"command": "exit 3"}
     (tally_family / "family.yaml").write_text(yaml.safe_dump(data))
     out = _run(tally_family, tmp_path, "reference")
     assert (out.status, out.result["outcome"], out.result["reason"]) == \
-        (RowStatus.INVALID, "invalid", "verifier_infrastructure")
+        (RowStatus.PENDING, "pending", "check_infrastructure")
+    assert out.reason == "check_infrastructure" and out.artifacts["patch"]
 
 
 def test_plan_crosses_conditions_and_repeats_and_refuses_unknown_options(tally_family: Path) -> None:
@@ -121,4 +123,4 @@ def test_submitted_pytest_module_cannot_replace_the_verifier(tally_family: Path,
     out = _run(tally_family, tmp_path, "spy", write={"pytest.py": fake, "src/pytest.py": fake,
                                                       "src/tally/__init__.py": "def tally(w):\n    return {}\n"})
     assert (out.status, out.result["reason"], out.result["signature"]) == \
-        (RowStatus.SCORED, "test_failure", [0, 0])
+        (RowStatus.SCORED, "checks_failed", [0, 0])

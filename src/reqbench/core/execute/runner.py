@@ -8,9 +8,10 @@ Per row and invocation the driver does, from the row's stored attempts (`store.s
   evaluation on the frozen submission (`protocol.reevaluate`), once per invocation, never the agent;
 * ``DONE``: nothing.
 
-An exception escaping a row is a harness bug: it becomes an ``invalid`` attempt with the traceback in
-`detail`, and the run goes on. An `InputError` is the user's (bad agent name, bad option): no new rows
-start, rows in flight are recorded, and the error is raised. The driver thread writes rows and attempts;
+An exception escaping a row is a harness bug: it becomes an ``invalid`` attempt (reason
+``harness_exception``) with the traceback in `detail`, and the run goes on. An `InputError` is the
+user's (bad agent name, bad option): no new rows start, rows in flight are recorded, and the error is
+raised. The driver thread writes rows and attempts;
 model clients inside rows add their calls to the store's record/replay cache (`core.llm.run_access`).
 With ``RunOptions.offline`` a call that was never recorded raises `OfflineCacheMiss`, an `InputError`:
 the run stops with exit 2 and the row keeps no attempt, so a later online ``--resume`` runs it.
@@ -32,6 +33,7 @@ from rich.console import Console
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import Executor, LocalExecutor
+from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.schedule import schedule
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
@@ -78,7 +80,7 @@ def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, 
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
     except (Exception, SystemExit):
         outcome = RowOutcome(RowStatus.INVALID, result={"harness_exception": True},
-                             detail=traceback.format_exc())
+                             detail=traceback.format_exc(), reason=Reason.HARNESS_EXCEPTION.value)
     finally:
         shutil.rmtree(work_dir, ignore_errors=True)
     return AttemptReport(outcome, kind, started, utc_now())
@@ -90,6 +92,7 @@ def _check_outcome(outcome: Any, where: str) -> None:
     if not isinstance(outcome, RowOutcome):
         raise TypeError(f"{where} returned {type(outcome).__name__}, not RowOutcome")
     outcome.status = RowStatus(outcome.status)
+    check_reason(outcome)
     json.dumps(outcome.result, sort_keys=True)  # exactly as the store will write it
     for name, blob in outcome.artifacts.items():
         if not isinstance(blob, bytes):
@@ -169,7 +172,9 @@ def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOpt
                 report = future.result()
             except Exception:  # the executor itself failed (remote worker lost, ...): infrastructure
                 report = AttemptReport(RowOutcome(RowStatus.INVALID, result={"executor_error": True},
-                                                  detail=traceback.format_exc()), "run", utc_now(), utc_now())
+                                                  detail=traceback.format_exc(),
+                                                  reason=Reason.INFRASTRUCTURE.value),
+                                       "run", utc_now(), utc_now())
             if report.input_error is not None:
                 fatal = fatal or report.input_error
                 for other in in_flight:

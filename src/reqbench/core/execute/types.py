@@ -6,6 +6,8 @@ the executor owns scheduling, attempts, the store and progress. A row's outcome 
 * ``scored``  — the row produced a result that counts (success or failure lives in `result`);
 * ``pending`` — a harness problem (HARNESS_ERROR, judge pending): re-evaluated on `--resume`;
 * ``invalid`` — an external problem (provider, runner infrastructure): attrition, never scored.
+
+Which of the three a row gets is decided by its reason (`outcomes.Reason`, the one taxonomy).
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ class RowOutcome:
     detail: str = ""
     artifacts: dict[str, bytes] = field(default_factory=dict)
     """Named blobs (patch, transcript, logs) stored content-addressed by the executor."""
+    reason: str = ""
+    """Why the row ended so: an `outcomes.Reason` value, consistent with `status` (`outcomes.status_of`).
+    Empty only for outcomes stored before reasons existed, or from a plugin that does not classify."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +68,9 @@ class RunOptions:
     unsafe_no_sandbox: bool = False
     """The user allowed a real agent to run without bubblewrap (``--unsafe-no-sandbox``): recorded in the
     run and printed in every report, because such scores are not protected against a hostile agent."""
+    recheck: bool = True
+    """Whether `reevaluate` runs the checks again on a frozen submission that was already scored. Always
+    true for runs; `reqbench regrade` without ``--checks`` clears it (only the judge changes). Not stored."""
     offline: bool = False
     """Replay-only model access (`core.llm.run_access`). Not part of the estimand and not stored: a run
     recorded online may be resumed or re-scored with ``--offline``."""

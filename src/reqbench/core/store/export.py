@@ -18,9 +18,9 @@ if TYPE_CHECKING:  # the store calls these exports; they only need its type
     from reqbench.core.store.runstore import RunStore
 
 
-def result_rows(store: RunStore) -> list[RunResultRow]:
+def result_rows(store: RunStore, grading: str = "original") -> list[RunResultRow]:
     out = []
-    for index, (row, attempt, n_attempts) in enumerate(store.selected_attempts()):
+    for index, (row, attempt, n_attempts) in enumerate(store.selected_attempts(grading)):
         out.append(RunResultRow(
             row_key=row.key, task_id=row.task_id, condition=row.condition, agent=row.agent,
             repeat=row.repeat, order_index=index,
@@ -28,7 +28,9 @@ def result_rows(store: RunStore) -> list[RunResultRow]:
             attempt_no=attempt.attempt_no if attempt else None, attempts=n_attempts,
             result=attempt.result if attempt else {}, detail=attempt.detail if attempt else "",
             artifacts=dict(attempt.artifacts) if attempt else {},
-            started=attempt.started if attempt else None, finished=attempt.finished if attempt else None))
+            started=attempt.started if attempt else None, finished=attempt.finished if attempt else None,
+            reason=attempt.reason if attempt else "", grading=attempt.grading if attempt else "original",
+            parent_attempt=attempt.parent if attempt else None))
     return out
 
 

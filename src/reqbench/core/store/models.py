@@ -1,7 +1,9 @@
-"""File-edge models of a run: its metadata and the exported result rows (`reqbench schema run-*`)."""
+"""File-edge models of a run: its metadata and the exported result rows (`reqbench schema run-*`), and how
+an outcome's result maps to the store's check and score rows."""
 
 from __future__ import annotations
 
+import json
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -44,6 +46,10 @@ class RunResultRow(BaseModel):
         description="Artifacts of the selected attempt: name -> sha256 (blob at artifacts/ab/cdef...).")
     started: str | None = Field(description="UTC start of the selected attempt, ISO 8601.")
     finished: str | None = Field(description="UTC end of the selected attempt, ISO 8601.")
+    reason: str = Field(default="", description="Why the selected attempt ended so (README 'Row outcomes').")
+    grading: str = Field(default="original", description="Grading that produced the selected attempt: "
+                         "'original' (reqbench run) or a `reqbench regrade` label.")
+    parent_attempt: int | None = Field(default=None, description="The attempt a re-graded attempt re-scored.")
 
 
 class JudgeCall(BaseModel):
@@ -56,3 +62,26 @@ class JudgeCall(BaseModel):
     response: dict[str, Any] = Field(description="The response as received.")
     started: str = Field(description="UTC start, ISO 8601.")
     finished: str = Field(description="UTC end, ISO 8601.")
+
+
+def checks_of(result: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """``result["checks"]`` as (name, status, detail JSON) rows of ``check_results``."""
+    checks = result.get("checks")
+    if not isinstance(checks, dict):
+        return []
+    out = []
+    for name, value in checks.items():
+        if isinstance(value, dict):
+            out.append((str(name), str(value.get("status", "")), json.dumps(value, sort_keys=True)))
+        else:
+            out.append((str(name), str(value), "{}"))
+    return out
+
+
+def scores_of(result: dict[str, Any]) -> list[tuple[str, float | None]]:
+    """``result["scores"]`` numbers as (metric, value) rows of ``scores``."""
+    scores = result.get("scores")
+    if not isinstance(scores, dict):
+        return []
+    return [(str(k), None if v is None else float(v)) for k, v in scores.items()
+            if v is None or isinstance(v, int | float)]

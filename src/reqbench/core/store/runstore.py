@@ -24,8 +24,15 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.store import schema
 from reqbench.core.store.artifacts import ArtifactStore
-from reqbench.core.store.models import JudgeCall, RunMeta
-from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, Attempt, NextStep, next_step, select_attempt
+from reqbench.core.store.models import JudgeCall, RunMeta, checks_of, scores_of
+from reqbench.core.store.selection import (
+    DEFAULT_MAX_ATTEMPTS,
+    ORIGINAL,
+    Attempt,
+    NextStep,
+    next_step,
+    select_attempt,
+)
 
 DB_NAME = "run.sqlite"
 ARTIFACTS_DIR = "artifacts"
@@ -173,7 +180,8 @@ class RunStore:
 
     # ---- attempts --------------------------------------------------------------------------------
     def record_attempt(self, row: Row, outcome: RowOutcome, *, kind: str = "run",
-                       started: str | None = None, finished: str | None = None) -> Attempt:
+                       started: str | None = None, finished: str | None = None,
+                       parent: int | None = None, grading: str = ORIGINAL) -> Attempt:
         """Store one complete attempt of `row` in a single transaction.
 
         Artifacts are written first (content-addressed, deduplicated); the attempt row, its artifact
@@ -184,7 +192,8 @@ class RunStore:
         Result conventions read here (all optional):
         ``result["checks"]``: ``{name: status}`` or ``{name: {"status": ..., ...}}`` -> `check_results`;
         ``result["scores"]``: ``{metric: number | bool | None}`` -> `scores` (other values are not scores
-        and are left to the result JSON).
+        and are left to the result JSON). `parent` and `grading` link a re-graded attempt to the one
+        whose frozen submission it re-scored (`store.gradings`).
         """
         result_json = json.dumps(outcome.result, sort_keys=True, ensure_ascii=False)
         status = RowStatus(outcome.status)
@@ -204,19 +213,20 @@ class RunStore:
                         "SELECT COALESCE(MAX(attempt_no), 0) + 1 FROM attempts WHERE row_key = ?",
                         (row.key,)).fetchone()[0]
                     conn.execute("INSERT INTO attempts (row_key, attempt_no, status, kind, result_json, "
-                                 "detail, started, finished) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                 "detail, started, finished, reason, parent_attempt, grading) "
+                                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  (row.key, attempt_no, status.value, kind, result_json, outcome.detail,
-                                  started, finished))
+                                  started, finished, outcome.reason, parent, grading))
                     for name, (sha, size) in refs.items():
                         conn.execute("INSERT INTO attempt_artifacts VALUES (?, ?, ?, ?, ?)",
                                      (row.key, attempt_no, name, sha, size))
                     if SUBMISSION_ARTIFACT in refs:
                         conn.execute("INSERT INTO submissions VALUES (?, ?, ?)",
                                      (row.key, attempt_no, refs[SUBMISSION_ARTIFACT][0]))
-                    for name, status_text, detail in _checks(outcome.result):
+                    for name, status_text, detail in checks_of(outcome.result):
                         conn.execute("INSERT INTO check_results VALUES (?, ?, ?, ?, ?)",
                                      (row.key, attempt_no, name, status_text, detail))
-                    for metric, value in _scores(outcome.result):
+                    for metric, value in scores_of(outcome.result):
                         conn.execute("INSERT INTO scores VALUES (?, ?, ?, ?)",
                                      (row.key, attempt_no, metric, value))
             except BaseException:
@@ -225,7 +235,8 @@ class RunStore:
                 raise
         return Attempt(row_key=row.key, attempt_no=attempt_no, status=status, kind=kind,
                        result=outcome.result, detail=outcome.detail, started=started, finished=finished,
-                       artifacts={n: s for n, (s, _) in refs.items()})
+                       artifacts={n: s for n, (s, _) in refs.items()}, reason=outcome.reason,
+                       parent=parent, grading=grading)
 
     def attempts(self, row: Row | str) -> list[Attempt]:
         key = row if isinstance(row, str) else row.key
@@ -243,22 +254,24 @@ class RunStore:
                 row_key=r["row_key"], attempt_no=r["attempt_no"], status=RowStatus(r["status"]),
                 kind=r["kind"], result=json.loads(r["result_json"]), detail=r["detail"],
                 started=r["started"], finished=r["finished"],
-                artifacts=arts.get((r["row_key"], r["attempt_no"]), {})))
+                artifacts=arts.get((r["row_key"], r["attempt_no"]), {}), reason=r["reason"],
+                parent=r["parent_attempt"], grading=r["grading"]))
         return out
 
-    def selected_attempt(self, row: Row) -> Attempt | None:
-        return select_attempt(self.attempts(row))
+    def selected_attempt(self, row: Row, grading: str = ORIGINAL) -> Attempt | None:
+        return select_attempt(self.attempts(row), grading)
 
-    def selected_outcome(self, row: Row, *, with_artifacts: bool = True) -> RowOutcome | None:
+    def selected_outcome(self, row: Row, *, with_artifacts: bool = True,
+                         grading: str = ORIGINAL) -> RowOutcome | None:
         """The outcome of the selected attempt (see `select_attempt`), artifacts loaded as bytes."""
-        attempt = self.selected_attempt(row)
+        attempt = self.selected_attempt(row, grading)
         return None if attempt is None else self.to_outcome(attempt, with_artifacts=with_artifacts)
 
     def to_outcome(self, attempt: Attempt, *, with_artifacts: bool = True) -> RowOutcome:
         blobs = ({n: self.artifacts.get(s) for n, s in attempt.artifacts.items()}
                  if with_artifacts else {})
         return RowOutcome(status=attempt.status, result=attempt.result, detail=attempt.detail,
-                          artifacts=blobs)
+                          artifacts=blobs, reason=attempt.reason)
 
     def next_step(self, row: Row, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> NextStep:
         return next_step(self.attempts(row), max_attempts)
@@ -269,24 +282,41 @@ class RunStore:
         return [row for row in self.plan()
                 if next_step(by_key.get(row.key, []), max_attempts) != NextStep.DONE]
 
-    def outcomes(self, *, with_artifacts: bool = False) -> list[tuple[Row, RowOutcome]]:
-        """Every planned row that has an attempt, with its selected outcome, in plan order.
+    def outcomes(self, *, with_artifacts: bool = False,
+                 grading: str = ORIGINAL) -> list[tuple[Row, RowOutcome]]:
+        """Every planned row that has an attempt, with its selected outcome (under `grading`), in plan order.
 
         Artifacts are not loaded unless asked (`with_artifacts=True`): summaries rarely need them.
         """
         by_key = self._all_attempts()
         out = []
         for row in self.plan():
-            selected = select_attempt(by_key.get(row.key, []))
+            selected = select_attempt(by_key.get(row.key, []), grading)
             if selected is not None:
                 out.append((row, self.to_outcome(selected, with_artifacts=with_artifacts)))
         return out
 
-    def selected_attempts(self) -> list[tuple[Row, Attempt | None, int]]:
+    def selected_attempts(self, grading: str = ORIGINAL) -> list[tuple[Row, Attempt | None, int]]:
         """Every planned row with its selected attempt (or None) and its number of attempts."""
         by_key = self._all_attempts()
-        return [(row, select_attempt(by_key.get(row.key, [])), len(by_key.get(row.key, [])))
+        return [(row, select_attempt(by_key.get(row.key, []), grading), len(by_key.get(row.key, [])))
                 for row in self.plan()]
+
+    # ---- gradings (`reqbench regrade`) -----------------------------------------------------------
+    def add_grading(self, label: str, judge: str, checks: bool, note: str = "") -> None:
+        """Register a grading label (idempotent: a regrade may be resumed under the same label)."""
+        with self._tx() as conn:
+            conn.execute("INSERT OR IGNORE INTO gradings VALUES (?, ?, ?, ?, ?)",
+                         (label, utc_now(), judge, int(checks), note))
+
+    def gradings(self) -> list[dict[str, Any]]:
+        """``original`` first, then each regrade in creation order: label, judge, checks, created, note."""
+        meta = self.meta
+        first = {"label": ORIGINAL, "judge": str(meta.options.get("judge", "")), "checks": True,
+                 "created": meta.created, "note": "reqbench run"}
+        return [first, *({"label": r["label"], "judge": r["judge"], "checks": bool(r["checks"]),
+                          "created": r["created"], "note": r["note"]}
+                         for r in self._query("SELECT * FROM gradings ORDER BY created, label"))]
 
     def counts(self, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
         """Row counts by selected status, plus unstarted, unfinished and the number of attempts."""
@@ -353,27 +383,6 @@ class RunStore:
 
 def _row(r: sqlite3.Row) -> Row:
     return Row(task_id=r["task_id"], condition=r["condition"], agent=r["agent"], repeat=r["repeat"])
-
-
-def _checks(result: dict[str, Any]) -> list[tuple[str, str, str]]:
-    checks = result.get("checks")
-    if not isinstance(checks, dict):
-        return []
-    out = []
-    for name, value in checks.items():
-        if isinstance(value, dict):
-            out.append((str(name), str(value.get("status", "")), json.dumps(value, sort_keys=True)))
-        else:
-            out.append((str(name), str(value), "{}"))
-    return out
-
-
-def _scores(result: dict[str, Any]) -> list[tuple[str, float | None]]:
-    scores = result.get("scores")
-    if not isinstance(scores, dict):
-        return []
-    return [(str(k), None if v is None else float(v)) for k, v in scores.items()
-            if v is None or isinstance(v, int | float)]
 
 
 def _first_missing_ancestor(path: Path) -> Path | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 DDL = """
 CREATE TABLE run (
@@ -41,7 +41,17 @@ CREATE TABLE attempts (
   detail TEXT NOT NULL,
   started TEXT NOT NULL,
   finished TEXT NOT NULL,
+  reason TEXT NOT NULL DEFAULT '',
+  parent_attempt INTEGER,
+  grading TEXT NOT NULL DEFAULT 'original',
   PRIMARY KEY (row_key, attempt_no)
+);
+CREATE TABLE gradings (
+  label TEXT PRIMARY KEY,
+  created TEXT NOT NULL,
+  judge TEXT NOT NULL,
+  checks INTEGER NOT NULL,
+  note TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE attempt_artifacts (
   row_key TEXT NOT NULL,
@@ -124,9 +134,16 @@ DDL += MODEL_CALLS_DDL
 _MIGRATIONS: dict[int, str] = {
     2: "ALTER TABLE run ADD COLUMN provenance_json TEXT NOT NULL DEFAULT '{}'",
     3: MODEL_CALLS_DDL,
+    4: "ALTER TABLE attempts ADD COLUMN reason TEXT NOT NULL DEFAULT '';"
+       "ALTER TABLE attempts ADD COLUMN parent_attempt INTEGER;"
+       "ALTER TABLE attempts ADD COLUMN grading TEXT NOT NULL DEFAULT 'original';"
+       "CREATE TABLE gradings (label TEXT PRIMARY KEY, created TEXT NOT NULL, judge TEXT NOT NULL, "
+       "checks INTEGER NOT NULL, note TEXT NOT NULL DEFAULT '')",
 }
 """version -> statements that upgrade a store from version-1. 2: the run's provenance (agent facts, suite
-content hash and file manifest). 3: the model gateway's call records."""
+content hash and file manifest). 3: the model gateway's call records. 4: each attempt's outcome reason
+(`core.execute.outcomes`), the attempt it re-grades (``parent_attempt``) and its grading label; the
+``gradings`` made by `reqbench regrade`."""
 
 
 def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:

@@ -3,6 +3,11 @@
 SpecPath resolves provider-limit attempts first, "selecting the earliest complete non-external attempt
 under a maximum of three same-budget tries"; external invalidity is attrition, never an agent failure.
 reqbench applies the same rule to every protocol; `select_attempt` is the one place it lives.
+
+Attempts belong to a *grading*: ``original`` for what `reqbench run` produced, or the label of a
+`reqbench regrade` that re-scored frozen submissions into new attempts linked to their parent. Running and
+resuming only ever look at the original grading; a report for grading G takes each row's G attempt and
+falls back to its original one (rows without a frozen submission cannot be re-graded).
 """
 
 from __future__ import annotations
@@ -12,9 +17,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from reqbench.core.execute.outcomes import DEFAULT_MAX_ATTEMPTS
 from reqbench.core.execute.types import RowStatus
 
-DEFAULT_MAX_ATTEMPTS = 3
+__all__ = ["DEFAULT_MAX_ATTEMPTS", "Attempt", "NextStep", "next_step", "select_attempt"]
 
 
 @dataclass(frozen=True)
@@ -30,6 +36,10 @@ class Attempt:
     started: str
     finished: str
     artifacts: dict[str, str] = field(default_factory=dict)
+    reason: str = ""
+    parent: int | None = None
+    """The attempt this one re-grades (regrade, timeout re-run), else None."""
+    grading: str = "original"
 
 
 class NextStep(StrEnum):
@@ -43,14 +53,27 @@ class NextStep(StrEnum):
     """Finished: a scored attempt exists, or invalid attempts reached `max_attempts`."""
 
 
-def select_attempt(attempts: Sequence[Attempt]) -> Attempt | None:
+ORIGINAL = "original"
+"""The grading of the attempts `reqbench run` makes."""
+
+
+def select_attempt(attempts: Sequence[Attempt], grading: str = ORIGINAL) -> Attempt | None:
     """The attempt that counts for a row.
 
     Rule (SpecPath, "Run processing"): the **earliest** ``scored`` attempt; else the **latest**
     ``pending`` one; else the **latest** ``invalid`` one; ``None`` when the row has no attempt.
     Earliest-scored means a later retry can never replace a result that already counted (no
     selection on outcome); latest-pending/invalid shows the most recent evidence for an unfinished row.
+    Only `grading`'s attempts are considered, falling back to the original ones when it has none.
     """
+    if grading != ORIGINAL:
+        chosen = _select([a for a in attempts if a.grading == grading])
+        if chosen is not None:
+            return chosen
+    return _select([a for a in attempts if a.grading == ORIGINAL])
+
+
+def _select(attempts: Sequence[Attempt]) -> Attempt | None:
     ordered = sorted(attempts, key=lambda a: a.attempt_no)
     for attempt in ordered:
         if attempt.status == RowStatus.SCORED:
@@ -64,7 +87,9 @@ def select_attempt(attempts: Sequence[Attempt]) -> Attempt | None:
 
 def next_step(attempts: Sequence[Attempt], max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> NextStep:
     """Finished when a ``scored`` attempt exists or ``invalid`` attempts reached `max_attempts`;
-    otherwise re-evaluate a selected ``pending`` attempt, or run (again) when there is none."""
+    otherwise re-evaluate a selected ``pending`` attempt, or run (again) when there is none.
+    Only original attempts count (a regrade never changes what running a row does)."""
+    attempts = [a for a in attempts if a.grading == ORIGINAL]
     if any(a.status == RowStatus.SCORED for a in attempts):
         return NextStep.DONE
     if sum(a.status == RowStatus.INVALID for a in attempts) >= max_attempts:

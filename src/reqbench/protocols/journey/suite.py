@@ -16,7 +16,8 @@ from typing import Any
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import HarnessError, InputError
-from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.hashing import pretty_json
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
@@ -119,7 +120,7 @@ class JourneyProtocol:
                                        agent_options)
                 record = run_session(instance, row.condition, sim, session, workspace, work_dir, limits)
         except HarnessError as exc:
-            return RowOutcome(RowStatus.INVALID, detail=f"harness: {exc}")
+            return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
         return outcome_of(record, instance, simulator_kind, options.judge)
 
     def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
@@ -144,7 +145,8 @@ def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec:
     """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
     every turn's diff as artifacts."""
     if record.end_reason == "provider_error":
-        return RowOutcome(RowStatus.INVALID, detail="assistant provider error", result={"mode": record.mode})
+        reason = provider_reason(str(getattr(record, "end_detail", "") or ""))
+        return classified(reason, {"mode": record.mode}, "assistant provider error")
     metrics = session_metrics(record, instance)
     caps = session_capabilities(record, instance, judge_spec, final_confidence(record))
     trace = [{"turn": t.index, "disclosed": t.disclosed, "active": t.active, "stage": t.stage,
@@ -160,7 +162,7 @@ def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec:
                  "final.diff": record.final_diff.encode()}
     for t in record.turns:
         artifacts[f"turn_{t.index:03d}.diff"] = t.diff.encode()
-    return RowOutcome(RowStatus.SCORED, result=result, artifacts=artifacts)
+    return classified(Reason.EVALUATED, result, "session evaluated", artifacts)
 
 
 PROTOCOL = JourneyProtocol()

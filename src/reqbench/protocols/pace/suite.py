@@ -9,6 +9,12 @@ Rows are ``(case, condition, agent, repeat)``. Conditions:
 
 A row whose score is blocked by unresolved evidence or a pending judge is *pending* and re-evaluated on
 ``--resume`` from its frozen patch; the agent is never re-run.
+
+Operational failures stay out of the case score (PACE-Bench, "Result validation": they "are retained
+separately from accepted scoring records and do not become implementation-failure labels"): a provider
+error is *invalid* (retried at the same budget, then attrition); any other agent status than completed
+(timeout, crash, no submission) and a patch that does not apply are recorded with their reason and
+``operational_failure`` set, excluded from the case mean and counted in the attrition table.
 """
 
 from __future__ import annotations
@@ -20,6 +26,8 @@ from typing import Any
 from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
+from reqbench.core.execute.attrition import attrition_table
+from reqbench.core.execute.outcomes import Reason, classified, provider_reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
@@ -47,6 +55,10 @@ TASK_INSTRUCTION = (
 )
 
 INTERVAL_ESTIMATOR = "se: standard error of the equal-weight case mean (sample SD / sqrt(n), paper §4.1)"
+
+_OPERATIONAL = {"timeout": Reason.AGENT_TIMEOUT, "error": Reason.AGENT_EXIT,
+                "no_submission": Reason.EMPTY_SUBMISSION}
+"""Agent statuses other than completed that are the agent's own (provider errors are external)."""
 
 CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated", "control:identifier_only")
 
@@ -90,26 +102,20 @@ class PaceProtocol:
         if row.condition.startswith("control:"):
             patch = self._control_patch(scorer, row.condition.split(":", 1)[1])
         else:
-            patch, trajectory, status, rejected = self._run_agent(scorer, row, options, Path(work_dir))
-            if rejected:  # the workspace could not be taken: scored like an empty submission
+            patch, trajectory, status, detail, rejected = self._run_agent(scorer, row, options,
+                                                                          Path(work_dir))
+            if rejected:  # the workspace could not be taken: the agent's failure, scored like an empty patch
                 out = self._score(scorer, "", options, trajectory)
                 out.result.update(agent_status=status, workspace_rejected=rejected)
                 out.detail = rejected
+                out.reason = Reason.WORKSPACE_OVER_LIMIT
                 return out
             if status != "completed":
-                return RowOutcome(
-                    RowStatus.SCORED,
-                    {
-                        "case_id": case.id,
-                        "agent_status": status,
-                        "score": 0.0,
-                        "complete": False,
-                        "verdicts": {},
-                        "trajectory": trajectory,
-                    },
-                    detail=f"agent ended with {status}",
-                    artifacts={"patch": patch.encode()},
-                )
+                reason = _OPERATIONAL.get(status) or provider_reason(detail)
+                result = {"case_id": case.id, "agent_status": status, "score": None, "complete": False,
+                          "verdicts": {}, "trajectory": trajectory, "operational_failure": reason.value}
+                return classified(reason, result, f"agent ended with {status}: {detail}".rstrip(": "),
+                                  {"patch": patch.encode()})
         return self._score(scorer, patch, options, trajectory)
 
     def _control_patch(self, scorer: Scorer, name: str) -> str:
@@ -126,8 +132,9 @@ class PaceProtocol:
 
     def _run_agent(
         self, scorer: Scorer, row: Row, options: RunOptions, work_dir: Path
-    ) -> tuple[str, list[dict[str, Any]], str, str]:
-        """The agent's patch, trajectory, status, and why its workspace was rejected ('' if it was not)."""
+    ) -> tuple[str, list[dict[str, Any]], str, str, str]:
+        """The agent's patch, trajectory, status, its detail, and why its workspace was rejected ('' if it
+        was not)."""
         from reqbench.core.agents.registry import make_agent
 
         ws = work_dir / "workspace"
@@ -146,8 +153,8 @@ class PaceProtocol:
         patch = safe_diff(scorer.base, ws)
         trajectory = [e.to_dict() for e in result.trajectory]
         if isinstance(patch, AgentFailure):
-            return "", trajectory, result.status.value, patch.reason
-        return patch, trajectory, result.status.value, ""
+            return "", trajectory, result.status.value, result.detail, patch.reason
+        return patch, trajectory, result.status.value, result.detail, ""
 
     def _score(
         self, scorer: Scorer, patch: str, options: RunOptions, trajectory: list[dict[str, Any]]
@@ -155,30 +162,26 @@ class PaceProtocol:
         try:
             res = scorer.score(patch, options.judge)
         except repo.PatchApplyError as exc:
-            return RowOutcome(
-                RowStatus.INVALID,
-                {"case_id": scorer.case.id},
-                detail=f"patch does not apply: {exc}",
-                artifacts={"patch": patch.encode()},
-            )
+            failed = {"case_id": scorer.case.id, "score": None, "operational_failure": Reason.PATCH_APPLY.value}
+            return classified(Reason.PATCH_APPLY, failed, f"patch does not apply: {exc}",
+                              {"patch": patch.encode()})
         result = res.to_dict()
         result["attribution"] = attribute_case(scorer.case, res)
         result["process_signals"] = process_signals(scorer.case, patch, trajectory)
         result["quality"] = quality_observations(patch)
         result["trajectory_events"] = len(trajectory)
-        status = RowStatus.PENDING if res.score is None else RowStatus.SCORED
-        return RowOutcome(
-            status,
-            result,
-            detail="" if res.score is not None else "unresolved evidence",
-            artifacts={"patch": patch.encode()},
-        )
+        if res.score is not None:
+            return classified(Reason.EVALUATED, result, "scored", {"patch": patch.encode()})
+        judge_down = any("judge pending" in p.detail for p in res.points)
+        reason = Reason.JUDGE_UNAVAILABLE if judge_down else Reason.EVIDENCE_UNRESOLVED
+        return classified(reason, result, "unresolved evidence" if reason is Reason.EVIDENCE_UNRESOLVED
+                          else "judge pending", {"patch": patch.encode()})
 
     def reevaluate(
         self, path: Path, row: Row, previous: RowOutcome, options: RunOptions, work_dir: Path
     ) -> RowOutcome:
         patch = previous.artifacts.get("patch")
-        if patch is None:
+        if patch is None or previous.result.get("operational_failure"):
             return previous
         return self._score(Scorer(self._case(path, row.task_id)), patch.decode("utf-8"), options, [])
 
@@ -195,7 +198,8 @@ class PaceProtocol:
         signals: dict[str, dict[str, Any]] = {}
         for (agent, cond), items in sorted(groups.items()):
             label = f"{agent}/{cond}"
-            scored = [o for _, o in items if o.status is RowStatus.SCORED]
+            scored = [o for _, o in items if o.status is RowStatus.SCORED
+                      and not o.result.get("operational_failure")]
             s = system_summary(
                 [o.result.get("score") for o in scored], [bool(o.result.get("complete")) for o in scored]
             )
@@ -205,6 +209,7 @@ class PaceProtocol:
                     loss[sym] = loss.get(sym, 0.0) + v
             systems[label] = {
                 **s.to_dict(),
+                "operational": sum(1 for _, o in items if o.result.get("operational_failure")),
                 "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
                 "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
             }
@@ -219,6 +224,8 @@ class PaceProtocol:
             "judge_notice": " ".join(notices) or None,
             "interval": INTERVAL_ESTIMATOR,
             "systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals,
+            "attrition by reason (rows)": attrition_table(
+                (f"{r.agent}/{r.condition}", o, bool(o.result.get("operational_failure"))) for r, o in rows),
         }
 
     def headline(self, summary: dict[str, Any]) -> dict[str, Any]:

@@ -42,6 +42,8 @@ class ResultRow:
     signature: tuple[int, ...] | None = None
     scaffold: str = ""
     model: str = ""
+    reason: str = ""
+    """Why the row ended so (`core.execute.outcomes.Reason`); feeds the attrition table."""
 
     @property
     def scored(self) -> bool:
@@ -199,6 +201,21 @@ def _group(rows: list[ResultRow], key: Callable[[ResultRow], str], bootstrap: st
     return {g: _core_summary(rs, bootstrap) for g, rs in sorted(groups.items())}
 
 
+def attrition(rows: list[ResultRow]) -> dict[str, dict[str, int]]:
+    """Attrition by reason per configuration and in total (SpecPath Table 3): rows, successes, agent
+    failures, then invalid (and pending) rows by reason."""
+    counts: dict[str, dict[str, int]] = {}
+    for r in rows:
+        column = r.outcome if r.scored else f"invalid: {r.reason or 'unspecified'}"
+        for key in (r.config, "all"):
+            cell = counts.setdefault(key, {})
+            for c in ("rows", column):
+                cell[c] = cell.get(c, 0) + 1
+    extra = sorted({c for cell in counts.values() for c in cell} - {"rows", "success", "failure"})
+    order = [k for k in counts if k != "all"] + (["all"] if counts else [])
+    return {k: {c: counts[k].get(c, 0) for c in ("rows", "success", "failure", *extra)} for k in order}
+
+
 def summarize_results(rows: list[ResultRow], bootstrap: str = DEFAULT_BOOTSTRAP) -> dict[str, Any]:
     """The full statistics dict (`specpath stats --json`): FCR, blocks, CPV, controls and breakdowns.
     `bootstrap` is ``family`` (cluster bootstrap over families, the default) or ``task``."""
@@ -208,6 +225,7 @@ def summarize_results(rows: list[ResultRow], bootstrap: str = DEFAULT_BOOTSTRAP)
            **_core_summary(rows, bootstrap),
            "controls": {c: control_delta(rows, c, bootstrap=bootstrap) for c in CONTROL_CONDITIONS
                         if any(r.condition == c for r in rows)}}
+    out["attrition"] = attrition(rows)
     out["by_family"] = _group(rows, lambda r: r.family, bootstrap)
     out["by_scaffold"] = _group(rows, lambda r: r.scaffold or r.config.partition(":")[0], bootstrap)
     out["by_model"] = _group(rows, lambda r: r.model or (r.config.partition(":")[2] or r.config), bootstrap)

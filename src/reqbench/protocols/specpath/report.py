@@ -49,6 +49,11 @@ def render_text(summary: dict[str, Any]) -> str:
             ratio = f"{a['positive']}/{a['eligible']}"
             blocks = g["blocks"]["complete"]
             lines.append(f"  {name:26}    {_pct(d)}   {_pct(a['estimate'])}  {ratio:18} {blocks}")
+    att = summary.get("attrition") or {}
+    if att:
+        columns = list(next(iter(att.values())))
+        lines += ["", "attrition by reason (rows)", "  " + " | ".join(["config", *columns])]
+        lines += ["  " + " | ".join([name, *(str(v[c]) for c in columns)]) for name, v in att.items()]
     lines += ["", f"intervals: {summary['method']}"]
     if any("no_interval" in v for v in [*summary["fcr"].values(), *summary["cpv"].values()]):
         lines.append(f"  n/a intervals: {NO_INTERVAL}")
@@ -77,6 +82,8 @@ def report_tables(summary: dict[str, Any]) -> dict[str, Any]:
         out["control delta vs paired direct"] = {
             c: {"delta": _cell(v["delta"], v["ci"]), "pairs": v["pairs"]}
             for c, v in summary["controls"].items()}
+    if summary.get("attrition"):
+        out["attrition by reason (rows)"] = summary["attrition"]
     out["FCR by family"] = {f: {c: v["estimate"] for c, v in s["fcr"].items()}
                             for f, s in summary["by_family"].items()}
     for key, title in (("by_family", "family"), ("by_scaffold", "scaffold"), ("by_model", "model")):

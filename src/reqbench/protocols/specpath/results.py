@@ -32,11 +32,13 @@ class ResultRecord(BaseModel):
     signature: list[Literal[0, 1]] | None = Field(None, description="Probe results in verifier order.")
     scaffold: str = Field("", description="Optional scaffold name for breakdowns.")
     model: str = Field("", description="Optional model deployment name for breakdowns.")
+    reason: str = Field("", description="Optional outcome reason (README 'Row outcomes'); invalid rows "
+                        "are counted by reason in the attrition table.")
 
     def to_row(self) -> ResultRow:
         return ResultRow(self.family, self.config, self.condition, self.repeat, self.outcome,
                          tuple(self.signature) if self.signature is not None else None,
-                         self.scaffold, self.model)
+                         self.scaffold, self.model, self.reason)
 
 
 def parse_results(lines: list[str], source: str = "results") -> list[ResultRow]:
@@ -88,4 +90,6 @@ def results_from_run(run_dir: Path) -> list[ResultRow]:
 def row_to_json(row: ResultRow) -> str:
     d = {"family": row.family, "config": row.config, "condition": row.condition, "repeat": row.repeat,
          "outcome": row.outcome, "signature": list(row.signature) if row.signature is not None else None}
+    if row.reason:
+        d["reason"] = row.reason
     return json.dumps(d, sort_keys=False)

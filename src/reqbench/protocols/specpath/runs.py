@@ -22,11 +22,12 @@ from typing import Any
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
-from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.execute.outcomes import Reason, provider_reason
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import AgentFailure, PatchApplyError, materialize, remove_tree, safe_submission
 from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_history
-from reqbench.protocols.specpath.outcomes import Reason, row_outcome
+from reqbench.protocols.specpath.outcomes import row_outcome
 from reqbench.protocols.specpath.verifier import run_verifier
 
 DEFAULT_AGENT_TIMEOUT = 1200.0
@@ -82,16 +83,16 @@ def _agent_reason(result: Any, settings: dict[str, float]) -> Reason | None:
     if not isinstance(result, AgentResult) or not isinstance(result.status, AgentStatus):
         return Reason.METADATA
     if result.status is AgentStatus.PROVIDER_ERROR:
-        return Reason.PROVIDER
+        return provider_reason(result.detail)
     if result.status is AgentStatus.TIMEOUT:
         return Reason.AGENT_TIMEOUT
     if result.status is AgentStatus.ERROR:
         return Reason.AGENT_EXIT
     if result.status is AgentStatus.NO_SUBMISSION:
-        return Reason.NO_PATCH
+        return Reason.EMPTY_SUBMISSION
     limit, cost = settings.get("cost_limit"), result.usage.cost_usd
     if limit is not None and cost is not None and cost > limit:
-        return Reason.COST_LIMIT
+        return Reason.BUDGET_EXHAUSTED
     return None
 
 
@@ -132,7 +133,7 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
     except InputError:
         raise
     except Exception:
-        return row_outcome(Reason.RUNNER, base, detail=traceback.format_exc(), artifacts=artifacts)
+        return row_outcome(Reason.INFRASTRUCTURE, base, detail=traceback.format_exc(), artifacts=artifacts)
     clock.lap("agent")
     extra: dict[str, Any] = {"history_sha256": sha256_text(history_text), "timings": clock.laps}
     if isinstance(result, AgentResult):
@@ -148,7 +149,7 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
     ws.close()
     clock.lap("diff")
     if isinstance(delivered, AgentFailure):
-        return row_outcome(Reason.WORKSPACE_REJECTED, base, detail=delivered.reason, artifacts=artifacts,
+        return row_outcome(Reason.WORKSPACE_OVER_LIMIT, base, detail=delivered.reason, artifacts=artifacts,
                            extra={**extra, "workspace_rejected": delivered.to_dict()})
     patch = delivered.patch
     if delivered.skipped:
@@ -156,13 +157,38 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
     artifacts["patch"] = patch.encode("utf-8")
     extra["patch_sha256"] = sha256_text(patch)
     if not patch.strip():
-        return row_outcome(Reason.NO_PATCH, base, artifacts=artifacts, extra=extra)
+        return row_outcome(Reason.EMPTY_SUBMISSION, base, artifacts=artifacts, extra=extra)
     bad = forbidden_paths(patch, family.spec.forbidden_paths)
     if bad:
         return row_outcome(Reason.FORBIDDEN_CONTENT, base, detail=f"patch touches {', '.join(bad)}",
                            artifacts=artifacts, extra=extra)
     return verify_submission(family, patch, work_dir / "verify", base, artifacts, extra,
                              settings.get("verifier_timeout"), clock)
+
+
+AGENT_STAGE = frozenset({Reason.AGENT_TIMEOUT, Reason.AGENT_EXIT, Reason.EMPTY_SUBMISSION,
+                         Reason.BUDGET_EXHAUSTED, Reason.FORBIDDEN_CONTENT, Reason.METADATA})
+"""Reasons decided before verification: re-evaluating them cannot change anything."""
+_VERIFY_KEYS = ("outcome", "signature", "reason", "probes", "verifier_seconds")
+
+
+def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, work_dir: Path) -> RowOutcome:
+    """Verify the frozen patch of `previous` again on a fresh base (pending rows on ``--resume``,
+    `reqbench regrade --checks`); the agent is never run. Rows decided before verification, or without
+    a frozen patch, keep their outcome."""
+    patch = previous.artifacts.get("patch")
+    reason = previous.result.get("reason")
+    if patch is None or reason in AGENT_STAGE or not previous.result.get("family"):
+        return previous
+    if not options.recheck and previous.status is RowStatus.SCORED:
+        return previous  # a judge-only regrade: the verifier has no judge
+    settings, _ = split_options(options)
+    ids = ("family", "config", "condition", "repeat")
+    base = {k: previous.result.get(k) for k in ids}
+    extra = {k: v for k, v in previous.result.items() if k not in ids and k not in _VERIFY_KEYS}
+    artifacts = {k: v for k, v in previous.artifacts.items() if k != "verifier_log"}
+    return verify_submission(family, patch.decode("utf-8"), work_dir / "verify", base, artifacts, extra,
+                             settings.get("verifier_timeout"))
 
 
 def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str, Any],
@@ -184,7 +210,8 @@ def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str,
     artifacts["verifier_log"] = run.detail.encode("utf-8")
     extra = {**extra, "probes": run.probes, "verifier_seconds": round(run.seconds, 3)}
     if run.harness_error:
-        return row_outcome(Reason.VERIFIER, base, detail=run.detail, artifacts=artifacts, extra=extra)
+        reason = Reason.VERIFIER_TIMEOUT if "timed out after" in run.detail else Reason.CHECK_INFRASTRUCTURE
+        return row_outcome(reason, base, detail=run.detail, artifacts=artifacts, extra=extra)
     signature = run.signature(family.probes)
-    reason = Reason.PASSED if signature and all(signature) else Reason.TEST_FAILURE
+    reason = Reason.PASSED if signature and all(signature) else Reason.CHECKS_FAILED
     return row_outcome(reason, base, signature=signature, artifacts=artifacts, extra=extra)

@@ -3,8 +3,8 @@
 A suite is a folder with ``suite.yaml`` (``protocol: specpath``, ``families: [...]``) or a single family
 folder (``family.yaml``). The plan is families x conditions x repeats for the run's one agent
 configuration (the executor shuffles within a repeat with the run seed and keeps a barrier between
-repeats). Rows are never *pending*: verifier-infrastructure problems are external invalids (attrition),
-retried by the executor at the same budget like provider limits.
+repeats). Provider and runner problems are external invalids (attrition), retried by the executor at the
+same budget; a verifier that cannot run is *pending* and `reevaluate` verifies the frozen patch again.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from reqbench.protocols.specpath.family import Family, load_family, load_suite
 from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 from reqbench.protocols.specpath.report import report_tables
-from reqbench.protocols.specpath.runs import run_row, split_options
+from reqbench.protocols.specpath.runs import reevaluate_row, run_row, split_options
 
 
 def _marker(path: Path) -> bool:
@@ -75,9 +75,12 @@ def result_row(row: Row, outcome: RowOutcome) -> ResultRow:
     res = outcome.result
     scored = outcome.status == RowStatus.SCORED and res.get("outcome") in ("success", "failure")
     sig = res.get("signature")
+    reason = outcome.reason or str(res.get("reason") or "")
+    if outcome.status == RowStatus.PENDING:
+        reason = f"pending {reason}".strip()
     return ResultRow(row.task_id, row.agent, row.condition, row.repeat,
                      res["outcome"] if scored else "invalid",
-                     tuple(sig) if scored and sig is not None else None)
+                     tuple(sig) if scored and sig is not None else None, reason=reason)
 
 
 def _missing_inputs(fam: Family) -> list[str]:
@@ -152,7 +155,10 @@ class SpecPathProtocol:
 
     def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
                    work_dir: Path) -> RowOutcome:
-        return previous
+        fam = families(path).get(row.task_id)
+        if fam is None:
+            raise InputError("planned family no longer in the suite", file=str(path), item=row.task_id)
+        return reevaluate_row(fam, previous, options, work_dir)
 
     def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
         return report_tables(summarize_results([result_row(r, o) for r, o in rows]))

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 
 from reqbench.core.llm.fence import Fence
-from reqbench.protocols.pace.l2 import PointRequest
+from reqbench.protocols.pace.l2 import JudgePending, PointRequest
 from reqbench.protocols.pace.llm import chat, resolve_model
 from reqbench.protocols.pace.variants import DIRECT_INSTRUCTION
 
@@ -101,4 +101,11 @@ class LLMPointJudge:
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
 
     def judge_point(self, request: PointRequest) -> str:
-        return chat(self.messages(request), self.model)
+        """The judge's reply; a provider that cannot answer (after the client's retries) leaves the point
+        pending (`JudgePending`), so the row is re-evaluated later instead of the agent being re-run."""
+        from reqbench.core.llm.errors import ProviderError
+
+        try:
+            return chat(self.messages(request), self.model)
+        except ProviderError as exc:
+            raise JudgePending(f"{request.case_id}/{request.point_id}: judge unavailable: {exc}") from exc

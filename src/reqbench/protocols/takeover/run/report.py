@@ -18,6 +18,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.judges.replay import ReplayJudge
 from reqbench.protocols.takeover.delivery.gates import GATES
@@ -93,4 +94,5 @@ def summarize(ctx: SuiteContext, rows: list[tuple[Row, RowOutcome]]) -> dict[str
                      if (agg.get("rq3_content") or {}).get("exact_decomposition")}
     if decomposition:
         out["rq3_exact_decomposition"] = decomposition
+    out["attrition by reason (rows)"] = attrition_table((r.condition, o, False) for r, o in rows)
     return out

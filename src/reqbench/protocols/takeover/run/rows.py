@@ -12,6 +12,11 @@ Delivery conditions (hidden three-gate checks decide; fixed denominator = delive
 
 Diagnostic conditions (RQ1–RQ3 scoring of the Phase-A response, every target):
 ``diag-C1`` / ``diag-C2``.
+
+Every outcome carries a `core.execute.outcomes.Reason`: a provider error in either stage is *invalid*
+(re-run at the same budget), a gate that reports HARNESS_ERROR or a judge that is down is *pending*
+(re-evaluated on the frozen submission or response), and a gate that exceeds its fixed budget on the
+submission is a scored failure (``verifier_timeout``), like every other agent-caused outcome.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.agents.base import AgentResult, AgentStatus
+from reqbench.core.execute.outcomes import Reason, classified, provider_reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.judges.factory import make_judge
 from reqbench.core.workspace import Submission
@@ -92,9 +99,48 @@ def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> 
                         "response.json": json_file(phase_a.response)}, TWO_PHASE_CODING)
 
 
-def _outcome(result: dict[str, Any], pending: bool, artifacts: dict[str, bytes]) -> RowOutcome:
-    return RowOutcome(RowStatus.PENDING if pending else RowStatus.SCORED, result,
-                      "pending re-evaluation" if pending else "", artifacts)
+def _outcome(result: dict[str, Any], reason: Reason, artifacts: dict[str, bytes]) -> RowOutcome:
+    pending = reason in (Reason.CHECK_INFRASTRUCTURE, Reason.JUDGE_UNAVAILABLE)
+    return classified(reason, result, "pending re-evaluation" if pending else reason.value, artifacts)
+
+
+def _provider_failure(agent: AgentResult | None) -> Reason | None:
+    if agent is not None and agent.status is AgentStatus.PROVIDER_ERROR:
+        return provider_reason(agent.detail)
+    return None
+
+
+_AGENT_STATUS = {AgentStatus.TIMEOUT: Reason.AGENT_TIMEOUT, AgentStatus.ERROR: Reason.AGENT_EXIT,
+                 AgentStatus.NO_SUBMISSION: Reason.EMPTY_SUBMISSION}
+
+
+def delivery_reason(result: dict[str, Any], coding: CodingResult) -> Reason:
+    """The reason of a delivery row; a gate that timed out on the submission becomes a fixed-budget
+    failure here (``result["delivery"]`` is rewritten to a FAIL of that gate)."""
+    outcome = coding.outcome
+    if outcome.decision is Decision.PASS:
+        return Reason.PASSED
+    if outcome.decision is Decision.FAIL:
+        return Reason.CHECKS_FAILED
+    if outcome.decision is Decision.PENDING:
+        timed_out = [g for g, d in coding.checks.items() if d.get("status") == "HARNESS_ERROR"
+                     and str(d.get("detail", "")).startswith("timed out after")]
+        if not timed_out:
+            return Reason.CHECK_INFRASTRUCTURE
+        result["delivery"] = {**result["delivery"], "decision": Decision.FAIL.value, "score": 0,
+                              "primary_failure": timed_out[0],
+                              "reason": f"{timed_out[0]} check exceeded its fixed budget"}
+        return Reason.VERIFIER_TIMEOUT
+    if coding.agent is not None and coding.agent.status in _AGENT_STATUS:
+        return _AGENT_STATUS[coding.agent.status]
+    why = outcome.reason
+    if why.startswith("CLARIFY"):
+        return Reason.CLARIFY
+    if why.startswith("invalid Phase-A"):
+        return Reason.INVALID_RESPONSE
+    if "does not apply" in why:
+        return Reason.PATCH_APPLY
+    return Reason.EMPTY_SUBMISSION
 
 
 def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | None,
@@ -115,7 +161,9 @@ def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | Non
         artifacts["trajectory.json"] = json.dumps(coding.agent.to_dict(), ensure_ascii=False).encode()
     if phase_a and phase_a.response:
         artifacts["phase_a_response.json"] = json.dumps(phase_a.response, ensure_ascii=False).encode()
-    return _outcome(result, coding.outcome.decision is Decision.PENDING, artifacts)
+    reason = (_provider_failure(coding.agent) or _provider_failure(phase_a.agent if phase_a else None)
+              or delivery_reason(result, coding))
+    return _outcome(result, reason, artifacts)
 
 
 def _score(ctx: SuiteContext, options: RunOptions, target_id: str, condition: str,
@@ -133,7 +181,11 @@ def _diagnostic_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: 
     result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
               "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
     art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
-    return _outcome(result, score["status"] == "pending", art)
+    return _outcome(result, _provider_failure(phase_a.agent) or _diagnostic_reason(score), art)
+
+
+def _diagnostic_reason(score: dict[str, Any]) -> Reason:
+    return Reason.JUDGE_UNAVAILABLE if score["status"] == "pending" else Reason.EVALUATED
 
 
 def run_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
@@ -161,10 +213,12 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
     if result.get("kind") == "diagnostic":
         result["score"] = _score(ctx, options, row.task_id, history_condition(row.condition),
                                  result.get("response"))
-        return _outcome(result, result["score"]["status"] == "pending", {})
+        return _outcome(result, _diagnostic_reason(result["score"]), {})
     sub = result.get("submission")
-    if not sub:
-        return previous
+    decided = (result.get("delivery") or {}).get("decision") == Decision.AGENT_FAILURE.value
+    rechecked = options.recheck or previous.status is not RowStatus.SCORED
+    if not sub or decided or not rechecked or previous.status is RowStatus.INVALID:
+        return previous  # nothing was evaluated: re-evaluating cannot change the outcome
     coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir)
     result["delivery"], result["checks"] = coding.outcome.to_dict(), coding.checks
-    return _outcome(result, coding.outcome.decision is Decision.PENDING, {})
+    return _outcome(result, delivery_reason(result, coding), {})

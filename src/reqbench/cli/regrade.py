@@ -1,0 +1,49 @@
+"""`reqbench regrade RUN_DIR`: re-score a run's frozen submissions with another judge (and, with
+``--checks``, re-run the checks) into a new grading linked to the original attempts."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from reqbench.cli.protocol_lookup import protocol_by_name
+from reqbench.core.errors import InputError
+from reqbench.core.execute.options import options_from_json
+from reqbench.core.execute.regrade import next_label, regrade_run
+from reqbench.core.execute.runner import WORK_DIR
+from reqbench.core.store import RunStore
+
+console = Console()
+
+
+def regrade(
+    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
+    judge: str | None = typer.Option(None, "--judge", help="The judge of the new grading (default: the run's)."),
+    checks: bool = typer.Option(False, "--checks", help="Also run the checks again on every frozen submission."),
+    label: str | None = typer.Option(None, "--label", help="Name of the new grading (default regrade-N); "
+                                     "give an existing label to continue that grading."),
+    offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
+) -> None:
+    """Re-score the frozen submissions of a run without re-running any agent; the old attempts stay, and
+    `reqbench report --grading LABEL` picks a grading (default: the latest).
+
+    Example: reqbench regrade runs/pace-demo --judge offline --label offline-judge
+    """
+    with RunStore.open(run_dir) as store:
+        meta = store.meta
+        protocol = protocol_by_name(meta.protocol)
+        base = options_from_json(meta.options, work_dir=store.run_dir / WORK_DIR)
+        options = dataclasses.replace(base, judge=judge or base.judge, recheck=checks, offline=offline)
+        if judge is None and not checks:
+            raise InputError("nothing to re-grade: give --judge and/or --checks", item="reqbench regrade")
+        name = label or next_label(store)
+        if name == "original":
+            raise InputError("'original' is the run's own grading; choose another --label", item="--label")
+        counts = regrade_run(store, protocol, Path(meta.suite_path), options, label=name, checks=checks)
+    console.print(f"grading {name}: {counts['regraded']} row(s) re-graded ({counts['scored']} scored, "
+                  f"{counts['pending']} pending, {counts['invalid']} invalid), {counts['skipped']} without a "
+                  f"frozen submission, {counts['done']} already done; report: reqbench report {run_dir} "
+                  f"--grading {name}", highlight=False, soft_wrap=True)

@@ -1,0 +1,143 @@
+"""The one outcome taxonomy of reqbench: why a row ended as it did, and what that means for scoring.
+
+Every protocol classifies each attempt with a `Reason`; the reason fixes the row's `RowStatus`
+(`status_of`), so the line between "the agent failed" and "the harness could not measure" is drawn in one
+place. The README's "Row outcomes" table is the user-facing copy of `REASONS`.
+
+Rules (SpecPath "Run processing", PACE-Bench "Result validation"):
+
+* an **agent-caused** condition (exit, timeout, empty submission, a submission that fails or hangs the
+  checks, a budget that ran out) is always ``scored`` — never ``invalid`` nor ``pending``;
+* ``invalid`` is external to the agent (provider, sandbox/harness infrastructure, harness exception): the
+  executor re-runs the agent for it at the same budget, at most `DEFAULT_MAX_ATTEMPTS` attempts in all,
+  then the row is attrition;
+* ``pending`` means the frozen submission exists but its evaluation could not finish (judge down, check
+  infrastructure): it is re-evaluated on that submission (``--resume``), the agent is never re-run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from reqbench.core.execute.types import RowOutcome, RowStatus
+
+DEFAULT_MAX_ATTEMPTS = 3
+"""At most this many same-budget attempts of a row end ``invalid`` before the row is attrition."""
+
+
+class Reason(StrEnum):
+    # ---- scored: the number counts (success or a fixed-budget failure)
+    PASSED = "passed"
+    EVALUATED = "evaluated"
+    CHECKS_FAILED = "checks_failed"
+    AGENT_EXIT = "agent_exit"
+    AGENT_TIMEOUT = "agent_timeout"
+    VERIFIER_TIMEOUT = "verifier_timeout"
+    WORKSPACE_OVER_LIMIT = "workspace_over_limit"
+    EMPTY_SUBMISSION = "empty_submission"
+    PATCH_APPLY = "patch_apply_failure"
+    FORBIDDEN_CONTENT = "forbidden_content"
+    BUDGET_EXHAUSTED = "budget_exhausted"
+    INVALID_RESPONSE = "invalid_response"
+    CLARIFY = "clarify"
+    # ---- invalid: external to the agent, re-run at the same budget, then attrition
+    PROVIDER_RATE_LIMIT = "provider_rate_limit"
+    PROVIDER_ERROR = "provider_error"
+    PROVIDER_TIMEOUT = "provider_timeout"
+    INFRASTRUCTURE = "infrastructure"
+    HARNESS_EXCEPTION = "harness_exception"
+    METADATA = "metadata"
+    # ---- pending: the frozen submission is re-evaluated, the agent never re-run
+    JUDGE_UNAVAILABLE = "judge_unavailable"
+    CHECK_INFRASTRUCTURE = "check_infrastructure"
+    EVIDENCE_UNRESOLVED = "evidence_unresolved"
+
+
+@dataclass(frozen=True)
+class ReasonInfo:
+    status: RowStatus
+    meaning: str
+    agent_caused: bool = False
+
+
+_S, _I, _P = RowStatus.SCORED, RowStatus.INVALID, RowStatus.PENDING
+REASONS: dict[Reason, ReasonInfo] = {
+    Reason.PASSED: ReasonInfo(_S, "the submission passed the evaluation (success)"),
+    Reason.EVALUATED: ReasonInfo(_S, "a graded score was computed (PACE case score, journey session)"),
+    Reason.CHECKS_FAILED: ReasonInfo(_S, "the checks ran and the submission failed them", True),
+    Reason.AGENT_EXIT: ReasonInfo(_S, "the agent process exited nonzero or crashed", True),
+    Reason.AGENT_TIMEOUT: ReasonInfo(_S, "the agent used up its wall-clock budget", True),
+    Reason.VERIFIER_TIMEOUT: ReasonInfo(_S, "the submission made the checks exceed their fixed budget", True),
+    Reason.WORKSPACE_OVER_LIMIT: ReasonInfo(_S, "the workspace grew past the size limit", True),
+    Reason.EMPTY_SUBMISSION: ReasonInfo(_S, "the agent left no change", True),
+    Reason.PATCH_APPLY: ReasonInfo(_S, "the submission does not apply to a fresh base", True),
+    Reason.FORBIDDEN_CONTENT: ReasonInfo(_S, "the submission touches forbidden paths", True),
+    Reason.BUDGET_EXHAUSTED: ReasonInfo(_S, "the cost or step budget ran out", True),
+    Reason.INVALID_RESPONSE: ReasonInfo(_S, "the agent's response broke the response contract", True),
+    Reason.CLARIFY: ReasonInfo(_S, "the agent asked for clarification instead of acting", True),
+    Reason.PROVIDER_RATE_LIMIT: ReasonInfo(_I, "the model provider answered 429 (rate limit)"),
+    Reason.PROVIDER_ERROR: ReasonInfo(_I, "the model provider failed (5xx, refused connection)"),
+    Reason.PROVIDER_TIMEOUT: ReasonInfo(_I, "the model provider did not answer in time"),
+    Reason.INFRASTRUCTURE: ReasonInfo(_I, "sandbox, runner or executor infrastructure failed"),
+    Reason.HARNESS_EXCEPTION: ReasonInfo(_I, "a bug in reqbench raised an exception (traceback stored)"),
+    Reason.METADATA: ReasonInfo(_I, "the agent adapter returned a malformed run record"),
+    Reason.JUDGE_UNAVAILABLE: ReasonInfo(_P, "the judge could not be reached or gave no usable verdict"),
+    Reason.CHECK_INFRASTRUCTURE: ReasonInfo(_P, "the checks could not run (HARNESS_ERROR)"),
+    Reason.EVIDENCE_UNRESOLVED: ReasonInfo(_P, "scoring evidence is unresolved (PACE)"),
+}
+assert set(REASONS) == set(Reason)
+assert not any(i.agent_caused and i.status is not _S for i in REASONS.values())
+
+
+def status_of(reason: Reason | str) -> RowStatus:
+    """The row status a reason implies (the only mapping every protocol goes through)."""
+    return REASONS[Reason(reason)].status
+
+
+def provider_reason(detail: str) -> Reason:
+    """Classify a provider failure from its message: 429 / rate limit, timeout, anything else."""
+    text = detail.lower()
+    if "429" in text or "rate limit" in text or "rate_limit" in text:
+        return Reason.PROVIDER_RATE_LIMIT
+    if "timed out" in text or "timeout" in text:
+        return Reason.PROVIDER_TIMEOUT
+    return Reason.PROVIDER_ERROR
+
+
+def reason_label(reason: str, detail: str = "") -> str:
+    """What reports group unmeasured rows by: the reason, or (for rows stored before reasons existed)
+    the first meaningful line of the detail."""
+    if reason:
+        return reason
+    lines = (detail or "").strip().splitlines()
+    if not lines:
+        return "no detail recorded"
+    return (lines[-1] if lines[0].startswith("Traceback") else lines[0])[:160]
+
+
+def readme_table() -> str:
+    """The README's outcome table, generated from `REASONS` (a test keeps the README in step)."""
+    lines = ["| status | reason | meaning |", "|---|---|---|"]
+    for status in (_S, _I, _P):
+        lines += [f"| {status.value} | `{r.value}` | {i.meaning} |" for r, i in REASONS.items()
+                  if i.status is status]
+    return "\n".join(lines)
+
+
+def classified(reason: Reason, result: dict[str, Any] | None = None, detail: str = "",
+               artifacts: dict[str, bytes] | None = None) -> RowOutcome:
+    """A `RowOutcome` whose status follows from `reason`; `detail` defaults to the reason."""
+    return RowOutcome(status_of(reason), result=dict(result or {}), detail=detail or reason.value,
+                      artifacts=dict(artifacts or {}), reason=reason.value)
+
+
+def check_reason(outcome: RowOutcome) -> None:
+    """A reason that is unknown or contradicts the status is a protocol bug (raised as ValueError)."""
+    if not outcome.reason:
+        return
+    expected = status_of(outcome.reason)  # ValueError for an unknown reason
+    if expected is not RowStatus(outcome.status):
+        raise ValueError(f"outcome reason {outcome.reason!r} means {expected.value}, "
+                         f"not {RowStatus(outcome.status).value}")

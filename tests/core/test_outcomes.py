@@ -1,0 +1,37 @@
+"""The outcome taxonomy: one table, consistent statuses, documented in the README."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reqbench.core.execute.outcomes import REASONS, Reason, check_reason, classified, provider_reason, readme_table
+from reqbench.core.execute.types import RowOutcome, RowStatus
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_agent_caused_reasons_are_always_scored() -> None:
+    assert all(info.status is RowStatus.SCORED for info in REASONS.values() if info.agent_caused)
+    assert classified(Reason.VERIFIER_TIMEOUT).status is RowStatus.SCORED
+    assert classified(Reason.PROVIDER_RATE_LIMIT).status is RowStatus.INVALID
+    assert classified(Reason.JUDGE_UNAVAILABLE).status is RowStatus.PENDING
+
+
+def test_provider_messages_are_classified() -> None:
+    assert provider_reason("HTTP 429 Too Many Requests") is Reason.PROVIDER_RATE_LIMIT
+    assert provider_reason("read timed out") is Reason.PROVIDER_TIMEOUT
+    assert provider_reason("HTTP 503") is Reason.PROVIDER_ERROR
+
+
+def test_a_reason_that_contradicts_the_status_is_refused() -> None:
+    with pytest.raises(ValueError, match="means scored"):
+        check_reason(RowOutcome(RowStatus.INVALID, reason="agent_timeout"))
+    with pytest.raises(ValueError):
+        check_reason(RowOutcome(RowStatus.SCORED, reason="no-such-reason"))
+    check_reason(RowOutcome(RowStatus.SCORED))  # unclassified (old store, plugin) is allowed
+
+
+def test_readme_has_the_one_outcome_table() -> None:
+    assert readme_table() in README.read_text(encoding="utf-8")

@@ -1,0 +1,137 @@
+"""Run processing against a loopback provider: same-budget retries of invalid rows only, pending rows
+re-evaluated on the frozen submission, and regrade into linked attempts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from reqbench.cli.main import app
+from reqbench.core.bundled import bundled_suite
+from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.llm.client import ChatClient, LLMConfig
+from reqbench.core.llm.errors import ProviderError
+from reqbench.core.store import RunMeta, RunStore, utc_now
+from reqbench.protocols.pace.suite import PROTOCOL as PACE
+from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    monkeypatch.setenv("REQBENCH_API_KEY", "test")
+    for name in ("REQBENCH_LLM_CACHE", "REQBENCH_OFFLINE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    yield monkeypatch
+
+
+class OneCallProtocol:
+    """A protocol whose 'agent' is one model call; the budget it ran under is recorded per attempt."""
+
+    name = "toy"
+
+    def __init__(self, base_url: str) -> None:
+        self.base_url = base_url
+        self.budgets: list[float] = []
+
+    def plan(self, path: Path, options: RunOptions) -> list[Row]:
+        return [Row("t1", "A", options.agent)]
+
+    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+        budget = float(options.agent_options["timeout"])
+        self.budgets.append(budget)
+        client = ChatClient(LLMConfig(base_url=self.base_url, api_key="k", timeout=budget, attempts=1,
+                                      sleep=lambda s: None))
+        try:
+            text = client.complete([{"role": "user", "content": "hi"}], model="m").content
+        except ProviderError as exc:
+            return classified(provider_reason(str(exc)), detail=str(exc))
+        return classified(Reason.PASSED, {"reply": text})
+
+    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
+                   work_dir: Path) -> RowOutcome:
+        raise AssertionError("a scored or invalid row is never re-evaluated")
+
+
+def _store(tmp_path: Path, suite: Path, protocol: str, options: dict[str, Any]) -> RunStore:
+    return RunStore.create(tmp_path / "run", RunMeta(suite_path=str(suite), protocol=protocol, options=options,
+                                                     created=utc_now(), reqbench_version="t"))
+
+
+def test_a_429_then_200_gives_one_scored_row_after_a_same_budget_retry(env: pytest.MonkeyPatch,
+                                                                        tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    with ScriptedOpenAI([Reply(status=429, retry_after=0), reply("done")]) as srv:
+        proto = OneCallProtocol(srv.base_url)
+        with _store(tmp_path, suite, "toy", {"agent": "a", "seed": 1}) as store:
+            counts = execute_run(store, proto, suite, RunOptions(agent="a", agent_options={"timeout": "30"}))
+            attempts = store.attempts(Row("t1", "A", "a"))
+    assert counts["scored"] == 1 and counts["invalid"] == 0
+    assert [(a.status.value, a.reason) for a in attempts] == [("invalid", "provider_rate_limit"),
+                                                             ("scored", "passed")]
+    assert proto.budgets == [30.0, 30.0]
+
+
+def _pace_options(judge: str) -> RunOptions:
+    return RunOptions(agent="reference", judge=judge, conditions=("prd",))
+
+
+def test_a_judge_that_is_down_leaves_rows_pending_and_resume_scores_them_without_the_agent(
+        env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from tests.support.gullible import pace_citation, pace_criteria
+
+    def judged(body: dict[str, Any], i: int) -> Reply:
+        cite = pace_citation(body)
+        return reply(json.dumps({"evidence_checklist": [
+            {"criterion_id": c["criterion_id"], "severity": c["severity"], "judgment": "covered",
+             "evidence": "cited", "citations": [cite] if cite else []} for c in pace_criteria(body)]}))
+
+    suite = bundled_suite("pace")
+    options = _pace_options("llm:test-model")
+    with _store(tmp_path, suite, "pace", {"agent": "reference", "judge": "llm:test-model", "seed": 1}) as store:
+        with ScriptedOpenAI(lambda body, i: Reply(status=503)) as down:
+            env.setenv("REQBENCH_BASE_URL", down.base_url)
+            env.setenv("REQBENCH_LLM_ATTEMPTS", "1")
+            first = execute_run(store, PACE, suite, options)
+        assert first["pending"] == first["planned"] and first["scored"] == 0
+        row = store.plan()[0]
+        assert store.attempts(row)[0].reason == "judge_unavailable"
+        with ScriptedOpenAI(judged) as up:
+            env.setenv("REQBENCH_BASE_URL", up.base_url)
+            second = execute_run(store, PACE, suite, options)
+        assert second["scored"] == second["planned"]
+        attempts = store.attempts(row)
+    assert [(a.kind, a.status.value) for a in attempts] == [("run", "pending"), ("reevaluate", "scored")]
+    assert attempts[0].artifacts["patch"] == attempts[1].artifacts["patch"]
+
+
+def test_regrade_of_a_demo_run_makes_linked_attempts_and_the_report_shows_both_gradings(
+        env: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    suite = bundled_suite("pace")
+    with _store(tmp_path, suite, "pace", {"agent": "reference", "judge": "offline", "seed": 1,
+                                          "conditions": ["prd"]}) as store:
+        execute_run(store, PACE, suite, _pace_options("offline"))
+    runner = CliRunner()
+    result = runner.invoke(app, ["regrade", str(tmp_path / "run"), "--judge", "exact", "--label", "second"])
+    assert result.exit_code == 0, result.output
+    with RunStore.open(tmp_path / "run") as store:
+        for row in store.plan():
+            first, regraded = store.attempts(row)
+            assert (regraded.grading, regraded.parent, regraded.kind) == ("second", first.attempt_no, "reevaluate")
+            assert first.grading == "original" and regraded.status.value == "scored"
+    latest = json.loads(runner.invoke(app, ["report", str(tmp_path / "run"), "--json"]).output)
+    assert latest["run"]["grading"] == "second"
+    assert [g["label"] for g in latest["run"]["gradings"]] == ["original", "second"]
+    assert latest["run"]["rows_by_grading"] == {"second": 2}
+    original = json.loads(runner.invoke(app, ["report", str(tmp_path / "run"), "--json", "--grading",
+                                              "original"]).output)
+    assert original["run"]["rows_by_grading"] == {"original": 2}
+    text = runner.invoke(app, ["report", str(tmp_path / "run")]).output
+    assert "gradings" in text and "second" in text and "original" in text
