@@ -148,7 +148,10 @@ def test_store_upgrade_adds_the_model_calls_table(tmp_path: Path) -> None:
     meta = RunMeta(suite_path="/s", protocol="toy", options={}, created=utc_now(), reqbench_version="0")
     RunStore.create(tmp_path / "run", meta).close()
     conn = sqlite3.connect(tmp_path / "run" / "run.sqlite")
-    conn.execute("DROP TABLE model_calls")
+    conn.execute("DROP TABLE model_calls")  # back to a version-2 store: no gateway calls, no reasons
+    for column in ("reason", "parent_attempt", "grading"):
+        conn.execute(f"ALTER TABLE attempts DROP COLUMN {column}")
+    conn.execute("DROP TABLE gradings")
     conn.execute("PRAGMA user_version=2")
     conn.commit()
     conn.close()

@@ -66,13 +66,13 @@ def _specpath(tmp_path: Path, script: str) -> RowOutcome:
 
 def test_specpath_non_utf8_name_is_scored_not_invalid(tmp_path: Path) -> None:
     out = _specpath(tmp_path, NON_UTF8_NAME)
-    assert out.result["outcome"] == "failure" and out.result["reason"] == "test_failure"
+    assert out.result["outcome"] == "failure" and out.result["reason"] == "checks_failed"
     assert b'"b/n\\377me.py"' in out.artifacts["patch"]
 
 
 def test_specpath_latin1_content_is_scored_not_invalid(tmp_path: Path) -> None:
     out = _specpath(tmp_path, LATIN1)
-    assert out.result["reason"] == "test_failure"
+    assert out.result["reason"] == "checks_failed"
     assert b"GIT binary patch" in out.artifacts["patch"]
 
 
@@ -86,19 +86,19 @@ def test_specpath_deep_tree_is_agent_failure(tmp_path: Path, cleanup: None) -> N
 def test_specpath_symlink_out_of_workspace_records_the_link_not_the_target(tmp_path: Path) -> None:
     out = _specpath(tmp_path, SYMLINKS)
     patch = out.artifacts["patch"]
-    assert out.result["reason"] == "test_failure"
+    assert out.result["reason"] == "checks_failed"
     assert b"+/etc/shadow" in patch and b"root:" not in patch
 
 
 def test_specpath_fifo_in_workspace_does_not_hang(tmp_path: Path) -> None:
     out = _specpath(tmp_path, FIFO)
-    assert out.result["reason"] == "test_failure"
+    assert out.result["reason"] == "checks_failed"
     assert out.result["skipped"] == ["'pipe' (fifo)"]
 
 
 def test_specpath_chmod_000_entries_are_scored_not_invalid(tmp_path: Path) -> None:
     out = _specpath(tmp_path, CHMOD_000)
-    assert out.result["reason"] == "test_failure"
+    assert out.result["reason"] == "checks_failed"
     assert b"b/locked" in out.artifacts["patch"] and b"b/cell/f" in out.artifacts["patch"]
 
 
