@@ -172,9 +172,6 @@ def run(
         options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
                              concurrency=concurrency, agent_options=agent_options, offline=offline,
                              unsafe_no_sandbox=unsafe_no_sandbox)
-    if offline and executor != "local":
-        raise InputError("--offline replays from the run store, which only the local executor reaches; "
-                         "use --executor local", item="--offline")
     suite = suite.resolve()
     if out is None:
         if resume:
