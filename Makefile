@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-integration bench lint clean
+.PHONY: demo test test-integration test-ray bench lint clean
 
 $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -20,7 +20,12 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not integration" tests
 
 test-integration: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[ray]'  # the pinned Ray of the `ray` extra (tests/integration/test_ray.py)
 	$(BIN)/python -m pytest -m integration tests
+
+test-ray: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[ray]'
+	$(BIN)/python -m pytest -m integration tests/integration/test_ray.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run_all.py
