@@ -1,0 +1,111 @@
+"""Scale: the generated SpecPath matrix (`scale_suite`, 5 families x 14 configs x 7 conditions x 3 repeats =
+1,470 rows with real pytest probes) run by the `reference` agent, through the real runner and store.
+
+Figures, all from one run (each a ratio, so a busy machine shifts both sides alike):
+
+* harness time inside rows (row wall time - verifier - agent) / verifier time        goal <= 2 %
+* whole run: (wall x concurrency - verifier - agent) / verifier time; the worker time the harness
+  spends outside verifiers and agents, including planning, store writes, start-up, idle slots
+  at the barriers between repeats                                                     goal <= 5 %
+* peak RSS of the driver process                                                      goal <= 300 MB
+* store size per row (run.sqlite + WAL + artifacts)
+* with ``--executors local,ray``: rows/s of Ray relative to local on the same plan, and whether every
+  row's status, outcome and probe signature are equal (Ray at ``RAY_ADDRESS``, else a private one).
+
+    python benchmarks/bench_scale.py [--configs 14] [--repeats 3] [--families 5] [--concurrency 2]
+                                     [--executors local[,ray]]
+
+``REQBENCH_BENCH_QUICK=1`` (``make bench-quick``) shrinks the default matrix to 5 x 2 x 7 x 1 = 70 rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from scale_suite import generate, matrix_rows  # noqa: E402
+
+from reqbench.core.execute.executor import make_executor  # noqa: E402
+from reqbench.core.execute.runner import WORK_DIR, execute_run  # noqa: E402
+from reqbench.core.execute.types import RunOptions  # noqa: E402
+from reqbench.core.store import RunMeta, RunStore, utc_now  # noqa: E402
+from reqbench.protocols.specpath.suite import PROTOCOL  # noqa: E402
+
+
+def _seconds(a: str, b: str) -> float:
+    return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
+
+
+def _size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_name: str) -> dict[str, Any]:
+    started = time.perf_counter()
+    rows = matrix_rows(suite, args.configs, args.repeats)
+    options = RunOptions(agent="reference", concurrency=args.concurrency, work_dir=run_dir / WORK_DIR)
+    meta = RunMeta(suite_path=str(suite), protocol="specpath", options={"agent": "reference"},
+                   created=utc_now(), reqbench_version="bench")
+    executor = make_executor(executor_name, args.concurrency)
+    try:
+        with RunStore.create(run_dir, meta) as store:
+            execute_run(store, PROTOCOL, suite, options, rows=rows, executor=executor)
+            wall = time.perf_counter() - started
+            attempts = [a for _, a, _ in store.selected_attempts() if a is not None]
+            per_row = {r.key: (o.status.value, o.result.get("outcome"), o.result.get("signature"))
+                       for r, o in store.outcomes()}
+    finally:
+        executor.shutdown()
+    verifier = sum(a.result.get("verifier_seconds", 0.0) for a in attempts)
+    agent = sum(a.result.get("agent_seconds") or 0.0 for a in attempts)
+    inside = sum(_seconds(a.started, a.finished) for a in attempts) - verifier - agent
+    return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "verifier": verifier, "agent": agent,
+            "inside": inside, "whole": wall * args.concurrency - verifier - agent, "per_row": per_row,
+            "success": sum(1 for v in per_row.values() if v[1] == "success"), "store": _size(run_dir)}
+
+
+def main() -> None:
+    quick = os.environ.get("REQBENCH_BENCH_QUICK") not in (None, "", "0")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--families", type=int, default=5)
+    parser.add_argument("--configs", type=int, default=2 if quick else 14)
+    parser.add_argument("--repeats", type=int, default=1 if quick else 3)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--executors", default="local")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        suite = generate(Path(tmp) / "suite", args.families)
+        results = {}
+        for name in args.executors.split(","):
+            results[name] = run_matrix(suite, Path(tmp) / f"run-{name}", args, name)
+            if name == "local":
+                rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    for name, r in results.items():
+        print(f"[{name}] {r['rows']} rows ({args.families} families x {args.configs} configs x 7 conditions x "
+              f"{args.repeats} repeats), concurrency {args.concurrency}: {r['success']} success, "
+              f"{r['attempts']} selected attempts; wall {r['wall']:.1f}s = {r['rows'] / r['wall']:.2f} rows/s")
+        print(f"[{name}] verifier {r['verifier']:.1f}s, agent {r['agent']:.1f}s; harness inside rows "
+              f"{r['inside']:.1f}s = {100 * r['inside'] / r['verifier']:.1f}% of verifier time (goal <= 2%)")
+        print(f"[{name}] harness whole run (wall x concurrency - verifier - agent) {r['whole']:.1f}s = "
+              f"{100 * r['whole'] / r['verifier']:.1f}% of verifier time (goal <= 5%)")
+        print(f"[{name}] store {r['store'] / 1e6:.1f} MB = {r['store'] / r['rows'] / 1024:.1f} KiB per row")
+    if "local" in results:
+        print(f"[local] driver peak RSS {rss_mb:.0f} MB (goal <= 300 MB)")
+    if "local" in results and "ray" in results:
+        local, ray = results["local"], results["ray"]
+        same = local["per_row"] == ray["per_row"]
+        print(f"ray vs local: rows/s ratio {(ray['rows'] / ray['wall']) / (local['rows'] / local['wall']):.2f}; "
+              f"scores equal on every row: {same}")
+
+
+if __name__ == "__main__":
+    main()
