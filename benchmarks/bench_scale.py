@@ -9,8 +9,9 @@ Figures, all from one run (each a ratio, so a busy machine shifts both sides ali
   at the barriers between repeats                                                     goal <= 5 %
 * peak RSS of the driver process                                                      goal <= 300 MB
 * store size per row (run.sqlite + WAL + artifacts)
-* with ``--executors local,ray``: rows/s of Ray relative to local on the same plan, and whether every
-  row's status, outcome and probe signature are equal (Ray at ``RAY_ADDRESS``, else a private one).
+* with ``--executors local,ray`` (the default when Ray is installed): rows/s of Ray relative to local on
+  the same plan, and whether every row's status, outcome and probe signature are equal (Ray at
+  ``RAY_ADDRESS``, else a private cluster started by the benchmark; its start-up counts in its wall time).
 
     python benchmarks/bench_scale.py [--configs 14] [--repeats 3] [--families 5] [--concurrency 2]
                                      [--executors local[,ray]]
@@ -21,8 +22,11 @@ Figures, all from one run (each a ratio, so a busy machine shifts both sides ali
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from ratios import figure  # noqa: E402
 from scale_suite import generate, matrix_rows  # noqa: E402
 
 from reqbench.core.execute.executor import make_executor  # noqa: E402
@@ -61,8 +66,10 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
             execute_run(store, PROTOCOL, suite, options, rows=rows, executor=executor)
             wall = time.perf_counter() - started
             attempts = [a for _, a, _ in store.selected_attempts() if a is not None]
+            outcomes = store.outcomes(with_artifacts=True)
             per_row = {r.key: (o.status.value, o.result.get("outcome"), o.result.get("signature"))
-                       for r, o in store.outcomes()}
+                       for r, o in outcomes}
+            payload = sum(len(json.dumps(o.result)) + sum(map(len, o.artifacts.values())) for _, o in outcomes)
     finally:
         executor.shutdown()
     verifier = sum(a.result.get("verifier_seconds", 0.0) for a in attempts)
@@ -70,7 +77,15 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
     inside = sum(_seconds(a.started, a.finished) for a in attempts) - verifier - agent
     return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "verifier": verifier, "agent": agent,
             "inside": inside, "whole": wall * args.concurrency - verifier - agent, "per_row": per_row,
-            "success": sum(1 for v in per_row.values() if v[1] == "success"), "store": _size(run_dir)}
+            "success": sum(1 for v in per_row.values() if v[1] == "success"), "store": _size(run_dir),
+            "payload": payload}
+
+
+def idle_rss_mb() -> float:
+    """Peak RSS of an interpreter that only imported the driver's modules (the floor of any driver)."""
+    code = ("import resource, reqbench.cli.main, reqbench.protocols.specpath.suite; "
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) / 1024
 
 
 def main() -> None:
@@ -80,7 +95,7 @@ def main() -> None:
     parser.add_argument("--configs", type=int, default=2 if quick else 14)
     parser.add_argument("--repeats", type=int, default=1 if quick else 3)
     parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--executors", default="local")
+    parser.add_argument("--executors", default="local,ray" if importlib.util.find_spec("ray") else "local")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         suite = generate(Path(tmp) / "suite", args.families)
@@ -98,13 +113,24 @@ def main() -> None:
         print(f"[{name}] harness whole run (wall x concurrency - verifier - agent) {r['whole']:.1f}s = "
               f"{100 * r['whole'] / r['verifier']:.1f}% of verifier time (goal <= 5%)")
         print(f"[{name}] store {r['store'] / 1e6:.1f} MB = {r['store'] / r['rows'] / 1024:.1f} KiB per row")
+    for name, r in results.items():
+        figure(f"scale {r['rows']} rows [{name}]: harness inside rows", r["inside"], "verifier time", r["verifier"],
+               "<= 0.02")
+        figure(f"scale {r['rows']} rows [{name}]: harness whole run", r["whole"], "verifier time", r["verifier"],
+               "<= 0.05")
+        figure(f"scale {r['rows']} rows [{name}]: store size", r["store"] / 1024, "stored results and artifacts",
+               r["payload"] / 1024, unit="KiB")
     if "local" in results:
         print(f"[local] driver peak RSS {rss_mb:.0f} MB (goal <= 300 MB)")
+        figure(f"scale {results['local']['rows']} rows: driver peak RSS", rss_mb, "idle interpreter with reqbench",
+               idle_rss_mb(), "<= 300 MB absolute", unit="MB")
     if "local" in results and "ray" in results:
         local, ray = results["local"], results["ray"]
         same = local["per_row"] == ray["per_row"]
         print(f"ray vs local: rows/s ratio {(ray['rows'] / ray['wall']) / (local['rows'] / local['wall']):.2f}; "
               f"scores equal on every row: {same}")
+        figure(f"scale {local['rows']} rows: ray rows/s (scores equal: {same})", ray["rows"] / ray["wall"],
+               "local rows/s", local["rows"] / local["wall"], unit="rows/s")
 
 
 if __name__ == "__main__":
