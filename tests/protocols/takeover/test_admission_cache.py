@@ -97,3 +97,21 @@ def test_a_changed_negative_patch_reruns_its_target_only_and_harness_errors_are_
     finally:
         negative.write_text(original)
     assert sorted(c.split()[0] for c in rerun.calls) == sorted([targets[0]] * 3 + [targets[1]] * 3)
+
+
+def test_reqbench_validate_reports_each_admission_check_on_stderr(suite: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch):
+    import os
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("REQBENCH_CACHE", str(tmp_path / "cache"))
+    ctx = SuiteContext.load(suite, tmp_path / "work")
+    monkeypatch.setattr(admission, "check_variant", lambda ctx, variant, scratch: ([], True))
+    assert admission.suite_admission_problems(ctx) == []  # every verdict cached: the CLI runs no check
+    proc = subprocess.run([sys.executable, "-m", "reqbench.cli.main", "validate", str(suite)], capture_output=True,
+                          text=True, env={**os.environ, "REQBENCH_CACHE": str(tmp_path / "cache")}, timeout=120)
+    total = 3 * len(ctx.suite.delivery)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"admission: {total} checks" in proc.stderr and f"admission {total}/{total}" in proc.stderr
+    assert "valid takeover suite" in proc.stdout and "admission:" not in proc.stdout
