@@ -82,8 +82,9 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
 
 
 def idle_rss_mb() -> float:
-    """Peak RSS of an interpreter that only imported the driver's modules (the floor of any driver)."""
-    code = ("import resource, reqbench.cli.main, reqbench.protocols.specpath.suite; "
+    """Peak RSS of an interpreter that only imported what this driver imports (the floor of any driver)."""
+    code = ("import resource, reqbench.core.execute.runner, reqbench.core.execute.executor, "
+            "reqbench.core.store, reqbench.protocols.specpath.suite; "
             "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
     return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) / 1024
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.project import load_project_data
+from reqbench.protocols.takeover.loading import load_project_data
 from reqbench.protocols.takeover.replay import replay
 
 sys.path.insert(0, str(Path(__file__).parent))
