@@ -10,8 +10,9 @@ A delivery target is admitted only when, on fresh copies of its initial reposito
 Each of these *variants* is independent of the others, so `suite_admission_problems` runs all variants of
 all targets side by side (one thread per core; the checks are subprocesses), reports each as it ends
 (`core.steps`, shown by ``reqbench validate``), and remembers each verdict under its content address in
-``$REQBENCH_CACHE/takeover-admission/`` — a cache the sandbox hides from agents and checks. A verdict
-reached through a harness error (a check that could not run or timed out) is never cached.
+``$REQBENCH_CACHE/takeover-admission/`` — a cache the sandbox hides from agents and checks. Only admitted
+variants are cached (a problem is checked again on every validation, so a fixed suite or environment is
+seen at once), and never a verdict reached through a harness error (a check that could not run).
 `admission_problems` returns one sentence per violation; [] means admitted.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -113,8 +115,10 @@ def target_key(ctx, target_id: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def variant_key(target: str, variant: Variant) -> str:
+    """The variant's content address: its target's, the variant, and the interpreter its checks run with
+    (``{python}``), so a verdict reached with another toolchain is never reused."""
     return sha256_json({"target": target, "variant": variant.label, "patch": variant.patch,
-                        "expected": variant.expected, "reqbench": __version__})
+                        "expected": variant.expected, "reqbench": __version__, "python": sys.executable})
 
 
 def suite_admission_problems(ctx, workers: int | None = None) -> list[str]:  # type: ignore[no-untyped-def]
@@ -136,7 +140,7 @@ def suite_admission_problems(ctx, workers: int | None = None) -> list[str]:  # t
         with initial_locks[variant.target_id]:  # variants of one target share its initial repository
             ctx.initial_repository(variant.target_id)
         problems, decided = check_variant(ctx, variant, scratch / f"v{index}")
-        if decided:
+        if decided and not problems:
             atomic_write_text(cached, json.dumps(problems))
         progress.advance(f"{variant.target_id} {variant.label}" + (" ✗" if problems else " ✓"),
                          time.perf_counter() - started)
