@@ -81,12 +81,22 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
             "payload": payload}
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS: ``VmHWM`` (ru_maxrss would include the parent's size at fork time)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def idle_rss_mb() -> float:
     """Peak RSS of an interpreter that only imported what this driver imports (the floor of any driver)."""
-    code = ("import resource, reqbench.core.execute.runner, reqbench.core.execute.executor, "
-            "reqbench.core.store, reqbench.protocols.specpath.suite; "
-            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-    return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout) / 1024
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import bench_scale, reqbench.core.execute.runner, "
+            "reqbench.core.execute.executor, reqbench.core.store, reqbench.protocols.specpath.suite; "
+            "print(bench_scale.peak_rss_mb())")
+    out = subprocess.run([sys.executable, "-c", code, str(Path(__file__).parent)], capture_output=True, text=True,
+                         check=True).stdout
+    return float(out.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -104,7 +114,7 @@ def main() -> None:
         for name in args.executors.split(","):
             results[name] = run_matrix(suite, Path(tmp) / f"run-{name}", args, name)
             if name == "local":
-                rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                rss_mb = peak_rss_mb()
     for name, r in results.items():
         print(f"[{name}] {r['rows']} rows ({args.families} families x {args.configs} configs x 7 conditions x "
               f"{args.repeats} repeats), concurrency {args.concurrency}: {r['success']} success, "
