@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-real test test-integration bench lint clean screenshots
+.PHONY: demo demo-real test test-integration test-ray bench bench-quick lint clean screenshots
 
 $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -27,10 +27,21 @@ screenshots: demo
 	$(BIN)/python -m tests.browser.screenshots runs/demo docs/screenshots
 
 test-integration: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[ray]'  # the pinned Ray of the `ray` extra (tests/integration/test_ray.py)
 	$(BIN)/python -m pytest -m integration tests
 
+test-ray: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[ray]'
+	$(BIN)/python -m pytest -m integration tests/integration/test_ray.py
+
+# Every figure is printed as a ratio to a baseline measured beside it in the same run (benchmarks/ratios.py).
 bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[ray]'  # the scale benchmark compares Ray with the local executor
 	$(BIN)/python benchmarks/run_all.py
+
+bench-quick: $(STAMP)  # the same figures, the scale matrix cut to 70 rows
+	$(BIN)/python -m pip install -q -e '.[ray]'
+	REQBENCH_BENCH_QUICK=1 $(BIN)/python benchmarks/run_all.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks

@@ -6,6 +6,7 @@ reference session per persona under 15 s with a cold cache.
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -20,14 +21,20 @@ from reqbench.protocols.journey.personas import PRESET_NAMES, preset
 from reqbench.protocols.journey.session import SessionLimits, run_session
 from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
 
+sys.path.insert(0, str(Path(__file__).parent))
+from ratios import figure, interpreter_start  # noqa: E402
+
 INSTANCE = bundled_suite("journey/tasklet")
 
 
-def _timed(label: str, fn) -> None:  # type: ignore[no-untyped-def]
+def _timed(label: str, fn) -> float:  # type: ignore[no-untyped-def]
     online._CACHE.runs.clear()
     start = time.perf_counter()
     fn()
-    print(f"{label:40s} {time.perf_counter() - start:7.2f} s")
+    took = time.perf_counter() - start
+    print(f"{label:40s} {took:7.2f} s")
+    figure(f"journey: {label}", took, "interpreter start", interpreter_start())
+    return took
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ patch apply, store writes, planning) as a fraction of total verifier time. Goal:
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from datetime import datetime
@@ -17,6 +18,9 @@ from pathlib import Path
 from reqbench.cli.generic_run import run_suite
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.execute.types import RunOptions
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ratios import figure  # noqa: E402
 
 SUITE = bundled_suite("specpath")
 
@@ -57,6 +61,8 @@ def main() -> None:
           f"{100 * verification / verifier:.1f}% of verifier time")
     print(f"harness overhead whole run (incl. planning, store, start-up): {whole:.2f}s = "
           f"{100 * whole / verifier:.1f}% of verifier time (goal <= 5%)")
+    figure("specpath bundled: harness inside rows", per_row, "verifier time", verifier, "<= 0.05")
+    figure("specpath bundled: harness whole run", whole, "verifier time", verifier)
 
 
 if __name__ == "__main__":

@@ -9,12 +9,16 @@ so an attempt costs about (new blobs + 1) fsync latencies of the disk (printed a
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.store import RunMeta, RunStore, utc_now
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ratios import cpu_unit, figure  # noqa: E402
 
 
 def fsync_ms(tmp: Path, k: int = 50) -> float:
@@ -29,7 +33,8 @@ def fsync_ms(tmp: Path, k: int = 50) -> float:
 
 def main(n: int = 2000) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"disk baseline: {fsync_ms(Path(tmp)):.2f} ms per fsync")
+        fsync = fsync_ms(Path(tmp))
+        print(f"disk baseline: {fsync:.2f} ms per fsync")
         meta = RunMeta(suite_path="/suite", protocol="bench", options={}, created=utc_now(),
                        reqbench_version="0")
         store = RunStore.create(Path(tmp) / "run", meta)
@@ -49,6 +54,8 @@ def main(n: int = 2000) -> None:
     print(f"add_plan({n}): {(t1 - t0) * 1000:.1f} ms")
     print(f"record_attempt: {(t2 - t1) / n * 1000:.2f} ms per attempt ({n} attempts)")
     print(f"outcomes() of {n} rows: {(t3 - t2) * 1000:.1f} ms")
+    figure("store: record_attempt", (t2 - t1) / n * 1000, "one fsync", fsync, unit="ms")
+    figure(f"store: outcomes() of {n} rows", t3 - t2, "CPU unit", cpu_unit())
 
 
 if __name__ == "__main__":

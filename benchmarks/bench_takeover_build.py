@@ -7,13 +7,17 @@ largest projects have ~1,075 messages). Prints seconds for load+validate, replay
 from __future__ import annotations
 
 import random
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.project import load_project_data
+from reqbench.protocols.takeover.loading import load_project_data
 from reqbench.protocols.takeover.replay import replay
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ratios import cpu_unit, figure  # noqa: E402
 
 
 def synthetic(n_messages: int = 1000, n_atoms: int = 60, seed: int = 7) -> tuple[dict, dict, dict]:
@@ -84,6 +88,7 @@ def main() -> None:
         f"load+validate {t1 - t0:.2f}s  replay {t2 - t1:.2f}s  build {t3 - t2:.2f}s "
         f"({sum(result.instance_counts.values())} instances, {len(result.packages)} packages)"
     )
+    figure("takeover: build 1,000-message project", t3 - t0, "CPU unit", cpu_unit())
 
 
 if __name__ == "__main__":

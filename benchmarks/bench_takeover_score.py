@@ -6,11 +6,15 @@ Target: under 100 ms per (target, condition) on one core, so that re-scoring a f
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.protocols.takeover.scoring import gold_response, load_target, score_target
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ratios import cpu_unit, figure  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGE2 = next((p for p in (ROOT / ".." / "shared", ROOT / ".." / ".." / "shared") if p.is_dir()),
@@ -30,3 +34,4 @@ if __name__ == "__main__":
                 score_target(inst, resp, cond, ExactJudge())
         per = (time.perf_counter() - start) / (rounds * len(cases))
         print(f"score_target (exact judge, fixture gold): {per * 1000:.2f} ms per target-condition")
+        figure("takeover: score one target-condition", per, "CPU unit", cpu_unit())

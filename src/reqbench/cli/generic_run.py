@@ -26,6 +26,7 @@ from reqbench.core.execute.preflight import preflight
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.runner import WORK_DIR, execute_run
 from reqbench.core.execute.types import RowStatus, RunOptions
+from reqbench.core.steps import ConsoleSteps, watching
 from reqbench.core.store import RunStore, is_run_dir
 
 console = Console()
@@ -48,10 +49,14 @@ def parse_agent_opts(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def validate_suite(suite: Path) -> Any:
-    """The suite's protocol, after printing every validation problem (InputError when there are any)."""
+def validate_suite(suite: Path, *, show_progress: bool = True) -> Any:
+    """The suite's protocol, after printing every validation problem (InputError when there are any).
+
+    Long validation steps (a takeover suite's admission checks) report each finished unit on stderr
+    unless `show_progress` is False."""
     protocol = protocol_for_suite(suite)
-    problems = protocol.validate(suite)
+    with watching(ConsoleSteps(err_console) if show_progress else None):
+        problems = protocol.validate(suite)
     for problem in problems:
         console.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
     if problems:
@@ -88,7 +93,7 @@ def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, 
     is removed again when the run fails before its first attempt is stored."""
     suite = suite.resolve()
     facts = preflight(options)
-    protocol = validate_suite(suite)
+    protocol = validate_suite(suite, show_progress=not quiet)
     rows = protocol.plan(suite, options)  # bad options surface before anything is written
     executor = make_executor(executor_name, options.concurrency)
     try:
@@ -178,9 +183,6 @@ def run(
         options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
                              concurrency=concurrency, agent_options=agent_options, offline=offline,
                              unsafe_no_sandbox=unsafe_no_sandbox)
-    if offline and executor != "local":
-        raise InputError("--offline replays from the run store, which only the local executor reaches; "
-                         "use --executor local", item="--offline")
     suite = suite.resolve()
     if out is None:
         if resume:

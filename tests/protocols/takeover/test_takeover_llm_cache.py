@@ -82,10 +82,3 @@ def test_offline_with_an_empty_cache_stops_the_run_with_one_sentence(tmp_path: P
     # no attempt was stored, so the run directory it created is gone: a later online run starts afresh
     # instead of finding an agent failure
     assert not (tmp_path / "r").exists()
-
-
-def test_offline_refuses_a_remote_executor_that_cannot_reach_the_run_store(tmp_path: Path):
-    suite = mini_suite(tmp_path / "suite", ("T001",))
-    proc = run(suite, tmp_path, "r", *ARGS, "--offline", "--executor", "ray")
-    assert proc.returncode == 2 and "only the local executor" in proc.stderr + proc.stdout
-    assert not (tmp_path / "r").exists()

@@ -2,7 +2,9 @@
 
 An executor only runs a picklable function on arguments and hands back a `concurrent.futures.Future`;
 the driver (`runner.execute_run`) keeps the store, the schedule, attempts and progress. That is why a
-remote executor (Ray) can be added without protocols or the store knowing about it.
+remote executor (Ray) can be added without protocols or the store knowing about it. A `remote` executor
+runs rows in other processes, possibly on other machines: the driver then ships the suite and the run's
+recorded model calls through `put` (the executor's object store) instead of passing paths and objects.
 """
 
 from __future__ import annotations
@@ -18,15 +20,35 @@ T = TypeVar("T")
 EXECUTOR_NAMES = ("local", "ray")
 
 
+class Shared(Protocol):
+    """A value placed in an executor's object store; `get` returns it wherever the row runs."""
+
+    def get(self) -> Any: ...
+
+
 class Executor(Protocol):
     """Runs `fn(*args)` somewhere, at most `concurrency` at a time, in submission order."""
 
     name: str
     concurrency: int
+    remote: bool
+    """Rows run in another process: arguments are pickled, nothing of the driver's memory is shared."""
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]: ...
 
+    def put(self, value: Any) -> Shared: ...
+
     def shutdown(self) -> None: ...
+
+
+class InProcess:
+    """A shared value that is simply held (the local executor's rows share the driver's memory)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def get(self) -> Any:
+        return self.value
 
 
 class LocalExecutor:
@@ -34,6 +56,7 @@ class LocalExecutor:
     threads give real parallelism; the store is written from the driver thread only."""
 
     name = "local"
+    remote = False
 
     def __init__(self, concurrency: int = 1) -> None:
         if concurrency < 1:
@@ -43,6 +66,9 @@ class LocalExecutor:
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         return self._pool.submit(fn, *args)
+
+    def put(self, value: Any) -> Shared:
+        return InProcess(value)
 
     def shutdown(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

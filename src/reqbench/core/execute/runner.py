@@ -9,39 +9,44 @@ Per row and invocation the driver does, from the row's stored attempts (`store.s
 * ``DONE``: nothing.
 
 An exception escaping a row is a harness bug: it becomes an ``invalid`` attempt (reason
-``harness_exception``) with the traceback in `detail`, and the run goes on. An `InputError` is the
-user's (bad agent name, bad option): no new rows start, rows in flight are recorded, and the error is
-raised. The driver thread writes rows and attempts;
-model clients inside rows add their calls to the store's record/replay cache (`core.llm.run_access`).
-With ``RunOptions.offline`` a call that was never recorded raises `OfflineCacheMiss`, an `InputError`:
-the run stops with exit 2 and the row keeps no attempt, so a later online ``--resume`` runs it.
+``harness_exception``) with the traceback in
+`detail`, and the run goes on. An `InputError` is the user's (bad agent name, bad option): no new rows
+start, rows in flight are recorded, and the error is raised. The driver thread writes rows and attempts.
+
+Each row call carries a `RunContext` (`core.execute.context`) with the run state a row needs: model
+clients inside local rows add their calls to the store's record/replay cache directly; remote rows replay
+from a shipped snapshot and return the calls they recorded, which the driver writes. With
+``RunOptions.offline`` a call that was never recorded raises `OfflineCacheMiss`, an `InputError`: the run
+stops with exit 2 and the row keeps no attempt, so a later online ``--resume`` runs it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shutil
 import traceback
 import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.context import RunContext, bind
 from reqbench.core.execute.executor import Executor, LocalExecutor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.schedule import schedule
+from reqbench.core.execute.shipping import ShippedSuite, pack_suite
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
+from reqbench.core.llm.cache import as_response_cache
 from reqbench.core.llm.gateway.scope import row_scope
-from reqbench.core.llm.run_access import offline_run
 from reqbench.core.sandbox import isolation_gate
-from reqbench.core.store.active import activate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
 
@@ -59,12 +64,30 @@ class AttemptReport:
     started: str
     finished: str
     input_error: InputError | None = None
+    model_calls: dict[str, Any] = field(default_factory=dict)
+    """Model calls a remote row recorded (``{key: record}``), for the driver to add to the run store."""
 
 
 def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, step: NextStep,
-                previous: RowOutcome | None, work_dir: Path) -> AttemptReport:
+                previous: RowOutcome | None, work_dir: Path, context: RunContext | None = None) -> AttemptReport:
     """Run one attempt of `row` in a fresh scratch directory (removed afterwards; evidence lives in the
-    outcome's artifacts). Never raises for a bug: the traceback becomes an invalid outcome."""
+    outcome's artifacts) with the run's `context` bound. Never raises for a bug: the traceback becomes
+    an invalid outcome. A remote context supplies the suite and a worker-local scratch directory."""
+    context = context or RunContext(offline=options.offline)
+    if context.suite is not None:
+        suite_path = context.suite.path()
+        scratch = context.scratch() / WORK_DIR
+        work_dir = scratch / work_dir.name
+        options = dataclasses.replace(options, work_dir=scratch)
+    with bind(context) as recorder:
+        report = _attempt(protocol, suite_path, row, options, step, previous, work_dir)
+    if recorder is not None:
+        report.model_calls = recorder.recorded
+    return report
+
+
+def _attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, step: NextStep,
+             previous: RowOutcome | None, work_dir: Path) -> AttemptReport:
     kind = "reevaluate" if step == NextStep.REEVALUATE else "run"
     started = utc_now()
     work_dir.mkdir(parents=True, exist_ok=True)
@@ -119,14 +142,32 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
         executor = executor or LocalExecutor(options.concurrency)
         progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
         try:
-            with activate(store), offline_run(options.offline), progress:
+            shipped = _ship_suite(executor, suite_path) if getattr(executor, "remote", False) else None
+            with progress:
                 for batch in schedule(store.plan(), options.seed):
-                    _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts)
+                    context = _context(store, options, executor, shipped)
+                    _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts,
+                               context)
         finally:
             if own:
                 executor.shutdown()
             _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
     return store.counts(max_attempts)
+
+
+def _ship_suite(executor: Executor, suite_path: Path) -> ShippedSuite:
+    digest, blob = pack_suite(suite_path)
+    return ShippedSuite(digest, suite_path.name, executor.put(blob))
+
+
+def _context(store: RunStore, options: RunOptions, executor: Executor, shipped: ShippedSuite | None) -> RunContext:
+    """The context of the next batch's rows: the store's cache itself (local), or a snapshot of the model
+    calls recorded so far and the shipped suite (remote; refreshed per batch, so a repeat replays what
+    earlier repeats recorded)."""
+    if shipped is None:
+        return RunContext(offline=options.offline, cache=as_response_cache(store, kind="llm"))
+    return RunContext(offline=options.offline, replay=executor.put(store.cached_items("llm")), suite=shipped,
+                      run_id=sha256_text(str(store.run_dir.resolve()))[:16])
 
 
 def _attempt_dir(work_root: Path, row: Row) -> Path:
@@ -146,7 +187,7 @@ def _remove_stale_attempt_dirs(work_root: Path) -> None:
 
 
 def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, batch: list[Row],
-               executor: Executor, progress: RunProgress, max_attempts: int) -> None:
+               executor: Executor, progress: RunProgress, max_attempts: int, context: RunContext) -> None:
     """Run one repeat's rows to the end of this invocation; returns only when none is in flight."""
     work_root = store.run_dir / WORK_DIR
     in_flight: dict[Future[AttemptReport], Row] = {}
@@ -155,7 +196,8 @@ def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOpt
     def submit(row: Row, step: NextStep) -> None:
         previous = store.selected_outcome(row) if step == NextStep.REEVALUATE else None
         work_dir = _attempt_dir(work_root, row)
-        future = executor.submit(run_attempt, protocol, suite_path, row, options, step, previous, work_dir)
+        future = executor.submit(run_attempt, protocol, suite_path, row, options, step, previous, work_dir,
+                                 context)
         in_flight[future] = row
 
     for row in batch:
@@ -175,6 +217,8 @@ def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOpt
                                                   detail=traceback.format_exc(),
                                                   reason=Reason.INFRASTRUCTURE.value),
                                        "run", utc_now(), utc_now())
+            for key, record in report.model_calls.items():
+                store.put_cached("llm", key, record)
             if report.input_error is not None:
                 fatal = fatal or report.input_error
                 for other in in_flight:

@@ -1,47 +1,70 @@
-"""What a model client built inside a running `reqbench run` defaults to: the one place that decides it.
+"""What a model client built inside a running row defaults to: the one place that decides it.
 
-* **Cache** — `default_cache()`: the run store of the active run (`core.store.active`), scoped to
-  ``kind="llm"``, so every judge and agent call of a run is recorded in its ``run.sqlite`` and a
-  resumed or re-scored run replays it instead of asking the model again. Outside a run it is None.
-* **Offline** — `run_offline()`: True while a run started with ``--offline`` executes (`offline_run`).
-  Clients then replay only; a request that was never recorded raises `OfflineCacheMiss`, an
-  `InputError`, so the run stops with exit 2 and one sentence (the row gets no attempt and runs again
-  on a later ``--resume`` without ``--offline``).
+* **Cache** — `default_cache()`: the record/replay cache of the row being executed, so every judge and
+  agent call of a run is recorded with the run (in its ``run.sqlite``) and a resumed or re-scored run
+  replays it instead of asking the model again. Outside a row it is None.
+* **Offline** — `run_offline()`: True while a row of a run started with ``--offline`` executes. Clients
+  then replay only; a request that was never recorded raises `OfflineCacheMiss`, an `InputError`, so the
+  run stops with exit 2 and one sentence (the row gets no attempt and runs again on a later ``--resume``
+  without ``--offline``).
 
-`LLMConfig.from_env` consults both; an explicit ``cache=`` option of the caller wins over the run store,
-and the run store over ``REQBENCH_LLM_CACHE``. Rows that run in another process (remote executors)
-see neither, which is why ``reqbench run --offline`` accepts only the local executor.
+Both live in a `contextvars.ContextVar`, never in a module global: the executor passes a `RunContext`
+(`core.execute.context`) with every row call, and the row's thread or remote worker binds it with
+`model_access` for exactly the duration of the attempt. Rows running side by side in threads of one
+process, or in processes of other machines, therefore never see each other's state.
+
+`LLMConfig.from_env` consults both; an explicit ``cache=`` option of the caller wins over the row's cache,
+and the row's cache over ``REQBENCH_LLM_CACHE``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
 
-from reqbench.core.llm.cache import ResponseCache, as_response_cache
+from reqbench.core.llm.cache import ResponseCache
 
-_OFFLINE = False
+
+@dataclass(frozen=True)
+class ModelAccess:
+    cache: ResponseCache | None = None
+    offline: bool = False
+
+
+_ACCESS: ContextVar[ModelAccess | None] = ContextVar("reqbench_model_access", default=None)
+_NONE = ModelAccess()
+
+
+def _current() -> ModelAccess:
+    return _ACCESS.get() or _NONE
 
 
 def default_cache() -> ResponseCache | None:
-    """The active run's store as a response cache (``kind="llm"``), or None outside a run."""
-    from reqbench.core.store.active import active_store  # lazy: the store package is heavier
-
-    store = active_store()
-    return None if store is None else as_response_cache(store, kind="llm")
+    """The executing row's record/replay cache, or None outside a row."""
+    return _current().cache
 
 
 def run_offline() -> bool:
-    """Whether the run executing in this process allows replay only."""
-    return _OFFLINE
+    """Whether the row executing in this thread allows replay only."""
+    return _current().offline
+
+
+@contextmanager
+def model_access(cache: ResponseCache | None = None, offline: bool = False) -> Iterator[None]:
+    """Bind a cache and offline mode for the current thread (or task); nested scopes keep the outer
+    cache unless given one, can only turn offline on, and restore the outer state on exit."""
+    outer = _current()
+    token = _ACCESS.set(ModelAccess(cache if cache is not None else outer.cache, offline or outer.offline))
+    try:
+        yield
+    finally:
+        _ACCESS.reset(token)
 
 
 @contextmanager
 def offline_run(offline: bool) -> Iterator[None]:
-    """Replay-only model access for the duration of a run when `offline` (nested scopes restore)."""
-    global _OFFLINE
-    previous, _OFFLINE = _OFFLINE, offline or _OFFLINE
-    try:
+    """Replay-only model access for the enclosed code when `offline` (nested scopes restore)."""
+    with model_access(offline=offline):
         yield
-    finally:
-        _OFFLINE = previous

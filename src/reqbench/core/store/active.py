@@ -1,8 +1,8 @@
-"""The run store of the run executing in this process, for code deep inside a row (judges, model clients)
-that records calls and replays cached responses without a store being threaded through every call.
+"""Bind a run store as the record/replay cache of the code running in this thread (`activate`).
 
-`execute_run` activates its store for the duration of the run. Outside a run `active_store()` is None and
-callers fall back to not caching. (Remote executors run rows in other processes: there it is None too.)
+The executor does this per row through `core.execute.context.RunContext`; `activate` is the same binding
+for code that holds a store directly (tools, tests). It sets a context variable (`core.llm.run_access`),
+so it never leaks to other threads, and ends with the ``with`` block.
 """
 
 from __future__ import annotations
@@ -10,20 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from reqbench.core.llm.cache import as_response_cache
+from reqbench.core.llm.run_access import model_access
 from reqbench.core.store.runstore import RunStore
-
-_ACTIVE: RunStore | None = None
-
-
-def active_store() -> RunStore | None:
-    return _ACTIVE
 
 
 @contextmanager
 def activate(store: RunStore) -> Iterator[RunStore]:
-    global _ACTIVE
-    previous, _ACTIVE = _ACTIVE, store
-    try:
+    with model_access(cache=as_response_cache(store, kind="llm")):
         yield store
-    finally:
-        _ACTIVE = previous

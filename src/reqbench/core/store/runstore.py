@@ -345,6 +345,11 @@ class RunStore:
         with self._tx() as conn:
             conn.execute("INSERT OR IGNORE INTO cache VALUES (?, ?, ?, ?)", (kind, key, text, utc_now()))
 
+    def cached_items(self, kind: str) -> dict[str, Any]:
+        """Every cached ``{key: value}`` of `kind` (the snapshot a remote row replays from)."""
+        rows = self._query("SELECT key, value_json FROM cache WHERE kind = ?", (kind,))
+        return {r["key"]: json.loads(r["value_json"]) for r in rows}
+
     def record_judge_call(self, call: JudgeCall) -> None:
         with self._tx() as conn:
             conn.execute("INSERT INTO judge_calls (request_key, judge_id, contract, request_json, "

@@ -4,57 +4,104 @@ A delivery target is admitted only when, on fresh copies of its initial reposito
 
 * the initial repository itself is Build PASS, Target FAIL, Regression PASS (usable, change not done);
 * the reference solution passes all three gates;
-* every negative patch (a plausible partial solution) applies cleanly and fails the target gate.
+* every negative patch (a plausible partial solution) applies cleanly and fails the target gate (only
+  build and target gates run for it: its regression gate decides nothing).
 
+Each of these *variants* is independent of the others, so `suite_admission_problems` runs all variants of
+all targets side by side (one thread per core; the checks are subprocesses), reports each as it ends
+(`core.steps`, shown by ``reqbench validate``), and remembers each verdict under its content address in
+``$REQBENCH_CACHE/takeover-admission/`` — a cache the sandbox hides from agents and checks. Only admitted
+variants are cached (a problem is checked again on every validation, so a fixed suite or environment is
+seen at once), and never a verdict reached through a harness error (a check that could not run).
 `admission_problems` returns one sentence per violation; [] means admitted.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from reqbench import __version__
 from reqbench.core.errors import ReqbenchError
-from reqbench.core.workspace import apply_patch, materialize
+from reqbench.core.hashing import atomic_write_text, sha256_bytes, sha256_json
+from reqbench.core.steps import steps
+from reqbench.core.workspace import apply_patch, cache_root, materialize, tree_hash
+
+DECIDED = {"PASS", "FAIL", "SKIPPED"}
+"""Gate statuses that are a verdict about the code; anything else (a harness error) is not cached."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    target_id: str
+    label: str
+    patch: str | None
+    expected: dict[str, str]
+
+
+def variants(ctx: Any, target_id: str) -> list[Variant]:
+    d = ctx.delivery(target_id)
+    out = [Variant(target_id, "initial repository", None, {"build": "PASS", "target": "FAIL", "regression": "PASS"}),
+           Variant(target_id, "reference solution", d.reference_patch,
+                   {"build": "PASS", "target": "PASS", "regression": "PASS"})]
+    return out + [Variant(target_id, f"negative patch {n}", n, {"target": "FAIL"}) for n in d.negative_patches]
+
+
+def check_variant(ctx: Any, variant: Variant, scratch: Path) -> tuple[list[str], bool]:
+    """Problems of one variant on a fresh copy of the initial repository, and whether the verdict may be
+    cached (every gate decided)."""
+    from reqbench.protocols.takeover.run.coding import run_gates
+
+    where = f"suite.yaml: delivery target {variant.target_id}"
+    ws = materialize(ctx.initial_repository(variant.target_id), scratch)
+    if variant.patch is not None:
+        text = (ctx.suite_dir / variant.patch).read_text(encoding="utf-8")
+        if not text.strip():
+            return [f"{where}: {variant.label} is empty"], True
+        try:
+            apply_patch(ws.path, text)
+        except ReqbenchError as exc:
+            return [f"{where}: {variant.label} does not apply to the initial repository ({exc})"], True
+    statuses = (_target_gate_only(ctx, variant.target_id, ws.path) if set(variant.expected) == {"target"}
+                else run_gates(ctx, variant.target_id, ws.path)[0])
+    wrong = {g: s for g, s in statuses.items() if g in variant.expected and s != variant.expected[g]}
+    problems = []
+    if wrong:
+        got = ", ".join(f"{g} {s}" for g, s in wrong.items())
+        want = ", ".join(f"{g} {variant.expected[g]}" for g in wrong)
+        problems.append(f"{where}: {variant.label} must give {want} but gave {got}")
+    return problems, all(s in DECIDED for s in statuses.values())
+
+
+def _target_gate_only(ctx: Any, target_id: str, workspace: Path) -> dict[str, str]:
+    """Build, then the target gate (a negative patch is judged on the target gate alone, so its regression
+    gate, a full test run, is not worth running)."""
+    from reqbench.core.checks import run_check
+    from reqbench.protocols.takeover.run.coding import gate_checks
+
+    checks, hidden = gate_checks(ctx, target_id), ctx.hidden_dir(target_id)
+    build = run_check(checks["build"], workspace, hidden).status.value
+    target = run_check(checks["target"], workspace, hidden).status.value if build == "PASS" else "SKIPPED"
+    return {"build": build, "target": target}
 
 
 def admission_problems(ctx, target_id: str) -> list[str]:  # type: ignore[no-untyped-def]
-    from reqbench.protocols.takeover.run.coding import run_gates
-
-    d = ctx.delivery(target_id)
-    where = f"suite.yaml: delivery target {target_id}"
-    problems: list[str] = []
-    variants: list[tuple[str, str | None, dict[str, str]]] = [
-        ("initial repository", None, {"build": "PASS", "target": "FAIL", "regression": "PASS"}),
-        ("reference solution", d.reference_patch, {"build": "PASS", "target": "PASS", "regression": "PASS"}),
-    ]
-    variants += [(f"negative patch {n}", n, {"target": "FAIL"}) for n in d.negative_patches]
+    """Every variant of one target, one after the other, uncached."""
     with tempfile.TemporaryDirectory(prefix="admission-") as tmp:
-        for i, (label, patch, expected) in enumerate(variants):
-            ws = materialize(ctx.initial_repository(target_id), Path(tmp) / f"v{i}")
-            if patch is not None:
-                text = (ctx.suite_dir / patch).read_text(encoding="utf-8")
-                if not text.strip():
-                    problems.append(f"{where}: {label} is empty")
-                    continue
-                try:
-                    apply_patch(ws.path, text)
-                except ReqbenchError as exc:
-                    problems.append(f"{where}: {label} does not apply to the initial repository ({exc})")
-                    continue
-            statuses, _ = run_gates(ctx, target_id, ws.path)
-            wrong = {g: s for g, s in statuses.items() if g in expected and s != expected[g]}
-            if wrong:
-                got = ", ".join(f"{g} {s}" for g, s in wrong.items())
-                want = ", ".join(f"{g} {expected[g]}" for g in wrong)
-                problems.append(f"{where}: {label} must give {want} but gave {got}")
-    return problems
+        return [p for i, v in enumerate(variants(ctx, target_id))
+                for p in check_variant(ctx, v, Path(tmp) / f"v{i}")[0]]
 
 
 def target_key(ctx, target_id: str) -> str:  # type: ignore[no-untyped-def]
     """Content address of everything admission of one target depends on (code, patches, checks)."""
-    from reqbench.core.hashing import sha256_bytes, sha256_json
-    from reqbench.core.workspace import tree_hash
     from reqbench.protocols.takeover.delivery.initial import initial_patches
 
     d = ctx.delivery(target_id)
@@ -67,28 +114,39 @@ def target_key(ctx, target_id: str) -> str:  # type: ignore[no-untyped-def]
     })
 
 
-def suite_admission_problems(ctx) -> list[str]:  # type: ignore[no-untyped-def]
-    """Admission of every delivery target, each verdict cached by the target's content address.
+def variant_key(target: str, variant: Variant) -> str:
+    """The variant's content address: its target's, the variant, and the interpreter its checks run with
+    (``{python}``), so a verdict reached with another toolchain is never reused."""
+    return sha256_json({"target": target, "variant": variant.label, "patch": variant.patch,
+                        "expected": variant.expected, "reqbench": __version__, "python": sys.executable})
 
-    Admission runs every check several times, so a verdict is remembered under
-    ``<cache_root>/takeover-admission/<key>.json``: changing anything it depends on re-runs it.
-    Targets are checked in parallel (one thread per core).
-    """
-    import json
-    import os
-    from concurrent.futures import ThreadPoolExecutor
 
-    from reqbench.core.hashing import atomic_write_text
-    from reqbench.core.workspace import cache_root
+def suite_admission_problems(ctx, workers: int | None = None) -> list[str]:  # type: ignore[no-untyped-def]
+    """Admission of every delivery target: all variants in parallel, each verdict cached by content."""
+    jobs = [v for d in ctx.suite.delivery for v in variants(ctx, d.target_id)]
+    keys = {d.target_id: target_key(ctx, d.target_id) for d in ctx.suite.delivery}
+    folder = cache_root() / "takeover-admission"
+    progress = steps("admission", len(jobs), f"checks of {len(keys)} delivery targets (build, target, regression "
+                     "gates on fresh copies; verdicts cached by content)")
+    initial_locks = {tid: threading.Lock() for tid in keys}
 
-    def admit(target_id: str) -> list[str]:
-        cached = cache_root() / "takeover-admission" / f"{target_key(ctx, target_id)}.json"
+    def admit(index: int, variant: Variant, scratch: Path) -> list[str]:
+        cached = folder / f"{variant_key(keys[variant.target_id], variant)}.json"
         if cached.is_file():
-            return list(json.loads(cached.read_text(encoding="utf-8")))
-        problems = admission_problems(ctx, target_id)
-        atomic_write_text(cached, json.dumps(problems))
+            problems = list(json.loads(cached.read_text(encoding="utf-8")))
+            progress.advance(f"{variant.target_id} {variant.label}", None)
+            return problems
+        started = time.perf_counter()
+        with initial_locks[variant.target_id]:  # variants of one target share its initial repository
+            ctx.initial_repository(variant.target_id)
+        problems, decided = check_variant(ctx, variant, scratch / f"v{index}")
+        if decided and not problems:
+            atomic_write_text(cached, json.dumps(problems))
+        progress.advance(f"{variant.target_id} {variant.label}" + (" ✗" if problems else " ✓"),
+                         time.perf_counter() - started)
         return problems
 
-    ids = [d.target_id for d in ctx.suite.delivery]
-    with ThreadPoolExecutor(max_workers=max(1, min(len(ids), os.cpu_count() or 1))) as pool:
-        return [p for found in pool.map(admit, ids) for p in found]
+    workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
+    with tempfile.TemporaryDirectory(prefix="admission-") as tmp, ThreadPoolExecutor(max_workers=workers) as pool:
+        found = pool.map(admit, range(len(jobs)), jobs, [Path(tmp)] * len(jobs))
+        return [p for problems in found for p in problems]
