@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from reqbench.core.llm.cache import as_response_cache
-from reqbench.core.llm.run_access import model_access
+from reqbench.core.llm.run_access import default_cache, model_access
 from reqbench.core.store.runstore import RunStore
 
 
@@ -19,3 +19,11 @@ from reqbench.core.store.runstore import RunStore
 def activate(store: RunStore) -> Iterator[RunStore]:
     with model_access(cache=as_response_cache(store, kind="llm")):
         yield store
+
+
+def active_store() -> RunStore | None:
+    """The run store bound for the row executing in this thread (local rows only), else None: remote rows
+    hold a replay snapshot, not the store, and record model calls for the driver to write."""
+    cache = default_cache()
+    store = getattr(cache, "store", cache)
+    return store if isinstance(store, RunStore) else None
