@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.agents.preset_output import parse_mini
-from reqbench.core.workspace.safe_io import UnsafePath, read_regular, write_private
+from reqbench.core.workspace.fileio import UnsafePath, read_regular, write_private
 
 
 def test_scratch_trajectory_linked_to_a_host_file_is_not_read(tmp_path: Path) -> None:

@@ -34,7 +34,7 @@ from reqbench.core.llm.errors import OfflineCacheMiss
 from reqbench.core.llm.gateway import Gateway, Lease, RowBudget, Upstream
 from reqbench.core.llm.gateway.scope import row_gateway
 from reqbench.core.sandbox import available_isolation, bridge
-from reqbench.core.workspace.safe_io import write_private
+from reqbench.core.workspace.fileio import write_private
 
 STAGES = ("diagnostic", "coding")
 PASS_ENV = ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")

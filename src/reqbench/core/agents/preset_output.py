@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentStatus, TrajectoryEvent, Usage
-from reqbench.core.workspace.safe_io import read_regular
+from reqbench.core.workspace.fileio import read_regular
 
 PROVIDER_FAILURE = re.compile(
     r"RateLimitError|APIConnectionError|InternalServerError|ServiceUnavailableError|BadGatewayError|"

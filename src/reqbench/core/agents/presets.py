@@ -49,7 +49,7 @@ from reqbench.core.agents.preset_output import (
     parse_openhands,
 )
 from reqbench.core.errors import InputError
-from reqbench.core.workspace.safe_io import read_regular, write_private
+from reqbench.core.workspace.fileio import read_regular, write_private
 
 __all__ = ["CLAUDE_FLAGS", "CODEX_FLAGS", "PRESETS", "STAGES", "CLIPreset"]
 CODING_TOOLS = "Read,Edit,Write,Glob,Grep,PowerShell,Bash"

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from reqbench.core.workspace import PatchApplyError, RepoSource, apply_patch, diff_trees
-from reqbench.core.workspace.safe_io import read_regular
+from reqbench.core.workspace.fileio import read_regular
 from reqbench.protocols.pace.l1.callgraph import SKIP_DIRS
 
 __all__ = [
