@@ -294,3 +294,4 @@ def test_submission_that_loops_forever_is_a_scored_failure_not_pending(tmp_path:
     result = run_check(Check(name="t", command="{pytest} -q {hidden}", timeout_seconds=8), ws, hidden)
     assert result.status is CheckStatus.FAIL and "fixed-budget failure" in result.detail
     assert result.probes == {"test_calc.py::test_add": False}
+    assert result.timed_out and CheckResult.from_dict(result.to_dict()).timed_out  # protocols read the flag

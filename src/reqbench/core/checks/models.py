@@ -143,12 +143,15 @@ class CheckResult:
     stderr_tail: str = ""
     protected_touched: list[str] = field(default_factory=list)
     """Protected paths the submission changed, added or removed (restored before the check ran)."""
+    timed_out: bool = False
+    """The check ran out of its wall-clock budget. With a FAIL status the submission's code was running (a
+    fixed-budget failure of the agent); with HARNESS_ERROR it was not (the harness could not measure)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status.value, "exit_code": self.exit_code,
                 "wall_seconds": self.wall_seconds, "probes": self.probes, "detail": self.detail,
                 "stdout_tail": self.stdout_tail, "stderr_tail": self.stderr_tail,
-                "protected_touched": list(self.protected_touched)}
+                "protected_touched": list(self.protected_touched), "timed_out": self.timed_out}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CheckResult:
@@ -156,7 +159,8 @@ class CheckResult:
                    wall_seconds=d.get("wall_seconds", 0.0), probes=d.get("probes"),
                    detail=d.get("detail", ""), stdout_tail=d.get("stdout_tail", ""),
                    stderr_tail=d.get("stderr_tail", ""),
-                   protected_touched=list(d.get("protected_touched", [])))
+                   protected_touched=list(d.get("protected_touched", [])),
+                   timed_out=bool(d.get("timed_out", False)))
 
     @classmethod
     def skipped(cls, reason: str) -> CheckResult:

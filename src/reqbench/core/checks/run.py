@@ -88,6 +88,7 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
             result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
                                  proc.stdout_tail(), proc.stderr_tail())
         result.protected_touched = touched
+        result.timed_out = proc.timed_out
         if touched:
             result.detail = (result.detail + f"; protected paths restored: {touched[:10]}").lstrip("; ")
         return result

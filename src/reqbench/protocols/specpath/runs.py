@@ -209,9 +209,10 @@ def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str,
         vws.close()
     artifacts["verifier_log"] = run.detail.encode("utf-8")
     extra = {**extra, "probes": run.probes, "verifier_seconds": round(run.seconds, 3)}
-    if run.harness_error:
-        reason = Reason.VERIFIER_TIMEOUT if "timed out after" in run.detail else Reason.CHECK_INFRASTRUCTURE
-        return row_outcome(reason, base, detail=run.detail, artifacts=artifacts, extra=extra)
+    if run.harness_error:  # the check itself decides what is infrastructure (`core.checks`)
+        return row_outcome(Reason.CHECK_INFRASTRUCTURE, base, detail=run.detail, artifacts=artifacts,
+                           extra=extra)
     signature = run.signature(family.probes)
-    reason = Reason.PASSED if signature and all(signature) else Reason.CHECKS_FAILED
+    reason = (Reason.PASSED if signature and all(signature)
+              else Reason.VERIFIER_TIMEOUT if run.timed_out else Reason.CHECKS_FAILED)
     return row_outcome(reason, base, signature=signature, artifacts=artifacts, extra=extra)

@@ -44,6 +44,8 @@ class VerifierRun:
     """Family probe id -> reported test cases in its bucket (0 = empty bucket)."""
     seconds: float = 0.0
     detail: str = ""
+    timed_out: bool = False
+    """The verifier ran out of its budget while the submission's tests ran (a fixed-budget failure)."""
 
     def signature(self, order: tuple[str, ...]) -> list[int] | None:
         if self.harness_error:
@@ -81,7 +83,8 @@ def read_result(family: Family, result: CheckResult) -> VerifierRun:
         return VerifierRun(True, seconds=result.wall_seconds,
                            detail=f"verifier infrastructure failure: {result.detail}\n{tail}".strip())
     passed, collected = buckets(result.probes, family.probes)
-    return VerifierRun(False, passed, collected, result.wall_seconds, result.stdout_tail[-2000:])
+    return VerifierRun(False, passed, collected, result.wall_seconds, result.stdout_tail[-2000:],
+                       timed_out=result.timed_out)
 
 
 def run_verifier(family: Family, workspace: Path, timeout: float | None = None) -> VerifierRun:

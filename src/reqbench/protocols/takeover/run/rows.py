@@ -115,22 +115,17 @@ _AGENT_STATUS = {AgentStatus.TIMEOUT: Reason.AGENT_TIMEOUT, AgentStatus.ERROR: R
 
 
 def delivery_reason(result: dict[str, Any], coding: CodingResult) -> Reason:
-    """The reason of a delivery row; a gate that timed out on the submission becomes a fixed-budget
-    failure here (``result["delivery"]`` is rewritten to a FAIL of that gate)."""
+    """The reason of a delivery row. Whether a gate's timeout is the submission's (a FAIL: its code was
+    running) or the harness's (HARNESS_ERROR, so the row is pending) is decided once, by the check
+    (`core.checks`); a failed gate that timed out gives ``verifier_timeout``."""
     outcome = coding.outcome
     if outcome.decision is Decision.PASS:
         return Reason.PASSED
     if outcome.decision is Decision.FAIL:
-        return Reason.CHECKS_FAILED
+        timed_out = any(d.get("status") == "FAIL" and d.get("timed_out") for d in coding.checks.values())
+        return Reason.VERIFIER_TIMEOUT if timed_out else Reason.CHECKS_FAILED
     if outcome.decision is Decision.PENDING:
-        timed_out = [g for g, d in coding.checks.items() if d.get("status") == "HARNESS_ERROR"
-                     and str(d.get("detail", "")).startswith("timed out after")]
-        if not timed_out:
-            return Reason.CHECK_INFRASTRUCTURE
-        result["delivery"] = {**result["delivery"], "decision": Decision.FAIL.value, "score": 0,
-                              "primary_failure": timed_out[0],
-                              "reason": f"{timed_out[0]} check exceeded its fixed budget"}
-        return Reason.VERIFIER_TIMEOUT
+        return Reason.CHECK_INFRASTRUCTURE
     if coding.agent is not None and coding.agent.status in _AGENT_STATUS:
         return _AGENT_STATUS[coding.agent.status]
     why = outcome.reason
