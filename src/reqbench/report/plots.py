@@ -37,6 +37,11 @@ def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: s
     _set_ylim(ax, heights, ci)
     ax.set_xticks(list(positions), [str(label) for label in labels], rotation=30 if len(labels) > 4 else 0,
                   ha="right" if len(labels) > 4 else "center")
+    return _png(fig, ax, title, ylabel)
+
+
+def _png(fig: Figure, ax: Any, title: str, ylabel: str) -> bytes:
+    """Title, y label and grid of every chart, then the figure as PNG bytes."""
     ax.set_title(title)
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
@@ -107,14 +112,8 @@ def grouped_bar_chart(labels: Sequence[str], series: Mapping[str, Sequence[float
         ax.set_ylim(0, 1.25)  # room for the legend above full bars
     ax.set_xticks(list(range(len(labels))), [str(x) for x in labels], rotation=20 if len(labels) > 3 else 0,
                   ha="right" if len(labels) > 3 else "center")
-    ax.set_title(title)
-    ax.set_ylabel(ylabel)
-    ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize="small")
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return _png(fig, ax, title, ylabel)
 
 
 def distribution_chart(groups: Mapping[str, Sequence[float]], *, title: str = "", ylabel: str = "") -> bytes:
@@ -129,10 +128,4 @@ def distribution_chart(groups: Mapping[str, Sequence[float]], *, title: str = ""
             ax.hlines(sum(vals) / len(vals), i - 0.3, i + 0.3, color="black", zorder=4)
     ax.set_xticks(list(range(len(groups))), list(groups), rotation=20 if len(groups) > 3 else 0,
                   ha="right" if len(groups) > 3 else "center")
-    ax.set_title(title)
-    ax.set_ylabel(ylabel)
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    return buf.getvalue()
+    return _png(fig, ax, title, ylabel)
