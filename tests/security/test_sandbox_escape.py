@@ -131,3 +131,18 @@ def test_a_single_huge_file_is_refused_by_the_file_size_limit(tmp_path: Path,
     monkeypatch.setattr(limits, "MAX_FILE_BYTES", 1_000_000)
     code, out = sh("head -c 2000000 /dev/zero > big.bin; echo rc=$?", tmp_path)
     assert (tmp_path / "big.bin").stat().st_size <= 1_000_000
+
+
+def test_agent_binary_version_probe_runs_sandboxed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Preflight asks the agent's own binary for its version: that is agent code, so it runs in the sandbox
+    (it cannot write on the host or read the harness's secrets)."""
+    from reqbench.core.execute.preflight import _version
+
+    monkeypatch.setenv("REQBENCH_CANARY_SECRET", "canary-version-probe")
+    pwned = tmp_path / "pwned"
+    fake = tmp_path / "bin" / "claude"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho owned > {pwned}\necho \"2.1.332 ${{REQBENCH_CANARY_SECRET:-none}}\"\n")
+    fake.chmod(0o755)
+    assert _version(str(fake)) == "2.1.332 none"
+    assert not pwned.exists()

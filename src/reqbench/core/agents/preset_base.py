@@ -168,7 +168,7 @@ class CLIPreset(ABC):
         before = gw.lease.usage()
         writable = [workspace, scratch, *self.writable]
         proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
-                       writable=writable, readonly=_install_dir(argv[0], writable), hide=hide,
+                       writable=writable, readonly=install_dirs(argv[0], writable), hide=hide,
                        trusted_command=True, network=False, gateway_socket=gw.gateway.socket_path,
                        gateway_port=port)
         parsed = self.parse(proc.stdout, proc.stderr, scratch)
@@ -240,7 +240,7 @@ class ResumablePreset(CLIPreset):
         return CLISession(self, workspace)
 
 
-def _install_dir(binary: str, writable: list[Path]) -> list[Path]:
+def install_dirs(binary: str, writable: list[Path]) -> list[Path]:
     """A tool given by path may live where the sandbox hides it (under /tmp, in the agents cache): its
     install directory (an npm prefix, a virtualenv, else the binary's directory) is shown read-only,
     unless that would cover a writable path."""

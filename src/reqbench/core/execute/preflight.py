@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
+import tempfile
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,7 +29,7 @@ import httpx
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import RunOptions
-from reqbench.core.sandbox import available_isolation, isolation_gate
+from reqbench.core.sandbox import available_isolation, isolation_gate, run_sandboxed
 
 ENDPOINT_TIMEOUT = 3.0
 INSTALL_HINTS = {
@@ -111,13 +112,15 @@ def _program(agent: Any) -> str | None:
 
 
 def _version(path: str) -> str | None:
-    try:
-        proc = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=10,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = (proc.stdout or proc.stderr).strip()
-    return text.splitlines()[0][:200] if text else None
+    """``BINARY --version``, first line. The binary is the agent under test, so even this runs in the
+    sandbox (no network, scrubbed environment, its install directory read-only), never on the host."""
+    from reqbench.core.agents.preset_base import install_dirs
+
+    with tempfile.TemporaryDirectory(prefix="reqbench-version-") as cwd:
+        proc = run_sandboxed([path, "--version"], Path(cwd), timeout=20, bind_named_files=True,
+                             readonly_binds={d: d for d in install_dirs(path, [Path(cwd)])})
+    text = (proc.stdout or proc.stderr).decode("utf-8", "replace").strip()
+    return text.splitlines()[0][:200] if text and proc.exit_code == 0 else None
 
 
 def check_endpoint(base_url: str, *, what: str) -> None:
