@@ -95,3 +95,14 @@ def exact_binomial(successes: int, trials: int, *, level: float = 0.95) -> Inter
     lo = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, trials - successes + 1))
     hi = 1.0 if successes == trials else float(beta.ppf(1 - alpha / 2, successes + 1, trials - successes))
     return Interval(successes / trials, lo, hi, "exact binomial (Clopper-Pearson)")
+
+
+def wilson(successes: float, n: float, z: float = 1.96) -> tuple[float, float] | None:
+    """The Wilson score interval of a proportion (None when n is 0)."""
+    if n <= 0:
+        return None
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)

@@ -1,0 +1,102 @@
+"""The typed boundary between the runner and a protocol: `SuiteProtocol` (what the registry holds) and
+`Suite` (one suite, loaded and validated once per process).
+
+A protocol detects and validates suite directories and ``load``s one into a `Suite`; the suite plans rows,
+runs one row (`run_row`), re-evaluates a pending row on its frozen submission (`reevaluate`) and
+summarises outcomes into a typed `Summary`. Each row call gets a `RowContext` (the run's options and the
+attempt's scratch directory), so a loaded suite holds no per-run state and one object serves every row.
+
+Remote executors ship the suite's *content* (`shipping.ShippedSuite`) and the protocol object (stateless,
+picklable), never the loaded suite: a worker loads the suite once per process (`load_shipped`).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, cast, runtime_checkable
+
+from reqbench.core import registry
+from reqbench.core.execute.shipping import ShippedSuite
+from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.summary import Summary
+
+
+@dataclass(frozen=True)
+class RowContext:
+    """What one row call gets besides the row: the run's options and the attempt's scratch directory
+    (fresh, removed after the attempt; evidence goes into the outcome's artifacts)."""
+
+    options: RunOptions
+    work_dir: Path
+
+
+Outcomes = list[tuple[Row, RowOutcome]]
+
+
+@runtime_checkable
+class Suite(Protocol):
+    """One loaded suite of a protocol."""
+
+    protocol: SuiteProtocol
+    """The protocol that loaded it (its ``name`` labels the run)."""
+    path: Path
+
+    def plan(self, options: RunOptions) -> list[Row]:
+        """Every row the options ask for; an `InputError` for options the protocol cannot run."""
+        ...
+
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome: ...
+
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
+        """Re-run only the evaluation of a *pending* (or, for a regrade, scored) row on its frozen
+        submission. Never re-runs the agent; a protocol with nothing to re-evaluate returns `previous`."""
+        ...
+
+    def summarize(self, outcomes: Outcomes) -> Summary: ...
+
+
+@runtime_checkable
+class SuiteProtocol(Protocol):
+    """A protocol as the registry holds it (``reqbench.protocols`` entry points)."""
+
+    name: str
+
+    def detect(self, path: Path) -> bool:
+        """True when `path` is a suite (or single task) of this protocol."""
+        ...
+
+    def validate(self, path: Path) -> list[str]:
+        """All problems found, each one sentence naming file, item and rule; [] when valid."""
+        ...
+
+    def load(self, path: Path) -> Suite:
+        """The suite at `path`, loaded once (`InputError` when it cannot be read)."""
+        ...
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        """The bundled suite(s) and run options `reqbench demo` executes for this protocol."""
+        ...
+
+
+def load_protocol(name: str) -> SuiteProtocol:
+    """The protocol registered as `name` (``reqbench.protocols`` entry points, or a dotted path)."""
+    return cast(SuiteProtocol, registry.load("protocols", name))
+
+
+_LOADED: dict[tuple[str, str], Suite] = {}
+_LOADED_LOCK = threading.Lock()
+
+
+def load_shipped(protocol: SuiteProtocol, shipped: ShippedSuite) -> Suite:
+    """The suite a remote row names, unpacked and loaded once per worker process (keyed by protocol name and
+    content digest, so it is a cache of immutable content, not run state)."""
+    key = (protocol.name, shipped.digest)
+    with _LOADED_LOCK:
+        found = _LOADED.get(key)
+    if found is not None:
+        return found
+    suite = protocol.load(shipped.path())
+    with _LOADED_LOCK:
+        return _LOADED.setdefault(key, suite)
