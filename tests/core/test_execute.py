@@ -47,9 +47,9 @@ def test_schedule_groups_rows_by_repeat_in_ascending_order() -> None:
 def test_repeat_one_never_starts_before_repeat_zero_finished(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", [{"id": f"t{i}", "value": i} for i in range(4)], sleep=0.05,
                         conditions=("A",))
-    proto = ToyProtocol()
+    proto = ToyProtocol().load(suite)
     with open_store(tmp_path) as store:
-        execute_run(store, proto, suite, RunOptions(repeats=2, concurrency=4))
+        execute_run(store, proto, RunOptions(repeats=2, concurrency=4))
     ends_0 = [end for row, _, end in proto.spans if row.repeat == 0]
     starts_1 = [start for row, start, _ in proto.spans if row.repeat == 1]
     assert len(ends_0) == len(starts_1) == 4
@@ -59,9 +59,9 @@ def test_repeat_one_never_starts_before_repeat_zero_finished(tmp_path: Path) -> 
 def test_concurrency_cap_is_never_exceeded(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", [{"id": f"t{i}", "value": i} for i in range(6)], sleep=0.1,
                         conditions=("A",))
-    proto = ToyProtocol()
+    proto = ToyProtocol().load(suite)
     with open_store(tmp_path) as store:
-        counts = execute_run(store, proto, suite, RunOptions(concurrency=2))
+        counts = execute_run(store, proto, RunOptions(concurrency=2))
     assert counts["scored"] == 6
     assert proto.max_active == 2  # reached (the pool is used) and never exceeded
 
@@ -70,7 +70,7 @@ def test_bug_in_a_row_becomes_invalid_attempts_and_the_run_goes_on(tmp_path: Pat
     suite = write_suite(tmp_path / "suite", [{"id": "bad", "behaviour": "crash"}, {"id": "good", "value": 1}],
                         conditions=("A",))
     with open_store(tmp_path) as store:
-        counts = execute_run(store, ToyProtocol(), suite, RunOptions(), max_attempts=3)
+        counts = execute_run(store, ToyProtocol().load(suite), RunOptions(), max_attempts=3)
         bad = store.attempts(Row("bad", "A", "reference", 0))
         assert [a.status for a in bad] == [RowStatus.INVALID] * 3
         assert "RuntimeError: toy bug in bad" in bad[0].detail and "Traceback" in bad[0].detail
@@ -82,7 +82,7 @@ def test_malformed_outcome_is_an_invalid_attempt_not_a_crashed_run(tmp_path: Pat
     suite = write_suite(tmp_path / "suite", [{"id": "b", "behaviour": "bad-result"}, {"id": "g", "value": 1}],
                         conditions=("A",))
     with open_store(tmp_path) as store:
-        counts = execute_run(store, ToyProtocol(), suite, RunOptions(), max_attempts=1)
+        counts = execute_run(store, ToyProtocol().load(suite), RunOptions(), max_attempts=1)
         (bad,) = store.attempts(Row("b", "A", "reference", 0))
     assert bad.status == RowStatus.INVALID and "not JSON serializable" in bad.detail
     assert counts["scored"] == 1 and counts["invalid"] == 1
@@ -93,7 +93,7 @@ def test_provider_limit_retries_stop_at_the_first_scored_attempt(tmp_path: Path)
                         conditions=("A",))
     row = Row("f", "A", "reference", 0)
     with open_store(tmp_path) as store:
-        execute_run(store, ToyProtocol(), suite, RunOptions())
+        execute_run(store, ToyProtocol().load(suite), RunOptions())
         assert [a.status for a in store.attempts(row)] == [RowStatus.INVALID, RowStatus.INVALID,
                                                            RowStatus.SCORED]
         assert store.selected_attempt(row).attempt_no == 3
@@ -105,10 +105,10 @@ def test_pending_row_is_reevaluated_on_resume_without_rerunning_the_agent(tmp_pa
                         conditions=("A",))
     row = Row("p", "A", "reference", 0)
     with open_store(tmp_path) as store:
-        first = execute_run(store, ToyProtocol(), suite, RunOptions())
+        first = execute_run(store, ToyProtocol().load(suite), RunOptions())
         assert first["pending"] == 1 and first["unfinished"] == 1
         assert markers(suite, row, "reeval") == 0  # not re-evaluated within the same invocation
-        second = execute_run(store, ToyProtocol(), suite, RunOptions())
+        second = execute_run(store, ToyProtocol().load(suite), RunOptions())
         selected = store.selected_attempt(row)
     assert second["scored"] == 1 and second["unfinished"] == 0
     assert markers(suite, row, "run") == 1 and markers(suite, row, "reeval") == 1
@@ -121,7 +121,7 @@ def test_user_error_in_a_row_stops_the_run_and_keeps_recorded_rows(tmp_path: Pat
                                              {"id": "zz", "behaviour": "input-error"}], conditions=("A",))
     with open_store(tmp_path) as store:
         with pytest.raises(InputError, match="unknown agent"):
-            execute_run(store, ToyProtocol(), suite, RunOptions(seed=3))
+            execute_run(store, ToyProtocol().load(suite), RunOptions(seed=3))
         # the user error is not an attempt: after fixing the input the row runs normally
         assert store.attempts(Row("zz", "A", "reference", 0)) == []
         recorded = [r for r in store.plan() if store.attempts(r)]
@@ -138,7 +138,7 @@ def test_disabled_progress_writes_nothing(tmp_path: Path) -> None:
     out = io.StringIO()
     suite = write_suite(tmp_path / "suite", [{"id": "t", "value": 1}])
     with open_store(tmp_path) as store:
-        execute_run(store, ToyProtocol(), suite, RunOptions(), show_progress=False,
+        execute_run(store, ToyProtocol().load(suite), RunOptions(), show_progress=False,
                     console=Console(file=out))
     assert out.getvalue() == ""
 
@@ -159,7 +159,7 @@ def test_two_processes_cannot_execute_the_same_run_at_once(tmp_path: Path) -> No
     suite = write_suite(tmp_path / "suite", [{"id": "t", "value": 1}])
     with open_store(tmp_path) as store, store.exclusive():
         with RunStore.open(tmp_path / "run") as other, pytest.raises(InputError, match="another process"):
-            execute_run(other, ToyProtocol(), suite, RunOptions())
+            execute_run(other, ToyProtocol().load(suite), RunOptions())
         assert store.attempts(Row("t", "A", "reference", 0)) == []
 
 
@@ -170,5 +170,5 @@ def test_scratch_of_killed_attempts_is_removed_but_protocol_caches_are_kept(tmp_
         cache = store.run_dir / "work" / "protocol-cache"
         (stale / "workspace").mkdir(parents=True)
         cache.mkdir()
-        execute_run(store, ToyProtocol(), suite, RunOptions())
+        execute_run(store, ToyProtocol().load(suite), RunOptions())
     assert not stale.exists() and cache.is_dir()

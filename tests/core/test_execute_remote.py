@@ -22,21 +22,34 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import InProcess
 from reqbench.core.execute.runner import execute_run
 from reqbench.core.execute.shipping import pack_suite, unpack_suite
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.llm.run_access import default_cache, run_offline
 from reqbench.core.store import RunMeta, RunStore, utc_now
 
 
 class EchoProtocol:
-    """Each row asks its "model" (the row's cache) once: replays a recorded answer or records one."""
+    """Shipped to the workers (picklable); each worker loads the suite it is sent."""
 
     name = "echo"
 
-    def plan(self, path: Path, options: RunOptions) -> list[Row]:
-        tasks = json.loads((path / "tasks.json").read_text())
+    def load(self, path: Path) -> EchoSuite:
+        return EchoSuite(self, path)
+
+
+class EchoSuite:
+    """Each row asks its "model" (the row's cache) once: replays a recorded answer or records one."""
+
+    def __init__(self, protocol: EchoProtocol, path: Path) -> None:
+        self.protocol = protocol
+        self.path = path
+
+    def plan(self, options: RunOptions) -> list[Row]:
+        tasks = json.loads((self.path / "tasks.json").read_text())
         return [Row(t, "C", options.agent, 0) for t in tasks]
 
-    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        path, work_dir = self.path, ctx.work_dir
         cache = default_cache()
         assert cache is not None
         key = f"k-{row.task_id}"
@@ -49,8 +62,7 @@ class EchoProtocol:
             "suite": str(path), "tasks": json.loads((path / "tasks.json").read_text()), "pid": os.getpid(),
             "replayed": replayed is not None, "offline": run_offline(), "work": str(work_dir)})
 
-    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
-                   work_dir: Path) -> RowOutcome:
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         return previous
 
 
@@ -92,7 +104,7 @@ def test_remote_rows_get_the_suite_by_content_and_their_model_calls_land_in_the_
     executor = SpawnedExecutor()
     try:
         with new_store(tmp_path, "run") as store:
-            execute_run(store, EchoProtocol(), suite, RunOptions(agent="x"), executor=executor)
+            execute_run(store, EchoProtocol().load(suite), RunOptions(agent="x"), executor=executor)
             results = [o.result for _, o in store.outcomes()]
             calls = store.cached_items("llm")
     finally:
@@ -112,7 +124,8 @@ def test_an_offline_remote_row_replays_the_shipped_calls_and_stops_on_an_unrecor
             for t in "ab":
                 store.put_cached("llm", f"k-{t}", {"answer": t})
             with pytest.raises(InputError, match="no recorded response"):
-                execute_run(store, EchoProtocol(), suite, RunOptions(agent="x", offline=True), executor=executor)
+                execute_run(store, EchoProtocol().load(suite), RunOptions(agent="x", offline=True),
+                            executor=executor)
             done = {row.task_id: o.result for row, o in store.outcomes()}
     finally:
         executor.shutdown()

@@ -15,6 +15,7 @@ from reqbench.cli.main import app
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.execute.outcomes import Reason, classified, provider_reason
 from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.llm.client import ChatClient, LLMConfig
 from reqbench.core.llm.errors import ProviderError
@@ -31,20 +32,22 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     yield monkeypatch
 
 
-class OneCallProtocol:
-    """A protocol whose 'agent' is one model call; the budget it ran under is recorded per attempt."""
+class OneCallSuite:
+    """A suite whose 'agent' is one model call; the budget it ran under is recorded per attempt."""
 
     name = "toy"
 
-    def __init__(self, base_url: str) -> None:
+    def __init__(self, base_url: str, path: Path) -> None:
+        self.protocol = self
+        self.path = path
         self.base_url = base_url
         self.budgets: list[float] = []
 
-    def plan(self, path: Path, options: RunOptions) -> list[Row]:
+    def plan(self, options: RunOptions) -> list[Row]:
         return [Row("t1", "A", options.agent)]
 
-    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
-        budget = float(options.agent_options["timeout"])
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        budget = float(ctx.options.agent_options["timeout"])
         self.budgets.append(budget)
         client = ChatClient(LLMConfig(base_url=self.base_url, api_key="k", timeout=budget, attempts=1,
                                       sleep=lambda s: None))
@@ -54,8 +57,7 @@ class OneCallProtocol:
             return classified(provider_reason(str(exc)), detail=str(exc))
         return classified(Reason.PASSED, {"reply": text})
 
-    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
-                   work_dir: Path) -> RowOutcome:
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         raise AssertionError("a scored or invalid row is never re-evaluated")
 
 
@@ -69,9 +71,9 @@ def test_a_429_then_200_gives_one_scored_row_after_a_same_budget_retry(env: pyte
     suite = tmp_path / "suite"
     suite.mkdir()
     with ScriptedOpenAI([Reply(status=429, retry_after=0), reply("done")]) as srv:
-        proto = OneCallProtocol(srv.base_url)
+        proto = OneCallSuite(srv.base_url, suite)
         with _store(tmp_path, suite, "toy", {"agent": "a", "seed": 1}) as store:
-            counts = execute_run(store, proto, suite, RunOptions(agent="a", agent_options={"timeout": "30"}))
+            counts = execute_run(store, proto, RunOptions(agent="a", agent_options={"timeout": "30"}))
             attempts = store.attempts(Row("t1", "A", "a"))
     assert counts["scored"] == 1 and counts["invalid"] == 0
     assert [(a.status.value, a.reason) for a in attempts] == [("invalid", "provider_rate_limit"),
@@ -99,13 +101,13 @@ def test_a_judge_that_is_down_leaves_rows_pending_and_resume_scores_them_without
         with ScriptedOpenAI(lambda body, i: Reply(status=503)) as down:
             env.setenv("REQBENCH_BASE_URL", down.base_url)
             env.setenv("REQBENCH_LLM_ATTEMPTS", "1")
-            first = execute_run(store, PACE, suite, options)
+            first = execute_run(store, PACE.load(suite), options)
         assert first["pending"] == first["planned"] and first["scored"] == 0
         row = store.plan()[0]
         assert store.attempts(row)[0].reason == "judge_unavailable"
         with ScriptedOpenAI(judged) as up:
             env.setenv("REQBENCH_BASE_URL", up.base_url)
-            second = execute_run(store, PACE, suite, options)
+            second = execute_run(store, PACE.load(suite), options)
         assert second["scored"] == second["planned"]
         attempts = store.attempts(row)
     assert [(a.kind, a.status.value) for a in attempts] == [("run", "pending"), ("reevaluate", "scored")]
@@ -117,7 +119,7 @@ def test_regrade_of_a_demo_run_makes_linked_attempts_and_the_report_shows_both_g
     suite = bundled_suite("pace")
     with _store(tmp_path, suite, "pace", {"agent": "reference", "judge": "offline", "seed": 1,
                                           "conditions": ["prd"]}) as store:
-        execute_run(store, PACE, suite, _pace_options("offline"))
+        execute_run(store, PACE.load(suite), _pace_options("offline"))
     runner = CliRunner()
     result = runner.invoke(app, ["regrade", str(tmp_path / "run"), "--judge", "exact", "--label", "second"])
     assert result.exit_code == 0, result.output

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.execute.shipping import ShippedSuite
+from reqbench.core.execute.suite import SuiteProtocol
 from reqbench.core.llm.cache import ResponseCache
 from reqbench.core.llm.run_access import model_access
 
@@ -38,6 +39,8 @@ class RunContext:
     """Remote rows: `Shared` ``{key: record}`` of the model calls recorded before the row was submitted."""
     suite: ShippedSuite | None = None
     """Remote rows: the suite, instead of the driver's path."""
+    protocol: SuiteProtocol | None = None
+    """Remote rows: the protocol object (stateless); the worker loads the shipped suite with it."""
     run_id: str = ""
     """Remote rows: names the worker-local scratch directory of the run."""
 

@@ -2,7 +2,7 @@
 an agent.
 
 Each row's selected original attempt (scored or pending; an invalid row has no submission) is handed to
-`protocol.reevaluate` with the new options (judge; ``recheck`` says whether checks are run again), and
+`Suite.reevaluate` with the new options (judge; ``recheck`` says whether checks are run again), and
 the result is stored as a new attempt of kind ``reevaluate``, linked to that parent attempt and labelled
 with the grading. The original attempts stay as they are; `reqbench report --grading LABEL` picks one
 grading (default: the latest). Resumable: rows that already have a scored attempt under the label are
@@ -11,10 +11,8 @@ skipped, pending ones are re-evaluated again.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from reqbench.core.execute.runner import WORK_DIR, run_attempt
+from reqbench.core.execute.suite import Suite
 from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.llm.run_access import offline_run
@@ -32,7 +30,7 @@ def next_label(store: RunStore) -> str:
     return f"regrade-{n}"
 
 
-def regrade_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, *, label: str,
+def regrade_run(store: RunStore, suite: Suite, options: RunOptions, *, label: str,
                 checks: bool) -> dict[str, int]:
     """Re-grade every row with a frozen submission; returns counts (regraded, scored, pending, invalid,
     skipped: no submission, done: already graded under `label`)."""
@@ -54,7 +52,7 @@ def regrade_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
                     continue
                 previous = store.to_outcome(parent)
                 work_dir = work_root / f"{sha256_text(row.key)[:16]}-regrade0"
-                report = run_attempt(protocol, suite_path, row, options, NextStep.REEVALUATE, previous, work_dir)
+                report = run_attempt(suite, row, options, NextStep.REEVALUATE, previous, work_dir)
                 if report.input_error is not None:
                     raise report.input_error
                 store.record_attempt(row, report.outcome, kind="reevaluate", started=report.started,

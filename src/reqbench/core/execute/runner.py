@@ -2,10 +2,10 @@
 
 Per row and invocation the driver does, from the row's stored attempts (`store.selection.next_step`):
 
-* ``RUN``: run the agent (`protocol.run_row`); an ``invalid`` result is retried at the same budget until
+* ``RUN``: run the agent (`Suite.run_row`); an ``invalid`` result is retried at the same budget until
   a non-invalid result or `max_attempts` invalid attempts (SpecPath provider-limit retries);
 * ``REEVALUATE``: the selected attempt is ``pending`` from an earlier invocation: re-run only its
-  evaluation on the frozen submission (`protocol.reevaluate`), once per invocation, never the agent;
+  evaluation on the frozen submission (`Suite.reevaluate`), once per invocation, never the agent;
 * ``DONE``: nothing.
 
 An exception escaping a row is a harness bug: it becomes an ``invalid`` attempt (reason
@@ -42,6 +42,7 @@ from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.schedule import schedule
 from reqbench.core.execute.shipping import ShippedSuite, pack_suite
+from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_shipped
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.llm.cache import as_response_cache
@@ -68,37 +69,41 @@ class AttemptReport:
     """Model calls a remote row recorded (``{key: record}``), for the driver to add to the run store."""
 
 
-def run_attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, step: NextStep,
-                previous: RowOutcome | None, work_dir: Path, context: RunContext | None = None) -> AttemptReport:
+def run_attempt(suite: Suite | None, row: Row, options: RunOptions, step: NextStep, previous: RowOutcome | None,
+                work_dir: Path, context: RunContext | None = None) -> AttemptReport:
     """Run one attempt of `row` in a fresh scratch directory (removed afterwards; evidence lives in the
     outcome's artifacts) with the run's `context` bound. Never raises for a bug: the traceback becomes
-    an invalid outcome. A remote context supplies the suite and a worker-local scratch directory."""
+    an invalid outcome. A remote context supplies the suite (`suite` is then None: the loaded object never
+    ships) and a worker-local scratch directory."""
     context = context or RunContext(offline=options.offline)
     if context.suite is not None:
-        suite_path = context.suite.path()
         scratch = context.scratch() / WORK_DIR
         work_dir = scratch / work_dir.name
         options = dataclasses.replace(options, work_dir=scratch)
     with bind(context) as recorder:
-        report = _attempt(protocol, suite_path, row, options, step, previous, work_dir)
+        report = _attempt(suite, context, row, options, step, previous, work_dir)
     if recorder is not None:
         report.model_calls = recorder.recorded
     return report
 
 
-def _attempt(protocol: Any, suite_path: Path, row: Row, options: RunOptions, step: NextStep,
+def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOptions, step: NextStep,
              previous: RowOutcome | None, work_dir: Path) -> AttemptReport:
     kind = "reevaluate" if step == NextStep.REEVALUATE else "run"
     started = utc_now()
     work_dir.mkdir(parents=True, exist_ok=True)
     try:
+        if context.suite is not None and context.protocol is not None:
+            suite = load_shipped(context.protocol, context.suite)
+        assert suite is not None, "a local attempt needs its loaded suite"
+        ctx = RowContext(options, work_dir)
         with row_scope(row.key):  # model calls of the row's agents are recorded under its key
             if step == NextStep.REEVALUATE:
                 assert previous is not None
-                outcome = protocol.reevaluate(suite_path, row, previous, options, work_dir)
+                outcome = suite.reevaluate(row, previous, ctx)
             else:
-                outcome = protocol.run_row(suite_path, row, options, work_dir)
-        _check_outcome(outcome, f"{protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}")
+                outcome = suite.run_row(row, ctx)
+        _check_outcome(outcome, f"{suite.protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}")
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
     except (Exception, SystemExit):
@@ -122,7 +127,7 @@ def _check_outcome(outcome: Any, where: str) -> None:
             raise TypeError(f"{where}: artifact {name!r} is {type(blob).__name__}, not bytes")
 
 
-def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, *,
+def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
                 rows: list[Row] | None = None, executor: Executor | None = None, show_progress: bool = False,
                 console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
     """Plan, store the plan, and run every unfinished row, repeat by repeat (a barrier between repeats).
@@ -133,21 +138,20 @@ def execute_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
     (else it is planned here). The progress bar (`show_progress`) counts the rows this invocation works on.
     Returns `store.counts()`.
     """
-    suite_path = Path(suite_path)
     isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
     with store.exclusive():
-        store.add_plan(protocol.plan(suite_path, options) if rows is None else rows)
+        store.add_plan(suite.plan(options) if rows is None else rows)
         _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
         own = executor is None
         executor = executor or LocalExecutor(options.concurrency)
         progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
         try:
-            shipped = _ship_suite(executor, suite_path) if getattr(executor, "remote", False) else None
+            shipped = _ship_suite(executor, suite.path) if getattr(executor, "remote", False) else None
             with progress:
                 for batch in schedule(store.plan(), options.seed):
-                    context = _context(store, options, executor, shipped)
-                    _run_batch(store, protocol, suite_path, options, batch, executor, progress, max_attempts,
-                               context)
+                    context = _context(store, suite.protocol, options, executor, shipped)
+                    _run_batch(store, None if shipped else suite, options, batch, executor, progress,
+                               max_attempts, context)
         finally:
             if own:
                 executor.shutdown()
@@ -160,14 +164,15 @@ def _ship_suite(executor: Executor, suite_path: Path) -> ShippedSuite:
     return ShippedSuite(digest, suite_path.name, executor.put(blob))
 
 
-def _context(store: RunStore, options: RunOptions, executor: Executor, shipped: ShippedSuite | None) -> RunContext:
+def _context(store: RunStore, protocol: SuiteProtocol, options: RunOptions, executor: Executor,
+             shipped: ShippedSuite | None) -> RunContext:
     """The context of the next batch's rows: the store's cache itself (local), or a snapshot of the model
     calls recorded so far and the shipped suite (remote; refreshed per batch, so a repeat replays what
     earlier repeats recorded)."""
     if shipped is None:
         return RunContext(offline=options.offline, cache=as_response_cache(store, kind="llm"))
     return RunContext(offline=options.offline, replay=executor.put(store.cached_items("llm")), suite=shipped,
-                      run_id=sha256_text(str(store.run_dir.resolve()))[:16])
+                      protocol=protocol, run_id=sha256_text(str(store.run_dir.resolve()))[:16])
 
 
 def _attempt_dir(work_root: Path, row: Row) -> Path:
@@ -186,7 +191,7 @@ def _remove_stale_attempt_dirs(work_root: Path) -> None:
         work_root.rmdir()
 
 
-def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOptions, batch: list[Row],
+def _run_batch(store: RunStore, suite: Suite | None, options: RunOptions, batch: list[Row],
                executor: Executor, progress: RunProgress, max_attempts: int, context: RunContext) -> None:
     """Run one repeat's rows to the end of this invocation; returns only when none is in flight."""
     work_root = store.run_dir / WORK_DIR
@@ -196,8 +201,7 @@ def _run_batch(store: RunStore, protocol: Any, suite_path: Path, options: RunOpt
     def submit(row: Row, step: NextStep) -> None:
         previous = store.selected_outcome(row) if step == NextStep.REEVALUATE else None
         work_dir = _attempt_dir(work_root, row)
-        future = executor.submit(run_attempt, protocol, suite_path, row, options, step, previous, work_dir,
-                                 context)
+        future = executor.submit(run_attempt, suite, row, options, step, previous, work_dir, context)
         in_flight[future] = row
 
     for row in batch:
