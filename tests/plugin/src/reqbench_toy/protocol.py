@@ -21,6 +21,7 @@ from typing import Any
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
+from reqbench.protocols.base import Metric, Outcomes, RowContext, Summary, Table, bar_from_table
 
 
 def write_suite(path: Path, tasks: list[dict[str, Any]], *, sleep: float = 0.0,
@@ -41,51 +42,65 @@ def marker_dir(suite: Path) -> Path:
     return Path(suite).parent / f"{Path(suite).name}.markers"
 
 
+def _read(path: Path) -> dict[str, Any]:
+    return json.loads((Path(path) / "toy.json").read_text())  # type: ignore[no-any-return]
+
+
 class ToyProtocol:
     name = "toy"
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.active = 0
-        self.max_active = 0
-        self.spans: list[tuple[Row, float, float]] = []
-
-    def _suite(self, path: Path) -> dict[str, Any]:
-        return json.loads((path / "toy.json").read_text())  # type: ignore[no-any-return]
 
     def detect(self, path: Path) -> bool:
         return (Path(path) / "toy.json").is_file()
 
     def validate(self, path: Path) -> list[str]:
         problems = []
-        for i, task in enumerate(self._suite(path)["tasks"]):
+        for i, task in enumerate(_read(path)["tasks"]):
             if "id" not in task:
                 problems.append(f"toy.json: task #{i}: every task needs an id")
             if not isinstance(task.get("value", 0), int):
                 problems.append(f"toy.json: task '{task.get('id', i)}': value must be an integer")
         return problems
 
-    def plan(self, path: Path, options: RunOptions) -> list[Row]:
-        suite = self._suite(path)
-        conditions = options.conditions or tuple(suite["conditions"])
-        return [Row(t["id"], c, options.agent, r) for r in range(options.repeats) for t in suite["tasks"]
+    def load(self, path: Path) -> ToySuite:
+        return ToySuite(self, Path(path))
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        import os
+        demo = os.environ.get("TOY_DEMO_SUITE")
+        return [(Path(demo), RunOptions(agent="reference"))] if demo else []
+
+
+class ToySuite:
+    """A loaded toy suite; counts the rows running at once (`max_active`) and when each ran (`spans`)."""
+
+    def __init__(self, protocol: ToyProtocol, path: Path) -> None:
+        self.protocol = protocol
+        self.path = path
+        self.spec = _read(path)
+        self._lock = threading.Lock()
+        self.active = 0
+        self.max_active = 0
+        self.spans: list[tuple[Row, float, float]] = []
+
+    def plan(self, options: RunOptions) -> list[Row]:
+        conditions = options.conditions or tuple(self.spec["conditions"])
+        return [Row(t["id"], c, options.agent, r) for r in range(options.repeats) for t in self.spec["tasks"]
                 for c in conditions]
 
-    def _mark(self, path: Path, row: Row, kind: str) -> None:
-        marker_dir(path).mkdir(exist_ok=True)
-        (marker_dir(path) / f"{sha256_text(row.key)[:16]}.{kind}.{uuid.uuid4().hex}").write_text(row.key)
+    def _mark(self, row: Row, kind: str) -> None:
+        marker_dir(self.path).mkdir(exist_ok=True)
+        (marker_dir(self.path) / f"{sha256_text(row.key)[:16]}.{kind}.{uuid.uuid4().hex}").write_text(row.key)
 
-    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
-        assert work_dir.is_dir()
-        self._mark(path, row, "run")
-        suite = self._suite(path)
-        task = next(t for t in suite["tasks"] if t["id"] == row.task_id)
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        assert ctx.work_dir.is_dir()
+        self._mark(row, "run")
+        task = next(t for t in self.spec["tasks"] if t["id"] == row.task_id)
         with self._lock:
             self.active += 1
             self.max_active = max(self.max_active, self.active)
         start = time.monotonic()
         try:
-            time.sleep(suite["sleep"])
+            time.sleep(self.spec["sleep"])
         finally:
             with self._lock:
                 self.active -= 1
@@ -98,8 +113,8 @@ class ToyProtocol:
         if behaviour == "bad-result":
             return RowOutcome(RowStatus.SCORED, result={"value": {1, 2}})  # a set is not JSON
         if behaviour == "input-error":
-            raise InputError("unknown agent for the toy protocol", item=options.agent)
-        if behaviour.startswith("flaky-") and markers(path, row) <= int(behaviour.split("-")[1]):
+            raise InputError("unknown agent for the toy protocol", item=ctx.options.agent)
+        if behaviour.startswith("flaky-") and markers(self.path, row) <= int(behaviour.split("-")[1]):
             return RowOutcome(RowStatus.INVALID, detail="provider rate limit")
         if behaviour == "pending":
             return RowOutcome(RowStatus.PENDING, result={"checks": {"build": "HARNESS_ERROR"}},
@@ -108,33 +123,28 @@ class ToyProtocol:
                                                     "checks": {"build": {"status": "PASS", "exit": 0}}},
                           artifacts={"patch": patch, "transcript": f"ran {row.key}".encode()})
 
-    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
-                   work_dir: Path) -> RowOutcome:
-        self._mark(path, row, "reeval")
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
+        self._mark(row, "reeval")
         patch = previous.artifacts["patch"].decode()
         value = int(patch.rsplit("+", 1)[1])
         return RowOutcome(RowStatus.SCORED, result={"value": value, "reevaluated": True,
                                                     "checks": {"build": "PASS"}},
                           artifacts={"patch": previous.artifacts["patch"]})
 
-    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+    def summarize(self, outcomes: Outcomes) -> Summary:
         by_condition: dict[str, list[int]] = {}
-        for row, outcome in rows:
+        for row, outcome in outcomes:
             if outcome.status == RowStatus.SCORED:
                 by_condition.setdefault(row.condition, []).append(outcome.result["value"])
-        return {"scored rows": sum(len(v) for v in by_condition.values()),
-                "by condition": {c: {"rows": len(v), "mean value": {"value": sum(v) / len(v),
-                                                                    "ci": [min(v), max(v)]}}
-                                 for c, v in sorted(by_condition.items())},
-                "plots": [{"table": "by condition", "column": "mean value", "title": "mean value"}]}
-
-    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
-        return {"scored rows": summary.get("scored rows")}
-
-    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        import os
-        demo = os.environ.get("TOY_DEMO_SUITE")
-        return [(Path(demo), RunOptions(agent="reference"))] if demo else []
+        scored = sum(len(v) for v in by_condition.values())
+        table = Table("by condition", {c: {"rows": len(v), "mean value": Metric(sum(v) / len(v), (min(v), max(v)))}
+                                       for c, v in sorted(by_condition.items())})
+        plot = bar_from_table(table, "mean value", title="mean value")
+        return Summary(overview={"scored rows": scored}, tables=[table] if table.rows else [],
+                       headline={"scored rows": scored}, plots=[plot] if plot else [],
+                       data={"scored rows": scored, "by condition": {
+                           label: {c: v.to_json() if isinstance(v, Metric) else v for c, v in cells.items()}
+                           for label, cells in table.rows.items()}})
 
 
 PROTOCOL = ToyProtocol()
