@@ -1,18 +1,22 @@
-"""The takeover protocol as `reqbench run` sees it (`PROTOCOL`): detect, validate, plan, run, report."""
+"""The takeover protocol as `reqbench run` sees it (`PROTOCOL`): detect, validate, load; a loaded suite
+(`LoadedSuite`) plans, runs and re-evaluates rows and summarises them."""
 
 from __future__ import annotations
 
+import tempfile
+import threading
 from pathlib import Path
-from typing import Any
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.summary import Summary
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
 from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
 from reqbench.protocols.takeover.loading import validate_project
-from reqbench.protocols.takeover.run import report, rows
+from reqbench.protocols.takeover.run import report, rows, summary
 from reqbench.protocols.takeover.run.context import SuiteContext
 
 DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "diag-C1", "diag-C2")
@@ -38,8 +42,6 @@ class TakeoverProtocol:
         problems = validate_project(path / suite.project)
         if problems:
             return problems
-        import tempfile
-
         with tempfile.TemporaryDirectory(prefix="takeover-validate-") as tmp:
             ctx = SuiteContext.load(path, Path(tmp))
             known = set(ctx.target_ids())
@@ -47,16 +49,49 @@ class TakeoverProtocol:
                         for d in suite.delivery if d.target_id not in known]
             return problems or suite_admission_problems(ctx)
 
-    def plan(self, path: Path, options: RunOptions) -> list[Row]:
+    def load(self, path: Path) -> LoadedSuite:
+        return LoadedSuite(self, Path(path))
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        suite = bundled_suite("takeover")
+        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, concurrency=2))
+                for agent in ("reference", "null")]
+
+
+class LoadedSuite:
+    """A takeover suite loaded once: its suite file, and the built release (`SuiteContext`) per cache root,
+    so rows neither re-read the suite nor hash the project tree again."""
+
+    def __init__(self, protocol: TakeoverProtocol, path: Path) -> None:
+        self.protocol = protocol
+        self.path = path
+        self.suite = load_suite(path)
+        self._contexts: dict[Path, SuiteContext] = {}
+        self._lock = threading.Lock()
+
+    def context(self, root: Path) -> SuiteContext:
+        """The release built under `root` (built there once; rebuilt when its build was removed)."""
+        with self._lock:
+            found = self._contexts.get(root)
+            if found is not None and (found.build_dir / "RQ3" / "index.json").is_file():
+                return found
+            ctx = self._contexts[root] = SuiteContext.load(self.path, root)
+            return ctx
+
+    def _row_context(self, ctx: RowContext) -> SuiteContext:
+        options = ctx.options
+        if options.work_dir is not None:  # the run's cache, shared by its rows
+            return self.context(options.work_dir)
+        return SuiteContext.load(self.path, _cache_root(options, ctx.work_dir))  # scratch: not kept
+
+    def plan(self, options: RunOptions) -> list[Row]:
         conditions = options.conditions or DEFAULT_CONDITIONS
         unknown = [c for c in conditions if c not in rows.CONDITIONS]
         if unknown:
             raise InputError(f"unknown condition {unknown[0]!r}; takeover conditions: "
                              f"{', '.join(rows.CONDITIONS)}", item="--condition")
-        suite = load_suite(Path(path))
-        delivery_ids = [d.target_id for d in suite.delivery]
-        ctx = SuiteContext.load(Path(path), _cache_root(options, cache_root() / "takeover-work"))
-        all_ids = ctx.target_ids()
+        delivery_ids = [d.target_id for d in self.suite.delivery]
+        all_ids = self.context(_cache_root(options, cache_root() / "takeover-work")).target_ids()
         out = []
         for repeat in range(options.repeats):
             for cond in conditions:
@@ -64,34 +99,15 @@ class TakeoverProtocol:
                 out += [Row(t, cond, options.agent, repeat) for t in ids]
         return out
 
-    def _ctx(self, path: Path, options: RunOptions, work_dir: Path) -> SuiteContext:
-        return SuiteContext.load(Path(path), _cache_root(options, work_dir))
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        return rows.run_row(self._row_context(ctx), row, ctx.options, ctx.work_dir)
 
-    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
-        return rows.run_row(self._ctx(path, options, work_dir), row, options, work_dir)
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
+        return rows.reevaluate(self._row_context(ctx), row, previous, ctx.options, ctx.work_dir)
 
-    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
-                   work_dir: Path) -> RowOutcome:
-        return rows.reevaluate(self._ctx(path, options, work_dir), row, previous, options, work_dir)
-
-    def summarize(self, path: Path, rows_: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
-        import tempfile
-
+    def summarize(self, outcomes: Outcomes) -> Summary:
         with tempfile.TemporaryDirectory(prefix="takeover-report-") as tmp:
-            return report.summarize(SuiteContext.load(Path(path), Path(tmp)), rows_)
-
-    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """Complete-delivery rate per delivery condition and RQ3 decision accuracy per diagnostic one."""
-        out: dict[str, Any] = {f"{c} delivery": r["complete_delivery"]
-                               for c, r in (summary.get("delivery") or {}).items()}
-        out |= {f"{c} RQ3 decision acc.": r.get("decision_accuracy")
-                for c, r in (summary.get("rq3_decision") or {}).items()}
-        return out
-
-    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        suite = bundled_suite("takeover")
-        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, concurrency=2))
-                for agent in ("reference", "null")]
+            return summary.summary(report.summarize(SuiteContext.load(self.path, Path(tmp)), outcomes))
 
 
 PROTOCOL = TakeoverProtocol()
