@@ -1,4 +1,5 @@
-"""The SpecPath `SuiteProtocol`: what `reqbench validate / run / report / demo` call.
+"""The SpecPath `SuiteProtocol`: what `reqbench validate / run / report / demo` call; `load` gives a
+`LoadedSuite` (the families, read once) that plans, runs and summarises rows.
 
 A suite is a folder with ``suite.yaml`` (``protocol: specpath``, ``families: [...]``) or a single family
 folder (``family.yaml``). The plan is families x conditions x repeats for the run's one agent
@@ -15,7 +16,9 @@ from typing import Any
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.summary import Summary, bar_from_table
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.specpath import sources
 from reqbench.protocols.specpath.equivalence import check_family
@@ -135,46 +138,58 @@ class SpecPathProtocol:
             return []
         return [w for fam in fams.values() for w in provenance_warnings(fam)]
 
-    def plan(self, path: Path, options: RunOptions) -> list[Row]:
-        split_options(options)  # unknown specpath.* options fail before anything runs
-        fams = families(path)
-        conditions = list(options.conditions) or list(ALL_CONDITIONS)
-        for cond in conditions:
-            for fam in fams.values():
-                if cond not in fam.histories:
-                    raise InputError(f"unknown condition; known: {', '.join(ALL_CONDITIONS)}",
-                                     file=str(fam.root / "family.yaml"), item=f"--condition {cond}")
-        return [Row(fid, cond, options.agent, rep) for rep in range(options.repeats)
-                for fid in sorted(fams) for cond in conditions]
-
-    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
-        fam = families(path).get(row.task_id)
-        if fam is None:
-            raise InputError("planned family no longer in the suite", file=str(path), item=row.task_id)
-        return run_row(fam, row, options, work_dir)
-
-    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
-                   work_dir: Path) -> RowOutcome:
-        fam = families(path).get(row.task_id)
-        if fam is None:
-            raise InputError("planned family no longer in the suite", file=str(path), item=row.task_id)
-        return reevaluate_row(fam, previous, options, work_dir)
-
-    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
-        return report_tables(summarize_results([result_row(r, o) for r, o in rows]))
-
-    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """FCR of the direct history and any-CPV (estimates; task-macro)."""
-        def estimate(table: str, row: str, col: str) -> Any:
-            cell = (summary.get(table) or {}).get(row, {}).get(col)
-            return cell.get("value") if isinstance(cell, dict) else cell
-
-        return {"FCR direct": estimate("FCR by condition (task-macro)", "direct", "FCR"),
-                "CPV any": estimate("CPV given direct success (task-macro)", "any", "CPV")}
+    def load(self, path: Path) -> LoadedSuite:
+        return LoadedSuite(self, Path(path))
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("specpath")
         return [(suite, RunOptions(agent="reference")), (suite, RunOptions(agent="null"))]
+
+
+
+class LoadedSuite:
+    """A SpecPath suite with its families loaded once."""
+
+    def __init__(self, protocol: SpecPathProtocol, path: Path) -> None:
+        self.protocol = protocol
+        self.path = path
+        self.families = families(path)
+
+    def plan(self, options: RunOptions) -> list[Row]:
+        split_options(options)  # unknown specpath.* options fail before anything runs
+        conditions = list(options.conditions) or list(ALL_CONDITIONS)
+        for cond in conditions:
+            for fam in self.families.values():
+                if cond not in fam.histories:
+                    raise InputError(f"unknown condition; known: {', '.join(ALL_CONDITIONS)}",
+                                     file=str(fam.root / "family.yaml"), item=f"--condition {cond}")
+        return [Row(fid, cond, options.agent, rep) for rep in range(options.repeats)
+                for fid in sorted(self.families) for cond in conditions]
+
+    def _family(self, row: Row) -> Family:
+        fam = self.families.get(row.task_id)
+        if fam is None:
+            raise InputError("planned family no longer in the suite", file=str(self.path), item=row.task_id)
+        return fam
+
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        return run_row(self._family(row), row, ctx.options, ctx.work_dir)
+
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
+        return reevaluate_row(self._family(row), previous, ctx.options, ctx.work_dir)
+
+    def summarize(self, outcomes: Outcomes) -> Summary:
+        """The statistics as tables (`report.report_tables`); headline: FCR of the direct history and
+        any-CPV (estimates; task-macro); bar charts of FCR and CPV with their intervals."""
+        stats = summarize_results([result_row(r, o) for r, o in outcomes])
+        data = report_tables(stats)
+        headline = {"FCR direct": (stats["fcr"].get("direct") or {}).get("estimate"),
+                    "CPV any": (stats["cpv"].get("any") or {}).get("estimate")}
+        summary = Summary.build(data, tables=[k for k, v in data.items() if isinstance(v, dict)],
+                                headline=headline, skip=["plots"])
+        plots = [bar_from_table(t, spec["column"], title=spec["title"], ylabel=spec["ylabel"])
+                 for spec in data["plots"] if (t := summary.table(spec["table"])) is not None]
+        return Summary(summary.overview, summary.tables, summary.headline, [p for p in plots if p], data)
 
 
 PROTOCOL = SpecPathProtocol()
