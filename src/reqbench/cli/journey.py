@@ -83,6 +83,7 @@ def session_cmd(
 
     Example: reqbench journey session demo:journey/tasklet --persona non-coder --agent reference
     """
+    from reqbench.core.execute.suite import RowContext
     from reqbench.core.execute.types import Row, RunOptions
     from reqbench.core.hashing import write_json
     from reqbench.core.sandbox import isolation_gate
@@ -97,7 +98,7 @@ def session_cmd(
 
     inst = load_instance(instance)
     with tempfile.TemporaryDirectory(prefix="journey-session-") as tmp:
-        out = PROTOCOL.run_row(inst.root, Row(inst.id, persona, agent, 0), options, Path(tmp))
+        out = PROTOCOL.load(inst.root).run_row(Row(inst.id, persona, agent, 0), RowContext(options, Path(tmp)))
     if transcript is not None:
         write_json(transcript, json.loads(out.artifacts.get("transcript.json", b"{}")))
     result = {k: v for k, v in out.result.items() if k != "trace"}

@@ -1,4 +1,5 @@
-"""The journey `SuiteProtocol`: what `reqbench validate / run / report / demo` call.
+"""The journey `SuiteProtocol`: what `reqbench validate / run / report / demo` call; `load` gives a
+`LoadedSuite` (suite file and instances, read once) that plans, runs and summarises rows.
 
 Rows are ``(instance, condition, agent, repeat)``. A condition is a persona preset name, a persona YAML
 file (relative to the suite directory), or ``single-shot`` (B.2). Journey options travel in
@@ -17,8 +18,10 @@ from typing import Any
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.hashing import pretty_json
+from reqbench.core.summary import Summary
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
@@ -30,6 +33,7 @@ from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
 from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.session import SessionLimits, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
+from reqbench.protocols.journey.summary import summary
 
 SINGLE_SHOT = "single-shot"
 
@@ -87,18 +91,34 @@ class JourneyProtocol:
             problems += [f"{inst.root / 'instance.yaml'}: {f.sentence()}" for f in report.findings]
         return problems
 
-    def plan(self, path: Path, options: RunOptions) -> list[Row]:
-        suite, instances = load_suite(Path(path))
-        conditions = list(options.conditions) or suite.conditions
+    def load(self, path: Path) -> LoadedSuite:
+        return LoadedSuite(self, Path(path))
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        suite = bundled_suite("journey")
+        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES))
+                for agent in ("reference", "null")]
+
+
+class LoadedSuite:
+    """A journey suite with its suite file and instances loaded once."""
+
+    def __init__(self, protocol: JourneyProtocol, path: Path) -> None:
+        self.protocol = protocol
+        self.path = path
+        self.suite, self.instances = load_suite(path)
+
+    def plan(self, options: RunOptions) -> list[Row]:
+        conditions = list(options.conditions) or self.suite.conditions
         for cond in conditions:
             if cond != SINGLE_SHOT:
-                load_persona(cond, base=Path(path))
+                load_persona(cond, base=self.path)
         return [Row(inst.id, cond, options.agent, rep) for rep in range(options.repeats)
-                for inst in instances for cond in conditions]
+                for inst in self.instances for cond in conditions]
 
-    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
-        suite, instances = load_suite(Path(path))
-        instance = next((i for i in instances if i.id == row.task_id), None)
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        path, suite, options, work_dir = self.path, self.suite, ctx.options, ctx.work_dir
+        instance = next((i for i in self.instances if i.id == row.task_id), None)
         if instance is None:
             raise InputError("no such instance in the suite", file=str(path), item=row.task_id)
         settings, agent_options = journey_options(options)
@@ -123,22 +143,12 @@ class JourneyProtocol:
             return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
         return outcome_of(record, instance, simulator_kind, options.judge)
 
-    def reevaluate(self, path: Path, row: Row, previous: RowOutcome, options: RunOptions,
-                   work_dir: Path) -> RowOutcome:
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         return previous
 
-    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
-        return summarize_rows(rows)
-
-    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """Final F2P and Final P2P per persona."""
-        return {f"{p} final F2P/P2P": f"{r.get('final_f2p')}/{r.get('final_p2p')}" for p, r in summary.items()
-                if isinstance(r, dict) and "final_f2p" in r}
-
-    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        suite = bundled_suite("journey")
-        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES))
-                for agent in ("reference", "null")]
+    def summarize(self, outcomes: Outcomes) -> Summary:
+        """Final F2P and Final P2P per persona are the headline (`summary`)."""
+        return summary(summarize_rows(outcomes))
 
 
 def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec: str = "exact") -> RowOutcome:
