@@ -1,4 +1,5 @@
-"""PACE-Bench as a `SuiteProtocol`: what `reqbench validate / run / report / demo` call.
+"""PACE-Bench as a `SuiteProtocol`: what `reqbench validate / run / report / demo` call; `load` gives a
+`LoadedSuite` (the cases, read once) that plans, runs, re-evaluates and summarises rows.
 
 Rows are ``(case, condition, agent, repeat)``. Conditions:
 
@@ -28,7 +29,9 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.summary import Summary
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import system_summary
@@ -42,6 +45,7 @@ from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
 from reqbench.protocols.pace.judges import judge_notice
 from reqbench.protocols.pace.score import Scorer
+from reqbench.protocols.pace.summary import summary
 from reqbench.protocols.pace.validate import validate_path
 
 TASK_INSTRUCTION = (
@@ -72,8 +76,24 @@ class PaceProtocol:
     def validate(self, path: Path) -> list[str]:
         return validate_path(path)
 
-    def plan(self, path: Path, options: RunOptions) -> list[Row]:
-        _suite, cases = load_suite(path)
+    def load(self, path: Path) -> LoadedSuite:
+        return LoadedSuite(self, Path(path))
+
+    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
+        options = RunOptions(agent="reference", judge="offline", conditions=("prd", *CONTROL_CONDITIONS[1:]))
+        return [(bundled_suite("pace"), options)]
+
+
+class LoadedSuite:
+    """A PACE suite with its cases loaded once."""
+
+    def __init__(self, protocol: PaceProtocol, path: Path) -> None:
+        self.protocol = protocol
+        self.path = path
+        _suite, self.cases = load_suite(path)
+
+    def plan(self, options: RunOptions) -> list[Row]:
+        cases = self.cases
         conditions = options.conditions or ("prd",)
         for c in conditions:
             if c != "prd" and c not in CONTROL_CONDITIONS:
@@ -88,15 +108,15 @@ class PaceProtocol:
             for r in range(options.repeats)
         ]
 
-    def _case(self, path: Path, case_id: str) -> Any:
-        _suite, cases = load_suite(path)
-        for c in cases:
+    def _case(self, case_id: str) -> Any:
+        for c in self.cases:
             if c.id == case_id:
                 return c
-        raise InputError(f"no case {case_id!r} in the suite", file=str(path))
+        raise InputError(f"no case {case_id!r} in the suite", file=str(self.path))
 
-    def run_row(self, path: Path, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
-        case = self._case(path, row.task_id)
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        options, work_dir = ctx.options, ctx.work_dir
+        case = self._case(row.task_id)
         scorer = Scorer(case)
         trajectory: list[dict[str, Any]] = []
         if row.condition.startswith("control:"):
@@ -177,15 +197,17 @@ class PaceProtocol:
         return classified(reason, result, "unresolved evidence" if reason is Reason.EVIDENCE_UNRESOLVED
                           else "judge pending", {"patch": patch.encode()})
 
-    def reevaluate(
-        self, path: Path, row: Row, previous: RowOutcome, options: RunOptions, work_dir: Path
-    ) -> RowOutcome:
+    def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         patch = previous.artifacts.get("patch")
         if patch is None or previous.result.get("operational_failure"):
             return previous
-        return self._score(Scorer(self._case(path, row.task_id)), patch.decode("utf-8"), options, [])
+        return self._score(Scorer(self._case(row.task_id)), patch.decode("utf-8"), ctx.options, [])
 
-    def summarize(self, path: Path, rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+    def summarize(self, outcomes: Outcomes) -> Summary:
+        """`summary_data` as a typed `Summary` (`pace.summary`): headline mean case score per system."""
+        return summary(self.summary_data(outcomes))
+
+    def summary_data(self, rows: Outcomes) -> dict[str, Any]:
         """Tables (report convention) keyed by system ``agent/condition``: `systems` (case mean ± SE,
         success rate, support), `case_scores`, `loss_by_symptom` (weighted loss w(1-φ) summed over cases)
         and `symptom_signal` (symptom × process-signal co-occurrence, one row per system and symptom)."""
@@ -227,14 +249,6 @@ class PaceProtocol:
             "attrition by reason (rows)": attrition_table(
                 (f"{r.agent}/{r.condition}", o, bool(o.result.get("operational_failure"))) for r, o in rows),
         }
-
-    def headline(self, summary: dict[str, Any]) -> dict[str, Any]:
-        """Mean case score (0-100) per system."""
-        return {f"{label} score": r.get("mean") for label, r in (summary.get("systems") or {}).items()}
-
-    def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        options = RunOptions(agent="reference", judge="offline", conditions=("prd", *CONTROL_CONDITIONS[1:]))
-        return [(bundled_suite("pace"), options)]
 
 
 PROTOCOL = PaceProtocol()

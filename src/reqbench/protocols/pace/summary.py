@@ -1,0 +1,39 @@
+"""The PACE report as a typed `Summary`: the tables of `LoadedSuite.summary_data` (systems, case scores,
+loss by symptom, symptom x signal, attrition), headline mean case score (0-100) per system, and the plots
+(score distribution per system, points lost by symptom)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reqbench.core.summary import Cell, Plot, Summary
+
+TABLES = ("systems", "case_scores", "loss_by_symptom", "symptom_signal", "attrition by reason (rows)")
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def plots(data: dict[str, Any]) -> list[Plot]:
+    out = []
+    cases = data.get("case_scores") or {}
+    groups = {system: [float(v) for v in scores.values() if isinstance(v, int | float)]
+              for system, scores in cases.items()}
+    if groups:
+        out.append(Plot("distribution", "PACE score distribution by system", list(groups),
+                        points=list(groups.values()), ylabel="PACE score (0-100)",
+                        drawn_title="PACE score distribution by system (line: mean)"))
+    losses = data.get("loss_by_symptom") or {}
+    if losses:
+        symptoms: list[str] = []
+        for cells in losses.values():
+            symptoms += [s for s in cells if s not in symptoms]
+        series = {s: [_num(cells.get(s)) for cells in losses.values()] for s in symptoms}
+        out.append(Plot("grouped", "PACE score lost by symptom", list(losses), series, ylabel="points lost"))
+    return out
+
+
+def summary(data: dict[str, Any]) -> Summary:
+    headline: dict[str, Cell] = {f"{label} score": r.get("mean") for label, r in (data.get("systems") or {}).items()}
+    return Summary.build(data, tables=TABLES, headline=headline, plots=plots(data))
