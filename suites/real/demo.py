@@ -46,11 +46,11 @@ def main() -> int:
     for protocol, suite in SUITES.items():
         for agent in ("reference", "null"):
             console.rule(f"demo-real: {protocol} {suite.name} --agent {agent}")
-            store, proto = run_suite(suite, RunOptions(agent=agent), args.out / f"{protocol}-{agent}",
-                                     resume=True, quiet=True)
+            store, loaded = run_suite(suite, RunOptions(agent=agent), args.out / f"{protocol}-{agent}",
+                                      resume=True, quiet=True)
             with store:
-                print_report(store, proto)
-                headline = proto.headline(proto.summarize(suite, store.outcomes()))
+                print_report(store, loaded)
+                headline = dict(loaded.summarize(store.outcomes()).headline)
                 unmeasured = unmeasured_rows(store.counts())
             headlines.append((protocol, agent, headline))
             if unmeasured:

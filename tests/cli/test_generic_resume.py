@@ -37,7 +37,7 @@ def _stable(run_dir: Path) -> tuple[list[dict[str, object]], dict[str, object]]:
     """Exported rows without wall-clock fields, and the report payload without run metadata."""
     with RunStore.open(run_dir) as store:
         rows = [r.model_dump(exclude={"started", "finished"}) for r in result_rows(store)]
-        payload = build_payload(store, ToyProtocol())
+        payload = build_payload(store, ToyProtocol().load(Path(store.meta.suite_path)))
     return rows, {"toy": payload["toy"], "counts": payload["run"]["counts"]}
 
 

@@ -37,7 +37,7 @@ def run_dir(tmp_path: Path) -> Path:
     meta = RunMeta(suite_path=str(suite), protocol="toy", options={"agent": "reference", "seed": 1},
                    created=utc_now(), reqbench_version="0")
     with RunStore.create(tmp_path / "run", meta) as store:
-        execute_run(store, ToyProtocol(), suite, RunOptions(), max_attempts=2)
+        execute_run(store, ToyProtocol().load(suite), RunOptions(), max_attempts=2)
     return tmp_path / "run"
 
 

@@ -31,7 +31,7 @@ def toy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     meta = RunMeta(suite_path=str(suite), protocol="toy", options={"agent": "reference", "seed": 1},
                    created=utc_now(), reqbench_version="0")
     with RunStore.create(root / "run", meta) as store:
-        execute_run(store, ToyProtocol(), suite, RunOptions(), max_attempts=1)
+        execute_run(store, ToyProtocol().load(suite), RunOptions(), max_attempts=1)
     return root / "run"
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import base64
 import re
 
+from reqbench.core.summary import Plot
+from reqbench.report.headline_plots import headline_plots
 from reqbench.report.html import render_report
-from reqbench.report.plots import bar_chart, summary_plots
+from reqbench.report.plots import bar_chart
 from reqbench.report.tables import TableData
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -23,13 +25,13 @@ def test_missing_values_do_not_break_a_chart() -> None:
     assert bar_chart(["a", "b"], [None, 1.0], ci=[None, (0.5, 1.5)]).startswith(PNG_MAGIC)
 
 
-def test_summary_plots_follow_the_plots_key_and_skip_unknown_tables() -> None:
-    summary = {"by condition": {"C1": {"rate": {"value": 0.5, "ci": [0.2, 0.8]}}, "C2": {"rate": 0.1}},
-               "plots": [{"table": "by condition", "column": "rate", "title": "rate by condition"},
-                         {"table": "missing", "column": "rate"}]}
-    plots = summary_plots(summary)
-    assert [title for title, _ in plots] == ["rate by condition"]
-    assert plots[0][1].startswith(PNG_MAGIC)
+def test_summary_plots_are_drawn_in_order_with_their_titles() -> None:
+    plots = [Plot("bar", "rate by condition", ["C1", "C2"], {"rate": [0.5, 0.1]}, [(0.2, 0.8), None]),
+             Plot("grouped", "two rates", ["a"], {"x": [0.5], "y": [None]}),
+             Plot("distribution", "scores", ["s1", "s2"], points=[[1.0, 2.0], []], drawn_title="scores (line: mean)")]
+    drawn = headline_plots(plots)
+    assert [title for title, _ in drawn] == ["rate by condition", "two rates", "scores"]
+    assert all(png.startswith(PNG_MAGIC) for _, png in drawn)
 
 
 def test_html_report_embeds_plots_and_escapes_text() -> None:

@@ -1,4 +1,4 @@
-"""The summary convention renders every protocol's summary without protocol-specific code."""
+"""A typed `Summary` renders as tables without protocol-specific code or guessing from dict shapes."""
 
 from __future__ import annotations
 
@@ -6,16 +6,13 @@ import io
 
 from rich.console import Console
 
+from reqbench.core.summary import Metric, Summary, Table
 from reqbench.report.tables import format_cell, markdown_table, rich_table, summary_tables
 
-SUMMARY = {
-    "complete delivery rate": 0.3333333,
-    "rows": 12,
-    "by condition": {"C1": {"rate": {"value": 0.5, "ci": [0.25, 0.75]}, "n": 4},
-                     "C2": {"rate": None, "n": 0, "note": "no support"}},
-    "labels": ["a", "b"],
-    "plots": [{"table": "by condition", "column": "rate"}],
-}
+SUMMARY = Summary(
+    overview={"complete delivery rate": 0.3333333, "rows": 12, "labels": '["a", "b"]'},
+    tables=[Table("by condition", {"C1": {"rate": Metric(0.5, (0.25, 0.75), 4), "n": 4},
+                                   "C2": {"rate": None, "n": 0, "note": "no support"}})])
 
 
 def test_cells_format_numbers_intervals_and_missing_values() -> None:
@@ -23,7 +20,9 @@ def test_cells_format_numbers_intervals_and_missing_values() -> None:
     assert format_cell(12) == "12"
     assert format_cell(None) == "—"
     assert format_cell(True) == "yes"
-    assert format_cell({"value": 0.5, "ci": [0.25, 0.75]}) == "0.5 [0.25, 0.75]"
+    assert format_cell(Metric(0.5, (0.25, 0.75))) == "0.5 [0.25, 0.75]"
+    assert format_cell(Metric(0.5, (None, 0.75), n=3)) == "0.5 [—, 0.75]"
+    assert format_cell(Metric(None)) == "—"
     assert format_cell(["a", "b"]) == '["a", "b"]'
 
 
@@ -36,8 +35,14 @@ def test_summary_becomes_overview_then_tables_with_union_of_columns() -> None:
     assert tables[1].rows == [["C1", "0.5 [0.25, 0.75]", "4", ""], ["C2", "—", "0", "no support"]]
 
 
+def test_a_summary_without_facts_has_no_overview_table() -> None:
+    tables = summary_tables(Summary(tables=[Table("summary", {"Non-coder": {"sessions": 2, "final_f2p": 1.0}})]))
+    assert [(t.title, t.columns, t.rows) for t in tables] == [("summary", ["", "sessions", "final_f2p"],
+                                                               [["Non-coder", "2", "1"]])]
+
+
 def test_markdown_escapes_pipes_and_aligns_numbers() -> None:
-    md = markdown_table(summary_tables({"t": {"a|b": {"x": 1}}})[0])
+    md = markdown_table(summary_tables(Summary(tables=[Table("t", {"a|b": {"x": 1}})]))[0])
     assert md.splitlines()[2:] == ["|  | x |", "|---|---:|", "| a\\|b | 1 |"]
 
 

@@ -14,13 +14,13 @@ from tests.core.toy_protocol import ToyProtocol, write_suite
 def test_invalid_and_pending_rows_are_explained_with_counts_and_an_example(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", [{"id": "ok", "value": 1}, {"id": "boom", "behaviour": "crash"},
                                              {"id": "wait", "behaviour": "pending"}], conditions=("A",))
-    proto = ToyProtocol()
+    proto = ToyProtocol().load(suite)
     store = RunStore.create(tmp_path / "run", RunMeta(suite_path=str(suite), protocol="toy",
                                                       options={"agent": "command", "judge": "exact"},
                                                       created=utc_now(), reqbench_version="t",
                                                       provenance={"agent": {"program": "sh", "version": "9"}}))
     with store:
-        execute_run(store, proto, suite, RunOptions(agent="command"), max_attempts=2)
+        execute_run(store, proto, RunOptions(agent="command"), max_attempts=2)
         payload = build_payload(store, proto)
     why = payload["run"]["why_unmeasured"]
     assert [(w["status"], w["rows"], w["example"]) for w in why] == [("invalid", 1, "boom/A/r0"),

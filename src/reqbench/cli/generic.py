@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.console import Console
@@ -21,6 +20,7 @@ from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_s
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
 from reqbench.cli.regrade import regrade
 from reqbench.core.errors import InputError, ReqbenchError
+from reqbench.core.summary import Cell, Summary
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
 
@@ -77,7 +77,7 @@ def demo(
         console.print("no bundled suites yet")
         return
     used: set[str] = set()
-    headlines: list[tuple[str, str, dict[str, Any]]] = []
+    headlines: list[tuple[str, str, dict[str, Cell]]] = []
     failures: list[str] = []
     for protocol, suite, options in jobs:
         name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{protocol.name}-{Path(suite).name}-{options.agent}")
@@ -88,17 +88,17 @@ def demo(
         used.add(name)
         console.rule(f"demo: {protocol.name} {suite}")
         try:
-            store, proto = run_suite(Path(suite), options, out / name, resume=True, quiet=True)
+            store, loaded = run_suite(Path(suite), options, out / name, resume=True, quiet=True)
         except ReqbenchError as exc:
             err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
             failures.append(f"{name}: {exc}")
             continue
         with store:
             console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
-            print_report(store, proto)
-            if hasattr(proto, "headline"):
-                summary = proto.summarize(Path(suite), store.outcomes())
-                headlines.append((protocol.name, options.agent, proto.headline(summary)))
+            payload = print_report(store, loaded)
+            headline = Summary.from_json(payload["summary"]).headline
+            if headline:
+                headlines.append((protocol.name, options.agent, dict(headline)))
             unmeasured = unmeasured_rows(store.counts())
         if unmeasured:
             failures.append(f"{name}: " + ", ".join(f"{n} row(s) {status}" for status, n in unmeasured.items())
@@ -112,7 +112,7 @@ def demo(
         raise typer.Exit(1)
 
 
-def headline_table(headlines: list[tuple[str, str, dict[str, Any]]]) -> Table:
+def headline_table(headlines: list[tuple[str, str, dict[str, Cell]]]) -> Table:
     """One line per headline metric of each demo run (protocol, agent, metric, value)."""
     table = Table(title="demo summary: control agents bracket every suite")
     for col in ("protocol", "agent", "metric", "value"):

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 
 from reqbench.cli.protocol_lookup import protocol_by_name
+from reqbench.core.execute.suite import Suite
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store import RunStore
 from reqbench.report.html import render_report
@@ -27,11 +28,11 @@ from reqbench.report.tables import rich_tables
 console = Console()
 
 
-def print_report(store: RunStore, protocol: Any, grading: str | None = None) -> dict[str, Any]:
+def print_report(store: RunStore, suite: Suite, grading: str | None = None) -> dict[str, Any]:
     """Print the report tables of an open run (one grading, default the latest); returns the JSON payload."""
-    payload = build_payload(store, protocol, grading)
+    payload = build_payload(store, suite, grading)
     by_condition = status_by_condition(store, payload["run"]["grading"])
-    for heading, tables in report_sections(payload, protocol.name, by_condition):
+    for heading, tables in report_sections(payload, suite.protocol.name, by_condition):
         console.rule(heading)
         for table in tables:
             for part in rich_tables(table, console.width):
@@ -41,7 +42,8 @@ def print_report(store: RunStore, protocol: Any, grading: str | None = None) -> 
 
 def report(
     run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
-    as_json: bool = typer.Option(False, "--json", help="Print {PROTOCOL: summary, \"run\": {...}} as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print {PROTOCOL: summary, \"run\": {...}, \"summary\": "
+                                 "typed summary} as JSON."),
     html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
     plots: Path | None = typer.Option(None, "--plots", help="Also write the plots as PNG files here."),
     grading: str | None = typer.Option(None, "--grading", help="Which grading to report: 'original' or a "
@@ -53,13 +55,14 @@ def report(
     """
     with RunStore.open(run_dir) as store:
         protocol = protocol_by_name(store.meta.protocol)
+        suite = protocol.load(Path(store.meta.suite_path))
         grading = pick_grading(store, grading)
         by_condition = status_by_condition(store, grading)
         if as_json:
-            payload = build_payload(store, protocol, grading)
+            payload = build_payload(store, suite, grading)
             typer.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
         else:
-            payload = print_report(store, protocol, grading)
+            payload = print_report(store, suite, grading)
         if html is not None or plots is not None:
             figures = report_plots(payload, protocol.name, by_condition)
             if html is not None:

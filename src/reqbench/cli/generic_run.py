@@ -25,6 +25,7 @@ from reqbench.core.execute.options import options_from_json, with_work_dir
 from reqbench.core.execute.preflight import preflight
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.runner import WORK_DIR, execute_run
+from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.steps import ConsoleSteps, watching
 from reqbench.core.store import RunStore, is_run_dir
@@ -49,7 +50,7 @@ def parse_agent_opts(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def validate_suite(suite: Path, *, show_progress: bool = True) -> Any:
+def validate_suite(suite: Path, *, show_progress: bool = True) -> SuiteProtocol:
     """The suite's protocol, after printing every validation problem (InputError when there are any).
 
     Long validation steps (a takeover suite's admission checks) report each finished unit on stderr
@@ -86,21 +87,23 @@ def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
 
 
 def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, executor_name: str = "local",
-              quiet: bool = False) -> tuple[RunStore, Any]:
-    """Preflight, validate, plan, open the run directory, execute every unfinished row; returns the open store.
+              quiet: bool = False) -> tuple[RunStore, Suite]:
+    """Preflight, validate, load and plan the suite, open the run directory, execute every unfinished row;
+    returns the open store and the loaded suite.
 
     Nothing is created unless preflight, validation and planning pass; a run directory this call created
     is removed again when the run fails before its first attempt is stored."""
     suite = suite.resolve()
     facts = preflight(options)
     protocol = validate_suite(suite, show_progress=not quiet)
-    rows = protocol.plan(suite, options)  # bad options surface before anything is written
+    loaded = protocol.load(suite)
+    rows = loaded.plan(options)  # bad options surface before anything is written
     executor = make_executor(executor_name, options.concurrency)
     try:
         store, created = open_or_resume(run_dir, protocol.name, suite, options, resume=resume,
                                         provenance={"agent": facts.to_json()})
         try:
-            execute_run(store, protocol, suite, with_work_dir(options, store.run_dir / WORK_DIR),
+            execute_run(store, loaded, with_work_dir(options, store.run_dir / WORK_DIR),
                         rows=rows, executor=executor, show_progress=progress_enabled(console, quiet),
                         console=console)
         except BaseException:
@@ -109,7 +112,7 @@ def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, 
             raise
     finally:
         executor.shutdown()
-    return store, protocol
+    return store, loaded
 
 
 def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOptions]:
@@ -189,7 +192,7 @@ def run(
             raise InputError("--resume needs the run directory: `reqbench run --resume RUN_DIR`, or --out")
         out = default_run_dir(protocol_for_suite(suite).name, suite, options.agent)
     try:
-        store, protocol = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
+        store, loaded = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
     except KeyboardInterrupt:
         if is_run_dir(out):
             err_console.print(f"interrupted: finished rows are saved in {out}; continue with\n  "
@@ -199,7 +202,7 @@ def run(
         raise typer.Exit(130) from None
     with store:
         console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
-        print_report(store, protocol)
+        print_report(store, loaded)
         counts = store.counts()
         unmeasured = unmeasured_rows(counts)
         example = first_invalid_detail(store)

@@ -7,11 +7,10 @@ package that registers one there is found here with no change to reqbench.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from reqbench.core.bundled import resolve_suite
 from reqbench.core.errors import InputError
-from reqbench.protocols.base import available_protocols, detect_protocol, load_protocol
+from reqbench.protocols.base import SuiteProtocol, available_protocols, detect_protocol, load_protocol
 
 
 def suite_spec(value: Path) -> Path:
@@ -20,7 +19,7 @@ def suite_spec(value: Path) -> Path:
     return resolve_suite(value)
 
 
-def all_protocols() -> list[Any]:
+def all_protocols() -> list[SuiteProtocol]:
     return available_protocols()
 
 
@@ -60,14 +59,14 @@ def marker_problem(path: Path) -> InputError | None:
     return None
 
 
-def protocol_for_suite(path: Path) -> Any:
+def protocol_for_suite(path: Path) -> SuiteProtocol:
     problem = marker_problem(path)
     if problem is not None:
         raise problem
     return detect_protocol(path)
 
 
-def protocol_by_name(name: str) -> Any:
+def protocol_by_name(name: str) -> SuiteProtocol:
     try:
         return load_protocol(name)
     except InputError as exc:

@@ -42,7 +42,7 @@ def regrade(
         name = label or next_label(store)
         if name == "original":
             raise InputError("'original' is the run's own grading; choose another --label", item="--label")
-        counts = regrade_run(store, protocol, Path(meta.suite_path), options, label=name, checks=checks)
+        counts = regrade_run(store, protocol.load(Path(meta.suite_path)), options, label=name, checks=checks)
     console.print(f"grading {name}: {counts['regraded']} row(s) re-graded ({counts['scored']} scored, "
                   f"{counts['pending']} pending, {counts['invalid']} invalid), {counts['skipped']} without a "
                   f"frozen submission, {counts['done']} already done; report: reqbench report {run_dir} "

@@ -1,7 +1,7 @@
 """Bar charts as PNG bytes (matplotlib, Agg backend: no display needed, safe in threads and CI).
 
 `bar_chart` draws one metric per label (condition, agent, ...) with optional confidence intervals as
-error bars; `summary_plots` draws the charts a summary dict asks for under ``"plots"`` (see `tables`).
+error bars; grouped bars and distributions (`headline_plots` draws a summary's `Plot`s with them).
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import matplotlib
 matplotlib.use("Agg")
 
 from matplotlib.figure import Figure  # noqa: E402
-
-from reqbench.report.tables import PLOTS_KEY  # noqa: E402
 
 
 def bar_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str = "",
@@ -59,40 +57,6 @@ def _set_ylim(ax: Any, heights: Sequence[float], ci: Sequence[tuple[float, float
         return
     top = max(points)
     ax.set_ylim(0, 1.05 if top <= 1 else top * 1.1)
-
-
-def _value_and_ci(cell: Any) -> tuple[float | None, tuple[float, float] | None]:
-    if isinstance(cell, dict):
-        ci = cell.get("ci")
-        interval = (float(ci[0]), float(ci[1])) if isinstance(ci, list | tuple) and len(ci) == 2 \
-            and all(isinstance(x, int | float) for x in ci) else None
-        return _value_and_ci(cell.get("value"))[0], interval
-    if isinstance(cell, bool) or not isinstance(cell, int | float):
-        return None, None
-    return float(cell), None
-
-
-def summary_plots(summary: dict[str, Any]) -> list[tuple[str, bytes]]:
-    """``(title, png)`` for every entry of ``summary["plots"]`` whose table and column exist."""
-    out = []
-    for spec in summary.get(PLOTS_KEY) or []:
-        table = summary.get(spec.get("table", ""))
-        column = spec.get("column", "")
-        if not isinstance(table, dict):
-            continue
-        labels, values, intervals = [], [], []
-        for label, cells in table.items():
-            if isinstance(cells, dict) and column in cells:
-                value, interval = _value_and_ci(cells[column])
-                labels.append(str(label))
-                values.append(value)
-                intervals.append(interval)
-        if labels:
-            title = spec.get("title") or f"{spec['table']}: {column}"
-            has_ci = any(i is not None for i in intervals)
-            out.append((title, bar_chart(labels, values, title=title, ylabel=spec.get("ylabel", column),
-                                         ci=intervals if has_ci else None)))
-    return out
 
 
 def grouped_bar_chart(labels: Sequence[str], series: Mapping[str, Sequence[float | None]], *, title: str = "",

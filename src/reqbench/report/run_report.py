@@ -1,6 +1,8 @@
-"""The report of one run: the protocol's summary plus run accounting, as JSON, terminal tables and HTML.
+"""The report of one run: the suite's typed `Summary` plus run accounting, as JSON, terminal tables and HTML.
 
-The JSON payload (`reqbench report --json`) is ``{PROTOCOL_NAME: summary, "run": {...}}`` where "run"
+The JSON payload (`reqbench report --json`) is ``{PROTOCOL_NAME: summary, "run": {...}, "summary": {...}}``:
+under the protocol's name its own JSON document (`Summary.data`, the documented shape of its numbers),
+under "summary" the typed summary (`Summary.to_json`: overview, tables, headline, plots), and "run"
 holds the run's metadata and row counts (planned, scored, pending, invalid, unstarted, unfinished,
 attempts) and the attrition by reason per condition (`core.execute.attrition`), so attrition is always
 reported next to the scores (SpecPath: "every result reports its actual support").
@@ -12,17 +14,19 @@ headline numbers (``run.gradings``).
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import reason_label
+from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
+from reqbench.core.summary import Cell, Summary, cell_from_json, cell_to_json, unavailable
 from reqbench.report.tables import TableData, format_cell, summary_tables
 
 RUN_KEY = "run"
+SUMMARY_KEY = "summary"
 STATUSES = ("scored", "pending", "invalid", "unstarted")
 
 
@@ -37,12 +41,12 @@ def pick_grading(store: RunStore, grading: str | None) -> str:
     return grading
 
 
-def build_payload(store: RunStore, protocol: Any, grading: str | None = None) -> dict[str, Any]:
-    """Call `protocol.summarize` on the selected outcomes (of `grading`, default the latest) and add the
+def build_payload(store: RunStore, suite: Suite, grading: str | None = None) -> dict[str, Any]:
+    """Call `suite.summarize` on the selected outcomes (of `grading`, default the latest) and add the
     run accounting."""
     meta = store.meta
     grading = pick_grading(store, grading)
-    summary = protocol.summarize(Path(meta.suite_path), store.outcomes(grading=grading))
+    summary = suite.summarize(store.outcomes(grading=grading))
     provenance = {k: v for k, v in meta.provenance.items() if k != "suite_files"}
     selected = store.selected_attempts(grading)
     by_grading: dict[str, int] = {}
@@ -52,27 +56,34 @@ def build_payload(store: RunStore, protocol: Any, grading: str | None = None) ->
     run = {"run_dir": str(store.run_dir), "suite": meta.suite_path, "protocol": meta.protocol,
            "options": meta.options, "created": meta.created, "reqbench_version": meta.reqbench_version,
            "provenance": provenance, "counts": store.counts(), "grading": grading,
-           "rows_by_grading": by_grading, "gradings": gradings_overview(store, protocol),
+           "rows_by_grading": by_grading, "gradings": gradings_overview(store, suite),
            "attrition": attrition_table((row.condition, None if a is None else store.to_outcome(
                a, with_artifacts=False), bool(a and a.result.get("operational_failure")))
                for row, a, _ in selected),
            "why_unmeasured": unmeasured_reasons(store, grading)}
-    return {protocol.name: summary, RUN_KEY: run}
+    return {suite.protocol.name: dict(summary.data), RUN_KEY: run, SUMMARY_KEY: summary.to_json()}
 
 
-def gradings_overview(store: RunStore, protocol: Any) -> list[dict[str, Any]]:
+def payload_summary(payload: dict[str, Any], protocol_name: str) -> Summary:
+    """The typed summary of a payload made by `build_payload`."""
+    typed = payload.get(SUMMARY_KEY)
+    if not isinstance(typed, dict):
+        return unavailable("the payload has no typed summary")
+    return Summary.from_json(typed, payload.get(protocol_name))
+
+
+def gradings_overview(store: RunStore, suite: Suite) -> list[dict[str, Any]]:
     """Every grading of the run with its judge, whether checks were re-run, and its headline numbers."""
     out = []
     gradings = store.gradings()
     for g in gradings:
-        headline: dict[str, Any] = {}
+        headline: dict[str, Cell] = {}
         if len(gradings) > 1:
             try:
-                headline = protocol.headline(protocol.summarize(Path(store.meta.suite_path),
-                                                                store.outcomes(grading=g["label"])))
+                headline = dict(suite.summarize(store.outcomes(grading=g["label"])).headline)
             except Exception as exc:  # a summary that cannot be built must not hide the others
                 headline = {"error": str(exc)}
-        out.append({**g, "headline": headline})
+        out.append({**g, "headline": {k: cell_to_json(v) for k, v in headline.items()}})
     return out
 
 
@@ -124,7 +135,7 @@ def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]])
                                 ["grading", "judge", "checks re-run", "created", "rows here", "headline"],
                                 [[g["label"], g["judge"], "yes" if g["checks"] else "no", g["created"],
                                   str((run.get("rows_by_grading") or {}).get(g["label"], 0)),
-                                  "; ".join(f"{k}: {format_cell(v)}" for k, v in g["headline"].items())]
+                                  "; ".join(f"{k}: {format_cell(cell_from_json(v))}" for k, v in g["headline"].items())]
                                  for g in gradings]))
     if by_condition:
         tables.append(TableData("rows by condition (selected attempt)", ["condition", *STATUSES],
@@ -163,14 +174,14 @@ def sandbox_statement(options: dict[str, Any], isolation: str | None = None) -> 
 
 def report_plots(payload: dict[str, Any], protocol_name: str,
                  by_condition: dict[str, dict[str, int]] | None = None) -> list[tuple[str, bytes]]:
-    """The protocol's headline metrics with their intervals (`report.headline_plots`); attrition stays
-    in the "rows by condition" table, where a count cannot be mistaken for a success rate."""
+    """The summary's plots (`report.headline_plots`); attrition stays in the "rows by condition" table,
+    where a count cannot be mistaken for a success rate."""
     from reqbench.report.headline_plots import headline_plots  # matplotlib loads only when plotting
 
-    return headline_plots(protocol_name, payload[protocol_name])
+    return headline_plots(payload_summary(payload, protocol_name).plots)
 
 
 def report_sections(payload: dict[str, Any], protocol_name: str,
                     by_condition: dict[str, dict[str, int]]) -> list[tuple[str, list[TableData]]]:
-    return [(protocol_name, summary_tables(payload[protocol_name])),
+    return [(protocol_name, summary_tables(payload_summary(payload, protocol_name))),
             ("run", run_tables(payload, by_condition))]

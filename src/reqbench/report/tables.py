@@ -1,20 +1,11 @@
-"""Summary dicts -> tables (rich for the terminal, markdown, and plain rows for HTML).
+"""Typed summaries -> tables (rich for the terminal, markdown, and plain rows for HTML).
 
-**The summary convention.** `SuiteProtocol.summarize` returns a dict that renders without any
-protocol-specific code when it follows these rules:
+A suite's `summarize` returns a `Summary` (`reqbench.core.summary`): its `overview` facts become one
+key/value table "overview" (shown first), each of its `Table`s one table with the rows and columns in
+insertion order (a column missing from a row is an empty cell). Nothing here knows a protocol.
 
-* ``{table_name: {row_label: {column: cell}}}`` is a table (rows and columns in insertion order; a
-  column missing from a row is an empty cell);
-* a top-level scalar ``{name: number | str | bool | None}`` goes into one key/value table "overview";
-* a summary that is itself one flat table (``{row_label: {column: scalar cell}}``, e.g. journey's
-  ``{persona: {metric: value}}``) renders as the table "summary";
-* a cell is a number, string, bool, None, or ``{"value": x, "ci": [lo, hi]}`` (shown ``x [lo, hi]``;
-  plots draw the interval as an error bar); any other value is shown as compact JSON;
-* the optional key ``"plots"`` lists bar charts: ``[{"table": name, "column": col, "title": str,
-  "ylabel": str}]`` draws `column` for every row of `table` (see `report.plots.summary_plots`);
-* any other value (lists, dicts of another shape) is shown as JSON in the "overview" table.
-
-Numbers: ints as is, floats with 4 significant digits, None as an em dash.
+Cells: a `Metric` is shown ``value [lo, hi]`` (its interval when it has one); ints as is, floats with 4
+significant digits, None as an em dash, bools yes/no; any other value as compact JSON.
 """
 
 from __future__ import annotations
@@ -25,7 +16,9 @@ from typing import Any
 
 from rich.table import Table
 
-PLOTS_KEY = "plots"
+from reqbench.core.summary import Metric, Summary
+from reqbench.core.summary import Table as SummaryTable
+
 OVERVIEW = "overview"
 
 
@@ -37,11 +30,10 @@ class TableData:
 
 
 def format_cell(value: Any) -> str:
-    if isinstance(value, dict) and "value" in value and set(value) <= {"value", "ci", "n"}:
-        text = format_cell(value["value"])
-        ci = value.get("ci")
-        if isinstance(ci, list | tuple) and len(ci) == 2:
-            text += f" [{format_cell(ci[0])}, {format_cell(ci[1])}]"
+    if isinstance(value, Metric):
+        text = format_cell(value.value)
+        if value.ci is not None:
+            text += f" [{format_cell(value.ci[0])}, {format_cell(value.ci[1])}]"
         return text
     if value is None:
         return "—"
@@ -54,33 +46,19 @@ def format_cell(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def is_table(value: Any) -> bool:
-    return isinstance(value, dict) and bool(value) and all(isinstance(v, dict) for v in value.values())
+def table_data(table: SummaryTable) -> TableData:
+    columns = table.columns
+    rows = [[label, *(format_cell(cells[c]) if c in cells else "" for c in columns)]
+            for label, cells in table.rows.items()]
+    return TableData(table.title, ["", *columns], rows)
 
 
-def summary_tables(summary: dict[str, Any]) -> list[TableData]:
-    """The tables a summary dict describes (see the module docstring), overview first."""
-    overview: list[list[str]] = []
-    tables: list[TableData] = []
-    rows_only = {k: v for k, v in summary.items() if k != PLOTS_KEY}
-    if is_table(rows_only) and not any(is_table(v) or any(isinstance(c, dict) for c in v.values())
-                                       for v in rows_only.values()):
-        # The summary is itself one table ({row label: {column: value}}, e.g. journey's personas).
-        summary = {"summary": rows_only, **({PLOTS_KEY: summary[PLOTS_KEY]} if PLOTS_KEY in summary else {})}
-    for name, value in summary.items():
-        if name == PLOTS_KEY:
-            continue
-        if is_table(value):
-            columns: list[str] = []
-            for cells in value.values():
-                columns += [c for c in cells if c not in columns]
-            rows = [[str(label), *(format_cell(cells.get(c)) if c in cells else "" for c in columns)]
-                    for label, cells in value.items()]
-            tables.append(TableData(str(name), ["", *columns], rows))
-        else:
-            overview.append([str(name), format_cell(value)])
-    if overview:
-        tables.insert(0, TableData(OVERVIEW, ["", "value"], overview))
+def summary_tables(summary: Summary) -> list[TableData]:
+    """The overview table (when there are facts), then every table of the summary."""
+    tables = [table_data(t) for t in summary.tables]
+    if summary.overview:
+        tables.insert(0, TableData(OVERVIEW, ["", "value"],
+                                   [[name, format_cell(value)] for name, value in summary.overview.items()]))
     return tables
 
 

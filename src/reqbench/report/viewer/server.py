@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from reqbench.core.errors import InputError
 from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir
+from reqbench.core.summary import Cell, Summary, unavailable
 from reqbench.report.tables import TableData
 from reqbench.report.viewer import pages_compare, pages_row, pages_run
 from reqbench.report.viewer.index import RowIndex
@@ -42,22 +43,19 @@ class RunContext:
         return self._index
 
     @cached_property
-    def protocol(self) -> Any:
+    def summary(self) -> Summary:
+        """The run's typed summary; when its protocol is not installed, or the suite moved or no longer
+        loads, a summary saying so (the rows stay browsable)."""
         from reqbench.protocols.base import load_protocol
 
         try:
-            return load_protocol(self.store.meta.protocol)
+            protocol = load_protocol(self.store.meta.protocol)
         except InputError:
-            return None
-
-    @cached_property
-    def summary(self) -> dict[str, Any]:
-        if self.protocol is None:
-            return {}
+            return Summary()
         try:
-            return dict(self.protocol.summarize(Path(self.store.meta.suite_path), self.store.outcomes()))
-        except Exception as exc:  # a moved suite or an old run: the rows stay browsable
-            return {"summary unavailable": f"{type(exc).__name__}: {exc}"}
+            return protocol.load(Path(self.store.meta.suite_path)).summarize(self.store.outcomes())
+        except Exception as exc:  # a moved suite or an old run
+            return unavailable(f"{type(exc).__name__}: {exc}")
 
     def tables(self) -> list[TableData]:
         from reqbench.report.tables import summary_tables
@@ -68,18 +66,13 @@ class RunContext:
     def _plots(self) -> list[tuple[str, bytes]]:
         from reqbench.report.headline_plots import headline_plots
 
-        return headline_plots(self.store.meta.protocol, self.summary)
+        return headline_plots(self.summary.plots)
 
     def plots(self) -> list[tuple[str, bytes]]:
         return self._plots
 
-    def headline(self) -> dict[str, Any]:
-        if self.protocol is not None and hasattr(self.protocol, "headline"):
-            try:
-                return dict(self.protocol.headline(self.summary))
-            except Exception:  # the summary is unavailable (see `summary`)
-                return {}
-        return {k: v for k, v in self.summary.items() if isinstance(v, int | float)}
+    def headline(self) -> dict[str, Cell]:
+        return dict(self.summary.headline)
 
     def run_panel(self) -> str:
         panel = RUN_PANELS.get(self.store.meta.protocol)

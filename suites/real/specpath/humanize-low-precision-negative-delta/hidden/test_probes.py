@@ -11,9 +11,8 @@ import datetime as dt
 import math
 import typing
 
-import pytest
-
 import humanize
+import pytest
 
 NATURALDELTA_ROWS = [
     (0, "a moment"),

@@ -3,9 +3,8 @@
 # change), the fixed obligations verbatim from tests/test_parse.py of 1.20.0.
 from datetime import datetime
 
-import pytest
-
 import parse
+import pytest
 
 
 def test_datetime_with_various_subsecond_precision():
