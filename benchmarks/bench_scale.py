@@ -63,7 +63,7 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
     executor = make_executor(executor_name, args.concurrency)
     try:
         with RunStore.create(run_dir, meta) as store:
-            execute_run(store, PROTOCOL, suite, options, rows=rows, executor=executor)
+            execute_run(store, PROTOCOL.load(suite), options, rows=rows, executor=executor)
             wall = time.perf_counter() - started
             attempts = [a for _, a, _ in store.selected_attempts() if a is not None]
             outcomes = store.outcomes(with_artifacts=True)

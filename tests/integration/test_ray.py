@@ -82,7 +82,7 @@ def scores(out: Path) -> dict[str, Any]:
         rows = store.outcomes()
         suite = Path(store.meta.suite_path)
     per_row = {r.key: (o.status.value, o.result.get("outcome"), o.result.get("signature")) for r, o in rows}
-    return {"rows": per_row, "summary": PROTOCOL.summarize(suite, rows)}
+    return {"rows": per_row, "summary": PROTOCOL.load(suite).summarize(rows).to_json()}
 
 
 def attempts(out: Path) -> int:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.bundled import bundled_suite
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.workspace import remove_tree
 
@@ -59,9 +60,8 @@ def _specpath(tmp_path: Path, script: str) -> RowOutcome:
     from tests.protocols.specpath.conftest import build_tally_family
 
     fam = build_tally_family(tmp_path / "families")
-    return _final(PROTOCOL.run_row(fam, Row("tally", "direct", "command", 0),
-                                   _options(script, **{"specpath.agent_timeout": "120"}),
-                                   tmp_path / "work"))
+    return _final(PROTOCOL.load(fam).run_row(Row("tally", "direct", "command", 0), RowContext(
+        _options(script, **{"specpath.agent_timeout": "120"}), tmp_path / "work")))
 
 
 def test_specpath_non_utf8_name_is_scored_not_invalid(tmp_path: Path) -> None:
@@ -127,8 +127,9 @@ def _takeover(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> d
     coding_only = f'[ "$STAGE" = coding ] || exit 0; {script}'
     options = RunOptions(agent="command", conditions=("C1",),
                          agent_options={"template": "STAGE={stage}; " + coding_only})
-    row = PROTOCOL.plan(suite, options)[0]
-    return _final(PROTOCOL.run_row(suite, row, options, tmp_path / "work")).result
+    loaded = PROTOCOL.load(suite)
+    row = loaded.plan(options)[0]
+    return _final(loaded.run_row(row, RowContext(options, tmp_path / "work"))).result
 
 
 def test_takeover_deep_tree_is_agent_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -159,8 +160,8 @@ def _journey(tmp_path: Path, script: str) -> RowOutcome:
 
     EXAMPLES = bundled_suite("journey")  # noqa: N806
 
-    return _final(PROTOCOL.run_row(EXAMPLES, Row("tasklet", "single-shot", "command", 0), _options(script),
-                                   tmp_path / "work"))
+    return _final(PROTOCOL.load(EXAMPLES).run_row(Row("tasklet", "single-shot", "command", 0),
+                                                  RowContext(_options(script), tmp_path / "work")))
 
 
 def test_journey_fifo_in_workspace_does_not_hang(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.protocols.journey.suite import PROTOCOL
 
@@ -27,7 +28,8 @@ def test_llm_agent_keeps_one_workspace_and_history_across_user_turns(calc_instan
     with scripted.ScriptedOpenAI([scripted.reply(s) for s in STEPS]) as srv:
         options = RunOptions(agent="llm", agent_options={"model": "openai/scripted", "base_url": srv.base_url,
                                                          "api_key": "k", "journey.max_turns": 5})
-        out = PROTOCOL.run_row(calc_instance, Row("calc", "software-architect", "llm", 0), options, tmp_path)
+        out = PROTOCOL.load(calc_instance).run_row(Row("calc", "software-architect", "llm", 0),
+                                                   RowContext(options, tmp_path))
         requests = srv.chat_requests
     assert out.status == RowStatus.SCORED, out.detail
     r = out.result

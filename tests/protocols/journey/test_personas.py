@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.protocols.journey.personas import PRESET_NAMES, GoalStability, load_persona, preset, presets
 from reqbench.protocols.journey.suite import PROTOCOL
@@ -30,9 +31,10 @@ def test_custom_persona_file_is_a_condition(calc_instance: Path, tmp_path: Path)
                     "detail_preference: detailed\ncontrol_style: directive\ngoal_stability: stable\n"
                     "verification_style: review\ninitial_confidence: 15\nno_progress_penalty: 15\n")
     assert load_persona(str(file)).initial_confidence == 15
-    rows = PROTOCOL.plan(calc_instance, RunOptions(agent="null", conditions=(str(file),)))
+    suite = PROTOCOL.load(calc_instance)
+    rows = suite.plan(RunOptions(agent="null", conditions=(str(file),)))
     assert [r.condition for r in rows] == [str(file)]
-    out = PROTOCOL.run_row(calc_instance, rows[0], RunOptions(agent="null"), tmp_path / "w")
+    out = suite.run_row(rows[0], RowContext(RunOptions(agent="null"), tmp_path / "w"))
     assert out.status == RowStatus.SCORED
     assert (out.result["end_reason"], out.result["turns"], out.result["final_confidence"]) == (
         "confidence_zero", 1, 0)
@@ -40,11 +42,12 @@ def test_custom_persona_file_is_a_condition(calc_instance: Path, tmp_path: Path)
 
 def test_unknown_or_malformed_persona_is_an_input_error(calc_instance: Path, tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown persona"):
-        PROTOCOL.plan(calc_instance, RunOptions(agent="null", conditions=("pirate",)))
+        PROTOCOL.load(calc_instance).plan(RunOptions(agent="null", conditions=("pirate",)))
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntitle: X\ndescription: d\nexpertise: wizard\ndetail_preference: minimal\n"
                    "control_style: directive\ngoal_stability: stable\nverification_style: review\n")
     with pytest.raises(InputError, match="expertise"):
         load_persona(str(bad))
     with pytest.raises(InputError):
-        PROTOCOL.run_row(calc_instance, Row("calc", str(bad), "null", 0), RunOptions(agent="null"), tmp_path)
+        PROTOCOL.load(calc_instance).run_row(Row("calc", str(bad), "null", 0),
+                                             RowContext(RunOptions(agent="null"), tmp_path))

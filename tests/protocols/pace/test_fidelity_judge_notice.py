@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import RunOptions
 from reqbench.protocols.pace.judges import HEURISTIC_NOTICE, judge_notice
 from reqbench.protocols.pace.suite import PROTOCOL
@@ -27,9 +28,12 @@ def test_pace_score_header_names_the_heuristic() -> None:
 
 def test_report_summary_carries_the_notice_and_the_estimator(tmp_path: Path) -> None:
     opts = RunOptions(agent="reference", judge="offline", conditions=("control:empty",))
-    (row,) = PROTOCOL.plan(BILLFLOW, opts)
-    out = PROTOCOL.run_row(BILLFLOW, row, opts, tmp_path)
-    summary = PROTOCOL.summarize(BILLFLOW, [(row, out)])
+    suite = PROTOCOL.load(BILLFLOW)
+    (row,) = suite.plan(opts)
+    out = suite.run_row(row, RowContext(opts, tmp_path))
+    typed = suite.summarize([(row, out)])
+    summary = typed.data
+    assert typed.overview["judge_notice"] == HEURISTIC_NOTICE  # shown in the report's overview table
     assert list(summary)[:3] == ["judge", "judge_notice", "interval"]
     assert summary["judge"] == "offline-heuristic/v1"
     assert summary["judge_notice"] == HEURISTIC_NOTICE

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.protocols.pace.suite import PROTOCOL
 from tests.protocols.pace.conftest import BILLFLOW
@@ -10,26 +11,31 @@ from tests.protocols.pace.conftest import BILLFLOW
 def test_control_rows_score_and_summarise(tmp_path: Path) -> None:
     opts = RunOptions(agent="reference", judge="offline", conditions=("control:reference", "control:empty"))
     assert PROTOCOL.detect(BILLFLOW)
-    rows = PROTOCOL.plan(BILLFLOW, opts)
+    suite = PROTOCOL.load(BILLFLOW)
+    rows = suite.plan(opts)
     assert [r.condition for r in rows] == ["control:reference", "control:empty"]
-    done = [(r, PROTOCOL.run_row(BILLFLOW, r, opts, tmp_path / r.condition)) for r in rows]
+    done = [(r, suite.run_row(r, RowContext(opts, tmp_path / r.condition))) for r in rows]
     assert all(o.status is RowStatus.SCORED for _, o in done)
     assert [o.result["score"] for _, o in done] == [100.0, 0.0]
     empty = done[1][1]
     assert empty.result["attribution"]["loss_by_symptom"]["contract_mismatch"] > 0
-    summary = PROTOCOL.summarize(BILLFLOW, done)
-    by_cond = {label.split("/", 1)[1]: s for label, s in summary["systems"].items()}
+    summary = suite.summarize(done)
+    by_cond = {label.split("/", 1)[1]: s for label, s in summary.data["systems"].items()}
     assert by_cond["control:reference"]["success_rate"] == 1.0
     assert by_cond["control:empty"]["mean"] == 0.0
-    again = PROTOCOL.reevaluate(BILLFLOW, rows[0], done[0][1], opts, tmp_path / "re")
+    again = suite.reevaluate(rows[0], done[0][1], RowContext(opts, tmp_path / "re"))
     assert again.result["score"] == 100.0
+    assert summary.headline == {"reference/control:reference score": 100.0, "reference/control:empty score": 0.0}
+    systems = summary.table("systems")
+    assert systems is not None and systems.rows["reference/control:empty"]["mean"] == 0.0
 
 
 def test_agents_run_on_the_prd_and_their_workspace_diff_is_scored(tmp_path: Path) -> None:
     for agent, expected in (("reference", 100.0), ("null", 0.0)):
         opts = RunOptions(agent=agent, judge="offline")
-        (row,) = PROTOCOL.plan(BILLFLOW, opts)
-        out = PROTOCOL.run_row(BILLFLOW, row, opts, tmp_path / agent)
+        suite = PROTOCOL.load(BILLFLOW)
+        (row,) = suite.plan(opts)
+        out = suite.run_row(row, RowContext(opts, tmp_path / agent))
         assert out.status is RowStatus.SCORED and out.result["score"] == expected
         assert "prd/prd.md" not in out.artifacts["patch"].decode()  # the task file is not part of the delivery
         assert out.result["process_signals"]["available"] is True

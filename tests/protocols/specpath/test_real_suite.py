@@ -51,7 +51,7 @@ def _fcr(suite: Path, agent: str, out: Path, conditions: tuple[str, ...] = ()) -
     store, proto = run_suite(suite, RunOptions(agent=agent, conditions=conditions), out, resume=False,
                              quiet=True)
     with store:
-        return float(proto.headline(proto.summarize(suite, store.outcomes()))["FCR direct"])
+        return float(proto.summarize(store.outcomes()).headline["FCR direct"])  # type: ignore[arg-type]
 
 
 def test_one_real_family_brackets(pypi_cache: Path, tmp_path: Path) -> None:  # noqa: F811

@@ -10,6 +10,7 @@ import yaml
 
 from reqbench.core.agents import registry
 from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.protocols.specpath.family import load_family
 from reqbench.protocols.specpath.runs import forbidden_paths
@@ -31,7 +32,7 @@ def _spy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _run(fam: Path, tmp_path: Path, agent: str, condition: str = "override", **opts):  # type: ignore[no-untyped-def]
     options = RunOptions(agent=agent, agent_options=opts)
-    return PROTOCOL.run_row(fam, Row("tally", condition, agent, 0), options, tmp_path / "work")
+    return PROTOCOL.load(fam).run_row(Row("tally", condition, agent, 0), RowContext(options, tmp_path / "work"))
 
 
 def test_agent_sees_base_repo_and_history_only_never_hidden_tests_or_labels(tally_family: Path,
@@ -108,13 +109,13 @@ def test_verifier_infrastructure_failure_is_pending_never_scored(tally_family: P
 
 
 def test_plan_crosses_conditions_and_repeats_and_refuses_unknown_options(tally_family: Path) -> None:
-    rows = PROTOCOL.plan(tally_family, RunOptions(agent="null", repeats=2))
+    rows = PROTOCOL.load(tally_family).plan(RunOptions(agent="null", repeats=2))
     assert len(rows) == 14 and {r.repeat for r in rows} == {0, 1}
     assert len({r.key for r in rows}) == 14
     with pytest.raises(InputError, match="unknown condition"):
-        PROTOCOL.plan(tally_family, RunOptions(agent="null", conditions=("sideways",)))
+        PROTOCOL.load(tally_family).plan(RunOptions(agent="null", conditions=("sideways",)))
     with pytest.raises(InputError, match="specpath.agent_timeout"):
-        PROTOCOL.plan(tally_family, RunOptions(agent="null", agent_options={"specpath.timeout": "3"}))
+        PROTOCOL.load(tally_family).plan(RunOptions(agent="null", agent_options={"specpath.timeout": "3"}))
     assert PROTOCOL.detect(tally_family) and PROTOCOL.validate(tally_family) == []
 
 
