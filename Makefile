@@ -46,6 +46,7 @@ bench-quick: $(STAMP)  # the same figures, the scale matrix cut to 70 rows
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
+	$(BIN)/mypy --strict src/reqbench/core src/reqbench/protocols/base.py  # the core and the protocol interface
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

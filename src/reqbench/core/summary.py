@@ -72,7 +72,7 @@ def cell_of(value: Any) -> Cell:
     if is_metric_json(value):
         return metric_of(value)
     if value is None or isinstance(value, str | int | float | bool):
-        return value  # type: ignore[no-any-return]
+        return value
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 

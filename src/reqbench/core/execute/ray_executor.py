@@ -29,7 +29,7 @@ class RayShared:
         self.ref = ref
 
     def get(self) -> Any:
-        import ray  # type: ignore[import-not-found]
+        import ray
 
         return ray.get(self.ref)
 
@@ -40,7 +40,7 @@ class RayExecutor:
 
     def __init__(self, concurrency: int = 1) -> None:
         try:
-            import ray  # type: ignore[import-not-found]
+            import ray
         except ModuleNotFoundError as exc:
             raise InputError("the ray executor needs Ray, which is not installed "
                              "(pip install 'reqbench[ray]'), or use --executor local",

@@ -120,4 +120,4 @@ def as_response_cache(obj: Any, kind: str = "llm") -> ResponseCache:
                   and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     except (TypeError, ValueError):
         return obj  # type: ignore[no-any-return]
-    return KindScopedCache(obj, kind) if len(params) >= 2 else obj  # type: ignore[no-any-return]
+    return KindScopedCache(obj, kind) if len(params) >= 2 else obj

@@ -21,7 +21,8 @@ def exact_agreement(a: Sequence[str], b: Sequence[str]) -> float:
 def linear_weights(k: int) -> np.ndarray:
     """Agreement weights w_ij = 1 - |i - j| / (k - 1); for k = 3: 1 / 0.5 / 0 as tabled in the paper."""
     idx = np.arange(k)
-    return 1.0 - np.abs(idx[:, None] - idx[None, :]) / (k - 1)
+    weights: np.ndarray = 1.0 - np.abs(idx[:, None] - idx[None, :]) / (k - 1)
+    return weights
 
 
 def confusion_matrix(a: Sequence[str], b: Sequence[str], categories: Sequence[str]) -> np.ndarray:

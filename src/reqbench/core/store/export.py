@@ -45,8 +45,8 @@ def export_jsonl(store: RunStore, path: Path) -> int:
 def export_parquet(store: RunStore, path: Path) -> int:
     """Write the same rows as Parquet (`result` and `artifacts` as JSON text)."""
     try:
-        import pyarrow as pa  # type: ignore[import-not-found]
-        import pyarrow.parquet as pq  # type: ignore[import-not-found]
+        import pyarrow as pa
+        import pyarrow.parquet as pq
     except ModuleNotFoundError as exc:
         raise InputError("Parquet export needs pyarrow: install pyarrow for --parquet") from exc
     records = []

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -153,9 +154,11 @@ class ReplayCursor:
         size = _size(body)
         with self._lock:
             same_api = [c for c in self._left if c.api == api]
-            for rule in (lambda c: c.request_key == key,
-                         lambda c: c.model == model and _size(c.request) == size,
-                         lambda c: c.model == model):
+            rules: tuple[Callable[[ModelCall], bool], ...] = (
+                lambda c: c.request_key == key,
+                lambda c: c.model == model and _size(c.request) == size,
+                lambda c: c.model == model)
+            for rule in rules:
                 match = next((c for c in same_api if rule(c)), None)
                 if match is not None:
                     self._left.remove(match)

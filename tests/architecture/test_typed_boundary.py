@@ -1,0 +1,48 @@
+"""The boundary between the runner and the protocols is typed: nothing holds a protocol as `Any`, nothing
+asks whether a protocol has a headline, and the report renders a `Summary` without naming any protocol.
+Every registered protocol satisfies `SuiteProtocol`, and what it loads satisfies `Suite`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from reqbench.core.execute.suite import Suite, SuiteProtocol
+from reqbench.protocols.base import available_protocols
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "reqbench"
+ANY_PROTOCOL = re.compile(r"\b(protocol|proto)\s*:\s*Any\b")
+HASATTR_HEADLINE = re.compile(r"hasattr\([^)]*['\"]headline['\"]")
+PROTOCOL_NAMES = re.compile(r"['\"](takeover|specpath|journey|pace)['\"]")
+RENDERERS = ["report/tables.py", "report/run_report.py", "report/html.py", "report/headline_plots.py",
+             "report/plots.py", "report/viewer/server.py", "cli/generic.py", "cli/generic_report.py"]
+
+
+def _sources() -> list[Path]:
+    return sorted(p for p in SRC.rglob("*.py") if "examples" not in p.relative_to(SRC).parts)
+
+
+def test_no_protocol_is_held_as_any() -> None:
+    found = [f"{p.relative_to(SRC)}:{n}" for p in _sources()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if ANY_PROTOCOL.search(line)]
+    assert found == []
+
+
+def test_no_headline_is_found_by_hasattr() -> None:
+    found = [str(p.relative_to(SRC)) for p in _sources() if HASATTR_HEADLINE.search(p.read_text(encoding="utf-8"))]
+    assert found == []
+
+
+def test_the_report_names_no_protocol() -> None:
+    found = {rel: PROTOCOL_NAMES.findall((SRC / rel).read_text(encoding="utf-8")) for rel in RENDERERS}
+    assert {rel: names for rel, names in found.items() if names} == {}
+
+
+def test_every_registered_protocol_and_the_suites_it_loads_are_typed() -> None:
+    protocols = available_protocols()
+    assert {"takeover", "specpath", "journey", "pace", "toy"} <= {p.name for p in protocols}
+    for protocol in protocols:
+        assert isinstance(protocol, SuiteProtocol), protocol.name
+        for path, _ in protocol.demo_runs():
+            suite = protocol.load(path)
+            assert isinstance(suite, Suite) and suite.protocol is protocol and suite.path == path
