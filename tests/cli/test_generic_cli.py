@@ -92,11 +92,18 @@ def test_report_json_has_protocol_summary_and_run_counts(shared_run: Path) -> No
     proc = reqbench("report", str(shared_run), "--json")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
-    assert set(payload) == {"toy", "run"}
+    assert set(payload) == {"toy", "run", "summary"}
     # values: condition A -> value, B -> 2 * value (toy rule); t1=1, t2=3
     assert payload["toy"]["by condition"] == {
         "A": {"rows": 2, "mean value": {"value": 2.0, "ci": [1, 3]}},
         "B": {"rows": 2, "mean value": {"value": 4.0, "ci": [2, 6]}}}
+    typed = payload["summary"]  # the same numbers, typed: facts, tables of cells, headline, plots
+    assert typed["overview"] == {"scored rows": 4} and typed["headline"] == {"scored rows": 4}
+    assert typed["tables"] == [{"title": "by condition", "columns": ["rows", "mean value"], "rows": {
+        "A": {"rows": 2, "mean value": {"value": 2.0, "ci": [1, 3]}},
+        "B": {"rows": 2, "mean value": {"value": 4.0, "ci": [2, 6]}}}}]
+    assert [(p["kind"], p["title"], p["labels"], p["series"], p["ci"]) for p in typed["plots"]] == [
+        ("bar", "mean value", ["A", "B"], {"mean value": [2.0, 4.0]}, [[1, 3], [2, 6]])]
     assert payload["run"]["counts"] == {"planned": 4, "scored": 4, "pending": 0, "invalid": 0,
                                         "unstarted": 0, "unfinished": 0, "attempts": 4}
     assert payload["run"]["protocol"] == "toy" and payload["run"]["options"]["agent"] == "reference"
