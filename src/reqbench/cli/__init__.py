@@ -1,1 +1,2 @@
-"""The typer CLI: thin command modules (parse -> call library -> print)."""
+"""The typer CLI: thin command modules (parse -> call the library -> print); the generic commands
+(`validate`, `run`, `report`, `regrade`, `export`, `view`, `demo`) and each protocol's own command group."""

@@ -1,1 +1,4 @@
-"""Harness core shared by every protocol. Imports nothing from `reqbench.protocols`."""
+"""Everything that cuts across protocols, exactly once: the suite interface and the runner (`execute`), typed
+summaries (`summary`), the run store (`store`), sandbox, checks, workspaces, agents, judges, model access
+(`llm`), statistics and the registry of protocols, agents, judges and schemas (`registry`). Imports
+nothing from `reqbench.protocols`, `reqbench.report` or `reqbench.cli`; checked with ``mypy --strict``."""

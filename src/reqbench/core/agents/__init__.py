@@ -1,1 +1,2 @@
-"""Agents: the protocol (`base`), adapters and control agents."""
+"""Agents: the interface (`base`), the registry and spec parser (`registry`), the control agents (null,
+reference, replay), the `command` and `llm` agents and the CLI presets (claude-code, codex, ...)."""
