@@ -56,6 +56,11 @@ def metric_of(value: Mapping[str, Any]) -> Metric:
     return Metric(_opt_float(value.get("value")), interval, n if isinstance(n, int) else None)
 
 
+def as_number(value: Any) -> float | None:
+    """`value` as a float when it is a number (not a bool), else None: what a chart can draw."""
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
 def _opt_float(value: Any) -> float | None:
     if value is None or isinstance(value, bool) or not isinstance(value, int | float):
         return None

@@ -196,7 +196,7 @@ def run_sandboxed(
             inside = bridge.SOCKET_INSIDE if isolation == "bwrap" else Path(gateway_socket)
             if isolation == "bwrap":
                 readonly_binds[Path(gateway_socket)] = inside
-            port = gateway_port or bridge.sandbox_port(isolation != "plain")
+            port = gateway_port or bridge.sandbox_port(isolation != "none")
             argv = bridge.wrap(argv, inside, port)
         prefix: list[str] = []
         status_r = status_w = -1

@@ -5,11 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reqbench.core.summary import Cell, Plot, Summary, Table
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+from reqbench.core.summary import Cell, Plot, Summary, Table, as_number
 
 
 def plots(data: dict[str, dict[str, Any]]) -> list[Plot]:
@@ -18,9 +14,9 @@ def plots(data: dict[str, dict[str, Any]]) -> list[Plot]:
         return []
     labels = list(rows)
     out = [Plot("grouped", "Proc and Final F2P by persona", labels,
-                {"Proc F2P": [_num(v.get("proc_f2p")) for v in rows.values()],
-                 "Final F2P": [_num(v.get("final_f2p")) for v in rows.values()]}, ylabel="fail-to-pass rate")]
-    conf = [_num(v.get("user_confidence")) for v in rows.values()]
+                {"Proc F2P": [as_number(v.get("proc_f2p")) for v in rows.values()],
+                 "Final F2P": [as_number(v.get("final_f2p")) for v in rows.values()]}, ylabel="fail-to-pass rate")]
+    conf = [as_number(v.get("user_confidence")) for v in rows.values()]
     if any(c is not None for c in conf):
         out.append(Plot("bar", "final user confidence by persona", labels, {"confidence": conf},
                         ylabel="confidence (0-100)"))

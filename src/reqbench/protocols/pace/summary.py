@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from reqbench.core.summary import Cell, Plot, Summary
+from reqbench.core.summary import Cell, Plot, Summary, as_number
 
 TABLES = ("systems", "case_scores", "loss_by_symptom", "symptom_signal", "attrition by reason (rows)")
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 def plots(data: dict[str, Any]) -> list[Plot]:
@@ -29,7 +25,7 @@ def plots(data: dict[str, Any]) -> list[Plot]:
         symptoms: list[str] = []
         for cells in losses.values():
             symptoms += [s for s in cells if s not in symptoms]
-        series = {s: [_num(cells.get(s)) for cells in losses.values()] for s in symptoms}
+        series = {s: [as_number(cells.get(s)) for cells in losses.values()] for s in symptoms}
         out.append(Plot("grouped", "PACE score lost by symptom", list(losses), series, ylabel="points lost"))
     return out
 

@@ -7,11 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from reqbench.core.stats.intervals import wilson
-from reqbench.core.summary import Cell, Interval, Plot, Summary
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+from reqbench.core.summary import Cell, Interval, Plot, Summary, as_number
 
 
 def headline(data: dict[str, Any]) -> dict[str, Cell]:
@@ -31,7 +27,7 @@ def plots(data: dict[str, Any]) -> list[Plot]:
     cis: list[Interval | None] = []
     for condition, cells in delivery.items():
         labels.append(condition)
-        values.append(_num(cells.get("complete_delivery")))
+        values.append(as_number(cells.get("complete_delivery")))
         c = counts.get(condition) or {}
         cis.append(wilson(c.get("complete_delivery", 0), c.get("n", 0)) if c else None)
     out = []
@@ -43,7 +39,7 @@ def plots(data: dict[str, Any]) -> list[Plot]:
         rows = data.get(table) or {}
         if rows:
             out.append(Plot("bar", f"{table}: {ylabel} by condition", list(rows),
-                            {ylabel: [_num(r.get(column)) for r in rows.values()]}, ylabel=ylabel))
+                            {ylabel: [as_number(r.get(column)) for r in rows.values()]}, ylabel=ylabel))
     return out
 
 

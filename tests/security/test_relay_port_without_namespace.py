@@ -1,0 +1,40 @@
+"""Threat: rows that run without a network namespace (``--unsafe-no-sandbox`` where neither bubblewrap nor
+``unshare`` works) put their model-gateway relay on the host's loopback. On a fixed port, a second row (or
+anything else already listening there) takes it: the relay cannot bind and the agent never starts, or the
+agent is told an address that is not its own relay. The relay takes a free host port instead (`bridge`)."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+
+from reqbench.core.sandbox import run_sandboxed
+from reqbench.core.sandbox.bridge import BRIDGE_PORT
+
+
+def test_without_a_network_namespace_the_relay_never_takes_the_fixed_port(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REQBENCH_SANDBOX", "none")
+    other_row = socket.socket()
+    try:
+        other_row.bind(("127.0.0.1", BRIDGE_PORT))
+    except OSError:
+        pytest.skip(f"port {BRIDGE_PORT} of this host's loopback is taken already")
+    other_row.listen(1)
+    gateway = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    gateway.bind(str(tmp_path / "gateway.sock"))
+    gateway.listen(1)
+    work = tmp_path / "work"
+    work.mkdir()
+    try:
+        result = run_sandboxed(["sh", "-c", "echo agent started"], work, timeout=30,
+                               gateway_socket=tmp_path / "gateway.sock",
+                               stdout_path=tmp_path / "out.txt", stderr_path=tmp_path / "err.txt")
+    finally:
+        other_row.close()
+        gateway.close()
+    assert result.isolation == "none"
+    assert result.exit_code == 0, (tmp_path / "err.txt").read_text()
+    assert (tmp_path / "out.txt").read_text() == "agent started\n"
