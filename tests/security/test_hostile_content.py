@@ -194,8 +194,8 @@ def _pace(tmp_path: Path, script: str) -> RowOutcome:
     from reqbench.protocols.pace.suite import PaceProtocol
 
     suite = bundled_suite("pace")
-    return _final(PaceProtocol().run_row(suite, Row("billflow-credit-notes", "prd", "command", 0),
-                                         _options(script), tmp_path / "work"))
+    return _final(PaceProtocol().load(suite).run_row(Row("billflow-credit-notes", "prd", "command", 0),
+                                                     RowContext(_options(script), tmp_path / "work")))
 
 
 def test_pace_huge_file_is_agent_failure(tmp_path: Path) -> None:

@@ -6,23 +6,41 @@ agent is told an address that is not its own relay. The relay takes a free host 
 from __future__ import annotations
 
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from reqbench.core.sandbox import run_sandboxed
+from reqbench.core.sandbox import available_isolation, run_sandboxed
 from reqbench.core.sandbox.bridge import BRIDGE_PORT
 
 
-def test_without_a_network_namespace_the_relay_never_takes_the_fixed_port(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def no_namespace(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Isolation forced to none for this test only (the isolation is probed once per process)."""
     monkeypatch.setenv("REQBENCH_SANDBOX", "none")
-    other_row = socket.socket()
+    available_isolation.cache_clear()
+    yield
+    monkeypatch.delenv("REQBENCH_SANDBOX")
+    available_isolation.cache_clear()
+
+
+@pytest.fixture
+def other_row() -> Iterator[socket.socket]:
+    """A listener on the fixed relay port of the host's loopback, as another row's relay would be."""
+    sock = socket.socket()
     try:
-        other_row.bind(("127.0.0.1", BRIDGE_PORT))
+        sock.bind(("127.0.0.1", BRIDGE_PORT))
     except OSError:
+        sock.close()
         pytest.skip(f"port {BRIDGE_PORT} of this host's loopback is taken already")
-    other_row.listen(1)
+    sock.listen(1)
+    yield sock
+    sock.close()
+
+
+def test_without_a_network_namespace_the_relay_never_takes_the_fixed_port(
+        tmp_path: Path, no_namespace: None, other_row: socket.socket) -> None:
     gateway = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     gateway.bind(str(tmp_path / "gateway.sock"))
     gateway.listen(1)
@@ -33,7 +51,6 @@ def test_without_a_network_namespace_the_relay_never_takes_the_fixed_port(
                                gateway_socket=tmp_path / "gateway.sock",
                                stdout_path=tmp_path / "out.txt", stderr_path=tmp_path / "err.txt")
     finally:
-        other_row.close()
         gateway.close()
     assert result.isolation == "none"
     assert result.exit_code == 0, (tmp_path / "err.txt").read_text()
