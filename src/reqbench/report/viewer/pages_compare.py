@@ -3,8 +3,9 @@ whose outcome, status or score flipped, paired by (task, condition, repeat)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from reqbench.core.summary import Cell, Metric, as_number
 from reqbench.report.provenance import run_title
 from reqbench.report.tables import format_cell
 from reqbench.report.viewer.pages_run import nav
@@ -14,10 +15,8 @@ if TYPE_CHECKING:
     from reqbench.report.viewer.server import RunContext, Viewer
 
 
-def _value(cell: Any) -> float | None:
-    if isinstance(cell, dict):
-        cell = cell.get("value")
-    return float(cell) if isinstance(cell, int | float) and not isinstance(cell, bool) else None
+def _value(cell: Cell) -> float | None:
+    return as_number(cell.value if isinstance(cell, Metric) else cell)
 
 
 def _picker(viewer: Viewer, a: str, b: str) -> str:
