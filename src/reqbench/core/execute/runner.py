@@ -95,7 +95,8 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
     try:
         if context.suite is not None and context.protocol is not None:
             suite = load_shipped(context.protocol, context.suite)
-        assert suite is not None, "a local attempt needs its loaded suite"
+        if suite is None:
+            raise TypeError("a local attempt needs its loaded suite")
         ctx = RowContext(options, work_dir)
         with row_scope(row.key):  # model calls of the row's agents are recorded under its key
             if step == NextStep.REEVALUATE:
