@@ -11,8 +11,9 @@ import datetime as dt
 import math
 import typing
 
-import humanize
 import pytest
+
+import humanize
 
 NATURALDELTA_ROWS = [
     (0, "a moment"),

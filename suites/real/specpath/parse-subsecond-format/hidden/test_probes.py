@@ -3,8 +3,9 @@
 # change), the fixed obligations verbatim from tests/test_parse.py of 1.20.0.
 from datetime import datetime
 
-import parse
 import pytest
+
+import parse
 
 
 def test_datetime_with_various_subsecond_precision():
