@@ -34,7 +34,7 @@ from reqbench.core.store.selection import (
     select_attempt,
 )
 
-__all__ = ["DB_NAME", "RunStore", "is_run_dir", "utc_now"]
+__all__ = ["ARTIFACTS_DIR", "DB_NAME", "LOCK_NAME", "SUBMISSION_ARTIFACT", "RunStore", "is_run_dir", "utc_now"]
 
 DB_NAME = "run.sqlite"
 ARTIFACTS_DIR = "artifacts"
