@@ -9,13 +9,13 @@ and is cached read-only per case; a candidate tree is a fresh copy with the patc
 from __future__ import annotations
 
 import difflib
-import re
 import shutil
 import tempfile
 from pathlib import Path
 
 from reqbench.core.workspace import PatchApplyError, RepoSource, apply_patch, diff_trees
 from reqbench.core.workspace.fileio import read_regular
+from reqbench.core.workspace.patch_paths import patch_paths
 from reqbench.protocols.pace.l1.callgraph import SKIP_DIRS
 
 __all__ = [
@@ -28,9 +28,6 @@ __all__ = [
     "patch_applies",
     "patch_paths",
 ]
-
-_DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)\s*$")
-
 
 def base_tree(base: str, case_dir: Path, sha256: str | None = None) -> Path:
     """The pristine base tree of a case (read-only; pypi/archive sources are fetched and cached once,
@@ -59,16 +56,6 @@ def patch_applies(base: Path, patch_text: str) -> bool:
         except PatchApplyError:
             return False
     return True
-
-
-def patch_paths(patch_text: str) -> list[str]:
-    """Paths a unified diff touches (new side, or old side for deletions), in order, unique."""
-    out: list[str] = []
-    for line in patch_text.splitlines():
-        m = _DIFF_PATH.match(line)
-        if m and m.group(1) != "/dev/null" and m.group(1) not in out:
-            out.append(m.group(1))
-    return out
 
 
 def changed_files(base: Path, cand: Path, candidates: list[str]) -> list[str]:
