@@ -1,22 +1,20 @@
 """Repository trees for scoring: the frozen base, a candidate (base + patch), and per-file diffs.
 
 The base comes from the case's `base` source through `reqbench.core.workspace` (``dir:``, ``pypi:``, ...)
-and is cached read-only per case; a candidate tree is a fresh copy with the patch applied by
-`core.workspace.apply_patch` (exact-base applicability: a patch that does not apply raises
+and is cached read-only per case; a candidate tree is a fresh workspace (`core.workspace.materialize`)
+with the patch applied by `core.workspace.apply_patch` (exact-base applicability: a patch that does not apply raises
 `PatchApplyError` and the candidate is not scored).
 """
 
 from __future__ import annotations
 
 import difflib
-import shutil
 import tempfile
 from pathlib import Path
 
-from reqbench.core.workspace import PatchApplyError, RepoSource, apply_patch, diff_trees
+from reqbench.core.workspace import PatchApplyError, RepoSource, diff_trees, materialize, remove_tree
 from reqbench.core.workspace.fileio import read_regular
 from reqbench.core.workspace.patch_paths import patch_paths
-from reqbench.protocols.pace.l1.callgraph import SKIP_DIRS
 
 __all__ = [
     "PatchApplyError",
@@ -39,12 +37,13 @@ def base_tree(base: str, case_dir: Path, sha256: str | None = None) -> Path:
 
 
 def candidate_tree(base: Path, patch_text: str, dest: Path) -> Path:
-    """Copy `base` to `dest` and apply `patch_text` (raises `PatchApplyError` when it does not apply)."""
+    """A fresh workspace of `base` at `dest` (`core.workspace.materialize`: real copies, links kept as
+    links) with `patch_text` applied (raises `PatchApplyError` when it does not apply)."""
     if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(base, dest, ignore=shutil.ignore_patterns(*SKIP_DIRS))
+        remove_tree(dest)
+    workspace = materialize(RepoSource(kind="dir", location=str(base)), dest)
     if patch_text.strip():
-        apply_patch(dest, patch_text)
+        workspace.apply(patch_text)
     return dest
 
 
