@@ -141,7 +141,7 @@ class JourneyProtocol:
                 for agent in ("reference", "null")]
 
 
-def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec: str = "exact") -> RowOutcome:
+def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec: str = "") -> RowOutcome:
     """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
     every turn's diff as artifacts."""
     if record.end_reason == "provider_error":

@@ -233,7 +233,7 @@ class PaceProtocol:
         return {f"{label} score": r.get("mean") for label, r in (summary.get("systems") or {}).items()}
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        options = RunOptions(agent="reference", judge="offline", conditions=("prd", *CONTROL_CONDITIONS[1:]))
+        options = RunOptions(agent="reference", judge="token-overlap", conditions=("prd", *CONTROL_CONDITIONS[1:]))
         return [(bundled_suite("pace"), options)]
 
 
