@@ -137,7 +137,7 @@ class JourneyProtocol:
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
-        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES))
+        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES, judge="word-overlap"))
                 for agent in ("reference", "null")]
 
 
