@@ -156,7 +156,7 @@ class CLIPreset(ABC):
         """One tool invocation; `hide` folders (the protocol's suite and run) appear empty to it."""
         prompt = scratch / "prompt.md"
         write_private(prompt, prompt_text)  # the scratch folder is the agent's: never write through a link
-        port = bridge.sandbox_port(available_isolation() != "plain")
+        port = bridge.sandbox_port(available_isolation() != "none")
         inv = self.invocation(workspace, scratch, prompt, budget, resume,
                               Endpoint(bridge.base_url(port), gw.lease.token))
         argv = [*inv.argv[:self.extra_at], *self.extra_args, *inv.argv[self.extra_at:]]

@@ -114,7 +114,7 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: 
         inside = bridge.SOCKET_INSIDE if isolation == "bwrap" else Path(options.gateway_socket)
         if isolation == "bwrap":
             readonly_binds[Path(options.gateway_socket)] = inside
-        argv = bridge.wrap(argv, inside, options.gateway_port or bridge.sandbox_port(isolation != "plain"))
+        argv = bridge.wrap(argv, inside, options.gateway_port or bridge.sandbox_port(isolation != "none"))
     prefix: list[str] = []
     if isolation == "bwrap":
         launch.status_fds = os.pipe()
