@@ -18,7 +18,7 @@ def test_a_spec_is_a_registered_name_with_an_optional_argument() -> None:
 
 def test_an_unknown_judge_is_one_error_listing_every_known_judge() -> None:
     with pytest.raises(InputError) as info:
-        parse_judge_spec("offline")
+        parse_judge_spec("oracle")
     message = str(info.value)
     for shown in ("exact", "llm:MODEL", "replay:FILE", "token-overlap", "word-overlap"):
         assert shown in message
@@ -31,7 +31,7 @@ def test_a_judge_the_protocol_cannot_use_names_the_ones_it_can() -> None:
 
 def test_heuristics_never_answer_judge_requests_and_exact_is_the_contract_rule() -> None:
     assert isinstance(make_judge("exact"), ExactJudge)
-    for heuristic in ("token-overlap", "word-overlap"):
+    for heuristic in ("token-overlap", "offline", "word-overlap"):
         with pytest.raises(InputError, match="does not answer judge requests"):
             make_judge(heuristic)
 
@@ -41,7 +41,7 @@ def test_pace_refuses_exact_and_keeps_its_documented_older_name() -> None:
     from reqbench.protocols.pace.judges.token_overlap import TokenOverlapJudge
 
     assert isinstance(make_point_judge("", dict), TokenOverlapJudge)
-    assert make_point_judge("offline", dict).judge_id == "token-overlap/v1"
+    assert make_point_judge("offline", dict).judge_id == "token-overlap/v1"  # its documented older name
     for other in ("exact", "word-overlap"):
         with pytest.raises(InputError, match="does not judge PACE checklists"):
             make_point_judge(other, dict)
@@ -51,6 +51,6 @@ def test_journey_defaults_to_word_overlap_and_refuses_exact() -> None:
     from reqbench.protocols.journey.capability import WordOverlap, session_judge
 
     assert isinstance(session_judge(""), WordOverlap) and isinstance(session_judge("word-overlap"), WordOverlap)
-    for other in ("exact", "token-overlap"):
+    for other in ("exact", "token-overlap", "offline"):
         with pytest.raises(InputError, match="does not judge SWE-Journey capabilities"):
             session_judge(other)

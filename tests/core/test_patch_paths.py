@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from reqbench.core.workspace.patch_paths import FileChange, patch_files, patch_paths, unquote
+from reqbench.core.workspace.patch_paths import FileChange, display_path, patch_files, patch_paths, unquote
 
 RENAME_WITH_EDIT = """\
 diff --git a/old.txt b/new.txt
@@ -135,6 +135,7 @@ def test_unquote_handles_escapes_octal_bytes_and_leaves_plain_names_alone() -> N
     assert unquote('"a\\\\b\\"c\\nd"') == 'a\\b"c\nd'
     assert unquote('"\\377"') == "\udcff"  # an undecodable byte survives as a surrogate escape
     assert unquote("plain name") == "plain name"
+    assert display_path(unquote('"caf\\303\\251\\377.py"')) == "café\\xff.py"
 
 
 def test_a_patch_written_by_real_git_parses_to_the_hand_computed_paths(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ A spec is ``NAME`` or ``NAME:ARG``. ``NAME`` is an entry of the ``reqbench.judge
 * ``exact`` -- the contract's own deterministic rule (`ExactJudge`); a contract without one refuses it.
 * ``replay:FILE`` -- answers recorded earlier, in the one replay format (`reqbench.core.judges.replay`).
 * ``llm:MODEL`` -- a model answers the contract.
-* ``token-overlap`` -- PACE's reference-evidence token-recall heuristic (PACE checklists only).
+* ``token-overlap`` -- PACE's reference-evidence token-recall heuristic (PACE checklists only;
+  ``offline`` is its older name).
 * ``word-overlap`` -- SWE-Journey's capability heuristic (shared words, edited files; journey only).
 
 A protocol that judges only some of them says so with `accepts`; an unknown name or a name the protocol

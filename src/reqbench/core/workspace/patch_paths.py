@@ -17,6 +17,8 @@ Semantics (`patch_files`, `patch_paths`):
   where both sides name the same path; for renames the ``rename from``/``rename to`` lines decide.
 * `patch_paths` flattens the changes: every old and new path, in order of first appearance, each once. A
   rename therefore lists both its old and its new path, a deletion its old path.
+* Paths keep undecodable bytes as surrogate escapes, so they name the real files (`os.fsencode`);
+  `display_path` turns one into valid UTF-8 text (``\\xNN`` for such bytes) for results and JSON.
 
 A hand-written parser rather than the ``unidiff`` package: ``unidiff`` 1.0 rejects git's tab-terminated
 names (any path with a space) and the rules above need git's quoting and header logic anyway.
@@ -182,6 +184,11 @@ def _skip_hunks(lines: list[str], i: int) -> int:
         while i < len(lines) and lines[i].startswith("\\"):
             i += 1
     return i
+
+
+def display_path(path: str) -> str:
+    """`path` as valid UTF-8 text: an undecodable byte (a surrogate escape) becomes ``\\xNN``."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def patch_paths(patch: str) -> list[str]:

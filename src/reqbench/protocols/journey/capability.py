@@ -205,7 +205,7 @@ def session_judge(judge_spec: str) -> Judge | WordOverlap:
     """The judge of a run's ``--judge`` ('' = ``word-overlap``). Journey's contracts have no exact rule
     and are not PACE checklists, so ``exact`` and ``token-overlap`` are refused with the list of judges
     that apply."""
-    accepts = [n for n in registry.names("judges") if n not in ("exact", "token-overlap")]
+    accepts = [n for n in registry.names("judges") if n not in ("exact", "token-overlap", "offline")]
     spec = parse_judge_spec(judge_spec or DEFAULT_JUDGE, accepts=accepts, what="SWE-Journey capabilities")
     built = build_judge(spec)
     return built if isinstance(built, WordOverlap) else make_judge(str(spec))

@@ -19,7 +19,7 @@ from reqbench.core.workspace import (
     remove_tree,
     tree_hash,
 )
-from reqbench.core.workspace.patch_paths import patch_paths
+from reqbench.core.workspace.patch_paths import display_path, patch_paths
 
 __all__ = ["PatchApplyError", "apply_patch", "changed_files", "copy_tree", "diff_trees", "make_workspace",
            "snapshot", "tree_hash"]
@@ -49,5 +49,5 @@ def snapshot(tree: Path, dest: Path, limits: WorkspaceLimits | None = None) -> P
 
 def changed_files(diff_text: str) -> list[str]:
     """Files a git-style diff touches (`core.workspace.patch_paths`: new path, a deletion's old path, both
-    sides of a rename)."""
-    return patch_paths(diff_text)
+    sides of a rename), as valid UTF-8 text for the session record (`display_path`)."""
+    return [display_path(p) for p in patch_paths(diff_text)]

@@ -1,7 +1,8 @@
 """Point judges for L2, built from a judge spec parsed by the one parser (`reqbench.core.judges.spec`):
 
 * ``token-overlap`` (the default) -- the reference-evidence token-recall heuristic (`judges.token_overlap`);
-  ``offline`` is its older name, still accepted because the pace commands documented it.
+  ``offline`` is its older name (registered for PACE only), still accepted because the pace commands
+  documented it.
 * ``replay:FILE`` -- recorded checklists in the one replay format (`reqbench.core.judges.replay`), one
   record per point request, keyed by `PointRequest.key()` with the checklist as its ``answer``.
 * ``llm[:MODEL]`` -- the checklist prompt over the OpenAI-compatible client (`judges.llm`).
@@ -20,8 +21,7 @@ from reqbench.protocols.pace.l1.evidence import EvidencePackage
 from reqbench.protocols.pace.l2 import PointJudge
 
 DEFAULT_JUDGE = "token-overlap"
-ACCEPTED = ("token-overlap", "replay", "llm")
-_OLDER_NAMES = {"offline": "token-overlap"}
+ACCEPTED = ("token-overlap", "offline", "replay", "llm")
 
 HEURISTIC_NOTICE = (
     "token-overlap heuristic judge: each criterion is compared with the reference patch's evidence for the "
@@ -54,10 +54,8 @@ def make_token_overlap(arg: str | None) -> type:
 def make_point_judge(spec: str, reference: Callable[[], Mapping[str, EvidencePackage]]) -> PointJudge:
     """Build a judge from its spec ('' = the default). `reference` lazily yields the reference packages
     (token-overlap only)."""
-    name, colon, arg = (spec or DEFAULT_JUDGE).partition(":")
-    parsed = parse_judge_spec(_OLDER_NAMES.get(name, name) + colon + arg, accepts=ACCEPTED,
-                              what="PACE checklists")
-    if parsed.name == "token-overlap":
+    parsed = parse_judge_spec(spec or DEFAULT_JUDGE, accepts=ACCEPTED, what="PACE checklists")
+    if parsed.name in ("token-overlap", "offline"):
         judge: PointJudge = build_judge(parsed)(reference())
         return judge
     if parsed.name == "replay":
