@@ -121,7 +121,7 @@ def test_regrade_of_a_demo_run_makes_linked_attempts_and_the_report_shows_both_g
                                           "conditions": ["prd"]}) as store:
         execute_run(store, PACE.load(suite), _pace_options("offline"))
     runner = CliRunner()
-    result = runner.invoke(app, ["regrade", str(tmp_path / "run"), "--judge", "exact", "--label", "second"])
+    result = runner.invoke(app, ["regrade", str(tmp_path / "run"), "--judge", "token-overlap", "--label", "second"])
     assert result.exit_code == 0, result.output
     with RunStore.open(tmp_path / "run") as store:
         for row in store.plan():

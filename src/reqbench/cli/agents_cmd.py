@@ -5,7 +5,6 @@ installed; `reqbench agents install NAME[@VERSION]` installs a preset's tool int
 
 from __future__ import annotations
 
-import importlib
 import json
 import shutil
 from typing import Any
@@ -15,25 +14,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from reqbench.core.agents.registry import AGENTS
+from reqbench.core import registry
 from reqbench.core.agents.versions import PACKAGES, cached_binary, install, split_spec
 
 
 def describe_agents() -> list[dict[str, Any]]:
-    """One record per registered agent: name, description, availability, preset command lines."""
+    """One record per registered agent: name, factory, description, preset command lines, installation.
+
+    An installed plugin whose agent fails to import is left out with a warning (`registry.loadable`);
+    one of reqbench's own failing to import is a bug and raises."""
     from reqbench.core.agents.presets import PRESETS
 
     out: list[dict[str, Any]] = []
-    for name, (module_name, factory_name) in sorted(AGENTS.items()):
-        entry: dict[str, Any] = {"name": name, "factory": f"{module_name}:{factory_name}",
-                                 "available": True, "description": "", "commands": {}}
-        try:
-            factory = getattr(importlib.import_module(module_name), factory_name)
-        except (ModuleNotFoundError, AttributeError):
-            entry.update(available=False, description="not available in this build")
-            out.append(entry)
-            continue
-        entry["description"] = (factory.__doc__ or "").strip().splitlines()[0] if factory.__doc__ else ""
+    for name, factory in registry.loadable("agents").items():
+        doc = (factory.__doc__ or "").strip()
+        entry: dict[str, Any] = {"name": name, "factory": registry.entry_value("agents", name),
+                                 "description": doc.splitlines()[0] if doc else "", "commands": {}}
         if name in PRESETS:
             stages = ("diagnostic", "coding") if PRESETS[name].staged else ("coding",)
             entry["commands"] = {stage: factory(stage=stage, binary=PRESETS[name].binary).command_line()

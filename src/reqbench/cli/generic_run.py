@@ -133,7 +133,8 @@ def run(
                                 callback=suite_spec),
     agent: str | None = typer.Option(None, "--agent", help="Agent name (e.g. reference, null, replay, llm, "
                                      "command, claude-code); required unless resuming a run directory."),
-    judge: str = typer.Option("exact", "--judge", help="Judge backend: exact, replay:FILE, llm:MODEL."),
+    judge: str = typer.Option("", "--judge", help="Judge: exact, token-overlap, word-overlap, replay:FILE, "
+                              "llm:MODEL (default: the protocol's offline judge)."),
     condition: list[str] = typer.Option([], "--condition", help="Condition to run (repeatable; "
                                                                 "default: the protocol's conditions)."),
     repeats: int = typer.Option(1, "--repeats", min=1, help="Repeats per (task, condition)."),

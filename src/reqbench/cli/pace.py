@@ -11,10 +11,12 @@ from rich.console import Console
 from reqbench.cli.protocol_lookup import suite_spec
 from reqbench.core.errors import InputError
 
+JUDGE_HELP = "token-overlap (heuristic; older name: offline) | replay:FILE | llm[:MODEL]"
+
 app = typer.Typer(
     help="PACE-Bench: PRD-driven Code Point scoring (L0/L1/L2), controls, agreement, attribution. "
     "Intervals: system scores are the equal-weight case mean +- standard error (sample SD / sqrt(n)); "
-    "the offline judge is a reference-relative smoke test, not a PACE score.",
+    "the token-overlap judge is a reference-relative smoke test, not a PACE score.",
     no_args_is_help=True,
 )
 console = Console()
@@ -67,7 +69,7 @@ def freeze(case: Path = typer.Argument(..., help="Case folder.", callback=suite_
 def score(
     case: Path = typer.Argument(..., help="Case folder.", callback=suite_spec),
     patch: Path = typer.Option(..., "--patch", help="Candidate patch (unified diff)."),
-    judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
+    judge: str = typer.Option("token-overlap", "--judge", help=JUDGE_HELP),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     evidence: bool = typer.Option(False, "--evidence", help="Include evidence packages in the JSON."),
     variant: str = typer.Option("full", "--variant",
@@ -76,7 +78,7 @@ def score(
 ) -> None:
     """Score one candidate patch against a frozen case.
 
-    Example: reqbench pace score demo:pace/cachetools-slru --patch my.patch --judge offline --json
+    Example: reqbench pace score demo:pace/cachetools-slru --patch my.patch --judge token-overlap --json
     """
     from reqbench.protocols.pace.case import load_case
     from reqbench.protocols.pace.repo import PatchApplyError
@@ -100,7 +102,7 @@ def controls(
     case: Path = typer.Argument(..., help="Case folder (its suite siblings give cross-case patches), or a "
                                 "suite folder (every case, plus the identifier-only control pooled).",
                                 callback=suite_spec),
-    judge: str = typer.Option("offline", "--judge", help="offline | replay:FILE | llm[:MODEL]"),
+    judge: str = typer.Option("token-overlap", "--judge", help=JUDGE_HELP),
     json_out: bool = typer.Option(False, "--json", help="Print scores as JSON."),
     details: bool = typer.Option(False, "--details", help="Include per-control verdicts."),
 ) -> None:

@@ -1,4 +1,4 @@
-"""Paper §3.1/§13: the judge never sees the reference; the offline heuristic does, so it says so."""
+"""Paper §3.1/§13: the judge never sees the reference; the token-overlap heuristic does, so it says so."""
 
 import json
 from pathlib import Path
@@ -10,8 +10,9 @@ from reqbench.protocols.pace.suite import PROTOCOL
 from tests.protocols.pace.conftest import BILLFLOW, run_cli
 
 
-def test_notice_only_for_the_offline_heuristic() -> None:
-    assert judge_notice("offline-heuristic/v1") == HEURISTIC_NOTICE
+def test_notice_only_for_the_token_overlap_heuristic() -> None:
+    assert judge_notice("token-overlap/v1") == HEURISTIC_NOTICE
+    assert judge_notice("offline-heuristic/v1") == HEURISTIC_NOTICE  # results recorded before the rename
     assert judge_notice("llm:some-model") is None
     assert judge_notice("replay:judged.json") is None
     assert "reference patch" in HEURISTIC_NOTICE and "not a PACE score" in HEURISTIC_NOTICE
@@ -35,6 +36,6 @@ def test_report_summary_carries_the_notice_and_the_estimator(tmp_path: Path) -> 
     summary = typed.data
     assert typed.overview["judge_notice"] == HEURISTIC_NOTICE  # shown in the report's overview table
     assert list(summary)[:3] == ["judge", "judge_notice", "interval"]
-    assert summary["judge"] == "offline-heuristic/v1"
+    assert summary["judge"] == "token-overlap/v1"
     assert summary["judge_notice"] == HEURISTIC_NOTICE
     assert "standard error" in summary["interval"]

@@ -1,5 +1,6 @@
 """L2 binds judges to the frozen criteria; missing evidence gets one expansion, then blocks the score."""
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -119,10 +120,30 @@ def test_hard_miss_soft_miss_and_partial_fold_deterministically() -> None:
 
 
 def test_replay_judge_without_a_recording_leaves_points_unresolved(tmp_path: Path) -> None:
-    (tmp_path / "r.json").write_text('{"billflow-credit-notes": {}}')
+    (tmp_path / "r.jsonl").write_text("")
     case = load_case(BILLFLOW)
-    result = Scorer(case).score(case.reference_patch, f"replay:{tmp_path / 'r.json'}")
+    result = Scorer(case).score(case.reference_patch, f"replay:{tmp_path / 'r.jsonl'}")
     assert result.score is None
+
+
+def test_replay_judge_reads_checklists_from_the_one_replay_format(tmp_path: Path) -> None:
+    """Recorded checklists are call records keyed by ``pace/CASE/POINT/round-N`` with the checklist as their
+    answer; the last accepted record for a key wins, as for every replay file."""
+    case = load_case(BILLFLOW)
+    lines = []
+    for point in case.points:
+        judgment = "missing" if point.id == "CN03" else "covered"
+        checklist = {"evidence_checklist": [
+            {"criterion_id": c.criterion_id, "evidence": "recorded", "judgment": judgment}
+            for c in point.criteria]}
+        key = f"pace/{case.id}/{point.id}/round-0"
+        lines.append(json.dumps({"request_key": key, "answer": {"evidence_checklist": []}}))
+        lines.append(json.dumps({"request_key": key, "answer": checklist, "judge_id": "human"}))
+    (tmp_path / "r.jsonl").write_text("\n".join(lines) + "\n")
+    result = Scorer(case).score(case.reference_patch, f"replay:{tmp_path / 'r.jsonl'}")
+    w = case.weights
+    assert result.verdicts["CN03"].value == "Missing"
+    assert result.score == pytest.approx(100 * (sum(w.values()) - w["CN03"]) / sum(w.values()))
 
 
 def test_contract_edited_after_freezing_is_refused(case_dir: Path) -> None:

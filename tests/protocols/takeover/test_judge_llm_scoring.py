@@ -11,6 +11,7 @@ import pytest
 from reqbench.core.judges.base import JudgeRequest
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.core.judges.factory import make_judge
+from reqbench.protocols.takeover.judging.exact_rules import RULES
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target
 from tests.protocols.takeover.score_helpers import fixture_target
 
@@ -29,7 +30,7 @@ def _answer(body: dict, index: int, swap_first_clarification: list[bool]) -> Rep
     contract = user.split("Contract: ", 1)[1].split("\n", 1)[0]
     data = json.loads(inside({"messages": [{"content": user}]})[0][1])
     labels = sorted({lab for dom in data["label_domains"].values() for lab in dom})
-    request = JudgeRequest(contract, "", data, list(data["candidate_map"]), labels)
+    request = JudgeRequest(contract, "", data, list(data["candidate_map"]), labels, exact_rule=RULES[contract])
     got = ExactJudge().judge(request).labels
     if contract == "clarification_semantic" and swap_first_clarification[0]:
         swap_first_clarification[0] = False

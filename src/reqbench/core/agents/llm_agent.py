@@ -26,11 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
-from reqbench.core.agents.cli_process import run_cli
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import write_json
 from reqbench.core.llm.client import ChatClient, LLMConfig
 from reqbench.core.llm.errors import MalformedOutput, ProviderError
+from reqbench.core.sandbox import run_sandboxed
 
 SYSTEM_PROMPT = """You are a careful software engineer working in a project directory.
 Every reply you write contains a short explanation of your reasoning followed by exactly ONE action:
@@ -117,9 +117,9 @@ def run_shell(command: str, workspace: Path, timeout: float, *, readonly: list[P
     `readonly` paths (the input files) stay visible, `hide` folders (suite, run) appear empty."""
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
            "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb"}
-    proc = run_cli(["bash", "-c", command], workspace, env=env, timeout=timeout, network=False,
-                   readonly=readonly, hide=hide)
-    output = proc.stdout + proc.stderr
+    proc = run_sandboxed(["bash", "-c", command], workspace, timeout=timeout, env=env, network=False,
+                         readonly_binds={p: p for p in readonly or []}, hide=list(hide or []))
+    output = proc.stdout_text() + proc.stderr_text()
     if proc.start_error:
         output += f"\n[could not start: {proc.start_error}]"
     code = proc.exit_code if proc.exit_code is not None else -1

@@ -1,7 +1,7 @@
 """What every third-party CLI preset shares: one sandboxed tool run, its model gateway, its session.
 
-A preset's tool runs in the sandbox (`cli_process.run_cli`) with the workspace as working directory,
-the prompt passed by file or stdin, and private files (prompt, config, trajectory, a fresh HOME) in a
+A preset's tool runs in the sandbox (`reqbench.core.sandbox.run_sandboxed`) with the workspace as working
+directory, the prompt passed by file or stdin, and private files (prompt, config, trajectory, a fresh HOME) in a
 scratch directory outside the workspace so they never show up in the diff. The tool gets **no
 network but the run's model gateway** (DESIGN §11): each run (or session) starts a gateway
 (`core.llm.gateway.scope.row_gateway`) that holds the provider key and the row's budget, the sandbox
@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
-from reqbench.core.agents.cli_process import run_cli
 from reqbench.core.agents.llm_agent import task_prompt
 from reqbench.core.agents.preset_output import Parsed
 from reqbench.core.agents.versions import PACKAGES, cached_binary
@@ -33,7 +32,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.llm.errors import OfflineCacheMiss
 from reqbench.core.llm.gateway import Gateway, Lease, RowBudget, Upstream
 from reqbench.core.llm.gateway.scope import row_gateway
-from reqbench.core.sandbox import available_isolation, bridge
+from reqbench.core.sandbox import available_isolation, bridge, run_sandboxed
 from reqbench.core.workspace.fileio import write_private
 
 STAGES = ("diagnostic", "coding")
@@ -167,11 +166,12 @@ class CLIPreset(ABC):
                                f"{self.name} (reqbench agents install {self.name}) or pass binary=PATH"), None
         before = gw.lease.usage()
         writable = [workspace, scratch, *self.writable]
-        proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
-                       writable=writable, readonly=install_dirs(argv[0], writable), hide=hide,
-                       trusted_command=True, network=False, gateway_socket=gw.gateway.socket_path,
-                       gateway_port=port)
-        parsed = self.parse(proc.stdout, proc.stderr, scratch)
+        proc = run_sandboxed(argv, workspace, timeout=budget.wall_seconds, env=env, stdin_file=inv.stdin_file,
+                             writable=writable, readonly_binds={d: d for d in install_dirs(argv[0], writable)},
+                             hide=list(hide or []), bind_named_files=True, network=False,
+                             gateway_socket=gw.gateway.socket_path, gateway_port=port)
+        stdout, stderr = proc.stdout_text(), proc.stderr_text()
+        parsed = self.parse(stdout, stderr, scratch)
         used = gw.lease.usage()
         exhausted = used["budget_exhausted"]
         if proc.start_error:
@@ -188,7 +188,7 @@ class CLIPreset(ABC):
             status, detail = AgentStatus.PROVIDER_ERROR, parsed.detail or "the model provider failed"
         else:
             status, detail = AgentStatus.ERROR, parsed.detail or f"exit code {proc.exit_code}: " \
-                f"{proc.stderr.strip()[-500:]}"
+                f"{stderr.strip()[-500:]}"
         if used["offline_misses"] > before["offline_misses"] and status is not AgentStatus.COMPLETED:
             raise OfflineCacheMiss(gw.lease.row_key, self.model or self.name)
         usage = Usage(prompt_tokens=used["prompt_tokens"] - before["prompt_tokens"],

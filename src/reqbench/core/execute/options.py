@@ -31,7 +31,7 @@ def options_from_json(data: dict[str, Any], *, concurrency: int = 1,
                       work_dir: Path | None = None) -> RunOptions:
     return RunOptions(agent=data["agent"], conditions=tuple(data.get("conditions", ())),
                       repeats=int(data.get("repeats", 1)), seed=int(data["seed"]),
-                      judge=data.get("judge", "exact"), agent_options=dict(data.get("agent_options", {})),
+                      judge=data.get("judge", ""), agent_options=dict(data.get("agent_options", {})),
                       unsafe_no_sandbox=bool(data.get("unsafe_no_sandbox", False)),
                       concurrency=concurrency, work_dir=work_dir)
 

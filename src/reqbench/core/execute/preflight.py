@@ -29,6 +29,7 @@ import httpx
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import RunOptions
+from reqbench.core.judges.spec import parse_judge_spec
 from reqbench.core.sandbox import available_isolation, isolation_gate, run_sandboxed
 
 ENDPOINT_TIMEOUT = 3.0
@@ -58,6 +59,8 @@ class AgentFacts:
 def preflight(options: RunOptions) -> AgentFacts:
     """Run every check of the module docstring for `options`; returns the facts to record."""
     isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
+    if options.judge:
+        parse_judge_spec(options.judge)  # an unknown judge name stops the run before anything is created
     agent = make_agent(options.agent, **_construct_options(options.agent_options))
     program = _program(agent)
     path = version = None

@@ -61,7 +61,9 @@ class RunOptions:
     conditions: tuple[str, ...] = ()
     repeats: int = 1
     seed: int = 20260729
-    judge: str = "exact"
+    judge: str = ""
+    """The judge spec (`core.judges.spec`); '' = the protocol's offline default (takeover ``exact``, pace
+    ``token-overlap``, journey ``word-overlap``)."""
     concurrency: int = 1
     agent_options: dict[str, Any] = field(default_factory=dict)
     work_dir: Path | None = None

@@ -1,7 +1,8 @@
 """The judge contract: a judge returns relation *labels* for enumerated candidates; programs score.
 
 A protocol builds a `JudgeRequest` (which contract, the instructions, the quoted data, the candidate ids
-and the allowed labels). A backend (`exact`, `replay:FILE`, `llm:MODEL`) answers with a `JudgeResponse`.
+and the allowed labels, and the contract's deterministic rule if it has one). A backend (`exact`,
+`replay:FILE`, `llm:MODEL`) answers with a `JudgeResponse`.
 `validate_labels` enforces the contract every backend shares (ReqMemBench D.3): every requested
 candidate labelled exactly once, no extra candidates, only enumerated labels. A response that breaks it
 is rejected (`JudgeRejected`); callers retry and, when retries run out, leave the score *pending* —
@@ -11,7 +12,7 @@ never silently zero.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -27,6 +28,10 @@ class JudgePending(ReqbenchError):
     """No valid judge response could be obtained; the dependent score stays pending."""
 
 
+ExactRule = Callable[[Mapping[str, Any], str], str]
+"""A contract's deterministic rule: (an item's quoted content, the label field) -> the label."""
+
+
 @dataclass(frozen=True)
 class JudgeRequest:
     contract: str
@@ -39,6 +44,9 @@ class JudgeRequest:
     """Ids of the items to label, each exactly once."""
     labels: Sequence[str]
     """The enumerated labels allowed for this contract."""
+    exact_rule: ExactRule | None = field(default=None, compare=False, repr=False)
+    """The contract's deterministic rule, which the ``exact`` judge applies (None: the contract has none).
+    Defined by the protocol that owns the contract; not part of the request key."""
 
     def key(self) -> str:
         """Content address of the request (cache key for record/replay)."""

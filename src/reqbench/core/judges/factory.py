@@ -1,34 +1,36 @@
-"""`make_judge(spec)`: the one place a judge spec string becomes a `Judge`.
+"""`make_judge(spec)`: a judge spec string becomes a `Judge` that answers `JudgeRequest`s.
 
-Judges register through the ``reqbench.judges`` entry-point group (`reqbench.core.registry`); a spec is
-``NAME`` or ``NAME:ARG`` and the registered factory gets ``ARG`` (or None). reqbench's own:
+Specs are parsed by `reqbench.core.judges.spec` (one parser, one meaning per name); reqbench's
+request-answering judges are:
 
-* ``exact`` — `ExactJudge`, the offline default (documented normalised string rules).
-* ``replay:FILE`` — `ReplayJudge`, labels recorded earlier (JSONL keyed by request key).
-* ``llm:MODEL`` — the model-backed judge of `reqbench.core.judges.llm` (the paper's judge contracts).
+* ``exact`` -- `ExactJudge`: the deterministic rule each contract carries (`JudgeRequest.exact_rule`).
+* ``replay:FILE`` -- `ReplayJudge`, answers recorded earlier (`reqbench.core.judges.replay`).
+* ``llm:MODEL`` -- the model-backed judge of `reqbench.core.judges.llm` (the paper's judge contracts).
+
+A registered judge that answers something else (``token-overlap`` judges PACE checklists,
+``word-overlap`` journey turns) is refused here with the list of judges that answer requests.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.judges.base import Judge
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.core.judges.replay import ReplayJudge
+from reqbench.core.judges.spec import build_judge, parse_judge_spec
 
 JUDGE_SPECS = "exact | replay:FILE | llm:MODEL"
 
 
 def make_judge(spec: str) -> Judge:
-    """Build the judge named by `spec` (see the module docstring); `InputError` on a bad spec."""
-    spec = (spec or "").strip()
-    name, _, arg = spec.partition(":")
-    if name not in registry.names("judges"):
-        raise InputError(f"unknown judge {spec!r}; use {JUDGE_SPECS} (registered: "
-                         f"{', '.join(registry.names('judges'))})")
-    judge: Judge = registry.load("judges", name)(arg or None)
+    """Build the request-answering judge named by `spec`; `InputError` on a bad or unsuitable spec."""
+    parsed = parse_judge_spec(spec)
+    judge = build_judge(parsed)
+    if not isinstance(judge, Judge):
+        raise InputError(f"judge {parsed.name!r} does not answer judge requests; use {JUDGE_SPECS} "
+                         "(or a plugin's request judge)", item="--judge")
     return judge
 
 

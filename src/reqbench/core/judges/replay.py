@@ -1,16 +1,19 @@
-"""The `replay:FILE` judge: answers from labels recorded earlier (by any judge, or by human reviewers).
+"""The one replay format of judge answers, and the `replay:FILE` judge that answers `JudgeRequest`s from it.
 
-FILE is JSONL. Each line is one call record keyed by the request's content address::
+FILE is JSONL. Each line is one call record keyed by the request's key::
 
-    {"request_key": "<JudgeRequest.key()>", "labels": {"<candidate>": "<LABEL>", ...},
-     "judge_id": "...", ...any other fields (ignored)}
+    {"request_key": "<key>", "labels": {"<candidate>": "<LABEL>", ...}, "judge_id": "...", ...}
+    {"request_key": "<key>", "answer": <any JSON>, "judge_id": "...", ...}
 
-The call records written by `reqbench takeover score --record FILE` have exactly this shape, so a run
-scored once can be re-scored offline. Lines with ``"accepted": false`` (rejected attempts) are
-skipped. When a key appears on several accepted lines, the **last** one wins, so adjudicated labels
-can be appended after the original ones. A request whose key is absent stays *pending*
-(`JudgePending`); recorded labels that break the request's contract (missing, duplicate, extra
-candidates, unknown labels) are rejected (`JudgeRejected`).
+``labels`` answers a label contract (`JudgeRequest.key()`, the request's content address); ``answer``
+carries a whole structured answer for judges that return one (PACE checklists, keyed by
+`PointRequest.key()`). Other fields are kept but ignored. The call records written by
+`reqbench takeover score --record FILE` have exactly this shape, so a run scored once can be re-scored
+offline. Lines with ``"accepted": false`` (rejected attempts) are skipped. When a key appears on
+several accepted lines, the **last** one wins, so adjudicated answers can be appended after the
+original ones. A request whose key is absent stays *pending* (`JudgePending`); recorded labels that
+break the request's contract (missing, duplicate, extra candidates, unknown labels) are rejected
+(`JudgeRejected`).
 """
 
 from __future__ import annotations
@@ -38,15 +41,14 @@ def _pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-class ReplayJudge:
-    """Labels looked up by request key in a JSONL file of call records."""
+class ReplayRecords:
+    """The accepted call records of one replay file, by request key (last accepted line wins)."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise InputError("replay judge file does not exist", file=str(self.path))
-        self.judge_id = f"replay:{self.path.name}"
-        self._records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, dict[str, Any]] = {}
         for lineno, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip():
                 continue
@@ -55,15 +57,42 @@ class ReplayJudge:
             except json.JSONDecodeError as exc:
                 raise InputError(f"line {lineno} is not JSON ({exc.msg})", file=str(self.path)) from exc
             key = rec.get("request_key")
-            if not isinstance(key, str) or not isinstance(rec.get("labels"), dict):
-                raise InputError(f"line {lineno} needs a string 'request_key' and a 'labels' object",
-                                 file=str(self.path))
+            if not isinstance(key, str) or not (isinstance(rec.get("labels"), dict) or "answer" in rec):
+                raise InputError(f"line {lineno} needs a string 'request_key' and a 'labels' object or an "
+                                 "'answer'", file=str(self.path))
             if rec.get("accepted") is False:
                 continue
-            self._records[key] = rec
+            self.records[key] = rec
 
     def __len__(self) -> int:
-        return len(self._records)
+        return len(self.records)
+
+    def answer(self, key: str) -> Any | None:
+        """The structured ``answer`` recorded for `key` (None when there is none)."""
+        rec = self.records.get(key)
+        return None if rec is None or "answer" not in rec else _plain(rec["answer"])
+
+
+def _plain(value: Any) -> Any:
+    """`value` without the ``__pairs__`` bookkeeping `_pairs_hook` adds to every object."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items() if k != "__pairs__"}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+class ReplayJudge:
+    """Labels looked up by request key in a replay file (see the module docstring)."""
+
+    def __init__(self, path: Path) -> None:
+        self.replay = ReplayRecords(path)
+        self.path = self.replay.path
+        self.judge_id = f"replay:{self.path.name}"
+        self._records = self.replay.records
+
+    def __len__(self) -> int:
+        return len(self.replay)
 
     def judge(self, request: JudgeRequest) -> JudgeResponse:
         key = request.key()
@@ -71,7 +100,9 @@ class ReplayJudge:
         if rec is None:
             raise JudgePending(f"{request.contract}: no recorded labels for request {key[:12]} in "
                                f"{self.path.name}")
-        labels = rec["labels"]
+        labels = rec.get("labels")
+        if not isinstance(labels, dict):
+            raise JudgeRejected(f"{request.contract}: the record for request {key[:12]} has no labels")
         pairs = [(c, lab) for c, lab in labels["__pairs__"]]
         for cand, label in pairs:
             if not isinstance(label, str):

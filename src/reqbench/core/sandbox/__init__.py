@@ -28,7 +28,9 @@ from reqbench.core.sandbox.isolation import (
     available_isolation,
     isolation_gate,
 )
-from reqbench.core.sandbox.process import ProcessResult, describe, run_sandboxed, scrubbed_env
+from reqbench.core.sandbox.launch import scrubbed_env
+from reqbench.core.sandbox.process import describe, run_sandboxed
+from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
 
-__all__ = ["CONTROL_AGENTS", "Isolation", "ProcessResult", "SandboxUnavailable", "available_isolation",
-           "describe", "isolation_gate", "run_sandboxed", "scrubbed_env"]
+__all__ = ["CONTROL_AGENTS", "Isolation", "ProcessResult", "SandboxOptions", "SandboxUnavailable",
+           "available_isolation", "describe", "isolation_gate", "run_sandboxed", "scrubbed_env"]

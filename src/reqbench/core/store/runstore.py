@@ -13,10 +13,8 @@ import os
 import shutil
 import sqlite3
 import tempfile
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +22,9 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.store import schema
 from reqbench.core.store.artifacts import ArtifactStore
-from reqbench.core.store.models import JudgeCall, RunMeta, checks_of, scores_of
+from reqbench.core.store.calls import CallRecords
+from reqbench.core.store.connection import utc_now
+from reqbench.core.store.models import RunMeta, checks_of, scores_of
 from reqbench.core.store.selection import (
     DEFAULT_MAX_ATTEMPTS,
     ORIGINAL,
@@ -34,6 +34,8 @@ from reqbench.core.store.selection import (
     select_attempt,
 )
 
+__all__ = ["ARTIFACTS_DIR", "DB_NAME", "LOCK_NAME", "SUBMISSION_ARTIFACT", "RunStore", "is_run_dir", "utc_now"]
+
 DB_NAME = "run.sqlite"
 ARTIFACTS_DIR = "artifacts"
 LOCK_NAME = "run.lock"
@@ -41,22 +43,19 @@ SUBMISSION_ARTIFACT = "patch"
 """An outcome artifact with this name is the row's frozen submission (also listed in `submissions`)."""
 
 
-def utc_now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 def is_run_dir(path: Path) -> bool:
     return (Path(path) / DB_NAME).is_file()
 
 
-class RunStore:
-    """A run directory opened for reading and writing. Thread-safe (one connection behind a lock)."""
+class RunStore(CallRecords):
+    """A run directory opened for reading and writing. Thread-safe (one connection behind a lock).
+
+    The record/replay cache and the judge-call log are inherited from `CallRecords` (`store.calls`)."""
 
     def __init__(self, run_dir: Path, conn: sqlite3.Connection) -> None:
+        super().__init__(conn)
         self.run_dir = Path(run_dir)
         self.artifacts = ArtifactStore(self.run_dir / ARTIFACTS_DIR)
-        self._conn = conn
-        self._lock = threading.RLock()
 
     # ---- lifecycle -------------------------------------------------------------------------------
     @classmethod
@@ -106,10 +105,6 @@ class RunStore:
             raise
         return cls(run_dir, conn)
 
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
-
     def __enter__(self) -> RunStore:
         return self
 
@@ -133,22 +128,6 @@ class RunStore:
                 yield
             finally:
                 fcntl.flock(handle, fcntl.LOCK_UN)
-
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``; rolled back on any exception)."""
-        with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-
-    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._conn.execute(sql, params).fetchall()
 
     # ---- metadata and plan -----------------------------------------------------------------------
     @property
@@ -331,40 +310,6 @@ class RunStore:
             counts[selected.status.value if selected else "unstarted"] += 1
             counts["unfinished"] += next_step(attempts, max_attempts) != NextStep.DONE
         return counts
-
-    # ---- judge calls and the record/replay cache -------------------------------------------------
-    def get_cached(self, kind: str, key: str) -> Any | None:
-        """The cached value for `(kind, key)` (e.g. ``("judge", request_hash)``), or None."""
-        rows = self._query("SELECT value_json FROM cache WHERE kind = ? AND key = ?", (kind, key))
-        return json.loads(rows[0]["value_json"]) if rows else None
-
-    def put_cached(self, kind: str, key: str, value: Any) -> None:
-        """Record `value` under `(kind, key)`. The first recorded value wins, so a replay never changes
-        what a re-scored run sees."""
-        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
-        with self._tx() as conn:
-            conn.execute("INSERT OR IGNORE INTO cache VALUES (?, ?, ?, ?)", (kind, key, text, utc_now()))
-
-    def cached_items(self, kind: str) -> dict[str, Any]:
-        """Every cached ``{key: value}`` of `kind` (the snapshot a remote row replays from)."""
-        rows = self._query("SELECT key, value_json FROM cache WHERE kind = ?", (kind,))
-        return {r["key"]: json.loads(r["value_json"]) for r in rows}
-
-    def record_judge_call(self, call: JudgeCall) -> None:
-        with self._tx() as conn:
-            conn.execute("INSERT INTO judge_calls (request_key, judge_id, contract, request_json, "
-                         "response_json, started, finished) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (call.request_key, call.judge_id, call.contract,
-                          json.dumps(call.request, sort_keys=True, ensure_ascii=False),
-                          json.dumps(call.response, sort_keys=True, ensure_ascii=False),
-                          call.started, call.finished))
-
-    def judge_calls(self, request_key: str | None = None) -> list[JudgeCall]:
-        where, params = ("WHERE request_key = ?", (request_key,)) if request_key else ("", ())
-        return [JudgeCall(request_key=r["request_key"], judge_id=r["judge_id"], contract=r["contract"],
-                          request=json.loads(r["request_json"]), response=json.loads(r["response_json"]),
-                          started=r["started"], finished=r["finished"])
-                for r in self._query(f"SELECT * FROM judge_calls {where} ORDER BY id", params)]
 
     def check_results(self, row: Row, attempt_no: int) -> list[dict[str, Any]]:
         return [{"check": r["check_name"], "status": r["status"], "detail": json.loads(r["detail_json"])}

@@ -18,8 +18,9 @@ Per assistant turn, three judged stages produce labels; programs compute the rat
 * **User confidence** -- the simulator's self-reported confidence after the last turn (mean over sessions
   in the report).
 
-Two implementations: `judged_capabilities` (an LLM judge via the core judge contract; the paper's method)
-and `heuristic_capabilities`, an **offline approximation** that is clearly labelled as such: a question
+Two implementations: `judged_capabilities` (any judge that answers the core judge contract, e.g.
+``llm:MODEL`` or ``replay:FILE``; the paper's method) and `heuristic_capabilities`, the ``word-overlap``
+judge, an **offline approximation** that is clearly labelled as such (``method: heuristic``): a question
 is a reply sentence ending in '?', on-plan means it shares two content words with an active subtask's
 hidden text, a hit means an edited file is one of the active subtasks' files, overconfident-wrong means
 the reply claims completion while an active subtask's F2P nodes still fail; fixing is unavailable.
@@ -31,7 +32,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from reqbench.core import registry
+from reqbench.core.errors import InputError
 from reqbench.core.judges.base import Judge, JudgePending, JudgeRejected, JudgeRequest, judge_with_retries
+from reqbench.core.judges.factory import make_judge
+from reqbench.core.judges.spec import build_judge, parse_judge_spec
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.session import SessionRecord, TurnRecord
 from reqbench.protocols.journey.simulators.phrasing import questions_in, words
@@ -180,16 +185,40 @@ def judged_capabilities(record: SessionRecord, instance: Instance, judge: Judge,
     return {"method": f"judge:{judge.judge_id}", **rates(labels, confidence)}
 
 
+class WordOverlap:
+    """The ``word-overlap`` judge: selects `heuristic_capabilities` (it answers no judge requests)."""
+
+    judge_id = "word-overlap"
+
+
+def make_word_overlap(arg: str | None) -> WordOverlap:
+    """Registry factory of ``word-overlap``."""
+    if arg:
+        raise InputError(f"judge 'word-overlap' takes no argument (got {arg!r})", item="--judge")
+    return WordOverlap()
+
+
+DEFAULT_JUDGE = "word-overlap"
+
+
+def session_judge(judge_spec: str) -> Judge | WordOverlap:
+    """The judge of a run's ``--judge`` ('' = ``word-overlap``). Journey's contracts have no exact rule
+    and are not PACE checklists, so ``exact`` and ``token-overlap`` are refused with the list of judges
+    that apply."""
+    accepts = [n for n in registry.names("judges") if n not in ("exact", "token-overlap", "offline")]
+    spec = parse_judge_spec(judge_spec or DEFAULT_JUDGE, accepts=accepts, what="SWE-Journey capabilities")
+    built = build_judge(spec)
+    return built if isinstance(built, WordOverlap) else make_judge(str(spec))
+
+
 def session_capabilities(record: SessionRecord, instance: Instance, judge_spec: str,
                          confidence: int | None) -> dict[str, Any]:
-    """Capabilities for a run's ``--judge``: ``exact`` (the offline default) -> the heuristic
-    approximation; any other judge spec -> the judged version, falling back to the heuristic (with the
-    reason recorded under ``judge_pending``) when the judge cannot label every turn."""
-    if judge_spec in ("", "exact"):
+    """Capabilities for a run's ``--judge``: ``word-overlap`` (the default) -> the heuristic
+    approximation; a request-answering judge -> the judged version, falling back to the heuristic (with
+    the reason recorded under ``judge_pending``) when the judge cannot label every turn."""
+    judge = session_judge(judge_spec)
+    if isinstance(judge, WordOverlap):
         return heuristic_capabilities(record, instance, confidence)
-    from reqbench.core.judges.factory import make_judge
-
-    judge = make_judge(judge_spec)
     try:
         return judged_capabilities(record, instance, judge, confidence, [t.reasoning for t in record.turns])
     except (JudgePending, JudgeRejected) as exc:

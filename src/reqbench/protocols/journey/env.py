@@ -19,6 +19,7 @@ from reqbench.core.workspace import (
     remove_tree,
     tree_hash,
 )
+from reqbench.core.workspace.patch_paths import display_path, patch_paths
 
 __all__ = ["PatchApplyError", "apply_patch", "changed_files", "copy_tree", "diff_trees", "make_workspace",
            "snapshot", "tree_hash"]
@@ -47,11 +48,6 @@ def snapshot(tree: Path, dest: Path, limits: WorkspaceLimits | None = None) -> P
 
 
 def changed_files(diff_text: str) -> list[str]:
-    """Files a git-style diff touches (new path; deletions by their old path)."""
-    out: list[str] = []
-    for line in diff_text.splitlines():
-        if line.startswith("diff --git "):
-            parts = line.split(" b/", 1)
-            if len(parts) == 2:
-                out.append(parts[1].strip())
-    return list(dict.fromkeys(out))
+    """Files a git-style diff touches (`core.workspace.patch_paths`: new path, a deletion's old path, both
+    sides of a rename), as valid UTF-8 text for the session record (`display_path`)."""
+    return [display_path(p) for p in patch_paths(diff_text)]

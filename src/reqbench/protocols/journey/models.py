@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
+from reqbench.core.workspace.patch_paths import patch_paths
 
 
 class _Strict(BaseModel):
@@ -202,13 +203,7 @@ class Instance:
         """Files the subtask is about: declared, else the files its reference patch touches."""
         if sub.files:
             return list(sub.files)
-        out = []
-        for line in self.patch_text(sub).splitlines():
-            if line.startswith("+++ ") or line.startswith("--- "):
-                name = line[4:].strip()
-                if name != "/dev/null":
-                    out.append(name[2:] if name[:2] in ("a/", "b/") else name)
-        return list(dict.fromkeys(out))
+        return patch_paths(self.patch_text(sub))
 
     @cached_property
     def test_env_hash(self) -> str:

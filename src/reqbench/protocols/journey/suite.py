@@ -96,7 +96,7 @@ class JourneyProtocol:
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
-        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES))
+        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES, judge="word-overlap"))
                 for agent in ("reference", "null")]
 
 
@@ -151,7 +151,7 @@ class LoadedSuite:
         return summary(summarize_rows(outcomes))
 
 
-def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec: str = "exact") -> RowOutcome:
+def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec: str = "") -> RowOutcome:
     """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
     every turn's diff as artifacts."""
     if record.end_reason == "provider_error":

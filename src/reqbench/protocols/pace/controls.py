@@ -191,7 +191,7 @@ def pooled_identifier_only(controls: list[dict[str, Any]]) -> dict[str, Any]:
             "cases": len(controls)}
 
 
-def run_controls(scorer: Scorer, others: list[Case], judge: str = "offline") -> dict[str, Any]:
+def run_controls(scorer: Scorer, others: list[Case], judge: str = "") -> dict[str, Any]:
     """Score every control; returns the five scores (None where excluded) plus per-control details."""
     case = scorer.case
     base = scorer.base

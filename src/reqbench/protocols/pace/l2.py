@@ -47,7 +47,7 @@ class PointRequest:
     evidence_omissions: list[str]
     round: int = 0
     package: EvidencePackage | None = field(default=None, repr=False)
-    """The structured package (the offline heuristic reads it; model judges read `evidence_text`)."""
+    """The structured package (the token-overlap heuristic reads it; model judges read `evidence_text`)."""
     allowed_alternatives: list[str] = field(default_factory=list)
     feedback: str = ""
     """Why the previous answer was rejected (set on a retry, so a cached bad answer is not replayed)."""
@@ -55,6 +55,10 @@ class PointRequest:
     """Set by a model judge: the audit of the fence its prompt put the candidate's evidence in."""
     variant: str = "full"
     """Judging variant (`variants.VARIANTS`); ``no-checklist`` asks for a direct verdict."""
+
+    def key(self) -> str:
+        """The request's replay key (`reqbench.core.judges.replay`): case, point and judging round."""
+        return f"pace/{self.case_id}/{self.point_id}/round-{self.round}"
 
     def public(self) -> dict[str, Any]:
         """The JSON a model judge is given (no weights, no reference)."""

@@ -1,10 +1,9 @@
 """Chat calls for the model-backed parts of PACE (the `llm` judge, `synthesize`).
 
-Uses the shared OpenAI-compatible client (`reqbench.core.llm.client.ChatClient`: retries, concurrency
-cap, record/replay cache) when it is present; otherwise one plain POST to ``{base}/chat/completions``
-with the same environment (``REQBENCH_BASE_URL``/``OPENAI_BASE_URL``, ``REQBENCH_API_KEY``/
-``OPENAI_API_KEY``). Model name: the argument, else ``REQBENCH_MODEL``. Deterministic settings
-(temperature 0, fixed seed).
+Through the shared OpenAI-compatible client (`reqbench.core.llm.client.ChatClient`: retries, concurrency
+cap, record/replay cache), configured from the environment (``REQBENCH_BASE_URL``/``OPENAI_BASE_URL``,
+``REQBENCH_API_KEY``/``OPENAI_API_KEY``). Model name: the argument, else ``REQBENCH_MODEL``.
+Deterministic settings (temperature 0, fixed seed).
 """
 
 from __future__ import annotations

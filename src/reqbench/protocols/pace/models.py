@@ -147,7 +147,7 @@ class SuiteFile(BaseModel):
     protocol: str = Field(description="Always `pace`.")
     name: str = Field(description="Suite name.")
     cases: list[str] = Field(description="Case folder names, relative to the suite folder.")
-    judge: str = Field("offline", description="Default judge: offline | replay:FILE | llm[:MODEL].")
+    judge: str = Field("token-overlap", description="Default judge: token-overlap | replay:FILE | llm[:MODEL].")
 
 
 class Citation(BaseModel):

@@ -1,22 +1,20 @@
 """Repository trees for scoring: the frozen base, a candidate (base + patch), and per-file diffs.
 
 The base comes from the case's `base` source through `reqbench.core.workspace` (``dir:``, ``pypi:``, ...)
-and is cached read-only per case; a candidate tree is a fresh copy with the patch applied by
-`core.workspace.apply_patch` (exact-base applicability: a patch that does not apply raises
+and is cached read-only per case; a candidate tree is a fresh workspace (`core.workspace.materialize`)
+with the patch applied by `core.workspace.apply_patch` (exact-base applicability: a patch that does not apply raises
 `PatchApplyError` and the candidate is not scored).
 """
 
 from __future__ import annotations
 
 import difflib
-import re
-import shutil
 import tempfile
 from pathlib import Path
 
-from reqbench.core.workspace import PatchApplyError, RepoSource, apply_patch, diff_trees
+from reqbench.core.workspace import PatchApplyError, RepoSource, diff_trees, materialize, remove_tree
 from reqbench.core.workspace.fileio import read_regular
-from reqbench.protocols.pace.l1.callgraph import SKIP_DIRS
+from reqbench.core.workspace.patch_paths import patch_paths
 
 __all__ = [
     "PatchApplyError",
@@ -29,9 +27,6 @@ __all__ = [
     "patch_paths",
 ]
 
-_DIFF_PATH = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)\s*$")
-
-
 def base_tree(base: str, case_dir: Path, sha256: str | None = None) -> Path:
     """The pristine base tree of a case (read-only; pypi/archive sources are fetched and cached once,
     hash-checked by `core.workspace`). Relative ``dir:``/``archive:`` paths resolve against the case."""
@@ -42,12 +37,13 @@ def base_tree(base: str, case_dir: Path, sha256: str | None = None) -> Path:
 
 
 def candidate_tree(base: Path, patch_text: str, dest: Path) -> Path:
-    """Copy `base` to `dest` and apply `patch_text` (raises `PatchApplyError` when it does not apply)."""
+    """A fresh workspace of `base` at `dest` (`core.workspace.materialize`: real copies, links kept as
+    links) with `patch_text` applied (raises `PatchApplyError` when it does not apply)."""
     if dest.exists():
-        shutil.rmtree(dest)
-    shutil.copytree(base, dest, ignore=shutil.ignore_patterns(*SKIP_DIRS))
+        remove_tree(dest)
+    workspace = materialize(RepoSource(kind="dir", location=str(base)), dest)
     if patch_text.strip():
-        apply_patch(dest, patch_text)
+        workspace.apply(patch_text)
     return dest
 
 
@@ -59,16 +55,6 @@ def patch_applies(base: Path, patch_text: str) -> bool:
         except PatchApplyError:
             return False
     return True
-
-
-def patch_paths(patch_text: str) -> list[str]:
-    """Paths a unified diff touches (new side, or old side for deletions), in order, unique."""
-    out: list[str] = []
-    for line in patch_text.splitlines():
-        m = _DIFF_PATH.match(line)
-        if m and m.group(1) != "/dev/null" and m.group(1) not in out:
-            out.append(m.group(1))
-    return out
 
 
 def changed_files(base: Path, cand: Path, candidates: list[str]) -> list[str]:

@@ -1,6 +1,6 @@
 """Scoring one candidate patch against a frozen case: L0 -> L1 -> L2 -> deterministic aggregation.
 
-`Scorer` owns one case: it materialises the base once, indexes it once, and (for the offline judge)
+`Scorer` owns one case: it materialises the base once, indexes it once, and (for the token-overlap judge)
 localises the reference patch once. `Scorer.score(patch, judge)` returns a `CaseResult` whose dict is
 what `reqbench pace score --json` prints. A patch that does not apply to the exact base raises
 `PatchApplyError` (an evaluation-side error, never a zero).
@@ -174,7 +174,7 @@ class Scorer:
         return make_point_judge(spec, self.reference_packages)
 
     def score(
-        self, patch_text: str, judge: PointJudge | str = "offline", with_evidence: bool = False,
+        self, patch_text: str, judge: PointJudge | str = "", with_evidence: bool = False,
         variant: str = DEFAULT_VARIANT,
     ) -> CaseResult:
         """Score `patch_text`; `variant` is the judging variant (`variants.VARIANTS`, Table 5 ablations)."""

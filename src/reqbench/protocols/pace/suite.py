@@ -80,7 +80,7 @@ class PaceProtocol:
         return LoadedSuite(self, Path(path))
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        options = RunOptions(agent="reference", judge="offline", conditions=("prd", *CONTROL_CONDITIONS[1:]))
+        options = RunOptions(agent="reference", judge="token-overlap", conditions=("prd", *CONTROL_CONDITIONS[1:]))
         return [(bundled_suite("pace"), options)]
 
 

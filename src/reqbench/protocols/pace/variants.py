@@ -41,7 +41,7 @@ def check_variant(name: str) -> str:
 
 def direct_verdict(point: CodePoint, raw: str | dict[str, Any]) -> Verdict:
     """The verdict a ``no-checklist`` judge emits directly (paper Table 5: "the judge emits a verdict
-    directly"). A checklist answer (the offline heuristic has no other form) is read as covered only if
+    directly"). A checklist answer (the token-overlap heuristic has no other form) is read as covered only if
     every entry is covered, missing if every entry is missing, otherwise partial — its severities
     ignored, which is what dropping checklist aggregation means."""
     if isinstance(raw, str):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import re
 import time
 import traceback
 from pathlib import Path, PurePosixPath
@@ -26,6 +25,7 @@ from reqbench.core.execute.outcomes import Reason, provider_reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import AgentFailure, PatchApplyError, materialize, remove_tree, safe_submission
+from reqbench.core.workspace.patch_paths import patch_paths
 from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_history
 from reqbench.protocols.specpath.outcomes import row_outcome
 from reqbench.protocols.specpath.verifier import run_verifier
@@ -56,20 +56,11 @@ def split_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
     return settings, rest
 
 
-def patch_paths(patch: str) -> list[str]:
-    """Every path a git-style patch touches (both sides of renames)."""
-    out: list[str] = []
-    for line in patch.splitlines():
-        m = re.match(r"^diff --git a/(.+?) b/(.+)$", line)
-        if m:
-            out += [m.group(1), m.group(2)]
-    return sorted(set(out))
-
-
 def forbidden_paths(patch: str, patterns: list[str]) -> list[str]:
-    """Touched paths matching a forbidden glob (``**/`` also matches at the repository root)."""
+    """Touched paths (`patch_paths`: both sides of a rename, a deletion's old path) matching a forbidden glob
+    (``**/`` also matches at the repository root), sorted."""
     bad = []
-    for path in patch_paths(patch):
+    for path in sorted(patch_paths(patch)):
         name = PurePosixPath(path).name
         for pat in patterns:
             if fnmatch.fnmatch(path, pat) or (pat.startswith("**/") and fnmatch.fnmatch(name, pat[3:])):

@@ -54,7 +54,7 @@ class TakeoverProtocol:
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("takeover")
-        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, concurrency=2))
+        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="exact", concurrency=2))
                 for agent in ("reference", "null")]
 
 

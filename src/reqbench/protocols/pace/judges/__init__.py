@@ -1,5 +1,14 @@
-"""Point judges for L2: ``offline`` (reference-similarity heuristic, the default), ``replay:FILE``,
-``llm[:MODEL]`` (the checklist prompt over the OpenAI-compatible client)."""
+"""Point judges for L2, built from a judge spec parsed by the one parser (`reqbench.core.judges.spec`):
+
+* ``token-overlap`` (the default) -- the reference-evidence token-recall heuristic (`judges.token_overlap`);
+  ``offline`` is its older name (registered for PACE only), still accepted because the pace commands
+  documented it.
+* ``replay:FILE`` -- recorded checklists in the one replay format (`reqbench.core.judges.replay`), one
+  record per point request, keyed by `PointRequest.key()` with the checklist as its ``answer``.
+* ``llm[:MODEL]`` -- the checklist prompt over the OpenAI-compatible client (`judges.llm`).
+
+Any other registered judge answers label requests, not checklists, and is refused with this list.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +16,18 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from reqbench.core.errors import InputError
+from reqbench.core.judges.spec import build_judge, parse_judge_spec
 from reqbench.protocols.pace.l1.evidence import EvidencePackage
 from reqbench.protocols.pace.l2 import PointJudge
 
+DEFAULT_JUDGE = "token-overlap"
+ACCEPTED = ("token-overlap", "offline", "replay", "llm")
+
 HEURISTIC_NOTICE = (
-    "offline heuristic judge: each criterion is compared with the reference patch's evidence for the same "
-    "point. This is a smoke test of the pipeline, not a PACE score (judge with llm:MODEL or replay:FILE)."
+    "token-overlap heuristic judge: each criterion is compared with the reference patch's evidence for the "
+    "same point. This is a smoke test of the pipeline, not a PACE score (judge with llm:MODEL or replay:FILE)."
 )
-"""Printed in the header of `pace score` and of the report whenever the offline heuristic judged."""
+"""Printed in the header of `pace score` and of the report whenever the token-overlap heuristic judged."""
 
 
 def judge_notice(judge_id: str) -> str | None:
@@ -22,27 +35,35 @@ def judge_notice(judge_id: str) -> str | None:
 
     Paper §3.1 (L2): acceptance is a constrained semantic judgment that "cannot introduce new requirements"
     and never sees the reference answer (appendix §13: "L2 sees criterion text and the evidence package,
-    but not weights or the reference answer"). The offline heuristic reads the reference patch, so its
-    numbers are labelled as a reference-relative smoke test wherever they are shown.
+    but not weights or the reference answer"). The heuristic reads the reference patch, so its numbers are
+    labelled as a reference-relative smoke test wherever they are shown (``offline-heuristic`` is the id
+    results recorded before the rename carry).
     """
-    return HEURISTIC_NOTICE if judge_id.startswith("offline") else None
+    return HEURISTIC_NOTICE if judge_id.startswith(("token-overlap", "offline")) else None
+
+
+def make_token_overlap(arg: str | None) -> type:
+    """Registry factory of ``token-overlap``: the judge class, built per case with its reference packages."""
+    if arg:
+        raise InputError(f"judge 'token-overlap' takes no argument (got {arg!r})", item="--judge")
+    from reqbench.protocols.pace.judges.token_overlap import TokenOverlapJudge
+
+    return TokenOverlapJudge
 
 
 def make_point_judge(spec: str, reference: Callable[[], Mapping[str, EvidencePackage]]) -> PointJudge:
-    """Build a judge from its spec. `reference` lazily yields the reference packages (offline only)."""
-    name, _, arg = spec.partition(":")
-    if name in ("offline", "exact", ""):
-        from reqbench.protocols.pace.judges.offline import OfflineJudge
+    """Build a judge from its spec ('' = the default). `reference` lazily yields the reference packages
+    (token-overlap only)."""
+    parsed = parse_judge_spec(spec or DEFAULT_JUDGE, accepts=ACCEPTED, what="PACE checklists")
+    if parsed.name in ("token-overlap", "offline"):
+        judge: PointJudge = build_judge(parsed)(reference())
+        return judge
+    if parsed.name == "replay":
+        from reqbench.protocols.pace.judges.replay import ReplayPointJudge
 
-        return OfflineJudge(reference())
-    if name == "replay":
-        from reqbench.protocols.pace.judges.replay import ReplayJudge
-
-        if not arg:
+        if not parsed.arg:
             raise InputError("replay judge needs a file: replay:FILE", item=spec)
-        return ReplayJudge(Path(arg))
-    if name == "llm":
-        from reqbench.protocols.pace.judges.llm import LLMPointJudge
+        return ReplayPointJudge(Path(parsed.arg))
+    from reqbench.protocols.pace.judges.llm import LLMPointJudge
 
-        return LLMPointJudge(model=arg or None)
-    raise InputError("unknown judge (offline | replay:FILE | llm[:MODEL])", item=spec)
+    return LLMPointJudge(model=parsed.arg)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Contract:
     name: str
-    """Contract name used by the judge backends (`reqbench.core.judges.exact.RULES`)."""
+    """Contract name used by the judge backends; its exact rule is `judging.exact_rules.RULES[name]`."""
     request_schema_version: str
     response_schema_version: str
     key_fields: tuple[str, ...]

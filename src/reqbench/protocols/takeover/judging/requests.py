@@ -1,7 +1,8 @@
 """Build `JudgeRequest`s for the five contracts and ask a judge under the contract rules.
 
 Requests follow the data convention documented in `reqbench.core.judges.exact` (items with key fields
-and quoted content, a candidate map, per-field label domains). `JudgeSession.ask` validates every
+and quoted content, a candidate map, per-field label domains) and carry their contract's exact rule
+(`judging.exact_rules`). `JudgeSession.ask` validates every
 answer with `validate_labels` (each requested candidate exactly once, no extra candidate, only labels
 of the candidate's own label field — backends validate the same way, so the llm backend re-asks on
 its own), retries a rejected answer, keeps a call record of every attempt (request, response,
@@ -23,6 +24,7 @@ from reqbench.protocols.takeover.judging.contracts import (
     TEXT_EQUIVALENCE,
     Contract,
 )
+from reqbench.protocols.takeover.judging.exact_rules import RULES
 
 
 def build_request(contract: Contract, items: Mapping[str, tuple[Mapping[str, Any], Mapping[str, Any]]],
@@ -49,7 +51,7 @@ def build_request(contract: Contract, items: Mapping[str, tuple[Mapping[str, Any
     if extra:
         data.update(extra)
     return JudgeRequest(contract=contract.name, instructions=contract.instructions, data=data,
-                        candidates=candidates, labels=contract.labels)
+                        candidates=candidates, labels=contract.labels, exact_rule=RULES.get(contract.name))
 
 
 @dataclass(frozen=True)

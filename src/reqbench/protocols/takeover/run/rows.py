@@ -45,6 +45,8 @@ from reqbench.protocols.takeover.scoring.target import gold_response, score_targ
 
 DELIVERY_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2")
 DIAGNOSTIC_CONDITIONS = ("diag-C1", "diag-C2")
+DEFAULT_JUDGE = "exact"
+"""The judge when ``--judge`` is not given: each contract's deterministic rule (`judging.exact_rules`)."""
 CONDITIONS = DELIVERY_CONDITIONS + DIAGNOSTIC_CONDITIONS
 
 
@@ -165,7 +167,8 @@ def _score(ctx: SuiteContext, options: RunOptions, target_id: str, condition: st
            response: dict[str, Any] | None) -> dict[str, Any]:
     """The target's RQ1-RQ3 scores plus the judge call records (kept so reports can re-derive every
     aggregate offline from the recorded labels)."""
-    score = score_target(ctx.instances(target_id), response, condition, make_judge(options.judge))
+    score = score_target(ctx.instances(target_id), response, condition,
+                         make_judge(options.judge or DEFAULT_JUDGE))
     return {**score.as_json(), "judge_records": score.judge_records}
 
 

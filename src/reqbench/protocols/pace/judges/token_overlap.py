@@ -1,4 +1,4 @@
-"""The offline judge: an honest **heuristic**, not a semantic judgment.
+"""The ``token-overlap`` judge: an honest **heuristic**, not a semantic judgment.
 
 It answers the L2 checklist by comparing, per criterion, the candidate's L1 evidence with the evidence
 the *reference patch* produces for the same point (same localiser, same seeds). Features are the tokens
@@ -167,10 +167,10 @@ def _recall(
     return recall, total
 
 
-class OfflineJudge:
+class TokenOverlapJudge:
     """Reference-similarity heuristic judge (see module docstring). Needs the reference packages."""
 
-    judge_id = "offline-heuristic/v1"
+    judge_id = "token-overlap/v1"
 
     def __init__(self, reference: Mapping[str, EvidencePackage]) -> None:
         self.reference = reference

@@ -1,0 +1,291 @@
+"""The launcher's three steps: `plan` (what to run, with which view and environment), `spawn` (start it
+in its own session, drain its output), `collect` (wait, kill what is left, read how it ended).
+
+Whatever the isolation, the process runs in its own session with a scrubbed, allow-listed environment
+(`scrubbed_env`), its output is drained by threads and capped, and at the wall-clock timeout its
+whole tree is killed. With bubblewrap the tree lives in its own PID namespace (and a pids cgroup where
+one is available), so nothing it started survives the command; without it, every process still
+carrying the command's marker variable is swept (best effort: a process can clear its environment,
+which is one reason real agents need bubblewrap). `process.run_sandboxed` chains the three.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+from reqbench.core.errors import HarnessError
+from reqbench.core.sandbox import bridge
+from reqbench.core.sandbox.isolation import Isolation, available_isolation
+from reqbench.core.sandbox.limits import PidsCgroup, rlimit_prefix
+from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
+from reqbench.core.sandbox.view import View, readonly_mapping
+
+ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "SOURCE_DATE_EPOCH")
+"""The only variables of the harness's environment a sandboxed process inherits."""
+MARKER = "REQBENCH_SANDBOX_ID"
+
+
+def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker: str) -> dict[str, str]:
+    """Allow-listed variables, private HOME/TMPDIR, the harness's Python first on PATH, then `extra`."""
+    env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
+    python_bin = str(Path(sys.executable).parent)
+    path = env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    if python_bin not in path.split(os.pathsep):
+        path = python_bin + os.pathsep + path
+    env.update({"PATH": path, "HOME": str(home), "TMPDIR": str(tmp), "LANG": env.get("LANG", "C.UTF-8"),
+                "PYTHONDONTWRITEBYTECODE": "1"})
+    env.update(extra or {})
+    env[MARKER] = marker
+    return env
+
+
+@dataclass
+class LaunchPlan:
+    """Everything decided before the process starts."""
+
+    argv: list[str]
+    """The full command line: isolation prefix (cgroup join, rlimits, bwrap or unshare) + `command`."""
+    command: list[str]
+    """The command as it runs inside the sandbox (with its stdin and gateway wrappers)."""
+    cwd: Path
+    env: dict[str, str]
+    options: SandboxOptions
+    isolation: Isolation
+    marker: str
+    started: float
+    cgroup: PidsCgroup | None = None
+    status_fds: tuple[int, int] = (-1, -1)
+    """bwrap's ``--json-status-fd`` pipe (read end, write end); -1 without bubblewrap."""
+
+    def failed(self, reason: str) -> ProcessResult:
+        """The result of a process that could not start."""
+        self.release()
+        return ProcessResult(None, False, reason, self.options.stdout_path, self.options.stderr_path,
+                             time.monotonic() - self.started, self.isolation)
+
+    def release(self) -> None:
+        """Close the status pipe and sweep the cgroup (idempotent)."""
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+            self.cgroup = None
+        for fd in self.status_fds:
+            if fd >= 0:
+                os.close(fd)
+        self.status_fds = (-1, -1)
+
+
+def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: Path) -> LaunchPlan | ProcessResult:
+    """The launch plan for `command` in `cwd` (private HOME and TMPDIR under `scratch`), or the result of a
+    command that cannot start. Raises `HarnessError` only for a request that cannot be honoured."""
+    cwd = Path(os.path.abspath(cwd))
+    isolation = available_isolation()
+    argv = ["/bin/sh", "-c", command] if isinstance(command, str) else [str(a) for a in command]
+    marker = uuid.uuid4().hex
+    home, tmp = scratch / "home", scratch / "tmp"
+    home.mkdir()
+    tmp.mkdir()
+    env = scrubbed_env(options.env, home, tmp, marker)
+    launch = LaunchPlan(argv, argv, cwd, env, options, isolation, marker, time.monotonic())
+    if not cwd.is_dir():
+        return launch.failed(f"working directory {cwd} does not exist")
+    if not isinstance(command, str):
+        if not argv:
+            return launch.failed("empty command")
+        if shutil.which(argv[0], path=env["PATH"]) is None:
+            return launch.failed(f"command not found: {argv[0]}")
+    if options.stdin_file is not None:
+        argv = ["sh", "-c", 'f=$1; shift; exec "$@" < "$f"', "sh", str(options.stdin_file), *argv]
+    readonly_binds = dict(options.readonly_binds)
+    if options.gateway_socket is not None:
+        if options.network:
+            raise HarnessError("a sandbox gets either the host network or the gateway, not both")
+        inside = bridge.SOCKET_INSIDE if isolation == "bwrap" else Path(options.gateway_socket)
+        if isolation == "bwrap":
+            readonly_binds[Path(options.gateway_socket)] = inside
+        argv = bridge.wrap(argv, inside, options.gateway_port or bridge.sandbox_port(isolation != "none"))
+    prefix: list[str] = []
+    if isolation == "bwrap":
+        launch.status_fds = os.pipe()
+        view = View(cwd=cwd, writable=[cwd, scratch, *(Path(os.path.abspath(w)) for w in options.writable)],
+                    readonly=readonly_mapping(readonly_binds), hide=[Path(h) for h in options.hide],
+                    network=options.network, argv=argv if options.bind_named_files else (),
+                    env_path=env["PATH"])
+        launch.cgroup = PidsCgroup.create()
+        prefix = [*(launch.cgroup.join_prefix() if launch.cgroup else []), *rlimit_prefix(), "bwrap",
+                  "--json-status-fd", str(launch.status_fds[1]), *view.bwrap_args(), "--"]
+    else:
+        moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
+        if moved:
+            raise HarnessError(f"cannot bind {sorted(map(str, moved))} without bubblewrap")
+        if isolation == "unshare" and not options.network:
+            prefix = ["unshare", "-n", "--"]
+    launch.command, launch.argv = argv, [*prefix, *argv]
+    return launch
+
+
+class _Drain(threading.Thread):
+    """Copy a pipe to a file or buffer, keeping at most `cap` bytes and discarding the rest."""
+
+    def __init__(self, pipe: IO[bytes], sink: IO[bytes] | None, cap: int) -> None:
+        super().__init__(daemon=True)
+        self.pipe, self.sink, self.cap = pipe, sink, cap
+        self.kept = 0
+        self.buffer = bytearray()
+        self.truncated = False
+
+    def run(self) -> None:
+        while chunk := self.pipe.read1(65536):  # type: ignore[attr-defined]
+            room = self.cap - self.kept
+            if len(chunk) > room:
+                self.truncated = True
+                chunk = chunk[:max(room, 0)]
+            if chunk:
+                self.kept += len(chunk)
+                if self.sink is not None:
+                    self.sink.write(chunk)
+                else:
+                    self.buffer += chunk
+
+
+@dataclass
+class Running:
+    """A started process with its output drains and sinks."""
+
+    plan: LaunchPlan
+    proc: subprocess.Popen[bytes]
+    drains: list[_Drain]
+    sinks: list[IO[bytes]] = field(default_factory=list)
+
+
+def spawn(launch: LaunchPlan) -> Running | ProcessResult:
+    """Start the planned process in a new session (stdin closed, output drained), or the result of a
+    start that failed. The plan's resources are released by `collect` (or here, on failure)."""
+    opts = launch.options
+    sinks: list[IO[bytes]] = [open(p, "wb") for p in (opts.stdout_path, opts.stderr_path) if p]  # noqa: SIM115
+    out_sink = sinks[0] if opts.stdout_path else None
+    err_sink = sinks[-1] if opts.stderr_path else None
+    status_w = launch.status_fds[1]
+    error: OSError | None = None
+    try:
+        proc = subprocess.Popen(launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                                pass_fds=(*((status_w,) if status_w >= 0 else ()), *opts.pass_fds))
+    except OSError as exc:
+        error = exc
+    finally:
+        if status_w >= 0:  # only the sandbox keeps the write end
+            os.close(status_w)
+            launch.status_fds = (launch.status_fds[0], -1)
+    if error is not None:
+        for sink in sinks:
+            sink.close()
+        return launch.failed(f"cannot start {launch.command[0]}: {error}")
+    assert proc.stdout is not None and proc.stderr is not None
+    drains = [_Drain(proc.stdout, out_sink, opts.output_cap_bytes),
+              _Drain(proc.stderr, err_sink, opts.output_cap_bytes)]
+    for d in drains:
+        d.start()
+    return Running(launch, proc, drains, sinks)
+
+
+def collect(running: Running) -> ProcessResult:
+    """Wait for the process (killing its tree at the timeout), sweep what it left, read its exit status."""
+    launch, proc, drains = running.plan, running.proc, running.drains
+    try:
+        timed_out = False
+        try:
+            code: int | None = proc.wait(timeout=launch.options.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc)
+            proc.wait()
+            code = None
+        _kill_group(proc)
+        if launch.cgroup is not None:
+            launch.cgroup.kill_all()
+            launch.cgroup = None
+        if launch.isolation != "bwrap":
+            _sweep(launch.marker)
+        for d in drains:
+            d.join(timeout=5)
+        start_error = None
+        if launch.isolation == "bwrap":
+            status = _read_status(launch.status_fds[0])
+            if "child-pid" not in status and not timed_out:
+                start_error = ("bubblewrap could not start the sandbox: "
+                               + bytes(drains[1].buffer).decode("utf-8", "replace")[-500:]
+                               if launch.options.stderr_path is None else "bubblewrap could not start the sandbox")
+                code = None
+            elif "exit-code" in status and not timed_out:
+                code = int(status["exit-code"])
+        if code is not None and code < 0:  # killed by a signal: report as the shell would
+            code = 128 - code
+        return ProcessResult(code, timed_out, start_error, launch.options.stdout_path,
+                             launch.options.stderr_path, time.monotonic() - launch.started, launch.isolation,
+                             bytes(drains[0].buffer), bytes(drains[1].buffer), any(d.truncated for d in drains))
+    finally:
+        launch.release()
+        for sink in running.sinks:
+            sink.close()
+
+
+def _sweep(marker: str) -> None:
+    """SIGKILL every process whose environment carries `marker` (unsandboxed modes only)."""
+    needle = f"{MARKER}={marker}".encode()
+    for _ in range(20):
+        found = False
+        for pid_dir in Path("/proc").iterdir():
+            if not pid_dir.name.isdigit() or int(pid_dir.name) == os.getpid():
+                continue
+            try:
+                environ = (pid_dir / "environ").read_bytes()
+            except OSError:
+                continue
+            if needle in environ.split(b"\0"):
+                found = True
+                try:
+                    os.kill(int(pid_dir.name), signal.SIGKILL)
+                except OSError:
+                    pass
+        if not found:
+            return
+        time.sleep(0.05)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _read_status(fd: int) -> dict[str, int]:
+    """Merge bwrap's JSON status lines (``{"child-pid": N}``, ``{"exit-code": N}``)."""
+    if fd < 0:
+        return {}
+    os.set_blocking(fd, False)
+    data = b""
+    try:
+        while chunk := os.read(fd, 65536):
+            data += chunk
+    except BlockingIOError:
+        pass
+    status: dict[str, int] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        try:
+            status.update(json.loads(line))
+        except (json.JSONDecodeError, TypeError):
+            continue
+    return status

@@ -1,0 +1,82 @@
+"""What the launcher takes and gives: `SandboxOptions` (how to run one process) and `ProcessResult` (how
+it ended). Every agent step, check and probe is described by one and answered by the other."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reqbench.core.sandbox.isolation import Isolation
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """How one sandboxed process runs (`run_sandboxed`); every field has a safe default."""
+
+    timeout: float | None = None
+    """Wall-clock limit in seconds (None: none); at the limit the whole process tree is killed."""
+    env: Mapping[str, str] = field(default_factory=dict)
+    """Variables added to the scrubbed environment (`launch.scrubbed_env`)."""
+    writable: Sequence[Path] = ()
+    """Directories visible read-write besides the working directory."""
+    readonly_binds: Mapping[Path, Path] = field(default_factory=dict)
+    """source -> destination, visible read-only."""
+    hide: Sequence[Path] = ()
+    """Directories masked although a bound directory would expose them."""
+    network: bool = False
+    """Share the host's network namespace (never together with a gateway)."""
+    gateway_socket: Path | None = None
+    """The model gateway's unix socket: the process's only network endpoint (`bridge`)."""
+    gateway_port: int | None = None
+    stdout_path: Path | None = None
+    """Write stdout to this file instead of keeping it in `ProcessResult.stdout`."""
+    stderr_path: Path | None = None
+    stdin_file: Path | None = None
+    """Feed this file on stdin (through ``sh -c 'exec "$@" < FILE'``, so the argv stays a plain list)."""
+    output_cap_bytes: int = 10_000_000
+    """Per stream; the rest is discarded and `ProcessResult.truncated` set."""
+    pass_fds: Sequence[int] = ()
+    """File descriptors the process inherits (e.g. a harness-owned report pipe); all others are closed."""
+    bind_named_files: bool = False
+    """Bind, read-only, every existing file the command names by absolute path: only for commands the
+    harness or the user wrote (a `command` template, a check, a preset), never one the agent chose."""
+
+
+@dataclass
+class ProcessResult:
+    """How a sandboxed process ended. `exit_code` is None when it timed out or never started."""
+
+    exit_code: int | None
+    timed_out: bool
+    start_error: str | None
+    stdout_path: Path | None
+    stderr_path: Path | None
+    wall_seconds: float
+    isolation: Isolation
+    stdout: bytes = b""
+    """Captured stdout (up to the cap) when no `stdout_path` was given."""
+    stderr: bytes = b""
+    truncated: bool = False
+    """True when stdout or stderr exceeded the output cap (the rest was discarded)."""
+
+    def _read(self, path: Path | None, data: bytes, limit: int | None) -> str:
+        if path is not None and path.is_file():
+            with open(path, "rb") as fh:
+                if limit is not None:
+                    fh.seek(max(0, path.stat().st_size - limit))
+                data = fh.read()
+        return (data if limit is None else data[-limit:]).decode("utf-8", "replace")
+
+    def stdout_tail(self, limit: int = 4000) -> str:
+        return self._read(self.stdout_path, self.stdout, limit)
+
+    def stderr_tail(self, limit: int = 4000) -> str:
+        return self._read(self.stderr_path, self.stderr, limit)
+
+    def stdout_text(self) -> str:
+        """All of stdout that was kept (from its file when one was given), as text."""
+        return self._read(self.stdout_path, self.stdout, None)
+
+    def stderr_text(self) -> str:
+        return self._read(self.stderr_path, self.stderr, None)
