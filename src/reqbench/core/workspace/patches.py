@@ -19,7 +19,7 @@ from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace.git import git_env, init_bare, run_git
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, WorkspaceLimits, show
 from reqbench.core.workspace.objects import BlobRef, ObjectStore, blob_sha, is_utf8, link_data
-from reqbench.core.workspace.trees import walk_tree
+from reqbench.core.workspace.trees import TreeEntry, walk_tree
 
 
 class PatchApplyError(InputError):
@@ -63,14 +63,21 @@ def scan_tree(root: Path, limits: WorkspaceLimits | None = None, *,
     meter = meter or TreeMeter(limits)
     out = {}
     for entry in walk_tree(root, meter=meter):
-        mode = "120000" if entry.kind == "link" else ("100755" if entry.executable else "100644")
-        ref = BlobRef(mode, "", entry.path, entry.size, entry.relpath)
-        if mode == "120000" and not is_utf8(link_data(ref)):
-            # git diffs link targets as text only; a patch must stay UTF-8, so such a link is skipped.
-            meter.stats.skipped.append(f"{show(entry.relpath, 300)} (symlink target is not UTF-8)")
-            continue
-        out[entry.relpath] = BlobRef(mode, blob_sha(ref), entry.path, entry.size, entry.relpath)
+        ref = entry_ref(entry, meter.stats.skipped)
+        if ref is not None:
+            out[entry.relpath] = ref
     return out
+
+
+def entry_ref(entry: TreeEntry, skipped: list[str]) -> BlobRef | None:
+    """The hashed `BlobRef` of one tree entry, or None (noted in `skipped`) for a symlink whose target is
+    not UTF-8: git diffs link targets as text only, and a patch must stay UTF-8."""
+    mode = "120000" if entry.kind == "link" else ("100755" if entry.executable else "100644")
+    ref = BlobRef(mode, "", entry.path, entry.size, entry.relpath)
+    if mode == "120000" and not is_utf8(link_data(ref)):
+        skipped.append(f"{show(entry.relpath, 300)} (symlink target is not UTF-8)")
+        return None
+    return BlobRef(mode, blob_sha(ref), entry.path, entry.size, entry.relpath)
 
 
 def diff_trees(base: Path, changed: Path, limits: WorkspaceLimits | None = DEFAULT_LIMITS, *,
