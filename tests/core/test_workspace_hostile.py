@@ -382,19 +382,19 @@ def test_diff_trees_applies_caps_to_the_changed_side_only(base: Path, tmp_path: 
 
 def test_file_rewritten_during_diff_is_the_agents_failure(base: Path, tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from reqbench.core.workspace import patches
+    from reqbench.core.workspace import changes
 
     ws = workspace(base, tmp_path)
     (ws.path / "new.txt").write_text("one\n")
-    real = patches.scan_tree
+    real = changes.changed_refs
 
-    def scan_then_rewrite(root: Path, *args: object, **kwargs: object) -> object:
-        out = real(root, *args, **kwargs)  # type: ignore[arg-type]
+    def scan_then_rewrite(record: object, root: Path, *args: object, **kwargs: object) -> object:
+        out = real(record, root, *args, **kwargs)  # type: ignore[arg-type]
         if Path(root) == ws.path:
             (ws.path / "new.txt").write_text("two\n")
         return out
 
-    monkeypatch.setattr("reqbench.core.workspace.workspace.scan_tree", scan_then_rewrite)
+    monkeypatch.setattr("reqbench.core.workspace.workspace.changed_refs", scan_then_rewrite)
     with pytest.raises(AgentWorkspaceError) as info:
         ws.diff()
     assert not isinstance(info.value, HarnessError)

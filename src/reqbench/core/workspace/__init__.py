@@ -2,7 +2,9 @@
 
 Modules: `sources` (RepoSource, cache), `archives` (checked extraction), `trees` (walk, hash, copy),
 `fileio` (safe open/read/copy/remove on agent-controlled trees), `limits` (WorkspaceLimits),
-`patches` (diff_trees, apply_patch, Submission), `workspace` (materialize, Workspace), `guard`
+`patches` (diff_trees, apply_patch, Submission), `objects` (the private git object store diffs are
+computed in), `git` (configuration-free git calls), `changes` (what changed since a copy, by stat),
+`workspace` (materialize, Workspace), `guard`
 (safe_submission / safe_diff: an agent's unusable workspace as an `AgentFailure`).
 """
 

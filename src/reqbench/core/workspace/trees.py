@@ -21,6 +21,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from reqbench.core.workspace.fileio import (
     agent_error,
@@ -33,8 +34,8 @@ from reqbench.core.workspace.fileio import (
 )
 from reqbench.core.workspace.limits import TreeMeter, TreeStats, WorkspaceLimits
 
-__all__ = ["IGNORED_DIRS", "TreeEntry", "copy_tree", "is_ignored", "remove_tree", "tree_hash",
-           "tree_stats", "walk_tree"]
+__all__ = ["IGNORED_DIRS", "Raw", "TreeEntry", "copy_tree", "is_ignored", "remove_tree", "tree_hash",
+           "tree_stats", "walk_raw", "walk_tree"]
 
 IGNORED_DIRS = frozenset({".git", "__pycache__"})
 IGNORED_SUFFIXES = (".pyc",)
@@ -62,16 +63,18 @@ class TreeEntry:
     size: int = 0
 
 
-@dataclass(frozen=True)
-class _Raw:
+class Raw(NamedTuple):
+    """One entry as the walk saw it, with its `lstat` result (a tuple: the walk makes one per entry)."""
+
     rel: str
     path: str
     kind: str  # dir | file | link
     mode: int
     size: int
+    st: os.stat_result
 
 
-def _walk(root: Path, meter: TreeMeter) -> Iterator[_Raw]:
+def walk_raw(root: Path, meter: TreeMeter) -> Iterator[Raw]:
     """Every directory, file and symlink below `root` (pre-order, no recursion, links not followed)."""
     stack: list[tuple[str, str, int]] = [(os.fspath(root), "", 0)]
     while stack:
@@ -87,16 +90,16 @@ def _walk(root: Path, meter: TreeMeter) -> Iterator[_Raw]:
                 if is_ignored(entry.name, True):
                     continue
                 meter.directory(rel, depth + 1)
-                yield _Raw(rel, entry.path, "dir", mode, 0)
+                yield Raw(rel, entry.path, "dir", mode, 0, st)
                 stack.append((entry.path, rel + "/", depth + 1))
             elif is_ignored(entry.name, False):
                 continue
             elif stat.S_ISLNK(mode):
                 meter.entry(rel)
-                yield _Raw(rel, entry.path, "link", mode, 0)
+                yield Raw(rel, entry.path, "link", mode, 0, st)
             elif stat.S_ISREG(mode):
                 meter.file(rel, st.st_size)
-                yield _Raw(rel, entry.path, "file", mode, st.st_size)
+                yield Raw(rel, entry.path, "file", mode, st.st_size, st)
             else:
                 meter.special(rel, next((k for test, k in _SPECIAL if test(mode)), "special file"))
 
@@ -110,7 +113,7 @@ def walk_tree(root: Path, limits: WorkspaceLimits | None = None, *,
     """
     meter = meter or TreeMeter(limits)
     entries = [TreeEntry(r.rel, Path(r.path), r.kind, bool(r.mode & stat.S_IXUSR), r.size)
-               for r in _walk(Path(root), meter) if r.kind != "dir"]
+               for r in walk_raw(Path(root), meter) if r.kind != "dir"]
     entries.sort(key=lambda e: e.relpath)
     yield from entries
 
@@ -118,7 +121,7 @@ def walk_tree(root: Path, limits: WorkspaceLimits | None = None, *,
 def tree_stats(root: Path) -> TreeStats:
     """Entry count, bytes, largest file and depth of the tree below `root` (no contents are read)."""
     meter = TreeMeter()
-    for _ in _walk(Path(root), meter):
+    for _ in walk_raw(Path(root), meter):
         pass
     return meter.stats
 
@@ -154,26 +157,30 @@ def file_sha256(entry: TreeEntry) -> bytes:
 
 
 def copy_tree(src: Path, dest: Path, limits: WorkspaceLimits | None = None, *,
-              meter: TreeMeter | None = None) -> None:
+              meter: TreeMeter | None = None, record: dict[str, os.stat_result] | None = None) -> None:
     """Copy the tree below `src` to the new directory `dest`: real copies, never hard links.
 
     Symlinks are copied as symlinks (their targets are not followed); special files are not copied.
     Permission bits are kept (setuid/setgid/sticky dropped), with owner read/write (and search, for
     directories) added so the copy is usable whatever the source's modes. Empty directories are kept.
     Passing a cap of `limits` raises `WorkspaceLimitExceeded`; `dest` is then left partially written
-    for the caller to remove.
+    for the caller to remove. With `record`, the `lstat` of every file and symlink written (as left by the
+    copy) is stored under its relative path (`changes` uses it to find what was changed later).
     """
     src, dest = Path(src), Path(dest)
     meter = meter or TreeMeter(limits)
     dest.mkdir(parents=True, exist_ok=False)
     top = os.fspath(dest)
-    for raw in _walk(src, meter):
+    for raw in walk_raw(src, meter):
         target = os.path.join(top, raw.rel)
         if raw.kind == "dir":
             os.mkdir(target, 0o700)
             os.chmod(target, (raw.mode & 0o777) | stat.S_IRWXU)
-        elif raw.kind == "link":
+            continue
+        if raw.kind == "link":
             os.symlink(read_link(raw.path, raw.rel), target)
         else:
             copy_file(raw.path, target, raw.rel, raw.size)
             os.chmod(target, (raw.mode & 0o777) | stat.S_IRUSR | stat.S_IWUSR)
+        if record is not None:
+            record[raw.rel] = os.lstat(target)

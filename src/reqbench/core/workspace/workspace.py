@@ -3,7 +3,8 @@
 The source's pristine tree (`RepoSource.baseline`) is copied file by file into the workspace: real
 copies, never hard links, so no edit, chmod, delete or replace inside the workspace can touch a source
 file. The workspace's change set is always `diff()` against that baseline, computed by the tree rules
-of `trees` (``.git``, ``__pycache__`` and ``*.pyc`` are not part of a tree and are not copied).
+of `trees` (``.git``, ``__pycache__`` and ``*.pyc`` are not part of a tree and are not copied). The copy
+keeps a `changes.CopyRecord` (each copied entry's stat signature), so a diff reads only what changed.
 
 Why copies and not an overlay mount: an overlayfs workspace is only visible inside the mount namespace
 that mounted it, while the harness, protocols and third-party agent CLIs all read and write the
@@ -22,18 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.errors import HarnessError, InputError
+from reqbench.core.workspace.changes import CopyRecord, changed_refs, record_copy
+from reqbench.core.workspace.git import git_env, run_git
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, TreeStats, WorkspaceLimits
-from reqbench.core.workspace.patches import (
-    BlobRef,
-    ObjectStore,
-    Submission,
-    apply_patch,
-    git_env,
-    run_git,
-    scan_tree,
-)
+from reqbench.core.workspace.objects import BlobRef, ObjectStore
+from reqbench.core.workspace.patches import Submission, apply_patch, scan_tree
 from reqbench.core.workspace.sources import RepoSource
-from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash, tree_stats
+from reqbench.core.workspace.trees import remove_tree, tree_hash, tree_stats
 
 
 @dataclass
@@ -53,6 +49,7 @@ class Workspace:
     skipped: list[str] = field(default_factory=list)
     _base_entries: dict[str, BlobRef] | None = field(default=None, repr=False)
     _base_stats: TreeStats | None = field(default=None, repr=False)
+    _record: CopyRecord | None = field(default=None, repr=False)
 
     def _store(self) -> ObjectStore:
         meta = self.meta or self.path.with_name(f".{self.path.name}.reqbench")
@@ -60,6 +57,7 @@ class Workspace:
         return ObjectStore(meta / "objects.git")
 
     def _base(self) -> tuple[dict[str, BlobRef], TreeStats]:
+        """The whole baseline, scanned (for a workspace made without a `CopyRecord`)."""
         if self._base_entries is None or self._base_stats is None:
             meter = TreeMeter()
             self._base_entries = scan_tree(self.base, meter=meter)
@@ -67,11 +65,18 @@ class Workspace:
         return self._base_entries, self._base_stats
 
     def diff(self) -> str:
-        """Git-style unified patch from `base` to the workspace as it is now ('' when unchanged)."""
-        base, stats = self._base()
-        meter = TreeMeter(self.limits.beyond(stats))
+        """Git-style unified patch from `base` to the workspace as it is now ('' when unchanged).
+
+        With the `CopyRecord` of `materialize`, only entries whose stat changed are read (`changes`)."""
+        if self._record is not None:
+            meter = TreeMeter(self.limits.beyond(self._record.stats))
+            base, new = changed_refs(self._record, self.path, meter)
+        else:
+            base, stats = self._base()
+            meter = TreeMeter(self.limits.beyond(stats))
+            new = scan_tree(self.path, meter=meter)
         store = self._store()
-        patch = store.diff(base, scan_tree(self.path, meter=meter))
+        patch = store.diff(base, new)
         self.skipped = meter.stats.skipped + [f"{p} (refused by git)" for p in store.dropped]
         return patch
 
@@ -81,7 +86,7 @@ class Workspace:
         return Submission.from_patch(patch, tuple(self.skipped))
 
     def tree_hash(self) -> str:
-        stats = self._base_stats or tree_stats(self.base)
+        stats = self._record.stats if self._record else self._base_stats or tree_stats(self.base)
         return tree_hash(self.path, self.limits.beyond(stats))
 
     def apply(self, patch: str) -> None:
@@ -129,13 +134,13 @@ def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool =
         os.rmdir(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
-        copy_tree(base, dest)
+        record = record_copy(base, dest)
         if git_init:
             _git_init(dest)
     except BaseException:
         remove_tree(dest)
         raise
-    return Workspace(path=dest, base=base, source=source)
+    return Workspace(path=dest, base=base, source=source, _record=record)
 
 
 def _git_init(path: Path) -> None:
