@@ -34,7 +34,7 @@ from reqbench.core.llm.errors import OfflineCacheMiss
 from reqbench.core.llm.gateway import Gateway, Lease, RowBudget, Upstream
 from reqbench.core.llm.gateway.scope import row_gateway
 from reqbench.core.sandbox import available_isolation, bridge
-from reqbench.core.workspace.fileio import write_private
+from reqbench.core.workspace.fileio import remove_tree, write_private
 
 STAGES = ("diagnostic", "coding")
 PASS_ENV = ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
@@ -75,6 +75,9 @@ class CLIPreset(ABC):
     """Whether `stage` changes the command (Claude Code and Codex: Table 14)."""
     extra_at = 1
     """Where `extra_args` are inserted into the argv (after the binary, or after its subcommand)."""
+    state_globs: tuple[str, ...] = ()
+    """Top-level workspace entries the tool writes as its own state (caches), not as part of the work:
+    removed after each turn unless they were there before, so they never reach the submission."""
 
     def __init__(self, *, model: str | None = None, stage: str = "coding", base_url: str | None = None,
                  api_key: str | None = None, binary: str | None = None, extra_args: list[str] | None = None,
@@ -166,11 +169,14 @@ class CLIPreset(ABC):
             return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
                                f"{self.name} (reqbench agents install {self.name}) or pass binary=PATH"), None
         before = gw.lease.usage()
+        had_state = self._state_entries(workspace)
         writable = [workspace, scratch, *self.writable]
         proc = run_cli(argv, workspace, env=env, stdin_file=inv.stdin_file, timeout=budget.wall_seconds,
                        writable=writable, readonly=install_dirs(argv[0], writable), hide=hide,
                        trusted_command=True, network=False, gateway_socket=gw.gateway.socket_path,
                        gateway_port=port)
+        for entry in self._state_entries(workspace) - had_state:
+            remove_tree(entry)  # link-safe: a planted symlink is removed, never followed
         parsed = self.parse(proc.stdout, proc.stderr, scratch)
         used = gw.lease.usage()
         exhausted = used["budget_exhausted"]
@@ -202,6 +208,10 @@ class CLIPreset(ABC):
         result = AgentResult(status=status, trajectory=[note, *parsed.events], usage=usage,
                              wall_seconds=proc.wall_seconds, reply=parsed.reply, detail=detail)
         return result, parsed.session_id
+
+
+    def _state_entries(self, workspace: Path) -> set[Path]:
+        return {p for pattern in self.state_globs for p in workspace.glob(pattern)}
 
 
 class CLISession:

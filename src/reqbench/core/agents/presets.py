@@ -25,7 +25,8 @@ mini-swe-agent     ``mini -y --exit-immediately -c mini.yaml -c {scratch}/mini-c
 openhands          ``openhands --headless --json --override-with-envs -f {prompt}``;
                    ``LLM_BASE_URL={gateway}/v1``, ``LLM_API_KEY={token}``
 aider              ``aider --yes-always --no-auto-commits --message-file {prompt}
-                   --openai-api-base {gateway}/v1 ...``; ``OPENAI_API_KEY={token}``
+                   --openai-api-base {gateway}/v1 ...``; ``OPENAI_API_KEY={token}``; trajectory
+                   from its chat history file ``{scratch}/chat.md``
 =================  ==========================================================================
 """
 
@@ -180,6 +181,7 @@ class OpenHands(CLIPreset):
 
 class Aider(CLIPreset):
     name, binary = "aider", "aider"
+    state_globs = (".aider.tags.cache.v*",)  # its repo-map cache, written into the repository root
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
@@ -193,7 +195,11 @@ class Aider(CLIPreset):
         return Invocation(argv, env)
 
     def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
-        return parse_aider(stdout)
+        try:  # the scratch folder is the agent's: read its chat history only as a regular file
+            chat = read_regular(scratch / "chat.md", root=scratch).decode("utf-8", "replace")
+        except OSError:
+            chat = None
+        return parse_aider(stdout, chat)
 
 
 PRESETS: dict[str, type[CLIPreset]] = {c.name: c for c in (ClaudeCode, Codex, MiniSweAgent, OpenHands, Aider)}
