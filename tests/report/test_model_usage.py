@@ -20,15 +20,19 @@ def call(row: str, source: str, prompt: int, completion: int, cost: float | None
                      completion_tokens=completion, cost_usd=cost, source=source)
 
 
-def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> None:
-    suite = write_suite(tmp_path / "suite", [{"id": "a", "value": 1}, {"id": "b", "value": 1},
-                                             {"id": "c", "value": 1}], conditions=("A",))
-    proto = ToyProtocol()
+def toy_run(tmp_path: Path, *tasks: str) -> RunStore:
+    """A finished toy run (command agent) of `tasks`, one condition: rows without any model call."""
+    suite = write_suite(tmp_path / "suite", [{"id": t, "value": 1} for t in tasks], conditions=("A",))
     store = RunStore.create(tmp_path / "run", RunMeta(suite_path=str(suite), protocol="toy",
                                                       options={"agent": "command", "judge": "exact"},
                                                       created=utc_now(), reqbench_version="t"))
-    with store:
-        execute_run(store, proto, suite, RunOptions(agent="command"), max_attempts=1)
+    execute_run(store, ToyProtocol(), suite, RunOptions(agent="command"), max_attempts=1)
+    return store
+
+
+def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> None:
+    proto = ToyProtocol()
+    with toy_run(tmp_path, "a", "b", "c") as store:
         a, b, c = (r.key for r in store.plan())
         rec = StoreRecorder.for_store(store)
         for made in (call(a, "upstream", 1000, 100, 0.0125), call(a, "upstream", 1200, 50, 0.0100),
@@ -50,13 +54,8 @@ def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> 
 
 
 def test_a_store_without_gateway_calls_reports_no_usage_table(tmp_path: Path) -> None:
-    suite = write_suite(tmp_path / "suite", [{"id": "a", "value": 1}], conditions=("A",))
     proto = ToyProtocol()
-    store = RunStore.create(tmp_path / "run", RunMeta(suite_path=str(suite), protocol="toy",
-                                                      options={"agent": "command", "judge": "exact"},
-                                                      created=utc_now(), reqbench_version="t"))
-    with store:
-        execute_run(store, proto, suite, RunOptions(agent="command"), max_attempts=1)
+    with toy_run(tmp_path, "a") as store:
         payload = build_payload(store, proto)
     assert payload["run"]["model_usage"] == []
     assert not any(t.title.startswith("model usage") for t in run_tables(payload, {}))
