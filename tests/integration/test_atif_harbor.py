@@ -2,8 +2,8 @@
 
 Harbor (PyPI ``harbor``, which defines ATIF's pydantic models) needs Python >= 3.12, so it is installed
 into its own virtualenv (``.venv-harbor/`` beside the repo, or ``$REQBENCH_HARBOR_VENV``) made with the
-first interpreter found that is new enough (``$REQBENCH_HARBOR_PYTHON``, ``python3.14`` ...
-``python3.12`` on PATH, pyenv's versions); the test skips, saying so, when there is none. Only the
+first 3.12 or 3.13 interpreter found (`versions.find_python`: ``$REQBENCH_PYTHON_3_12``, ``python3.12`` on
+PATH, pyenv's versions); the test skips, saying so, when there is none. Only the
 models are needed, so Harbor is installed without its service dependencies, next to pydantic.
 
 The rows exported are real: the pinned Codex and Aider binaries run through the gateway against the
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.agents import versions
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from tests.integration import test_real_aider, test_real_codex
@@ -40,26 +41,14 @@ for path in sys.argv[1:]:
 '''
 
 
-def new_python() -> str | None:
-    names = [os.environ.get("REQBENCH_HARBOR_PYTHON", "")] + [f"python3.{m}" for m in (14, 13, 12)]
-    pyenv = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
-    names += [str(p) for p in sorted(pyenv.glob("3.1[2-9]*/bin/python3"), reverse=True)]
-    for name in filter(None, names):
-        exe = shutil.which(name)
-        if exe and subprocess.run([exe, "-c", "import sys; sys.exit(sys.version_info < (3, 12))"],
-                                  capture_output=True).returncode == 0:
-            return exe
-    return None
-
-
 @pytest.fixture(scope="module")
 def harbor_python() -> Path:
     venv = Path(os.environ.get("REQBENCH_HARBOR_VENV") or REPO / ".venv-harbor")
     python = venv / "bin" / "python"
     if not (venv / ".installed").exists():
-        base = new_python()
+        base = versions.find_python("3.12") or versions.find_python("3.13")
         if base is None:
-            pytest.skip("harbor needs Python >= 3.12 and none was found (set REQBENCH_HARBOR_PYTHON)")
+            pytest.skip("harbor needs Python >= 3.12 and none was found (set REQBENCH_PYTHON_3_12)")
         shutil.rmtree(venv, ignore_errors=True)
         subprocess.run([base, "-m", "venv", str(venv)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", "pydantic>=2.14"], check=True, timeout=900)
