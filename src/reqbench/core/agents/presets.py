@@ -171,7 +171,8 @@ class OpenHands(CLIPreset):
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
-        env = {"LLM_MODEL": self.model or "", "LLM_BASE_URL": f"{endpoint.url}/v1", "LLM_API_KEY": endpoint.token}
+        env = {"LLM_MODEL": self.model or "", "LLM_BASE_URL": f"{endpoint.url}/v1", "LLM_API_KEY": endpoint.token,
+               "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no fetch of LiteLLM's price list: no network but the gateway
         return Invocation([self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)],
                           {k: v for k, v in env.items() if v})
 
