@@ -62,3 +62,31 @@ def test_split_spec() -> None:
     assert versions.split_spec("codex") == ("codex", None)
     with pytest.raises(InputError):
         versions.split_spec("codex@")
+
+
+def test_a_tool_needing_another_python_is_installed_with_it_or_refused(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(versions.CACHE_ENV, str(tmp_path / "cache"))
+    monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "no-pyenv"))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setenv("REQBENCH_PYTHON_3_12", "")
+    with pytest.raises(InputError, match="openhands needs Python 3.12.*REQBENCH_PYTHON_3_12"):
+        versions.install("openhands", run=fake_run([]))
+    assert not (tmp_path / "cache" / "openhands").exists() or not any((tmp_path / "cache" / "openhands").iterdir())
+    fake = tmp_path / "py" / "python3.12"  # an interpreter that says it is 3.12
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("REQBENCH_PYTHON_3_12", str(fake))
+    calls: list[list[str]] = []
+
+    def run(argv: list[str], check: bool) -> None:
+        calls.append(argv)
+        if argv[1:3] == ["-m", "venv"]:
+            (Path(argv[3]) / "bin").mkdir(parents=True)
+        else:
+            (Path(argv[0]).parent / "openhands").write_text("#!/bin/sh\n")
+
+    binary, _ = versions.install("openhands", run=run)
+    assert calls[0][0] == str(fake) and calls[1][-1] == f"openhands=={versions.PACKAGES['openhands'].pinned}"
+    assert binary == tmp_path / f"cache/openhands/{versions.PACKAGES['openhands'].pinned}/venv/bin/openhands"

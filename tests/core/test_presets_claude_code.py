@@ -11,34 +11,20 @@ yields the identical patch. Installs into the agents cache on first use (``reqbe
 from __future__ import annotations
 
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reqbench.core.agents import versions
-from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget
-from reqbench.core.agents.registry import make_agent
-from reqbench.core.llm.gateway import StoreRecorder
-from reqbench.core.llm.gateway.scope import row_scope
-from reqbench.core.llm.run_access import offline_run
-from reqbench.core.store import RunMeta, RunStore, utc_now
-from reqbench.core.store.active import activate
+from reqbench.core.agents.base import AgentStatus
+from tests.support.real_agents import installed, make_workspace, new_store, run_row, score
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 from tests.support.wire import messages_body
 
 KEY = "sk-ant-loopback-provider-key"
 ROW = "greet|C1|claude-code|0"
-
-
-def make_workspace(path: Path) -> Path:
-    path.mkdir()
-    (path / "greet.py").write_text('print("Hello")\n')
-    for args in (["init", "-q"], ["add", "."], ["commit", "-qm", "base"]):
-        subprocess.run(["git", "-C", str(path), "-c", "user.email=t@t", "-c", "user.name=t", *args], check=True)
-    return path
+MODEL = "claude-sonnet-4-5"
 
 
 def upstream_script(ws_name: str) -> Any:
@@ -66,33 +52,18 @@ def upstream_script(ws_name: str) -> Any:
     return script
 
 
-def run_row(store: RunStore, ws: Path, base_url: str, *, offline: bool) -> Any:
-    agent = make_agent("claude-code", model="claude-sonnet-4-5", base_url=base_url, api_key=KEY)
-    with activate(store), offline_run(offline), row_scope(ROW):
-        return agent.run(ws, AgentInputs(prompt="Make greet.py print Goodbye instead of Hello."),
-                         Budget(wall_seconds=300))
-
-
-def score(ws: Path) -> float:
-    out = subprocess.run([sys.executable, "greet.py"], cwd=ws, capture_output=True, text=True).stdout
-    return 1.0 if out.strip() == "Goodbye" else 0.0
-
-
 @pytest.mark.integration
 @pytest.mark.timeout(1800)
 def test_real_claude_code_through_the_gateway_then_offline_replay(tmp_path: Path) -> None:
-    started = time.monotonic()
-    binary, _ = versions.install("claude-code")
-    print(f"claude-code {versions.PACKAGES['claude-code'].pinned} ready in {time.monotonic() - started:.1f}s")
+    binary, _ = installed("claude-code")
     out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60).stdout
     assert versions.PACKAGES["claude-code"].pinned in out
-    meta = RunMeta(suite_path="/s", protocol="toy", options={}, created=utc_now(), reqbench_version="0")
-    store = RunStore.create(tmp_path / "run", meta)
-    recorder = StoreRecorder.for_store(store)
+    store, recorder = new_store(tmp_path / "run")
 
     ws = make_workspace(tmp_path / "ws")
     with ScriptedOpenAI(upstream_script("ws")) as upstream:
-        result = run_row(store, ws, upstream.base_url.removesuffix("/v1"), offline=False)
+        result = run_row("claude-code", ROW, store, ws, upstream.base_url.removesuffix("/v1"), offline=False,
+                         model=MODEL, key=KEY)
         live_requests = len(upstream.requests)
         keys = {r["headers"].get("x-api-key") for r in upstream.requests}
     assert result.status is AgentStatus.COMPLETED, result.detail
@@ -113,7 +84,8 @@ def test_real_claude_code_through_the_gateway_then_offline_replay(tmp_path: Path
 
     ws2 = make_workspace(tmp_path / "ws2")
     with ScriptedOpenAI(upstream_script("ws2")) as upstream:
-        replayed = run_row(store, ws2, upstream.base_url.removesuffix("/v1"), offline=True)
+        replayed = run_row("claude-code", ROW, store, ws2, upstream.base_url.removesuffix("/v1"), offline=True,
+                           model=MODEL, key=KEY)
         assert upstream.requests == []  # zero upstream requests offline
     assert replayed.status is AgentStatus.COMPLETED, replayed.detail
     patch2 = subprocess.run(["git", "-C", str(ws2), "diff"], capture_output=True, text=True).stdout

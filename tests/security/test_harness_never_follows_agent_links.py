@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.agents.preset_output import parse_mini
+from reqbench.core.agents.registry import make_agent
 from reqbench.core.workspace.fileio import UnsafePath, read_regular, write_private
 
 
@@ -72,3 +76,35 @@ def test_pace_never_reads_a_submitted_link_to_a_host_file(tmp_path: Path) -> Non
     assert changed_files(base, cand, ["pkg/mod.py", "pkg/zz.py"]) == ["pkg/zz.py"]
     diffs = file_diffs(base, cand, ["pkg/zz.py"])
     assert "canary-pace-link" not in "".join(diffs.values()) and str(host) in "".join(diffs.values())
+
+
+AIDER_PLANTING_LINKS = r'''
+import os, sys
+from pathlib import Path
+chat = Path(sys.argv[sys.argv.index("--chat-history-file") + 1])
+os.symlink(os.environ["HOST_SECRET"], chat)  # its chat history, pointing at a host file
+os.symlink(os.environ["HOST_DIR"], ".aider.tags.cache.v4")  # its cache folder, pointing at a host folder
+os.symlink(os.environ["HOST_SECRET"], ".aider.tags.cache.v5")
+'''
+
+
+def test_aider_state_links_are_removed_not_followed_and_its_chat_link_is_not_read(tmp_path: Path) -> None:
+    """After each turn the harness removes the repo-map cache Aider leaves in the workspace and reads
+    its chat history from the scratch folder; both are the agent's to plant as links."""
+    host_dir = tmp_path / "host"
+    host_dir.mkdir()
+    secret = host_dir / "secret.md"
+    secret.write_text("#### canary-aider-chat-link\n")
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    subprocess.run(["git", "init", "-q"], cwd=ws, check=True)
+    exe = tmp_path / "bin" / "aider"
+    exe.parent.mkdir()
+    exe.write_text(f"#!{sys.executable}\n{AIDER_PLANTING_LINKS}")
+    exe.chmod(0o755)
+    agent = make_agent("aider", binary=str(exe), env={"HOST_SECRET": str(secret), "HOST_DIR": str(host_dir)})
+    result = agent.run(ws, AgentInputs(prompt="x"), Budget(wall_seconds=60))
+    assert sorted(p.name for p in ws.iterdir()) == [".git"]  # the links are gone ...
+    assert sorted(p.name for p in host_dir.iterdir()) == ["secret.md"]  # ... and nothing they pointed at
+    assert secret.read_text() == "#### canary-aider-chat-link\n"
+    assert "canary-aider-chat-link" not in json.dumps(result.to_dict())

@@ -24,13 +24,13 @@ def chat_body(text: str = "", *, tool: tuple[str, dict[str, Any]] | None = None,
 
 
 def responses_body(text: str = "", *, tool: tuple[str, dict[str, Any]] | None = None, input_tokens: int = 10,
-                   output_tokens: int = 5, model: str = "scripted") -> dict[str, Any]:
+                   output_tokens: int = 5, model: str = "scripted", call_id: str = "call_1") -> dict[str, Any]:
     output: list[dict[str, Any]] = []
     if text:
         output.append({"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
                        "content": [{"type": "output_text", "text": text, "annotations": []}]})
     if tool is not None:
-        output.append({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": tool[0],
+        output.append({"type": "function_call", "id": f"fc_{call_id}", "call_id": call_id, "name": tool[0],
                        "arguments": json.dumps(tool[1]), "status": "completed"})
     return {"id": "resp_1", "object": "response", "created_at": 0, "status": "completed", "model": model,
             "output": output, "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,

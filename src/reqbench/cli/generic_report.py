@@ -78,15 +78,25 @@ def report(
 
 def export(
     run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
-    out: Path = typer.Option(..., "--out", help="Output file; its suffix picks the format unless --format."),
-    fmt: str | None = typer.Option(None, "--format", help="csv, jsonl or parquet (Parquet needs pyarrow)."),
+    out: Path = typer.Option(..., "--out", help="Output file (a folder for atif); its suffix picks the "
+                             "format unless --format."),
+    fmt: str | None = typer.Option(None, "--format", help="csv, jsonl, parquet (needs pyarrow) or atif "
+                                   "(one ATIF trajectory.json per row under the --out folder)."),
     parquet: bool = typer.Option(False, "--parquet", help="Same as --format parquet."),
 ) -> None:
     """Export one row per planned row (its selected attempt) with flat columns outcome, score, reason,
-    cost_usd, tokens, seconds in every format (schema: `reqbench schema run-result-row`).
+    cost_usd, tokens, seconds in every format (schema: `reqbench schema run-result-row`); or, with
+    --format atif, each row's agent trajectory in the Agent Trajectory Interchange Format.
 
     Example: reqbench export runs/demo/takeover-takeover-reference --out rows.csv
     """
+    if fmt == "atif":
+        from reqbench.report.export_atif import export_atif
+
+        with RunStore.open(run_dir, read_only=True) as store:
+            n = export_atif(store, out)
+        console.print(f"wrote {n} trajectories under {out} (atif)", highlight=False, soft_wrap=True)
+        return
     from reqbench.report.export_rows import export_rows, format_for
 
     chosen = format_for(out, "parquet" if parquet else fmt)

@@ -27,7 +27,8 @@ def format_for(path: Path, fmt: str | None) -> str:
     """The requested format, else the one the file suffix names (.csv, .parquet; anything else JSONL)."""
     if fmt is not None:
         if fmt not in FORMATS:
-            raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}", item="--format")
+            raise InputError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)} or atif",
+                             item="--format")
         return fmt
     suffix = Path(path).suffix.lower().lstrip(".")
     return {"csv": "csv", "parquet": "parquet", "pq": "parquet"}.get(suffix, "jsonl")

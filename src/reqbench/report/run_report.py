@@ -5,7 +5,8 @@ under the protocol's name its own JSON document (`Summary.data`, the documented 
 under "summary" the typed summary (`Summary.to_json`: overview, tables, headline, plots), and "run"
 holds the run's metadata and row counts (planned, scored, pending, invalid, unstarted, unfinished,
 attempts) and the attrition by reason per condition (`core.execute.attrition`), so attrition is always
-reported next to the scores (SpecPath: "every result reports its actual support").
+reported next to the scores (SpecPath: "every result reports its actual support"), and each row's
+model calls, tokens and cost as the model gateway measured them (``run.model_usage``, `model_usage`).
 
 A run may hold several gradings (`reqbench regrade`): the report uses one (`grading`, default the latest),
 says which grading produced each row's number (``run.rows_by_grading``), and lists every grading with its
@@ -23,6 +24,7 @@ from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
 from reqbench.core.summary import Cell, Summary, cell_from_json, cell_to_json, unavailable
+from reqbench.report.model_usage import model_usage_table, row_model_usage
 from reqbench.report.tables import TableData, format_cell, summary_tables
 
 RUN_KEY = "run"
@@ -60,7 +62,7 @@ def build_payload(store: RunStore, suite: Suite, grading: str | None = None) -> 
            "attrition": attrition_table((row.condition, None if a is None else store.to_outcome(
                a, with_artifacts=False), bool(a and a.result.get("operational_failure")))
                for row, a, _ in selected),
-           "why_unmeasured": unmeasured_reasons(store, grading)}
+           "why_unmeasured": unmeasured_reasons(store, grading), "model_usage": row_model_usage(store)}
     return {suite.protocol.name: dict(summary.data), RUN_KEY: run, SUMMARY_KEY: summary.to_json()}
 
 
@@ -137,6 +139,9 @@ def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]])
                                   str((run.get("rows_by_grading") or {}).get(g["label"], 0)),
                                   "; ".join(f"{k}: {format_cell(cell_from_json(v))}" for k, v in g["headline"].items())]
                                  for g in gradings]))
+    usage_table = model_usage_table(run.get("model_usage") or [])
+    if usage_table is not None:
+        tables.append(usage_table)
     if by_condition:
         tables.append(TableData("rows by condition (selected attempt)", ["condition", *STATUSES],
                                 [[c, *(str(v[s]) for s in STATUSES)] for c, v in by_condition.items()]))

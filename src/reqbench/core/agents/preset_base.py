@@ -33,7 +33,7 @@ from reqbench.core.llm.errors import OfflineCacheMiss
 from reqbench.core.llm.gateway import Gateway, Lease, RowBudget, Upstream
 from reqbench.core.llm.gateway.scope import row_gateway
 from reqbench.core.sandbox import available_isolation, bridge, run_sandboxed
-from reqbench.core.workspace.fileio import write_private
+from reqbench.core.workspace.fileio import remove_tree, write_private
 
 STAGES = ("diagnostic", "coding")
 PASS_ENV = ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
@@ -74,6 +74,9 @@ class CLIPreset(ABC):
     """Whether `stage` changes the command (Claude Code and Codex: Table 14)."""
     extra_at = 1
     """Where `extra_args` are inserted into the argv (after the binary, or after its subcommand)."""
+    state_globs: tuple[str, ...] = ()
+    """Top-level workspace entries the tool writes as its own state (caches), not as part of the work:
+    removed after each turn unless they were there before, so they never reach the submission."""
 
     def __init__(self, *, model: str | None = None, stage: str = "coding", base_url: str | None = None,
                  api_key: str | None = None, binary: str | None = None, extra_args: list[str] | None = None,
@@ -165,11 +168,14 @@ class CLIPreset(ABC):
             return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
                                f"{self.name} (reqbench agents install {self.name}) or pass binary=PATH"), None
         before = gw.lease.usage()
+        had_state = self._state_entries(workspace)
         writable = [workspace, scratch, *self.writable]
         proc = run_sandboxed(argv, workspace, timeout=budget.wall_seconds, env=env, stdin_file=inv.stdin_file,
                              writable=writable, readonly_binds={d: d for d in install_dirs(argv[0], writable)},
                              hide=list(hide or []), bind_named_files=True, network=False,
                              gateway_socket=gw.gateway.socket_path, gateway_port=port)
+        for entry in self._state_entries(workspace) - had_state:
+            remove_tree(entry)  # link-safe: a planted symlink is removed, never followed
         stdout, stderr = proc.stdout_text(), proc.stderr_text()
         parsed = self.parse(stdout, stderr, scratch)
         used = gw.lease.usage()
@@ -202,6 +208,10 @@ class CLIPreset(ABC):
         result = AgentResult(status=status, trajectory=[note, *parsed.events], usage=usage,
                              wall_seconds=proc.wall_seconds, reply=parsed.reply, detail=detail)
         return result, parsed.session_id
+
+
+    def _state_entries(self, workspace: Path) -> set[Path]:
+        return {p for pattern in self.state_globs for p in workspace.glob(pattern)}
 
 
 class CLISession:

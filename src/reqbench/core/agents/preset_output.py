@@ -211,17 +211,71 @@ def _count(text: str) -> int:
     return int(round(float(text[:-1]) * 1000)) if text.endswith("k") else int(float(text))
 
 
-def parse_aider(stdout: str) -> Parsed:
+def _aider_tool_lines(lines: list[str], out: Parsed) -> None:
+    """Aider's own ``> `` lines of one block: token summaries (self-reported usage of the previous
+    answer), applied edits, and anything else (lint output, prompts it answered) as a note."""
+    rest = []
+    last = next((e for e in reversed(out.events) if e.kind == "message" and e.data.get("role") == "assistant"),
+                None)
+    for line in lines:
+        tokens = _AIDER_TOKENS.search(line)
+        edit = re.match(r"Applied edit to (.+)$", line)
+        if tokens:
+            step = Usage(_count(tokens.group(1)), _count(tokens.group(2)),
+                         float(tokens.group(3)) if tokens.group(3) else None)
+            out.usage.add(step)
+            if tokens.group(4):
+                out.usage.cost_usd = float(tokens.group(4))
+            if last is not None and last.usage is None:
+                last.usage = step
+        elif edit:
+            out.events.append(TrajectoryEvent("file_edit", {"path": edit.group(1).strip()}))
+        elif line.strip():
+            rest.append(line)
+    if rest:
+        out.events.append(TrajectoryEvent("note", {"tool": "aider", "output": "\n".join(rest)[:10_000]}))
+
+
+def parse_aider_chat(text: str, out: Parsed) -> None:
+    """Aider's chat history file: ``#### `` lines are the user's message, ``> `` lines aider's own
+    output, everything else the model's answer (the last one is the reply)."""
+    blocks: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        if line.startswith("# aider chat started"):
+            continue
+        if line.startswith("#### "):
+            kind, body = "user", line[5:]
+        elif line.startswith("> ") or line.rstrip() == ">":  # not ``>>>>>>> REPLACE`` of an edit block
+            kind, body = "tool", line[2:]
+        else:
+            kind, body = "assistant", line
+        body = body.rstrip()
+        if blocks and blocks[-1][0] == kind:
+            blocks[-1][1].append(body)
+        else:
+            blocks.append((kind, [body]))
+    for kind, lines in blocks:
+        if kind == "tool":
+            _aider_tool_lines(lines, out)
+            continue
+        content = "\n".join(lines).strip()
+        if content:
+            out.events.append(TrajectoryEvent("message", {"role": kind, "content": content}))
+            if kind == "assistant":
+                out.reply = content
+
+
+def parse_aider(stdout: str, chat: str | None = None) -> Parsed:
+    """From the chat history file when there is one (messages, edits, usage), else from the token and
+    edit lines of stdout; provider errors always from stdout."""
     out = Parsed()
-    for m in _AIDER_TOKENS.finditer(stdout):
-        step = Usage(_count(m.group(1)), _count(m.group(2)), float(m.group(3)) if m.group(3) else None)
-        out.usage.add(step)
-        out.events.append(TrajectoryEvent("message", {"role": "assistant", "tokens_line": m.group(0)},
-                                          usage=step))
-        if m.group(4):
-            out.usage.cost_usd = float(m.group(4))
-    for m in re.finditer(r"^Applied edit to (.+)$", stdout, re.MULTILINE):
-        out.events.append(TrajectoryEvent("file_edit", {"path": m.group(1).strip()}))
+    if chat is not None:
+        parse_aider_chat(chat, out)
+    else:
+        for m in _AIDER_TOKENS.finditer(stdout):
+            out.events.append(TrajectoryEvent("message", {"role": "assistant", "tokens_line": m.group(0)}))
+            _aider_tool_lines([m.group(0)], out)
+        _aider_tool_lines(re.findall(r"^Applied edit to .+$", stdout, re.MULTILINE), out)
     errors = re.findall(r"litellm\.\w+Error[^\n]*", stdout)
     if errors:
         out.status, out.detail = _failure(errors[-1]), f"aider: {errors[-1][:500]}"

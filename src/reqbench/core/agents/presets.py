@@ -25,7 +25,8 @@ mini-swe-agent     ``mini -y --exit-immediately -c mini.yaml -c {scratch}/mini-c
 openhands          ``openhands --headless --json --override-with-envs -f {prompt}``;
                    ``LLM_BASE_URL={gateway}/v1``, ``LLM_API_KEY={token}``
 aider              ``aider --yes-always --no-auto-commits --message-file {prompt}
-                   --openai-api-base {gateway}/v1 ...``; ``OPENAI_API_KEY={token}``
+                   --openai-api-base {gateway}/v1 ...``; ``OPENAI_API_KEY={token}``; trajectory
+                   from its chat history file ``{scratch}/chat.md``
 =================  ==========================================================================
 """
 
@@ -170,7 +171,8 @@ class OpenHands(CLIPreset):
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
-        env = {"LLM_MODEL": self.model or "", "LLM_BASE_URL": f"{endpoint.url}/v1", "LLM_API_KEY": endpoint.token}
+        env = {"LLM_MODEL": self.model or "", "LLM_BASE_URL": f"{endpoint.url}/v1", "LLM_API_KEY": endpoint.token,
+               "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no fetch of LiteLLM's price list: no network but the gateway
         return Invocation([self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)],
                           {k: v for k, v in env.items() if v})
 
@@ -180,6 +182,7 @@ class OpenHands(CLIPreset):
 
 class Aider(CLIPreset):
     name, binary = "aider", "aider"
+    state_globs = (".aider.tags.cache.v*",)  # its repo-map cache, written into the repository root
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
@@ -193,7 +196,11 @@ class Aider(CLIPreset):
         return Invocation(argv, env)
 
     def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
-        return parse_aider(stdout)
+        try:  # the scratch folder is the agent's: read its chat history only as a regular file
+            chat = read_regular(scratch / "chat.md", root=scratch).decode("utf-8", "replace")
+        except OSError:
+            chat = None
+        return parse_aider(stdout, chat)
 
 
 PRESETS: dict[str, type[CLIPreset]] = {c.name: c for c in (ClaudeCode, Codex, MiniSweAgent, OpenHands, Aider)}

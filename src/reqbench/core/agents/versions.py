@@ -3,8 +3,9 @@
 Floating agent versions move scores, so each preset pins the version it was tested with (`PACKAGES`);
 ``--agent claude-code@2.1.332`` asks for another one. `install` puts a version into its own
 directory of the cache -- ``npm install --prefix CACHE/NAME/VERSION PACKAGE@VERSION`` for the npm
-tools, a virtualenv ``CACHE/NAME/VERSION/venv`` for the PyPI ones -- never into the user's
-environment. The cache is ``$REQBENCH_AGENTS_CACHE``, else ``<reqbench cache>/agents``. A preset runs
+tools, a virtualenv ``CACHE/NAME/VERSION/venv`` for the PyPI ones (made with the Python the tool
+requires when that is not reqbench's own: OpenHands needs 3.12, `find_python`) -- never into the
+user's environment. The cache is ``$REQBENCH_AGENTS_CACHE``, else ``<reqbench cache>/agents``. A preset runs
 the cached binary of its version when it is there, else the tool found on PATH (and says which ran).
 """
 
@@ -32,13 +33,16 @@ class ToolPackage:
     package: str
     binary: str
     pinned: str
+    python: str | None = None
+    """For ``pip`` tools that need another Python than reqbench's own: its ``MAJOR.MINOR``."""
 
 
 PACKAGES: dict[str, ToolPackage] = {
     "claude-code": ToolPackage("npm", "@anthropic-ai/claude-code", "claude", "2.1.332"),
     "codex": ToolPackage("npm", "@openai/codex", "codex", "0.171.0"),
     "aider": ToolPackage("pip", "aider-chat", "aider", "0.86.2"),
-    "openhands": ToolPackage("pip", "openhands-ai", "openhands", "0.9.8"),
+    "openhands": ToolPackage("pip", "openhands", "openhands", "1.16.0", python="3.12"),
+    # the OpenHands CLI (``--headless --json``); it requires Python 3.12 exactly
     "mini-swe-agent": ToolPackage("pip", "mini-swe-agent", "mini", "2.4.6"),
 }
 
@@ -58,6 +62,20 @@ def cache_dir() -> Path:
     from reqbench.core.workspace.sources import cache_root
 
     return cache_root() / "agents"
+
+
+def find_python(minor: str) -> str | None:
+    """An interpreter of Python `minor` (``3.12``): ``$REQBENCH_PYTHON_3_12``, ``python3.12`` on PATH, or
+    one of pyenv's versions; None when there is none."""
+    names = [os.environ.get("REQBENCH_PYTHON_" + minor.replace(".", "_"), ""), f"python{minor}"]
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
+    names += [str(p) for p in sorted(pyenv.glob(f"{minor}.*/bin/python{minor}"), reverse=True)]
+    check = f"import sys; sys.exit(sys.version_info[:2] != {tuple(int(x) for x in minor.split('.'))})"
+    for name in filter(None, names):
+        exe = shutil.which(name)
+        if exe and subprocess.run([exe, "-c", check], capture_output=True).returncode == 0:
+            return exe
+    return None
 
 
 def install_dir(name: str, version: str) -> Path:
@@ -83,6 +101,13 @@ def install(name: str, version: str | None = None, *,
     existing = cached_binary(name, version)
     if existing is not None:
         return existing, 0.0
+    python = sys.executable
+    if pkg.python is not None:
+        found = find_python(pkg.python)
+        if found is None:
+            raise InputError(f"{pkg.package} needs Python {pkg.python}: install it, or name its interpreter in "
+                             f"REQBENCH_PYTHON_{pkg.python.replace('.', '_')}", item="agents install")
+        python = found
     final = install_dir(name, version)
     final.parent.mkdir(parents=True, exist_ok=True)
     # npm: built beside its final place and renamed; pip: a virtualenv is not relocatable, so it is
@@ -97,7 +122,7 @@ def install(name: str, version: str | None = None, *,
                  f"{pkg.package}@{version}"], check=True)
             os.rename(target, final)
         else:
-            run([sys.executable, "-m", "venv", str(target / "venv")], check=True)
+            run([python, "-m", "venv", str(target / "venv")], check=True)
             run([str(target / "venv" / "bin" / "python"), "-m", "pip", "install", "-q",
                  f"{pkg.package}=={version}"], check=True)
     except (subprocess.CalledProcessError, OSError) as exc:

@@ -138,6 +138,33 @@ class StoreRecorder:
                           workspace=r["workspace"], request_key=r["request_key"]) for r in rows]
 
 
+    def totals(self) -> dict[str, dict[str, Any]]:
+        """Per row: calls by source, and the tokens and dollars of the calls forwarded upstream -- what
+        the row spent, counted once: a replayed call costs nothing again, a refused one nothing at all.
+        Every attempt of the row counts (a retried row spent on each attempt)."""
+        conn = self._connect()
+        try:
+            rows = conn.execute(
+                "SELECT row_key, source, COUNT(*) AS n, SUM(prompt_tokens) AS p, SUM(completion_tokens) AS c, "
+                "SUM(cost_usd) AS cost, COUNT(cost_usd) AS priced FROM model_calls GROUP BY row_key, source"
+            ).fetchall()
+        except sqlite3.OperationalError:  # a store from before the gateway: no table, no calls
+            return {}
+        finally:
+            conn.close()
+        out: dict[str, dict[str, Any]] = {}
+        for r in rows:
+            t = out.setdefault(r["row_key"], {"calls": 0, **dict.fromkeys(SOURCES, 0), "prompt_tokens": 0,
+                                              "completion_tokens": 0, "cost_usd": None, "cost_complete": True})
+            t["calls"] += r["n"]
+            t[r["source"]] = t.get(r["source"], 0) + r["n"]
+            if r["source"] == "upstream":  # one group per (row, source): assigned once
+                t["prompt_tokens"], t["completion_tokens"] = r["p"] or 0, r["c"] or 0
+                t["cost_usd"] = r["cost"] if r["priced"] else None  # None: no price known for its model
+                t["cost_complete"] = r["priced"] == r["n"]
+        return out
+
+
 class ReplayCursor:
     """The recorded, answered calls of one row, each served at most once (see the module docstring)."""
 

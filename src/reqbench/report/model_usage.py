@@ -1,0 +1,43 @@
+"""Per-row model usage as the model gateway measured it, for every report (terminal, JSON, HTML).
+
+The figures come from the run store's ``model_calls`` table (`StoreRecorder.totals`), never from an
+agent's self-report: tokens and dollars of the calls forwarded upstream, and how many calls were
+replayed or refused. A replayed call is not spent again, so resuming or re-running a row offline adds
+no cost; a row retried online counts each attempt's calls, because each was paid for. Rows without
+gateway traffic (control agents, the built-in ``llm`` agent, whose calls go to the run's cache) are
+absent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reqbench.core.llm.gateway import StoreRecorder
+from reqbench.core.store.runstore import RunStore
+from reqbench.report.tables import TableData
+
+COLUMNS = ("row", "calls", "replayed", "refused", "prompt tokens", "completion tokens", "cost (USD)")
+
+
+def row_model_usage(store: RunStore) -> list[dict[str, Any]]:
+    """One entry per planned row that made model calls, in plan order:
+    ``{row, calls, upstream, replay, refused, prompt_tokens, completion_tokens, cost_usd, cost_complete}``."""
+    totals = StoreRecorder.for_store(store).totals()
+    return [{"row": row.key, **totals[row.key]} for row in store.plan() if row.key in totals]
+
+
+def model_usage_table(usage: list[dict[str, Any]]) -> TableData | None:
+    """The report table of `row_model_usage` (None when no row used the gateway), with a total line."""
+    if not usage:
+        return None
+
+    def cost(value: Any, complete: bool) -> str:
+        return "—" if value is None else f"{value:.4f}" + ("" if complete else " (partial)")
+
+    rows = [[u["row"], str(u["calls"]), str(u["replay"]), str(u["refused"]), str(u["prompt_tokens"]),
+             str(u["completion_tokens"]), cost(u["cost_usd"], u["cost_complete"])] for u in usage]
+    priced = [u["cost_usd"] for u in usage if u["cost_usd"] is not None]
+    rows.append(["total", *(str(sum(u[k] for u in usage)) for k in ("calls", "replay", "refused",
+                                                                    "prompt_tokens", "completion_tokens")),
+                 cost(sum(priced) if priced else None, all(u["cost_complete"] for u in usage))])
+    return TableData("model usage per row (measured by the gateway)", list(COLUMNS), rows)

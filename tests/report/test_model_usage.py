@@ -1,0 +1,61 @@
+"""Every report carries each row's model calls, tokens and cost as the model gateway measured them (the run
+store's ``model_calls``), counted once: replayed calls cost nothing again, refused calls nothing at all."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.types import RunOptions
+from reqbench.core.llm.gateway import ModelCall, StoreRecorder
+from reqbench.core.store import RunMeta, RunStore, utc_now
+from reqbench.report.run_report import build_payload, run_tables
+from tests.core.toy_protocol import ToyProtocol, write_suite
+
+
+def call(row: str, source: str, prompt: int, completion: int, cost: float | None, model: str = "m") -> ModelCall:
+    return ModelCall(row_key=row, step=1, api="chat", model=model, request={"messages": [prompt]},
+                     response={}, status=200 if source != "refused" else 400, prompt_tokens=prompt,
+                     completion_tokens=completion, cost_usd=cost, source=source)
+
+
+def toy_run(tmp_path: Path, *tasks: str) -> RunStore:
+    """A finished toy run (command agent) of `tasks`, one condition: rows without any model call."""
+    suite = write_suite(tmp_path / "suite", [{"id": t, "value": 1} for t in tasks], conditions=("A",))
+    store = RunStore.create(tmp_path / "run", RunMeta(suite_path=str(suite), protocol="toy",
+                                                      options={"agent": "command", "judge": "exact"},
+                                                      created=utc_now(), reqbench_version="t"))
+    execute_run(store, ToyProtocol(), suite, RunOptions(agent="command"), max_attempts=1)
+    return store
+
+
+def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> None:
+    proto = ToyProtocol()
+    with toy_run(tmp_path, "a", "b", "c") as store:
+        a, b, c = (r.key for r in store.plan())
+        rec = StoreRecorder.for_store(store)
+        for made in (call(a, "upstream", 1000, 100, 0.0125), call(a, "upstream", 1200, 50, 0.0100),
+                     call(a, "replay", 1000, 100, 0.0125), call(a, "refused", 0, 0, None),
+                     call(b, "upstream", 300, 30, None, model="unpriced"), call(b, "upstream", 200, 20, 0.001)):
+            rec.record(made)
+        payload = build_payload(store, proto)
+    usage = {u["row"]: u for u in payload["run"]["model_usage"]}
+    assert set(usage) == {a, b}  # c made no model call
+    assert usage[a] == {"row": a, "calls": 4, "upstream": 2, "replay": 1, "refused": 1, "prompt_tokens": 2200,
+                        "completion_tokens": 150, "cost_usd": 0.0225, "cost_complete": True}
+    assert (usage[b]["prompt_tokens"], usage[b]["completion_tokens"]) == (500, 50)
+    assert (usage[b]["cost_usd"], usage[b]["cost_complete"]) == (0.001, False)
+    json.dumps(payload, default=str)
+    table = {t.title: t for t in run_tables(payload, {})}["model usage per row (measured by the gateway)"]
+    assert table.rows == [[a, "4", "1", "1", "2200", "150", "0.0225"],
+                          [b, "2", "0", "0", "500", "50", "0.0010 (partial)"],
+                          ["total", "6", "1", "1", "2700", "200", "0.0235 (partial)"]]
+
+
+def test_a_store_without_gateway_calls_reports_no_usage_table(tmp_path: Path) -> None:
+    proto = ToyProtocol()
+    with toy_run(tmp_path, "a") as store:
+        payload = build_payload(store, proto)
+    assert payload["run"]["model_usage"] == []
+    assert not any(t.title.startswith("model usage") for t in run_tables(payload, {}))
