@@ -42,7 +42,7 @@ def main(runs: Path, out: Path) -> int:
             done.add(protocol)
             page.goto(f"{base}{run.base}/")
             shot(f"run-{protocol}")
-            first_row(page, base, run, "diag" if protocol == "takeover" else "")
+            first_row(page, base, run, "two-phase-C1" if protocol == "takeover" else "")
             shot(f"row-{protocol}")
         a = next((n for n in names if "takeover" in n and "null" in n), names[0])
         b_ = next((n for n in names if "takeover" in n and "reference" in n), names[-1])
