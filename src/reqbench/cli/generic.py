@@ -39,7 +39,9 @@ def validate(suite: Path = typer.Argument(..., help="Suite directory (or a singl
     protocol = validate_suite(suite.resolve())
     for warning in getattr(protocol, "warnings", lambda _p: [])(suite.resolve()):
         err_console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-    console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite", highlight=False)
+    note = getattr(protocol, "validation_note", "")
+    console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite" + (f" ({note})" if note else ""),
+                  highlight=False, soft_wrap=True)
 
 
 def schema(name: str | None = typer.Argument(None, help="Format name; omit to list them.")) -> None:

@@ -72,7 +72,7 @@ def validate(suite: Path = typer.Argument(..., help="SpecPath suite or family fo
     if problems:
         typer.echo(f"{len(problems)} problem(s) in {suite}", err=True)
         raise typer.Exit(2)
-    typer.echo(f"{suite}: valid specpath suite")
+    typer.echo(f"{suite}: valid specpath suite ({protocol.validation_note})")
 
 
 @app.command("calibrate")
