@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from reqbench.cli.consoles import console, err_console
 from reqbench.cli.doctor import doctor
 from reqbench.cli.generic_report import export, print_report, report, view
 from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
@@ -23,9 +23,6 @@ from reqbench.cli.regrade import regrade
 from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
-
-console = Console()
-err_console = Console(stderr=True)
 
 
 def validate(suite: Path = typer.Argument(..., help="Suite directory (or a single task), or demo:NAME.",

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import protocol_by_name
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store import RunStore
@@ -23,8 +23,6 @@ from reqbench.report.run_report import (
     status_by_condition,
 )
 from reqbench.report.tables import rich_tables
-
-console = Console()
 
 
 def print_report(store: RunStore, protocol: Any, grading: str | None = None) -> dict[str, Any]:

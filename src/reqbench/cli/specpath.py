@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import suite_spec
 
 app = typer.Typer(help="SpecPath: contract-equivalent specification histories.", no_args_is_help=True)
-console = Console()
 
 
 def _emit_json(data: Any) -> None:
