@@ -11,9 +11,12 @@ from tests.browser.browser import browser, missing, served
 
 
 def first_row(page: object, base: str, run: object, prefer: str = "") -> None:
+    """Open the first row matching `prefer` and scroll to its selected attempt (the protocol's panel)."""
     page.goto(f"{base}{run.base}/rows?q={prefer}")  # type: ignore[attr-defined]
     href = page.locator("table.rows td a").first.get_attribute("href")  # type: ignore[attr-defined]
     page.goto(base + href)  # type: ignore[attr-defined]
+    page.locator("h2").first.evaluate(  # type: ignore[attr-defined]
+        "h => window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 8)")
 
 
 def main(runs: Path, out: Path) -> int:
