@@ -80,7 +80,7 @@ def test_yaml_syntax_error_and_invalid_utf8_have_line_and_column(
         tmp_path: Path, source: Path, name: str, loader: Callable[[Path], Any]) -> None:
     lines = source.read_bytes().count(b"\n")
     broken = _copy_with(tmp_path / "yaml", source, name, b"\nkey: [a, b\n")
-    with pytest.raises(InputError, match=rf"{name}: not valid YAML at line {lines + 3}, column 1: "):
+    with pytest.raises(InputError, match=rf"{name}: YAML syntax error at line {lines + 3}, column 1: "):
         loader(broken)
     undecodable = _copy_with(tmp_path / "utf8", source, name, b"\nname: caf\xe9\n")
     with pytest.raises(InputError, match=rf"{name}: not valid UTF-8 at line {lines + 2}, column 10 "):

@@ -43,7 +43,7 @@ def parse_yaml(text: str, source: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise InputError(f"not valid YAML{where}: {problem}", file=source) from None
+        raise InputError(f"YAML syntax error{where}: {problem}", file=source) from None
 
 
 def read_yaml(path: Path) -> Any:

@@ -34,7 +34,8 @@ td.num{text-align:right}.target{background:#fde9b8;border-radius:3px;padding:0 .
 tr.at-target td{background:#fff7e0}.request{background:#fff7e0;padding:.5em .8em;border-radius:6px;
  white-space:pre-wrap}.two>div{min-width:0}table.timeline,table.target-state{width:100%;table-layout:fixed}
 table.timeline td,table.timeline th,table.target-state td,table.target-state th,table.matches td,
-table.gates td,table.points td{text-align:left;font-size:.9em;word-break:break-word}table.timeline th:first-child{width:2.5em}
+table.gates td,table.points td{text-align:left;font-size:.9em;word-break:break-word}
+table.timeline th:first-child{width:2.5em}
 .phase-a pre{max-height:32em;overflow:auto}.two.delivery{grid-template-columns:2fr 1fr}
 """ + _FORMATTER.get_style_defs(".diff")
 
