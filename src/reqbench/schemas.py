@@ -11,6 +11,8 @@ import importlib
 from typing import Any
 
 from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema, NoDefault
+from pydantic_core import core_schema
 
 from reqbench.core import registry
 from reqbench.core.errors import InputError
@@ -29,5 +31,21 @@ def schema_model(name: str) -> type[BaseModel]:
     return model
 
 
+class _WithFactoryDefaults(GenerateJsonSchema):
+    """Shows the defaults of `default_factory` fields too (pydantic leaves them out): a default a reader
+    cannot see is a default they cannot know about — specpath's ``verifier.pythonpath: ["src"]`` made a
+    flat-layout family fail its own reference."""
+
+    def get_default_value(self, schema: core_schema.WithDefaultSchema) -> Any:
+        factory = schema.get("default_factory")
+        if "default" in schema or factory is None or schema.get("default_factory_takes_data"):
+            return super().get_default_value(schema)
+        try:
+            return factory()  # type: ignore[call-arg]
+        except Exception:  # a factory that needs context: the schema says nothing rather than guess
+            return NoDefault
+
+
 def json_schema(name: str) -> dict[str, Any]:
-    return schema_model(name).model_json_schema()
+    """The JSON Schema of format `name`, every optional field with its default."""
+    return schema_model(name).model_json_schema(schema_generator=_WithFactoryDefaults)

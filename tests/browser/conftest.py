@@ -31,8 +31,8 @@ def _need_browser() -> None:
 
 
 def _run(root: Path, name: str, protocol: str, agent: str,
-         rows: list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]) -> Path:
-    meta = RunMeta(suite_path=str(root / "no-suite"), protocol=protocol,
+         rows: list[tuple[Row, str, dict[str, Any], dict[str, bytes]]], suite: Path | None = None) -> Path:
+    meta = RunMeta(suite_path=str(suite or root / "no-suite"), protocol=protocol,
                    options={"agent": agent, "judge": "exact", "repeats": 1, "seed": 7, "conditions": []},
                    created=utc_now(), reqbench_version="test")
     with RunStore.create(root / name, meta) as store:
@@ -60,6 +60,29 @@ def takeover_rows(agent: str, passing: bool) -> list[tuple[Row, str, dict[str, A
         out.append((Row(task_id=task, condition="C1", agent=agent, repeat=0), "scored", result,
                     {"submission.patch": DIFF.encode(), "trajectory.json": json.dumps(trajectory).encode()}))
     return out
+
+
+EXAMPLE_TAKEOVER = Path(__file__).resolve().parents[2] / "src" / "reqbench" / "examples" / "takeover"
+
+
+def takeover_timeline_rows() -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
+    """One two-phase row of the bundled suite's DOCKSIDE_T001 (the 20% -> 21% VAT request): a Phase-A
+    response, its RQ matches and a delivery whose target gate failed."""
+    response = {"decision": "ACT", "requirements": [{"requirement_ref": "req_vat",
+                                                     "requirement_summary": f"VAT {HOSTILE}"}]}
+    score = {"status": "scored", "rq1": {"status": "scored", "requirement": {"f1": 1.0},
+                                         "matches": [["req_vat", "REQ_VAT"]]},
+             "rq3": {"status": "scored", "decision": "ACT", "gold_decision": "ACT", "post_state_score": 0.5,
+                     "requirements": [{"prediction_ref": "req_vat", "gold_ref": "REQ_VAT", "state_score": 0.5}]}}
+    result = {"kind": "delivery", "target_id": "DOCKSIDE_T001", "condition": "two-phase-C1",
+              "phase_a": {"decision": "ACT", "valid": True, "problems": []}, "score": score,
+              "checks": {"build": {"status": "PASS"}, "target": {"status": "FAIL", "stdout_tail": "1 failed"},
+                         "regression": {"status": "PASS"}},
+              "delivery": {"decision": "agent_failure", "score": 0, "reason": "target gate failed",
+                           "statuses": {"build": "PASS", "target": "FAIL", "regression": "PASS"}}}
+    return [(Row(task_id="DOCKSIDE_T001", condition="two-phase-C1", agent="reference", repeat=0), "scored",
+             result, {"submission.patch": DIFF.encode(),
+                      "phase_a_response.json": json.dumps(response).encode()})]
 
 
 def journey_rows() -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
@@ -94,6 +117,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("runs")
     _run(root, "takeover-a", "takeover", "null", takeover_rows("null", passing=False))
     _run(root, "takeover-b", "takeover", "reference", takeover_rows("reference", passing=True))
+    _run(root, "takeover-timeline", "takeover", "reference", takeover_timeline_rows(), EXAMPLE_TAKEOVER)
     _run(root, "journey", "journey", "reference", journey_rows())
     _run(root, "pace", "pace", "reference", pace_rows())
     subprocess.run([*cli_cmd(), "run", "demo:specpath", "--agent", "null", "--out", str(root / "specpath")],

@@ -11,9 +11,12 @@ from tests.browser.browser import browser, missing, served
 
 
 def first_row(page: object, base: str, run: object, prefer: str = "") -> None:
+    """Open the first row matching `prefer` and scroll to its selected attempt (the protocol's panel)."""
     page.goto(f"{base}{run.base}/rows?q={prefer}")  # type: ignore[attr-defined]
     href = page.locator("table.rows td a").first.get_attribute("href")  # type: ignore[attr-defined]
     page.goto(base + href)  # type: ignore[attr-defined]
+    page.locator("h2").first.evaluate(  # type: ignore[attr-defined]
+        "h => window.scrollTo(0, h.getBoundingClientRect().top + window.scrollY - 8)")
 
 
 def main(runs: Path, out: Path) -> int:
@@ -42,7 +45,7 @@ def main(runs: Path, out: Path) -> int:
             done.add(protocol)
             page.goto(f"{base}{run.base}/")
             shot(f"run-{protocol}")
-            first_row(page, base, run, "diag" if protocol == "takeover" else "")
+            first_row(page, base, run, "two-phase-C1" if protocol == "takeover" else "")
             shot(f"row-{protocol}")
         a = next((n for n in names if "takeover" in n and "null" in n), names[0])
         b_ = next((n for n in names if "takeover" in n and "reference" in n), names[-1])

@@ -117,3 +117,33 @@ def test_compare_page_lists_flips(site: tuple[str, Any, Any], shots: Path) -> No
     flips = page.locator("table.flips").inner_text()
     assert "T2 | C1 | 0" in flips and "better" in flips
     page.screenshot(path=str(shots / "compare.png"), full_page=True)
+
+
+def test_takeover_row_shows_requirement_timeline_beside_phase_a(site: tuple[str, Any, Any], shots: Path) -> None:
+    """DOCKSIDE_T001 of the bundled suite: REQ_VAT is introduced at message 5 (20 %) and modified at the
+    target, message 24 (21 %); its execution claim at message 26 comes after the target and is not shown."""
+    base, viewer, page = site
+    _open_row(page, base, viewer.runs["takeover-timeline"])
+    timeline = page.locator("div.takeover .timeline-col")
+    assert "21% VAT instead of 20%" in timeline.locator("p.request").inner_text()
+    vat = timeline.locator("table.timeline").first
+    cells = [[c.strip() for c in r.locator("td").all_inner_texts()] for r in vat.locator("tr").all()[1:]]
+    assert [c[0] for c in cells] == ["5", "24"]
+    assert cells[0][2].startswith("INTRODUCE") and cells[1][2].startswith("MODIFY")
+    assert "IMPLEMENTATION_CLAIM" not in vat.inner_text()
+    assert vat.locator("tr.at-target .target").inner_text() == "target"
+    state = timeline.locator("table.target-state tr", has_text="REQ_VAT").locator("td").all_inner_texts()
+    assert '"vat_rate": 0.2}' in state[1] and '"vat_rate": 0.21}' in state[2]
+    phase_a = page.locator("div.takeover .phase-a")
+    assert phase_a.locator("table.matches.rq1").inner_text().split() == [
+        "response", "ref", "gold", "requirement", "state", "score", "req_vat", "REQ_VAT", "—"]
+    assert "0.5" in phase_a.locator("table.matches.rq3").inner_text()
+    assert "VAT <script>" in phase_a.locator("pre").inner_text()  # the agent's text, inert
+    left, right = timeline.bounding_box(), phase_a.bounding_box()
+    assert left["x"] + left["width"] <= right["x"] and right["y"] < left["y"] + left["height"]  # side by side
+    delivery = page.locator("div.delivery")
+    diff, gates = delivery.locator("div.diff").bounding_box(), delivery.locator("table.gates").bounding_box()
+    assert diff["x"] + diff["width"] <= gates["x"]
+    assert delivery.locator("table.gates").inner_text().count("FAIL") == 1
+    assert page.locator("div.diff").count() == 1  # the diff is shown once, beside its gates
+    page.screenshot(path=str(shots / "row-takeover-timeline.png"), full_page=True)

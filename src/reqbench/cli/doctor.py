@@ -7,13 +7,11 @@ import sqlite3
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_bytes
 from reqbench.core.store.runstore import ARTIFACTS_DIR, DB_NAME, RunStore
-
-console = Console()
 
 
 def run_problems(run_dir: Path) -> tuple[int, list[str]]:

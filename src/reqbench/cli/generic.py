@@ -11,9 +11,9 @@ import re
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from reqbench.cli.consoles import console, err_console
 from reqbench.cli.doctor import doctor
 from reqbench.cli.generic_report import export, print_report, report, view
 from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
@@ -23,9 +23,6 @@ from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.core.summary import Cell, Summary
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
-
-console = Console()
-err_console = Console(stderr=True)
 
 
 def validate(suite: Path = typer.Argument(..., help="Suite directory (or a single task), or demo:NAME.",
@@ -39,7 +36,9 @@ def validate(suite: Path = typer.Argument(..., help="Suite directory (or a singl
     protocol = validate_suite(suite.resolve())
     for warning in getattr(protocol, "warnings", lambda _p: [])(suite.resolve()):
         err_console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
-    console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite", highlight=False)
+    note = getattr(protocol, "validation_note", "")
+    console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite" + (f" ({note})" if note else ""),
+                  highlight=False, soft_wrap=True)
 
 
 def schema(name: str | None = typer.Argument(None, help="Format name; omit to list them.")) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import protocol_by_name
 from reqbench.core.execute.suite import Suite
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
@@ -24,8 +24,6 @@ from reqbench.report.run_report import (
     status_by_condition,
 )
 from reqbench.report.tables import rich_tables
-
-console = Console()
 
 
 def print_report(store: RunStore, suite: Suite, grading: str | None = None) -> dict[str, Any]:

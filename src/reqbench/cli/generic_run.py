@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console, err_console
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES, make_executor
@@ -29,9 +29,6 @@ from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.steps import ConsoleSteps, watching
 from reqbench.core.store import RunStore, is_run_dir
-
-console = Console()
-err_console = Console(stderr=True)
 
 EXIT_NOTHING_MEASURED = 3
 

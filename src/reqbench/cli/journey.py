@@ -7,13 +7,12 @@ import tempfile
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import suite_spec
 
 app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users.",
                   no_args_is_help=True)
-console = Console()
 
 
 @app.command("calibrate")

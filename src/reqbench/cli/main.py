@@ -10,12 +10,10 @@ import sqlite3
 import sys
 
 import typer
-from rich.console import Console
 
 from reqbench import __version__
+from reqbench.cli.consoles import err_console
 from reqbench.core.errors import InputError
-
-err_console = Console(stderr=True)
 
 app = typer.Typer(
     name="reqbench",

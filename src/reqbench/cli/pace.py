@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import suite_spec
 from reqbench.core.errors import InputError
 
@@ -19,7 +19,6 @@ app = typer.Typer(
     "the token-overlap judge is a reference-relative smoke test, not a PACE score.",
     no_args_is_help=True,
 )
-console = Console()
 
 
 def _print_json(value: object) -> None:
@@ -51,7 +50,7 @@ def validate(
         for p in problems:
             console.print(f"[red]-[/red] {p}", highlight=False)
         console.print("valid" if not problems else f"{len(problems)} problem(s)")
-    raise typer.Exit(1 if problems else 0)
+    raise typer.Exit(2 if problems else 0)  # exit 2 on bad input, like every other validator
 
 
 @app.command()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from reqbench.core.bundled import resolve_suite
 from reqbench.core.errors import InputError
+from reqbench.core.inputfiles import read_yaml
 from reqbench.protocols.base import SuiteProtocol, available_protocols, detect_protocol, load_protocol
 
 
@@ -29,27 +30,15 @@ MARKERS = ("suite.yaml", "family.yaml", "instance.yaml", "case.yaml")
 def marker_problem(path: Path) -> InputError | None:
     """Why a suite's marker file names no known protocol, in plain words with line and column: invalid
     UTF-8, a YAML syntax error, a missing or unknown ``protocol:`` (listing the known ones)."""
-    import yaml
 
     root = Path(path)
     marker = next((root / m for m in MARKERS if (root / m).is_file()), None)
     if marker is None:
         return None
-    raw = marker.read_bytes()
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
-        return InputError(f"not valid UTF-8 at line {line}, column {column} (byte {exc.start}); save the "
-                          "file as UTF-8", file=str(marker))
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        return InputError(f"YAML syntax error{where}: {problem}", file=str(marker))
+        data = read_yaml(marker)
+    except InputError as exc:
+        return exc
     known = [p.name for p in all_protocols()]
     name = data.get("protocol") if isinstance(data, dict) else None
     if name is None:  # protocols may recognise their own files without it (detection decides)

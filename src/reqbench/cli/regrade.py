@@ -7,16 +7,14 @@ import dataclasses
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import protocol_by_name
 from reqbench.core.errors import InputError
 from reqbench.core.execute.options import options_from_json
 from reqbench.core.execute.regrade import next_label, regrade_run
 from reqbench.core.execute.runner import WORK_DIR
 from reqbench.core.store import RunStore
-
-console = Console()
 
 
 def regrade(

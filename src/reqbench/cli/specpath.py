@@ -11,12 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 
+from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import suite_spec
 
 app = typer.Typer(help="SpecPath: contract-equivalent specification histories.", no_args_is_help=True)
-console = Console()
 
 
 def _emit_json(data: Any) -> None:
@@ -72,7 +71,7 @@ def validate(suite: Path = typer.Argument(..., help="SpecPath suite or family fo
     if problems:
         typer.echo(f"{len(problems)} problem(s) in {suite}", err=True)
         raise typer.Exit(2)
-    typer.echo(f"{suite}: valid specpath suite")
+    typer.echo(f"{suite}: valid specpath suite ({protocol.validation_note})")
 
 
 @app.command("calibrate")

@@ -7,14 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table as RichTable
 
+from reqbench.cli.consoles import console
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.core.judges.factory import JUDGE_SPECS, make_judge
-
-console = Console()
 
 
 def _write_records(path: Path | None, records: list[dict[str, Any]]) -> None:

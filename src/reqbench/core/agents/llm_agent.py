@@ -314,6 +314,6 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
         agent_opts["max_tokens"] = None if str(cap).lower() in ("none", "0", "") else int(cap)
     if "trajectory_path" in agent_opts:
         agent_opts["trajectory_path"] = Path(agent_opts["trajectory_path"])
-    client = opts.pop("client", None) or ChatClient(LLMConfig.from_env(base_url=base_url, api_key=api_key,
-                                                                       **opts))
+    client = opts.pop("client", None) or ChatClient(LLMConfig.from_env(
+        base_url=base_url, api_key=api_key, base_url_hint="pass `reqbench run --base-url URL`", **opts))
     return LLMAgent(model, client, **agent_opts)

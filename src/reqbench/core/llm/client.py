@@ -71,6 +71,9 @@ class LLMConfig:
     cache: ResponseCache | None = None
     prices: dict[str, Price] = field(default_factory=load_prices)
     sleep: Callable[[float], None] = time.sleep
+    base_url_hint: str = ""
+    """How the caller's command sets the endpoint besides the environment (the agent: ``--base-url``);
+    empty for judges and synthesis, which read only the environment."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: Any) -> LLMConfig:
@@ -213,8 +216,9 @@ class ChatClient:
     def _send(self, body: dict[str, Any]) -> tuple[dict[str, Any], int]:
         cfg = self.config
         if not cfg.base_url:
-            raise InputError("no model endpoint configured: set REQBENCH_BASE_URL (or OPENAI_BASE_URL) "
-                             "or pass --base-url", item="base_url")
+            hint = f" or {cfg.base_url_hint}" if cfg.base_url_hint else ""
+            raise InputError(f"no model endpoint configured: set REQBENCH_BASE_URL (or OPENAI_BASE_URL){hint}",
+                             item="base_url")
         url = cfg.base_url.rstrip("/") + "/chat/completions"
         headers = {"Content-Type": "application/json"}
         if cfg.api_key:

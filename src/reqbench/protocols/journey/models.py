@@ -21,12 +21,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
+from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.core.workspace.patch_paths import patch_paths
 
 
@@ -220,30 +220,11 @@ class Instance:
         return sha256_json({"spec": self.spec.model_dump(mode="json"), "patches": patches})
 
 
-def _load_yaml(path: Path) -> object:
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", file=str(path)) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"not valid YAML ({str(exc).splitlines()[0]})", file=str(path)) from None
-
-
-def _first_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    where = ".".join(str(p) for p in err["loc"])
-    return f"{where}: {err['msg']}" if where else err["msg"]
-
-
 def load_instance(path: Path) -> Instance:
     """Load an instance from its directory (or its `instance.yaml`); raise `InputError` on bad input."""
     path = Path(path)
     file = path if path.is_file() else path / "instance.yaml"
-    data = _load_yaml(file)
-    try:
-        spec = InstanceSpec.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(_first_error(exc), file=str(file)) from None
+    spec = validate(InstanceSpec, read_yaml(file), str(file))
     inst = Instance(spec, file.parent)
     if not inst.repo_dir.is_dir():
         raise InputError("repository directory missing", file=str(file), item=spec.repo)
@@ -262,9 +243,6 @@ def load_suite(path: Path) -> tuple[SuiteSpec, list[Instance]]:
     path = Path(path)
     if (path / "suite.yaml").is_file():
         file = path / "suite.yaml"
-        try:
-            suite = SuiteSpec.model_validate(_load_yaml(file))
-        except ValidationError as exc:
-            raise InputError(_first_error(exc), file=str(file)) from None
+        suite = validate(SuiteSpec, read_yaml(file), str(file))
         return suite, [load_instance(path / rel) for rel in suite.instances]
     return SuiteSpec.model_validate({"protocol": "journey", "instances": ["."]}), [load_instance(path)]

@@ -12,10 +12,10 @@ from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from reqbench.core.errors import InputError
+from reqbench.core.inputfiles import parse_yaml, read_yaml, validate
 
 
 class Expertise(StrEnum):
@@ -113,15 +113,7 @@ PRESET_NAMES = ("non-coder", "product-manager", "new-developer", "software-archi
 
 
 def _parse(text: str, source: str) -> Persona:
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise InputError(f"not valid YAML ({str(exc).splitlines()[0]})", file=source) from None
-    try:
-        return Persona.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InputError(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}", file=source) from None
+    return validate(Persona, parse_yaml(text, source), source)
 
 
 def preset(name: str) -> Persona:
@@ -141,7 +133,7 @@ def load_persona(spec: str | Path, base: Path | None = None) -> Persona:
     if not path.is_absolute() and base is not None and (base / path).is_file():
         path = base / path
     if path.suffix in (".yaml", ".yml") and path.is_file():
-        return _parse(path.read_text(encoding="utf-8"), str(path))
+        return validate(Persona, read_yaml(path), str(path))
     return preset(str(spec))
 
 

@@ -11,11 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-from pydantic import ValidationError
-
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_json, sha256_text
+from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.pace.models import CaseFile, CodePoint, SuiteFile
 
@@ -44,19 +42,10 @@ class Case:
 
 
 def _yaml(path: Path) -> dict:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise InputError(f"cannot read YAML ({type(exc).__name__})", file=str(path)) from exc
+    data = read_yaml(path)
     if not isinstance(data, dict):
         raise InputError("must be a YAML mapping", file=str(path))
     return data
-
-
-def _pydantic_error(exc: ValidationError) -> str:
-    err = exc.errors()[0]
-    loc = ".".join(str(x) for x in err["loc"])
-    return f"{loc}: {err['msg']}"
 
 
 def is_case_dir(path: Path) -> bool:
@@ -72,10 +61,7 @@ def load_case(path: Path) -> Case:
     file = path / CASE_FILE
     if not file.is_file():
         raise InputError("no case.yaml in the case folder", file=str(path))
-    try:
-        spec = CaseFile.model_validate(_yaml(file))
-    except ValidationError as exc:
-        raise InputError(_pydantic_error(exc), file=str(file)) from exc
+    spec = validate(CaseFile, _yaml(file), str(file))
     if spec.protocol != "pace":
         raise InputError(f"protocol must be 'pace', got {spec.protocol!r}", file=str(file))
     texts = []
@@ -95,10 +81,7 @@ def load_suite(path: Path) -> tuple[SuiteFile | None, list[Case]]:
     file = path / SUITE_FILE
     if not file.is_file():
         raise InputError("neither a PACE suite (suite.yaml) nor a case (case.yaml)", file=str(path))
-    try:
-        suite = SuiteFile.model_validate(_yaml(file))
-    except ValidationError as exc:
-        raise InputError(_pydantic_error(exc), file=str(file)) from exc
+    suite = validate(SuiteFile, _yaml(file), str(file))
     return suite, [load_case(path / c) for c in suite.cases]
 
 

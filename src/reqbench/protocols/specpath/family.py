@@ -10,17 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
-from pydantic import BaseModel, ValidationError
 
 from reqbench.core.errors import InputError
+from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.protocols.specpath import operators, sources
 from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec, TurnSpec
 from reqbench.protocols.specpath.replay import Atom, History, Turn
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, faster
 HISTORY_FILE = "SPEC_HISTORY.md"
 """Name of the rendered history inside the agent workspace (excluded from the submitted patch)."""
 
@@ -77,29 +73,11 @@ def _turns(items: list[TurnSpec], cond: str) -> History:
                                for t in items))
 
 
-def read_yaml(path: Path) -> object:
-    try:
-        return yaml.load(path.read_text(encoding="utf-8"), Loader=_LOADER)
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror})", file=str(path)) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"not valid YAML ({str(exc).splitlines()[0]})", file=str(path)) from None
-
-
-def _parse(model: type[BaseModel], data: object, file: str) -> Any:
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"]) or "(root)"
-        raise InputError(err["msg"], file=file, item=loc) from None
-
-
 def load_family(path: Path) -> Family:
     """Load and structurally validate a family folder (semantic checks live in `equivalence.check`)."""
     root = Path(path)
     file = root / "family.yaml"
-    spec: FamilySpec = _parse(FamilySpec, read_yaml(file), str(file))
+    spec = validate(FamilySpec, read_yaml(file), str(file))
     ids = [a.id for a in (*spec.atoms, *spec.fixed, *spec.decoys)]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
@@ -146,7 +124,7 @@ def load_suite(path: Path) -> tuple[str, list[Path]]:
     if (root / "family.yaml").is_file():
         return root.name, [root]
     file = root / "suite.yaml"
-    spec: SuiteSpec = _parse(SuiteSpec, read_yaml(file), str(file))
+    spec = validate(SuiteSpec, read_yaml(file), str(file))
     if spec.protocol != "specpath":
         raise InputError("protocol must be 'specpath'", file=str(file), item="protocol")
     dirs = [root / f for f in spec.families]

@@ -25,6 +25,7 @@ from reqbench.protocols.specpath.equivalence import check_family
 from reqbench.protocols.specpath.family import Family, load_family, load_suite
 from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
+from reqbench.protocols.specpath.reference_check import CALIBRATE_HINT, reference_problems
 from reqbench.protocols.specpath.report import report_tables
 from reqbench.protocols.specpath.runs import reevaluate_row, run_row, split_options
 
@@ -107,6 +108,7 @@ def _missing_inputs(fam: Family) -> list[str]:
 
 class SpecPathProtocol:
     name = "specpath"
+    validation_note = f"every family's reference patch passes its verifier; {CALIBRATE_HINT}"
 
     def detect(self, path: Path) -> bool:
         return _marker(Path(path))
@@ -116,17 +118,21 @@ class SpecPathProtocol:
             fams = families(path)
         except InputError as exc:
             return [str(exc)]
-        problems = []
+        problems: list[str] = []
+        sound: list[Family] = []
         for fam in fams.values():
             report = check_family(fam)
-            problems += [f"{fam.root / 'family.yaml'}: {msg}" for msg in
-                         [*report.errors, *(d.sentence() for d in report.divergences)]]
+            found = [f"{fam.root / 'family.yaml'}: {msg}" for msg in
+                     [*report.errors, *(d.sentence() for d in report.divergences)]]
             for atom in fam.atoms:
                 if atom.id not in fam.spec.negatives:
-                    problems.append(f"{fam.root / 'family.yaml'}: atom {atom.id!r}: needs a selective "
-                                    "negative patch")
-            problems += _missing_inputs(fam)
-        return problems
+                    found.append(f"{fam.root / 'family.yaml'}: atom {atom.id!r}: needs a selective "
+                                 "negative patch")
+            found += _missing_inputs(fam)
+            problems += found
+            if not found:
+                sound.append(fam)
+        return problems + reference_problems(sound)
 
     def warnings(self, path: Path) -> list[str]:
         """Non-blocking findings: families without provenance or without a history audit."""

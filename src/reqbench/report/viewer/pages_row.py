@@ -13,7 +13,7 @@ from reqbench.core.store.selection import Attempt
 from reqbench.report.rowfacts import flat_facts
 from reqbench.report.viewer.blobs import blob_json, blob_text
 from reqbench.report.viewer.pages_run import nav
-from reqbench.report.viewer.panels import PANELS
+from reqbench.report.viewer.panels import OWNED, PANELS
 from reqbench.report.viewer.render import (
     details,
     diff_html,
@@ -34,13 +34,14 @@ _DIFF = re.compile(r"(^patch$|\.diff$|\.patch$)")
 _TRAJECTORY = ("trajectory.json", "agent_result", "phase_a_trajectory.json")
 
 
-def diffs_html(run: RunContext, attempt: Attempt) -> str:
+def diffs_html(run: RunContext, attempt: Attempt, main_diff: bool = True) -> str:
+    """The submission diff (unless the protocol's panel shows it) and any per-turn diffs, folded."""
     names = sorted(n for n in attempt.artifacts if _DIFF.search(n))
-    if not names:
+    main = [n for n in names if not n.startswith("turn_")] if main_diff else []
+    if not main and not any(n.startswith("turn_") for n in names):
         return ""
-    main = [n for n in names if not n.startswith("turn_")]
     turns = [n for n in names if n.startswith("turn_")]
-    parts = ["<h3>submission diff</h3>"]
+    parts = ["<h3>submission diff</h3>"] if main else []
     for name in main:
         parts.append(f'<p class="meta">{esc(name)}</p>' + diff_html(blob_text(run, attempt, name) or ""))
     if turns:
@@ -107,11 +108,12 @@ def trajectory_html(run: RunContext, attempt: Attempt) -> str:
 
 def attempt_html(run: RunContext, row: Row, attempt: Attempt) -> str:
     panel = PANELS.get(run.store.meta.protocol)
+    owned = OWNED.get(run.store.meta.protocol, frozenset())
     arts = [[f'<a href="{run.base}/artifact/{esc(sha)}">{esc(name)}</a>', esc(sha[:12])]
             for name, sha in sorted(attempt.artifacts.items())]
     parts = [f"<p class='meta'>{esc(attempt.kind)} · {esc(attempt.started)} → {esc(attempt.finished)}</p>",
-             panel(run, row, attempt) if panel else "", diffs_html(run, attempt),
-             checks_html(run, row, attempt), trajectory_html(run, attempt)]
+             panel(run, row, attempt) if panel else "", diffs_html(run, attempt, "diff" not in owned),
+             "" if "checks" in owned else checks_html(run, row, attempt), trajectory_html(run, attempt)]
     if attempt.detail:
         parts.append(details("detail", pre(attempt.detail)))
     if arts:

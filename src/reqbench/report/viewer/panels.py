@@ -1,6 +1,6 @@
 """Per-protocol parts of a row page (and of a run page): journey's chat between simulated user and
-assistant, takeover's Phase-A response beside its RQ scores and the delivered diff's gates, pace's
-Code Points with verdict and cited evidence, specpath's probe signature raster."""
+assistant, takeover's requirement timeline, Phase A and gates (`panels_takeover`), pace's Code Points
+with verdict and cited evidence, specpath's probe signature raster."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 from reqbench.core.execute.types import Row
 from reqbench.core.store.selection import Attempt
 from reqbench.report.viewer.blobs import blob_json
-from reqbench.report.viewer.render import details, esc, fmt, json_block, kv_table, pre, status_span, table
+from reqbench.report.viewer.panels_takeover import takeover_panel
+from reqbench.report.viewer.render import details, esc, fmt, json_block, kv_table, status_span, table
 
 if TYPE_CHECKING:
     from reqbench.report.viewer.server import RunContext
@@ -53,33 +54,6 @@ def journey_panel(run: RunContext, row: Row, attempt: Attempt) -> str:
         parts.append(f'<div class="msg user turn"><div class="meta">simulated user · end '
                      f'({esc(transcript.get("end_reason"))})</div>{esc(transcript["final_message"])}</div>')
     parts.append("</div>")
-    return "".join(parts)
-
-
-def _scalars(d: Any) -> list[tuple[str, Any]]:
-    return [(k, v) for k, v in (d or {}).items() if isinstance(v, int | float | str | bool) or v is None] \
-        if isinstance(d, dict) else []
-
-
-def takeover_panel(run: RunContext, row: Row, attempt: Attempt) -> str:
-    result = attempt.result
-    parts = []
-    response = _blob_json(run, attempt, "phase_a_response.json") or result.get("response")
-    score = result.get("score") if isinstance(result.get("score"), dict) else None
-    if response is not None or score is not None:
-        rq = "".join(kv_table(_scalars(score.get(k)), k.upper()) for k in ("rq1", "rq2", "rq3")
-                     if isinstance(score, dict) and isinstance(score.get(k), dict))
-        left = ("<h4>Phase-A response</h4>" + pre(json.dumps(response, indent=2, ensure_ascii=False))
-                if response is not None else "<p class='meta'>no Phase-A response</p>")
-        right = "<h4>RQ scores</h4>" + (rq or "<p class='meta'>not scored</p>")
-        parts.append(f'<h3>Phase A</h3><div class="two"><div>{left}</div><div>{right}</div></div>')
-    delivery = result.get("delivery")
-    if isinstance(delivery, dict):
-        gates = [[esc(g), status_span(s)] for g, s in (delivery.get("statuses") or {}).items()]
-        parts.append("<h3>delivery gates</h3>" + kv_table([("decision", delivery.get("decision")),
-                                                              ("reason", delivery.get("reason")),
-                                                              ("score", delivery.get("score"))])
-                     + table(["gate", "status"], gates, cls="gates"))
     return "".join(parts)
 
 
@@ -137,3 +111,5 @@ def specpath_run_panel(run: RunContext) -> str:
 PANELS: dict[str, Callable[[RunContext, Row, Attempt], str]] = {
     "journey": journey_panel, "takeover": takeover_panel, "pace": pace_panel, "specpath": specpath_panel}
 RUN_PANELS: dict[str, Callable[[RunContext], str]] = {"specpath": specpath_run_panel}
+OWNED: dict[str, frozenset[str]] = {"takeover": frozenset({"diff", "checks"})}
+"""Generic row-page sections a protocol's panel renders itself (takeover: the diff beside its gates)."""

@@ -30,7 +30,13 @@ summary{cursor:pointer;font-weight:500}.PASS,.pass,.done,.Covered{color:#17702f}
 .meta{font-size:.85em;color:#555}.two{display:grid;grid-template-columns:1fr 1fr;gap:1em}
 .raster td{width:1.6em;height:1.2em;padding:0}.on{background:#3a9a4f}.off{background:#d9534f}
 .na{background:#ddd}form.filter input,form.filter select{margin-right:.5em}
-td.num{text-align:right}
+td.num{text-align:right}.target{background:#fde9b8;border-radius:3px;padding:0 .3em;color:#6b4e00}
+tr.at-target td{background:#fff7e0}.request{background:#fff7e0;padding:.5em .8em;border-radius:6px;
+ white-space:pre-wrap}.two>div{min-width:0}table.timeline,table.target-state{width:100%;table-layout:fixed}
+table.timeline td,table.timeline th,table.target-state td,table.target-state th,table.matches td,
+table.gates td,table.points td{text-align:left;font-size:.9em;word-break:break-word}
+table.timeline th:first-child{width:2.5em}
+.phase-a pre{max-height:32em;overflow:auto}.two.delivery{grid-template-columns:2fr 1fr}
 """ + _FORMATTER.get_style_defs(".diff")
 
 

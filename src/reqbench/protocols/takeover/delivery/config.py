@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
+from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.protocols.base import marker_protocol
 
 
@@ -98,18 +98,9 @@ def is_takeover_suite(path: Path) -> bool:
 def load_suite(path: Path) -> TakeoverSuite:
     """Load and structurally validate `suite.yaml`; file references must exist."""
     f = Path(path) / SUITE_FILE
-    try:
-        data = yaml.safe_load(f.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("no suite.yaml in the suite folder", file=str(path)) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"not valid YAML: {exc}", file=str(f)) from None
-    try:
-        suite = TakeoverSuite.model_validate(data)
-    except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise InputError(f"{err['msg']}", file=str(f), item=loc or None) from None
+    if not f.is_file():
+        raise InputError("no suite.yaml in the suite folder", file=str(path))
+    suite = validate(TakeoverSuite, read_yaml(f), str(f))
     for rel, item in _referenced_paths(suite):
         if not (Path(path) / rel).exists():
             raise InputError(f"references a missing path {rel!r}", file=str(f), item=item)
