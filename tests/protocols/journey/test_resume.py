@@ -18,8 +18,8 @@ import pytest
 from reqbench.core.execute.runner import execute_run
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
-from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
 from reqbench.protocols.journey.simulators.base import Observation, UserTurn
+from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
 from reqbench.protocols.journey.suite import PROTOCOL
 
 from .conftest import SPEC, build_instance

@@ -24,7 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, Budget, Session
+from reqbench.core.agents.controls import NullAgent, ReferenceAgent, ReplayAgent
 from reqbench.protocols.journey.models import Instance
+
+CONTROLS = (NullAgent, ReferenceAgent, ReplayAgent)
+"""The agents that may read a row's answers (reference patches, disclosed subtasks) from its context."""
 
 
 class RerunSession:
@@ -69,7 +73,7 @@ def open_session(agent_spec: str, instance: Instance, workspace: Path, disclosed
     starter = getattr(agent, "start_session", None)
     if callable(starter):
         params = inspect.signature(starter).parameters
-        if "inputs" in params:
+        if isinstance(agent, CONTROLS):  # the answers go to controls only, never to an agent under test
             inputs = AgentInputs(context=control_context(instance, disclosed, row_key))
             session: Session = starter(workspace, inputs=inputs)
         elif "sample" in params:

@@ -21,13 +21,15 @@ rows see the run store (`core.store.active`); rows on a remote executor run whol
 
 from __future__ import annotations
 
+import io
+import tarfile
 from pathlib import Path
 from typing import Any
 
 from reqbench.core.execute.shipping import pack_suite
 from reqbench.core.store.active import active_store
 from reqbench.core.store.runstore import RunStore
-from reqbench.core.workspace import RepoSource, Workspace, materialize
+from reqbench.core.workspace import remove_tree
 
 KIND = "journey-turn"
 
@@ -79,10 +81,20 @@ def pack_tree(tree: Path) -> bytes:
     return pack_suite(tree)[1]
 
 
-def restore_tree(blob: bytes, sha: str, dest: Path, scratch: Path) -> Workspace:
-    """A fresh workspace at `dest` holding the packed tree `blob` (a snapshot taken by `put_tree`)."""
-    scratch.mkdir(parents=True, exist_ok=True)
-    archive = scratch / f"{sha[:16]}.tar.gz"
-    if not archive.exists():
-        archive.write_bytes(blob)
-    return materialize(RepoSource(kind="archive", location=str(archive), sha256=sha), dest)
+def restore_tree(blob: bytes, dest: Path) -> Path:
+    """Unpack a snapshot packed by `pack_tree` into the new directory `dest`, exactly as it was taken.
+
+    Not through `materialize`'s archive sources: those refuse links that leave the tree (a suite's archive
+    must not carry them), while a symlink the assistant made is content of its workspace, copied as a
+    symlink like every snapshot (`core.workspace.trees`); refusing it would let an assistant make its own
+    session impossible to resume. tarfile's ``tar`` filter still keeps every member inside `dest`, never
+    written through a link, with no special files and no setuid bits.
+    """
+    dest.mkdir(parents=True)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
+            tar.extractall(dest, filter="tar")
+    except BaseException:
+        remove_tree(dest)
+        raise
+    return dest

@@ -17,7 +17,7 @@ from pathlib import Path
 from reqbench.core.errors import HarnessError
 from reqbench.core.execute.outcomes import Reason, classified, provider_reason
 from reqbench.core.execute.types import RowOutcome, RunOptions
-from reqbench.core.hashing import pretty_json, sha256_bytes
+from reqbench.core.hashing import pretty_json
 from reqbench.core.workspace import remove_tree
 from reqbench.protocols.journey.capability import session_capabilities
 from reqbench.protocols.journey.checkpoints import restore_tree
@@ -75,7 +75,7 @@ def rescore(previous: RowOutcome, instance: Instance, options: RunOptions, work_
             for turn in record.turns:
                 blob = record.snapshots[turn.index]
                 tree = work_dir / "rescore" / f"turn_{turn.index:03d}"
-                restore_tree(blob, sha256_bytes(blob), tree, work_dir / "rescore-blobs")
+                restore_tree(blob, tree)
                 run = run_hidden_tests(instance, tree)
                 turn.probes, turn.tree = run.probes, run.tree
                 remove_tree(tree)

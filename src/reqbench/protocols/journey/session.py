@@ -136,7 +136,7 @@ class _Loop:
         if user.end is not None:
             self.record.end_reason, self.record.final_message = user.end.value, user.message
 
-    def restore(self, opened: dict[str, Any], workspace: Path, scratch: Path) -> dict[str, Any] | None:
+    def restore(self, opened: dict[str, Any], workspace: Path) -> dict[str, Any] | None:
         """Replay the checkpoints: completed turns are taken as recorded; returns the assistant part of a
         turn whose tests or user reaction are missing (to be finished by `react`), else None."""
         self.record.base_probes, self.record.initial_confidence = opened["base_probes"], opened["initial_confidence"]
@@ -156,9 +156,8 @@ class _Loop:
         if last is None:
             return None
         self.session.restore(last["session"])  # type: ignore[attr-defined]
-        sha = last["tree_blob"]
         remove_tree(workspace)
-        restore_tree(self.cp.tree_blob(sha), sha, workspace, scratch)
+        restore_tree(self.cp.tree_blob(last["tree_blob"]), workspace)
         self.ev.adopt(snapshot(workspace, self.ev.dir / f"turn_{last['turn']['index']:03d}"), last["turn"]["index"])
         pending = len(self.record.turns) < last["turn"]["index"]
         return last if pending else None
@@ -181,7 +180,7 @@ def run_session(instance: Instance, condition: str, simulator: UserSimulator, se
     loop = _Loop(instance, simulator, session, ev, Sender(session, limits.watermarks), record, cp)
     try:
         opened = cp.get("open")
-        half = loop.restore(opened, workspace, work_dir / "restore") if opened is not None else None
+        half = loop.restore(opened, workspace) if opened is not None else None
         if opened is None:
             loop.open()
         if half is not None:
