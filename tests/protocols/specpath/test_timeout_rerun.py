@@ -72,6 +72,7 @@ def test_a_submission_that_times_out_at_1s_passes_when_rerun_at_10s_in_a_linked_
 
     latest = json.loads(runner.invoke(app, ["report", str(run_dir), "--json"]).output)
     assert (latest["run"]["grading"], latest["run"]["rows_by_grading"]) == ("rerun-10s", {"rerun-10s": 1})
+    assert [g["note"] for g in latest["run"]["gradings"]][1] == gradings["rerun-10s"]["note"]
     fixed = json.loads(runner.invoke(app, ["report", str(run_dir), "--json", "--grading", "original"]).output)
     assert fixed["run"]["rows_by_grading"] == {"original": 1}
 
@@ -84,3 +85,17 @@ def test_a_timeout_rerun_leaves_rows_that_did_not_time_out_alone(tally_family: P
     assert "0 row(s) re-graded" in result.output and "2 without a verifier timeout" in result.output
     with RunStore.open(run_dir) as store:
         assert [len(store.attempts(row)) for row in store.plan()] == [1, 1]
+
+
+def test_a_submission_that_loops_forever_is_one_scored_verifier_timeout_never_retried(
+        tally_family: Path, tmp_path: Path) -> None:
+    loop = "def tally(words):\n    while True:\n        pass\n"
+    run_dir = tmp_path / "run"
+    _run(tally_family, run_dir, "spy", ("override",), write={"src/tally/__init__.py": loop})
+    with RunStore.open(run_dir) as store:
+        (row,) = store.plan()
+        attempts = store.attempts(row)
+        counts = store.counts()
+    assert [(a.status.value, a.reason, a.result["outcome"]) for a in attempts] == [
+        ("scored", "verifier_timeout", "failure")]
+    assert (counts["scored"], counts["invalid"], counts["pending"], counts["attempts"]) == (1, 0, 0, 1)
