@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.execute.regrade import regrade_run
 from reqbench.core.execute.runner import execute_run
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
@@ -79,13 +80,17 @@ def test_a_harness_failure_mid_session_is_pending_and_resume_scores_it_without_a
         assert (pending.status, pending.reason) == (RowStatus.PENDING, "check_infrastructure")
         before, reacted = asked(log), list(responses)
         assert before and reacted == list(range(1, len(before)))  # the last turn's tests never ran
+        # regrade never runs an agent: a session stopped mid-way has no frozen submission to re-score yet
+        regraded = regrade_run(store, PROTOCOL, suite, options(log), label="g", checks=True)
+        assert (regraded["skipped"], regraded["regraded"], asked(log)) == (1, 0, before)
 
         flag.unlink()  # infrastructure repaired; the suite itself is unchanged
         second = execute_run(store, PROTOCOL, suite, options(log))
         assert second["scored"] == 1
         attempts = store.attempts(row)
         record = transcript(store, row, attempts[-1].attempt_no)
-    assert [(a.kind, a.status.value) for a in attempts] == [("run", "pending"), ("reevaluate", "scored")]
+    assert [(a.kind, a.status.value, a.grading) for a in attempts] == [("run", "pending", "original"),
+                                                                       ("reevaluate", "scored", "original")]
     assert asked(log) == before  # the assistant was not asked anything again
     assert responses == list(range(1, len(before) + 1))  # the user reacted once per turn, never twice
     assert [t["user_message"] for t in record["turns"]] == before

@@ -6,7 +6,9 @@ Each row's selected original attempt (scored or pending; an invalid row has no s
 the result is stored as a new attempt of kind ``reevaluate``, linked to that parent attempt and labelled
 with the grading. The original attempts stay as they are; `reqbench report --grading LABEL` picks one
 grading (default: the latest). Resumable: rows that already have a scored attempt under the label are
-skipped, pending ones are re-evaluated again.
+skipped, pending ones are re-evaluated again. A pending attempt whose result says ``"frozen": false`` has
+no frozen submission yet (a journey session stopped mid-way: finishing it asks the assistant for the turns
+it never answered), so only ``reqbench run --resume`` may finish it; regrade counts it as skipped.
 
 A *timeout re-run* (``timeout_rerun``, ``reqbench regrade --timeout-rerun SECONDS``) re-grades only the
 rows whose selected original attempt ended ``verifier_timeout``, re-running their checks under the larger
@@ -66,7 +68,7 @@ def regrade_run(store: RunStore, protocol: Any, suite_path: Path, options: RunOp
                     counts["done"] += 1
                     continue
                 parent = select_attempt(attempts)
-                if parent is None or parent.status is RowStatus.INVALID:
+                if parent is None or parent.status is RowStatus.INVALID or parent.result.get("frozen") is False:
                     counts["skipped"] += 1
                     continue
                 if timeout_rerun is not None and parent.reason != Reason.VERIFIER_TIMEOUT.value:
