@@ -24,24 +24,32 @@ def regrade(
     label: str | None = typer.Option(None, "--label", help="Name of the new grading (default regrade-N); "
                                      "give an existing label to continue that grading."),
     offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
+    timeout_rerun: float | None = typer.Option(None, "--timeout-rerun", min=0.001, help="Re-run only the checks "
+                                               "of rows that ended verifier_timeout, under this budget in "
+                                               "seconds (SpecPath: 2400)."),
 ) -> None:
     """Re-score the frozen submissions of a run without re-running any agent; the old attempts stay, and
     `reqbench report --grading LABEL` picks a grading (default: the latest).
 
     Example: reqbench regrade runs/pace-demo --judge offline --label offline-judge
+    Example: reqbench regrade runs/specpath --timeout-rerun 2400 --label rerun-2400
     """
     with RunStore.open(run_dir) as store:
         meta = store.meta
         protocol = protocol_by_name(meta.protocol)
         base = options_from_json(meta.options, work_dir=store.run_dir / WORK_DIR)
         options = dataclasses.replace(base, judge=judge or base.judge, recheck=checks, offline=offline)
-        if judge is None and not checks:
-            raise InputError("nothing to re-grade: give --judge and/or --checks", item="reqbench regrade")
+        if judge is None and not checks and timeout_rerun is None:
+            raise InputError("nothing to re-grade: give --judge, --checks and/or --timeout-rerun",
+                             item="reqbench regrade")
         name = label or next_label(store)
         if name == "original":
             raise InputError("'original' is the run's own grading; choose another --label", item="--label")
-        counts = regrade_run(store, protocol.load(Path(meta.suite_path)), options, label=name, checks=checks)
+        counts = regrade_run(store, protocol.load(Path(meta.suite_path)), options, label=name, checks=checks,
+                             timeout_rerun=timeout_rerun)
     console.print(f"grading {name}: {counts['regraded']} row(s) re-graded ({counts['scored']} scored, "
                   f"{counts['pending']} pending, {counts['invalid']} invalid), {counts['skipped']} without a "
-                  f"frozen submission, {counts['done']} already done; report: reqbench report {run_dir} "
+                  f"frozen submission, {counts['done']} already done"
+                  + (f", {counts['not_timed_out']} without a verifier timeout" if timeout_rerun else "")
+                  + f"; report: reqbench report {run_dir} "
                   f"--grading {name}", highlight=False, soft_wrap=True)

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from reqbench.core.agents.base import Session
-from reqbench.protocols.journey.assistants import open_session
+from reqbench.core.agents.base import AgentInputs, Session
+from reqbench.core.agents.control_sessions import ReferenceSession
+from reqbench.protocols.journey.assistants import control_context, open_session
 from reqbench.protocols.journey.env import make_workspace
 from reqbench.protocols.journey.models import Instance, load_instance
 from reqbench.protocols.journey.personas import preset
@@ -14,6 +15,11 @@ from reqbench.protocols.journey.session import SessionLimits, SessionRecord, run
 from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
 
 SessionFactory = Callable[[Instance, Path, DeterministicSimulator], Session]
+
+
+def reference_session(inst: Instance, ws: Path, disclosed: Callable[[], list[str]]) -> ReferenceSession:
+    """Core's `reference` control serving a journey session (what `open_session("reference", ...)` builds)."""
+    return ReferenceSession.from_inputs(ws, AgentInputs(context=control_context(inst, disclosed, "")))
 
 
 def control(name: str) -> SessionFactory:

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from reqbench.protocols.journey.assistants import ReferenceSession
 from reqbench.protocols.journey.env import make_workspace
 from reqbench.protocols.journey.metrics import final_f2p, session_metrics
 from reqbench.protocols.journey.models import load_instance
 from reqbench.protocols.journey.personas import preset
 from reqbench.protocols.journey.session import SessionLimits, run_session
+
+from .sessions import reference_session
 
 client_mod = pytest.importorskip("reqbench.core.llm.client")
 scripted = pytest.importorskip("tests.support.scripted_openai")
@@ -49,7 +50,7 @@ def test_llm_simulator_drives_a_session_over_loopback_http(calc_instance: Path, 
         client = client_mod.ChatClient(client_mod.LLMConfig(base_url=srv.base_url, api_key="k"))
         sim = LLMSimulator(inst, preset("new-developer"), model="scripted-sim", client=client)
         ws = make_workspace(inst.repo_dir, tmp_path / "workspace")
-        session = ReferenceSession(inst, ws, lambda: list(sim.state.disclosed))
+        session = reference_session(inst, ws, lambda: list(sim.state.disclosed))
         rec = run_session(inst, "new-developer", sim, session, ws, tmp_path, SessionLimits(max_turns=10))
         requests = srv.chat_requests
     assert rec.end_reason == "all_resolved"

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from reqbench.core.agents.base import AgentResult, AgentStatus, Budget, Usage
-from reqbench.protocols.journey.assistants import ReferenceSession
+from reqbench.core.agents.control_sessions import ReferenceSession
 from reqbench.protocols.journey.metrics import final_f2p, final_p2p, proc_f2p, session_metrics
-from reqbench.protocols.journey.models import load_instance
+from reqbench.protocols.journey.models import Instance, load_instance
 from reqbench.protocols.journey.personas import PRESET_NAMES
 from reqbench.protocols.journey.session import SessionLimits, run_single_shot
 
-from .sessions import control, conversation, run
+from .sessions import control, conversation, reference_session, run
 
 
 @pytest.mark.parametrize("persona", PRESET_NAMES)
@@ -52,8 +53,9 @@ def test_same_seed_gives_the_same_conversation(calc_instance: Path, tmp_path: Pa
 class _Regressing(ReferenceSession):
     """The reference assistant that, on turn `at`, also breaks `add` (a P2P behaviour)."""
 
-    def __init__(self, *args, at: int, **kw) -> None:  # type: ignore[no-untyped-def]
-        super().__init__(*args, **kw)
+    def __init__(self, inst: Instance, ws: Path, disclosed: Callable[[], list[str]], at: int) -> None:
+        base = reference_session(inst, ws, disclosed)
+        super().__init__(base.workspace, base.steps, base.disclosed)
         self.at, self.turn = at, 0
 
     def send(self, user_message: str, budget: Budget) -> AgentResult:
@@ -142,7 +144,7 @@ def test_single_shot_mode_scores_only_the_final_state(calc_instance: Path, tmp_p
     from reqbench.protocols.journey.env import make_workspace
 
     ws = make_workspace(inst.repo_dir, tmp_path / "workspace")
-    sess = ReferenceSession(inst, ws, lambda: [s.id for s in inst.subtasks])
+    sess = reference_session(inst, ws, lambda: [s.id for s in inst.subtasks])
     rec = run_single_shot(inst, sess, ws, tmp_path, SessionLimits())
     m = session_metrics(rec, inst)
     assert (m.turns, m.proc_f2p, m.final_f2p, m.final_p2p) == (1, None, 1.0, 1.0)

@@ -5,11 +5,14 @@ must pass, and `replay` scores frozen submissions produced elsewhere (patches an
 
 Replay store (``--agent replay:PATH``), either
 * a JSONL file, one object per row: ``{"row": ROW_KEY, "patch": TEXT, "reply": TEXT}`` (patch and
-  reply each optional), or
+  reply each optional); a multi-turn session (journey) stores one object per turn with ``"turn": N``
+  (1-based), or
 * a directory of ``<sanitised row key>.patch`` files (and optional ``.reply`` text files), where the
   sanitised key replaces every character outside ``[A-Za-z0-9._-]`` by ``_``.
 A row is found by its exact key, else by ``task|condition|repeat`` when the stored key names another
 agent (frozen submissions usually come from a different agent than ``replay``), if that is unique.
+
+Each control also serves multi-turn sessions (`start_session`, `control_sessions`).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent
+from reqbench.core.agents.control_sessions import NullSession, ReferenceSession, ReplaySession
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import PatchApplyError, apply_patch
@@ -57,6 +61,9 @@ class NullAgent:
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         return AgentResult(AgentStatus.COMPLETED, [TrajectoryEvent("note", {"text": "null agent"})])
 
+    def start_session(self, workspace: Path, inputs: AgentInputs | None = None) -> NullSession:
+        return NullSession()
+
 
 @dataclass
 class ReferenceAgent:
@@ -84,6 +91,9 @@ class ReferenceAgent:
         return _apply(Path(workspace), str(patch), started, "reference",
                       str(reply) if reply is not None else None)
 
+    def start_session(self, workspace: Path, inputs: AgentInputs | None = None) -> ReferenceSession:
+        return ReferenceSession.from_inputs(Path(workspace), inputs or AgentInputs())
+
 
 @dataclass
 class ReplayEntry:
@@ -91,8 +101,10 @@ class ReplayEntry:
     reply: str | None = None
 
 
-def _load_jsonl(path: Path) -> dict[str, ReplayEntry]:
+def _load_jsonl(path: Path) -> tuple[dict[str, ReplayEntry], dict[str, dict[int, ReplayEntry]]]:
+    """``(single-turn entries, {row: {turn: entry}})``; a row is stored either way, never both."""
     entries: dict[str, ReplayEntry] = {}
+    turns: dict[str, dict[int, ReplayEntry]] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -106,10 +118,18 @@ def _load_jsonl(path: Path) -> dict[str, ReplayEntry]:
         for key in ("patch", "reply"):
             if obj.get(key) is not None and not isinstance(obj[key], str):
                 raise InputError(f"'{key}' must be a string", file=str(path), item=item)
-        if obj["row"] in entries:
+        entry = ReplayEntry(obj.get("patch"), obj.get("reply"))
+        turn = obj.get("turn")
+        if turn is not None and (not isinstance(turn, int) or isinstance(turn, bool) or turn < 1):
+            raise InputError("'turn' must be a positive integer", file=str(path), item=item)
+        if obj["row"] in entries or (turn is None and obj["row"] in turns) \
+                or (turn is not None and turn in turns.get(obj["row"], {})):
             raise InputError(f"row {obj['row']!r} appears twice", file=str(path), item=item)
-        entries[obj["row"]] = ReplayEntry(obj.get("patch"), obj.get("reply"))
-    return entries
+        if turn is None:
+            entries[obj["row"]] = entry
+        else:
+            turns.setdefault(obj["row"], {})[turn] = entry
+    return entries, turns
 
 
 def _load_dir(path: Path) -> dict[str, ReplayEntry]:
@@ -132,6 +152,8 @@ class ReplayAgent:
 
     store: Path
     entries: dict[str, ReplayEntry] = field(default_factory=dict)
+    turns: dict[str, dict[int, ReplayEntry]] = field(default_factory=dict)
+    """Multi-turn rows: ``{row: {turn: entry}}`` (JSONL objects with a ``turn``)."""
     name: str = "replay"
 
     @classmethod
@@ -139,25 +161,42 @@ class ReplayAgent:
         if store.is_dir():
             return cls(store, _load_dir(store))
         if store.is_file():
-            return cls(store, _load_jsonl(store))
+            entries, turns = _load_jsonl(store)
+            return cls(store, entries, turns)
         raise InputError("replay store not found (expected a JSONL file or a directory)",
                          file=str(store))
 
-    def lookup(self, row_key: str) -> ReplayEntry | None:
+    def _key(self, row_key: str, keys: Any) -> str | None:
         """Exact key first, then the same ``task|condition|repeat`` under another agent if unique."""
         by_dir = self.store.is_dir()
         exact = sanitize_row_key(row_key) if by_dir else row_key
-        if exact in self.entries:
-            return self.entries[exact]
+        if exact in keys:
+            return exact
         parts = row_key.split("|")
         if len(parts) != 4:
             return None
         sep = "_" if by_dir else "|"
         prefix = sep.join(sanitize_row_key(p) if by_dir else p for p in parts[:2]) + sep
         suffix = sep + parts[3]
-        matches = [k for k in self.entries if k.startswith(prefix) and k.endswith(suffix)
+        matches = [k for k in keys if k.startswith(prefix) and k.endswith(suffix)
                    and (by_dir or len(k.split("|")) == 4)]
-        return self.entries[matches[0]] if len(matches) == 1 else None
+        return matches[0] if len(matches) == 1 else None
+
+    def lookup(self, row_key: str) -> ReplayEntry | None:
+        key = self._key(row_key, self.entries)
+        return None if key is None else self.entries[key]
+
+    def session_turns(self, row_key: str) -> dict[int, ReplayEntry]:
+        """The stored turns of `row_key` (a single-turn entry is turn 1)."""
+        key = self._key(row_key, self.turns)
+        if key is not None:
+            return self.turns[key]
+        single = self.lookup(row_key)
+        return {} if single is None else {1: single}
+
+    def start_session(self, workspace: Path, inputs: AgentInputs | None = None) -> ReplaySession:
+        row_key = (inputs.context.get("row_key") if inputs else None) or ""
+        return ReplaySession(Path(workspace), self.session_turns(str(row_key)), f"replay ({self.store})", _apply)
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         started = time.monotonic()

@@ -201,6 +201,13 @@ class LLMConversation:
     def close(self) -> None:
         self._save()
 
+    def checkpoint(self) -> dict[str, Any]:
+        """The message history (all a resumed conversation needs: the workspace is restored beside it)."""
+        return {"messages": [dict(m) for m in self.messages]}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.messages = [dict(m) for m in state.get("messages", self.messages)]
+
     def _step(self, budget: Budget, start: float, usage: Usage) -> None:
         a = self.agent
         resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed,

@@ -73,6 +73,9 @@ class RunOptions:
     recheck: bool = True
     """Whether `reevaluate` runs the checks again on a frozen submission that was already scored. Always
     true for runs; `reqbench regrade` without ``--checks`` clears it (only the judge changes). Not stored."""
+    check_timeout: float | None = None
+    """A larger fixed budget (seconds) for the checks of a re-evaluation, replacing the suite's: set only by
+    `reqbench regrade --timeout-rerun` (SpecPath re-ran verifier timeouts at 2,400 s). Not stored."""
     offline: bool = False
     """Replay-only model access (`core.llm.run_access`). Not part of the estimand and not stored: a run
     recorded online may be resumed or re-scored with ``--offline``."""

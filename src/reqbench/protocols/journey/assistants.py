@@ -1,86 +1,34 @@
-"""The assistant side of a journey session: control assistants as sessions, and real agents' sessions.
+"""The assistant side of a journey session: every assistant, controls included, as a `Session`.
 
-Controls (they calibrate the scale, they are not models):
+Any agent spec goes through the agent registry. The controls (core `null`, `reference`, `replay`) serve
+multi-turn sessions themselves (`core.agents.control_sessions`): they calibrate the scale, they are not
+models. ``reference`` applies, in checklist order, the reference patch of every subtask the user has
+disclosed so far (a subtask stated only in a pivoted, earlier form is not disclosed) and stops at the
+first undisclosed one, because later patches build on earlier ones; with every subtask disclosed it
+reaches the whole-task reference state (Final F2P = Final P2P = 1). ``null`` changes nothing (Final F2P =
+0 on a calibrated instance). ``replay`` sends back stored turns.
 
-* ``reference`` applies, in checklist order, the reference patch of every subtask the user has disclosed
-  so far (a subtask stated only in a pivoted, earlier form is not disclosed). It stops at the first
-  undisclosed subtask, because later patches build on earlier ones. With every subtask disclosed it
-  reaches the whole-task reference state (Final F2P = Final P2P = 1).
-* ``null`` changes nothing and says so (Final F2P = 0 on a calibrated instance).
+An agent with ``start_session(workspace)`` (the built-in ``llm`` agent, CLI presets that resume a
+session) keeps its own context across turns; an agent with only ``run`` is re-run every turn with the
+whole conversation so far as its prompt.
 
-Any other agent spec goes through the agent registry: an agent with ``start_session(workspace)`` (the
-built-in ``llm`` agent, CLI presets that resume a session) keeps its own context across turns; an agent
-with only ``run`` is re-run every turn with the whole conversation so far as its prompt.
+A session that offers ``checkpoint()`` / ``restore(state)`` can be resumed after its process died
+(`checkpoints`); the others start over.
 """
 
 from __future__ import annotations
 
-import time
+import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import (
-    AgentInputs,
-    AgentResult,
-    AgentStatus,
-    Budget,
-    Session,
-    TrajectoryEvent,
-    Usage,
-)
-from reqbench.protocols.journey.env import apply_patch, changed_files
+from reqbench.core.agents.base import AgentInputs, AgentResult, Budget, Session
+from reqbench.core.agents.controls import NullAgent, ReferenceAgent, ReplayAgent
 from reqbench.protocols.journey.models import Instance
 
-CONTROLS = ("reference", "null")
-
-
-class ReferenceSession:
-    """Applies the disclosed subtasks' reference patches (see module docstring)."""
-
-    def __init__(self, instance: Instance, workspace: Path, disclosed: Callable[[], list[str]]) -> None:
-        self.instance = instance
-        self.workspace = workspace
-        self.disclosed = disclosed
-        self.applied: list[str] = []
-
-    def send(self, user_message: str, budget: Budget) -> AgentResult:
-        started = time.monotonic()
-        known = set(self.disclosed())
-        events: list[TrajectoryEvent] = []
-        done_now = []
-        for sub in self.instance.subtasks:
-            if sub.id in self.applied:
-                continue
-            if sub.id not in known:
-                break
-            text = self.instance.patch_text(sub)
-            apply_patch(self.workspace, text)
-            self.applied.append(sub.id)
-            done_now.append(sub)
-            events.append(TrajectoryEvent("file_edit", {"subtask": sub.id, "files": changed_files(text)}))
-        if done_now:
-            reply = "Done. I implemented " + "; ".join(f"{s.title}" for s in done_now) + "."
-        else:
-            reply = "I have nothing new to change for that yet."
-        events.append(TrajectoryEvent("reply", {"text": reply}))
-        return AgentResult(AgentStatus.COMPLETED, trajectory=events, usage=Usage(cost_usd=0.0),
-                           wall_seconds=time.monotonic() - started, reply=reply)
-
-    def close(self) -> None:
-        return None
-
-
-class NullSession:
-    """Changes nothing."""
-
-    def send(self, user_message: str, budget: Budget) -> AgentResult:
-        reply = "I looked at it but did not change anything."
-        return AgentResult(AgentStatus.COMPLETED, trajectory=[TrajectoryEvent("reply", {"text": reply})],
-                           usage=Usage(cost_usd=0.0), reply=reply)
-
-    def close(self) -> None:
-        return None
+CONTROLS = (NullAgent, ReferenceAgent, ReplayAgent)
+"""The agents that may read a row's answers (reference patches, disclosed subtasks) from its context."""
 
 
 class RerunSession:
@@ -99,22 +47,38 @@ class RerunSession:
         self.transcript.append(f"ASSISTANT: {result.reply or ''}")
         return result
 
+    def checkpoint(self) -> dict[str, Any]:
+        return {"transcript": list(self.transcript)}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.transcript = [str(t) for t in state.get("transcript", [])]
+
     def close(self) -> None:
         return None
 
 
-def open_session(agent_spec: str, instance: Instance, workspace: Path,
-                 disclosed: Callable[[], list[str]], agent_options: dict[str, Any] | None = None) -> Session:
+def control_context(instance: Instance, disclosed: Callable[[], list[str]], row_key: str) -> dict[str, Any]:
+    """What a control assistant may read (never shown to a real agent): the subtasks' reference patches in
+    checklist order, the live set of disclosed subtasks, the row key (for `replay`)."""
+    steps = [{"id": sub.id, "title": sub.title, "patch": instance.patch_text(sub)} for sub in instance.subtasks]
+    return {"reference_steps": steps, "disclosed": disclosed, "row_key": row_key}
+
+
+def open_session(agent_spec: str, instance: Instance, workspace: Path, disclosed: Callable[[], list[str]],
+                 agent_options: dict[str, Any] | None = None, row_key: str = "") -> Session:
     """The assistant session for one journey session."""
-    if agent_spec == "reference":
-        return ReferenceSession(instance, workspace, disclosed)
-    if agent_spec == "null":
-        return NullSession()
     from reqbench.core.agents.registry import make_agent
 
     agent = make_agent(agent_spec, **(agent_options or {}))
     starter = getattr(agent, "start_session", None)
     if callable(starter):
-        session: Session = starter(workspace)
+        params = inspect.signature(starter).parameters
+        if isinstance(agent, CONTROLS):  # the answers go to controls only, never to an agent under test
+            inputs = AgentInputs(context=control_context(instance, disclosed, row_key))
+            session: Session = starter(workspace, inputs=inputs)
+        elif "sample" in params:
+            session = starter(workspace, sample=row_key or 0)
+        else:
+            session = starter(workspace)
         return session
     return RerunSession(agent, workspace)

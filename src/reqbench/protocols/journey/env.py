@@ -16,6 +16,7 @@ from reqbench.core.workspace import (
     apply_patch,
     copy_tree,
     diff_trees,
+    materialize,
     remove_tree,
     tree_hash,
 )
@@ -26,11 +27,10 @@ __all__ = ["PatchApplyError", "apply_patch", "changed_files", "copy_tree", "diff
 
 
 def make_workspace(repo_dir: Path, dest: Path) -> Path:
-    """A fresh, writable workspace holding a copy of the base repository only."""
+    """A fresh, writable workspace holding a copy of the base repository only (`materialize`)."""
     if dest.exists():
         remove_tree(dest)
-    copy_tree(repo_dir, dest)
-    return dest
+    return materialize(repo_dir, dest).path
 
 
 def snapshot(tree: Path, dest: Path, limits: WorkspaceLimits | None = None) -> Path:

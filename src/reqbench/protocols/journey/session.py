@@ -15,189 +15,38 @@ History (B.1): an assistant session that exposes its chat ``messages`` is kept u
 mentions the context, the history is forced to the low watermark (or the session's own
 ``force_low_watermark()`` is called) and the turn is retried once.
 
-Every turn's diff, test results, reply, usage and the simulator's status/confidence are recorded.
+Every turn's diff, test results, reply, usage and the simulator's status/confidence are recorded, with
+the packed snapshot of every turn (so the session can be re-scored later, `rescore`). With `Checkpoints`
+each turn is checkpointed in the run store and a session stopped by a harness failure or a killed process
+continues after its last completed turn, without asking the assistant or the simulator again
+(`checkpoints`).
 """
 
 from __future__ import annotations
 
-import shutil
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentResult, AgentStatus, Budget, Session, Usage
-from reqbench.core.errors import AgentWorkspaceError
-from reqbench.core.workspace import DEFAULT_LIMITS, AgentFailure, tree_stats
-from reqbench.protocols.journey.env import changed_files, diff_trees, snapshot
-from reqbench.protocols.journey.history import Watermarks, truncate_chat
+from reqbench.core.agents.base import AgentStatus, Budget, Session, Usage
+from reqbench.core.hashing import sha256_bytes
+from reqbench.core.workspace import remove_tree
+from reqbench.protocols.journey.checkpoints import Checkpoints, restore_tree
+from reqbench.protocols.journey.env import changed_files, snapshot
 from reqbench.protocols.journey.models import Instance
-from reqbench.protocols.journey.online import TestRun, run_hidden_tests
-from reqbench.protocols.journey.simulators.base import EndReason, Observation, UserSimulator, UserTurn
+from reqbench.protocols.journey.online import TestRun
+from reqbench.protocols.journey.records import SessionLimits, SessionRecord, TurnRecord
+from reqbench.protocols.journey.simulators.base import (
+    EndReason,
+    Observation,
+    UserSimulator,
+    UserTurn,
+    turn_from_dict,
+    turn_to_dict,
+)
+from reqbench.protocols.journey.turns import Evaluator, Sender, reasoning
 
-
-@dataclass(frozen=True)
-class SessionLimits:
-    max_turns: int = 40
-    """Shared turn limit: assistant turns (each answering one user message)."""
-    max_steps_per_turn: int = 250
-    wall_seconds_per_turn: float | None = 1800.0
-    watermarks: Watermarks = Watermarks()
-
-
-@dataclass
-class TurnRecord:
-    index: int
-    user_message: str
-    disclosed: list[str]
-    active: list[str]
-    """Subtasks active (mentioned, not accepted) when the user message was sent."""
-    stage: int
-    reply: str
-    status: str
-    usage: dict[str, Any]
-    steps: int
-    diff: str
-    changed_files: list[str]
-    probes: dict[str, bool]
-    tree: str
-    retried_overflow: bool = False
-    reasoning: str = ""
-    workspace_rejected: str = ""
-    """Why the workspace could not be taken after this turn (over a limit, unreadable): the turn then
-    counts as no change (empty diff, the previous snapshot's test results)."""
-    confidence_after: int | None = None
-    statuses_after: dict[str, str] = field(default_factory=dict)
-    user_notes: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class SessionRecord:
-    instance: str
-    condition: str
-    mode: str
-    """``interactive`` or ``single-shot``."""
-    base_probes: dict[str, bool]
-    turns: list[TurnRecord] = field(default_factory=list)
-    end_reason: str = ""
-    final_message: str = ""
-    stage_exit_turn: dict[int, int] = field(default_factory=dict)
-    """Stage index -> index of the turn whose test results count for Proc. F2P (0 = the base)."""
-    assistant_usage: Usage = field(default_factory=Usage)
-    simulator_usage: Usage = field(default_factory=Usage)
-    initial_confidence: int | None = None
-    final_diff: str = ""
-
-    def probes_at(self, turn: int) -> dict[str, bool]:
-        return self.base_probes if turn == 0 else self.turns[turn - 1].probes
-
-    @property
-    def final_probes(self) -> dict[str, bool]:
-        return self.probes_at(len(self.turns))
-
-    def to_dict(self, with_diffs: bool = True) -> dict[str, Any]:
-        turns = []
-        for t in self.turns:
-            d = asdict(t)
-            if not with_diffs:
-                d.pop("diff")
-            turns.append(d)
-        return {"instance": self.instance, "condition": self.condition, "mode": self.mode,
-                "end_reason": self.end_reason, "final_message": self.final_message,
-                "stage_exit_turn": {str(k): v for k, v in self.stage_exit_turn.items()},
-                "assistant_usage": self.assistant_usage.to_dict(),
-                "simulator_usage": self.simulator_usage.to_dict(),
-                "initial_confidence": self.initial_confidence, "base_probes": self.base_probes,
-                "turns": turns}
-
-
-class _Evaluator:
-    """Snapshots the workspace after each turn, diffs it against the previous one, runs hidden tests."""
-
-    def __init__(self, instance: Instance, workspace: Path, work_dir: Path) -> None:
-        self.instance = instance
-        self.workspace = workspace
-        self.dir = work_dir / "snapshots"
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self.first = snapshot(workspace, self.dir / "base")
-        self.prev = snapshot(workspace, self.dir / "turn_000")
-        self.count = 0
-        self.limits = DEFAULT_LIMITS.beyond(tree_stats(self.first))
-        self.rejected = ""
-
-    def base(self) -> TestRun:
-        return run_hidden_tests(self.instance, self.prev, self.dir)
-
-    def after_turn(self) -> tuple[str, TestRun]:
-        self.count += 1
-        dest = self.dir / f"turn_{self.count:03d}"
-        try:
-            snap, self.rejected = snapshot(self.workspace, dest, self.limits), ""
-        except AgentWorkspaceError as exc:  # the assistant's failure: this turn changed nothing usable
-            snap, self.rejected = snapshot(self.prev, dest), AgentFailure.from_error(exc).reason
-        diff = diff_trees(self.prev, snap)
-        run = run_hidden_tests(self.instance, snap, self.dir)
-        shutil.rmtree(self.prev, ignore_errors=True)
-        self.prev = snap
-        return diff, run
-
-    def final_diff(self) -> str:
-        """The session's whole change set: base repository -> last snapshot."""
-        return diff_trees(self.first, self.prev)
-
-
-def _is_overflow(result: AgentResult) -> bool:
-    return result.status is AgentStatus.PROVIDER_ERROR and "context" in result.detail.lower()
-
-
-class _Sender:
-    """Sends user turns to the assistant session, keeping its history within the watermarks (B.1).
-
-    A session exposing its chat history as a ``messages`` list (the built-in llm agent) is truncated
-    here: at the high watermark before each turn, and forced to the low watermark for the one retry
-    after a context overflow. A session may instead offer ``force_low_watermark()`` itself.
-    """
-
-    def __init__(self, session: Session, marks: Watermarks) -> None:
-        self.session, self.marks = session, marks
-        self.user_turns: set[str] = set()
-
-    def _chat(self) -> list[dict[str, Any]] | None:
-        messages = getattr(self.session, "messages", None)
-        if isinstance(messages, list) and all(isinstance(m, dict) and "role" in m for m in messages):
-            return messages
-        return None
-
-    def _fit(self, force_low: bool) -> bool:
-        messages = self._chat()
-        if messages is None:
-            return False
-        messages[:] = truncate_chat(messages, self.user_turns, self.marks, force_low=force_low)
-        return True
-
-    def send(self, message: str, budget: Budget) -> tuple[AgentResult, bool]:
-        self.user_turns.add(message)
-        self._fit(force_low=False)
-        result = self.session.send(message, budget)
-        if not _is_overflow(result):
-            return result, False
-        lower = getattr(self.session, "force_low_watermark", None)
-        if callable(lower):
-            lower()
-        elif not self._fit(force_low=True):
-            return result, False
-        messages = self._chat()
-        if messages and messages[-1].get("content") == message:
-            messages.pop()  # the failed turn's user message is sent again by the retry
-        return self.session.send(message, budget), True
-
-
-def _reasoning(result: AgentResult) -> str:
-    """The assistant's reasoning trace in a turn, only where the provider exposes one (a ``reasoning``
-    field on trajectory events). Paper §4.2: Skip%/Crit% are computed from reasoning traces and models
-    without accessible traces are excluded, so the agent's message text is *not* used: without a trace
-    the Fixing stage is not judged and Skip%/Crit% stay null."""
-    parts = [str(e.data["reasoning"]) for e in result.trajectory if e.data.get("reasoning")]
-    return "\n\n".join(p for p in parts if p)
+__all__ = ["SessionLimits", "SessionRecord", "TurnRecord", "reasoning", "run_session", "run_single_shot"]
+_reasoning = reasoning
 
 
 def _stage_now(instance: Instance, statuses: dict[str, str]) -> int:
@@ -205,53 +54,144 @@ def _stage_now(instance: Instance, statuses: dict[str, str]) -> int:
     return max(seen, default=0)
 
 
+def resumable(session: Session) -> bool:
+    """Whether the assistant session can hand over and take back its state (`checkpoint` / `restore`)."""
+    return callable(getattr(session, "checkpoint", None)) and callable(getattr(session, "restore", None))
+
+
+class _Loop:
+    """The state of one interactive session between turns, and the steps that advance it."""
+
+    def __init__(self, instance: Instance, simulator: UserSimulator, session: Session, ev: Evaluator,
+                 sender: Sender, record: SessionRecord, cp: Checkpoints) -> None:
+        self.instance, self.simulator, self.session, self.ev = instance, simulator, session, ev
+        self.sender, self.record, self.cp = sender, record, cp
+        self.user = UserTurn("", 0, {})
+        self.previous = TestRun({}, "")
+        self.stage = 0
+
+    def open(self) -> None:
+        base = self.ev.base()
+        self.record.base_probes, self.record.initial_confidence = base.probes, self.simulator.state.confidence
+        self._opened(base, self.simulator.open(base))
+        if self.cp.enabled:
+            self.cp.start_epoch()
+            self.cp.put("open", {"base_probes": base.probes, "base_tree": base.tree,
+                                 "initial_confidence": self.record.initial_confidence,
+                                 "user": turn_to_dict(self.user), "simulator": self.simulator.checkpoint()})
+
+    def _opened(self, base: TestRun, user: UserTurn) -> None:
+        self.previous, self.user = base, user
+        self.stage = _stage_now(self.instance, user.statuses)
+
+    def assistant(self, budget: Budget) -> tuple[dict[str, Any], bytes] | None:
+        """Send the user's message; returns the turn's assistant part and packed snapshot, or None when the
+        provider failed (the turn is recorded and the session ends, `provider_error`)."""
+        result, retried = self.sender.send(self.user.message, budget)
+        diff = self.ev.take()
+        turn = {"index": len(self.record.turns) + 1, "user_message": self.user.message,
+                "disclosed": list(self.user.disclosed),
+                "active": [sid for sid, st in self.user.statuses.items() if st == "active"],
+                "stage": self.stage, "reply": result.reply or "", "status": result.status.value,
+                "usage": result.usage.to_dict(), "steps": len(result.trajectory), "diff": diff,
+                "changed_files": changed_files(diff), "retried_overflow": retried,
+                "reasoning": reasoning(result), "workspace_rejected": self.ev.rejected}
+        blob = self.ev.pack()
+        part = {"turn": turn, "tree_blob": sha256_bytes(blob), "failed": result.status is not AgentStatus.COMPLETED}
+        if result.status is AgentStatus.PROVIDER_ERROR:
+            run = self.ev.test()
+            self._append(part, run, blob)
+            self.record.end_reason, self.record.end_detail = "provider_error", result.detail
+            return None
+        if self.cp.enabled:
+            self.cp.put_blob(blob)
+            self.cp.put(f"t{turn['index']}a", {**part, "session": self.session.checkpoint()})  # type: ignore[attr-defined]
+        return part, blob
+
+    def _append(self, part: dict[str, Any], run: TestRun, blob: bytes) -> TurnRecord:
+        turn = TurnRecord(**part["turn"], probes=run.probes, tree=run.tree)
+        self.record.turns.append(turn)
+        self.record.assistant_usage.add(Usage(**turn.usage))
+        self.record.snapshots[turn.index] = blob
+        return turn
+
+    def react(self, part: dict[str, Any], blob: bytes) -> None:
+        """Hidden tests on the turn's snapshot, then the simulated user's reaction (B.1)."""
+        run = self.ev.test()
+        turn = self._append(part, run, blob)
+        obs = Observation(turn=turn.index, reply=turn.reply, changed_files=turn.changed_files, tests=run,
+                          previous=self.previous, snapshot=self.ev.prev, assistant_failed=bool(part["failed"]))
+        user = self.simulator.respond(obs)
+        self._reacted(turn, run, user)
+        self.cp.put(f"t{turn.index}u", {"probes": run.probes, "tree": run.tree, "user": turn_to_dict(user),
+                                        "simulator": self.simulator.checkpoint()})
+
+    def _reacted(self, turn: TurnRecord, run: TestRun, user: UserTurn) -> None:
+        turn.confidence_after, turn.statuses_after, turn.user_notes = user.confidence, user.statuses, user.notes
+        self.previous, self.user = run, user
+        new_stage = _stage_now(self.instance, user.statuses)
+        for s in range(self.stage, new_stage):
+            self.record.stage_exit_turn.setdefault(s, turn.index)
+        self.stage = max(self.stage, new_stage)
+        if user.end is not None:
+            self.record.end_reason, self.record.final_message = user.end.value, user.message
+
+    def restore(self, opened: dict[str, Any], workspace: Path) -> dict[str, Any] | None:
+        """Replay the checkpoints: completed turns are taken as recorded; returns the assistant part of a
+        turn whose tests or user reaction are missing (to be finished by `react`), else None."""
+        self.record.base_probes, self.record.initial_confidence = opened["base_probes"], opened["initial_confidence"]
+        self._opened(TestRun(opened["base_probes"], opened["base_tree"]), turn_from_dict(opened["user"]))
+        self.simulator.restore(opened["simulator"])
+        last: dict[str, Any] | None = None
+        while (part := self.cp.get(f"t{len(self.record.turns) + 1}a")) is not None:
+            self.sender.user_turns.add(part["turn"]["user_message"])
+            last = part
+            reaction = self.cp.get(f"t{part['turn']['index']}u")
+            if reaction is None:
+                break
+            run = TestRun(reaction["probes"], reaction["tree"])
+            turn = self._append(part, run, self.cp.tree_blob(part["tree_blob"]))
+            self._reacted(turn, run, turn_from_dict(reaction["user"]))
+            self.simulator.restore(reaction["simulator"])
+        if last is None:
+            return None
+        self.session.restore(last["session"])  # type: ignore[attr-defined]
+        remove_tree(workspace)
+        restore_tree(self.cp.tree_blob(last["tree_blob"]), workspace)
+        self.ev.adopt(snapshot(workspace, self.ev.dir / f"turn_{last['turn']['index']:03d}"), last["turn"]["index"])
+        pending = len(self.record.turns) < last["turn"]["index"]
+        return last if pending else None
+
+
 def run_session(instance: Instance, condition: str, simulator: UserSimulator, session: Session,
-                workspace: Path, work_dir: Path, limits: SessionLimits) -> SessionRecord:
-    """Run one interactive session to its end; returns the full record (nothing is scored here)."""
-    ev = _Evaluator(instance, workspace, work_dir)
-    base = ev.base()
-    record = SessionRecord(instance=instance.id, condition=condition, mode="interactive",
-                           base_probes=base.probes, initial_confidence=simulator.state.confidence)
+                workspace: Path, work_dir: Path, limits: SessionLimits,
+                checkpoints: Checkpoints | None = None) -> SessionRecord:
+    """Run one interactive session to its end; returns the full record (nothing is scored here).
+
+    With `checkpoints` (and a session that is `resumable`) the session continues after the last turn
+    checkpointed by an earlier attempt; a `HarnessError` (hidden tests that cannot run, a simulator that
+    fails) propagates, leaving every completed step checkpointed.
+    """
+    ev = Evaluator(instance, workspace, work_dir)
+    record = SessionRecord(instance=instance.id, condition=condition, mode="interactive", base_probes={})
     budget = Budget(wall_seconds=limits.wall_seconds_per_turn, max_steps=limits.max_steps_per_turn)
-    sender = _Sender(session, limits.watermarks)
-    user: UserTurn = simulator.open(base)
-    stage = _stage_now(instance, user.statuses)
-    previous = base
+    use = checkpoints if checkpoints is not None and resumable(session) else None
+    cp = use or Checkpoints("", enabled=False)
+    loop = _Loop(instance, simulator, session, ev, Sender(session, limits.watermarks), record, cp)
     try:
-        while True:
+        opened = cp.get("open")
+        half = loop.restore(opened, workspace) if opened is not None else None
+        if opened is None:
+            loop.open()
+        if half is not None:
+            loop.react(half, cp.tree_blob(half["tree_blob"]))
+        while not record.end_reason:
             if len(record.turns) >= limits.max_turns:
                 record.end_reason = EndReason.TURN_LIMIT.value
                 break
-            result, retried = sender.send(user.message, budget)
-            record.assistant_usage.add(result.usage)
-            diff, run = ev.after_turn()
-            turn = TurnRecord(index=len(record.turns) + 1, user_message=user.message,
-                              disclosed=list(user.disclosed),
-                              active=[sid for sid, st in user.statuses.items() if st == "active"],
-                              stage=stage, reply=result.reply or "",
-                              status=result.status.value, usage=result.usage.to_dict(),
-                              steps=len(result.trajectory), diff=diff, changed_files=changed_files(diff),
-                              probes=run.probes, tree=run.tree, retried_overflow=retried,
-                              reasoning=_reasoning(result), workspace_rejected=ev.rejected)
-            record.turns.append(turn)
-            if result.status is AgentStatus.PROVIDER_ERROR:
-                record.end_reason = "provider_error"
-                break
-            obs = Observation(turn=turn.index, reply=turn.reply, changed_files=turn.changed_files, tests=run,
-                              previous=previous, snapshot=ev.prev,
-                              assistant_failed=result.status is not AgentStatus.COMPLETED)
-            user = simulator.respond(obs)
-            turn.confidence_after, turn.statuses_after, turn.user_notes = (user.confidence, user.statuses,
-                                                                           user.notes)
-            previous = run
-            new_stage = _stage_now(instance, user.statuses)
-            for s in range(stage, new_stage):
-                record.stage_exit_turn.setdefault(s, turn.index)
-            stage = max(stage, new_stage)
-            if user.end is not None:
-                record.end_reason = user.end.value
-                record.final_message = user.message
-                break
+            sent = loop.assistant(budget)
+            if sent is not None:
+                loop.react(*sent)
     finally:
         session.close()
         record.simulator_usage = simulator.usage
@@ -276,25 +216,26 @@ def single_shot_prompt(instance: Instance) -> str:
 def run_single_shot(instance: Instance, session: Session, workspace: Path, work_dir: Path,
                     limits: SessionLimits) -> SessionRecord:
     """Single-shot mode (B.2): no simulator, no feedback; the final repository state is scored."""
-    ev = _Evaluator(instance, workspace, work_dir)
+    ev = Evaluator(instance, workspace, work_dir)
     base = ev.base()
     record = SessionRecord(instance=instance.id, condition="single-shot", mode="single-shot",
                            base_probes=base.probes)
     budget = Budget(wall_seconds=limits.wall_seconds_per_turn, max_steps=limits.max_steps_per_turn)
     prompt = single_shot_prompt(instance)
     try:
-        result, retried = _Sender(session, limits.watermarks).send(prompt, budget)
+        result, retried = Sender(session, limits.watermarks).send(prompt, budget)
     finally:
         session.close()
     record.assistant_usage.add(result.usage)
     diff, run = ev.after_turn()
+    record.snapshots[1] = ev.pack()
     every = [s.id for s in instance.subtasks]
     record.turns.append(TurnRecord(index=1, user_message=prompt, disclosed=every, active=every,
                                    stage=len(instance.spec.stages) - 1, reply=result.reply or "",
                                    status=result.status.value, usage=result.usage.to_dict(),
                                    steps=len(result.trajectory), diff=diff, changed_files=changed_files(diff),
                                    probes=run.probes, tree=run.tree, retried_overflow=retried,
-                                   reasoning=_reasoning(result), workspace_rejected=ev.rejected))
+                                   reasoning=reasoning(result), workspace_rejected=ev.rejected))
     record.end_reason = ("provider_error" if result.status is AgentStatus.PROVIDER_ERROR
                          else EndReason.SINGLE_SHOT.value)
     record.final_diff = ev.final_diff()

@@ -6,8 +6,13 @@ file (relative to the suite directory), or ``single-shot`` (B.2). Journey option
 ``--agent-opt`` keys prefixed ``journey.`` (removed before the agent is built): ``journey.simulator``
 (deterministic | llm), ``journey.simulator_model``, ``journey.max_turns``, ``journey.max_steps``.
 
-A harness failure in the middle of a session (hidden tests that cannot run) cannot be re-evaluated
-without re-running the assistant, so such a row is *invalid* (retried), never scored.
+Every turn of a session is checkpointed in the run store (`checkpoints`). A harness failure in the middle
+of a session (hidden tests that cannot run, a simulator that fails) is therefore *pending*: its
+re-evaluation (``--resume``) continues the session after its last completed turn, from the stored
+snapshots and states, without asking the assistant or the simulator again what they already answered.
+Only where no checkpoint can be kept (a remote executor, an assistant session without
+``checkpoint``/``restore``) is it *invalid* and the session re-run. A scored row is re-scored
+(`reqbench regrade`) from its frozen transcript and per-turn snapshots (`outcome.rescore`).
 """
 
 from __future__ import annotations
@@ -17,21 +22,20 @@ from typing import Any
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import HarnessError, InputError
-from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.suite import Outcomes, RowContext
-from reqbench.core.execute.types import Row, RowOutcome, RunOptions
-from reqbench.core.hashing import pretty_json
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.summary import Summary
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
-from reqbench.protocols.journey.capability import session_capabilities
+from reqbench.protocols.journey.checkpoints import Checkpoints
 from reqbench.protocols.journey.env import make_workspace
-from reqbench.protocols.journey.metrics import final_confidence, session_metrics
 from reqbench.protocols.journey.models import Instance, load_suite
+from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
 from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
 from reqbench.protocols.journey.report import summarize_rows
-from reqbench.protocols.journey.session import SessionLimits, run_session, run_single_shot
+from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
 from reqbench.protocols.journey.summary import summary
 
@@ -116,19 +120,25 @@ class LoadedSuite:
         return [Row(inst.id, cond, options.agent, rep) for rep in range(options.repeats)
                 for inst in self.instances for cond in conditions]
 
-    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
-        path, suite, options, work_dir = self.path, self.suite, ctx.options, ctx.work_dir
+    def _instance(self, row: Row) -> Instance:
         instance = next((i for i in self.instances if i.id == row.task_id), None)
         if instance is None:
-            raise InputError("no such instance in the suite", file=str(path), item=row.task_id)
+            raise InputError("no such instance in the suite", file=str(self.path), item=row.task_id)
+        return instance
+
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        path, suite, options, work_dir = self.path, self.suite, ctx.options, ctx.work_dir
+        instance = self._instance(row)
         settings, agent_options = journey_options(options)
         limits = SessionLimits(max_turns=int(settings.get("max_turns", suite.max_turns)),
                                max_steps_per_turn=int(settings.get("max_steps", suite.max_steps_per_turn)))
         workspace = make_workspace(instance.repo_dir, work_dir / "workspace")
+        kept = False
         try:
             if row.condition == SINGLE_SHOT:
                 session = open_session(row.agent, instance, workspace,
-                                       lambda: [s.id for s in instance.subtasks], agent_options)
+                                       lambda: [s.id for s in instance.subtasks], agent_options, row.key)
+                kept = False
                 record = run_single_shot(instance, session, workspace, work_dir, limits)
                 simulator_kind = "none"
             else:
@@ -137,42 +147,29 @@ class LoadedSuite:
                                      seed=options.seed + row.repeat,
                                      model=str(settings.get("simulator_model", suite.simulator_model)))
                 session = open_session(row.agent, instance, workspace, lambda: list(sim.state.disclosed),
-                                       agent_options)
-                record = run_session(instance, row.condition, sim, session, workspace, work_dir, limits)
+                                       agent_options, row.key)
+                checkpoints = Checkpoints(row.key)
+                kept = checkpoints.enabled and resumable(session)
+                record = run_session(instance, row.condition, sim, session, workspace, work_dir, limits,
+                                     checkpoints)
         except HarnessError as exc:
+            if kept:  # every completed step is checkpointed: the session continues on re-evaluation
+                return classified(Reason.CHECK_INFRASTRUCTURE, {"frozen": False}, f"harness: {exc}")
             return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
         return outcome_of(record, instance, simulator_kind, options.judge)
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
-        return previous
+        """A session stopped by the harness continues from its checkpoints; a stored session is re-scored
+        from its transcript and snapshots (new judge; with ``recheck`` the hidden tests run again)."""
+        if previous.status is RowStatus.INVALID:
+            return previous
+        if TRANSCRIPT not in previous.artifacts:
+            return self.run_row(row, ctx)
+        return rescore(previous, self._instance(row), ctx.options, ctx.work_dir)
 
     def summarize(self, outcomes: Outcomes) -> Summary:
         """Final F2P and Final P2P per persona are the headline (`summary`)."""
         return summary(summarize_rows(outcomes))
-
-
-def outcome_of(record: Any, instance: Instance, simulator_kind: str, judge_spec: str = "") -> RowOutcome:
-    """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
-    every turn's diff as artifacts."""
-    if record.end_reason == "provider_error":
-        reason = provider_reason(str(getattr(record, "end_detail", "") or ""))
-        return classified(reason, {"mode": record.mode}, "assistant provider error")
-    metrics = session_metrics(record, instance)
-    caps = session_capabilities(record, instance, judge_spec, final_confidence(record))
-    trace = [{"turn": t.index, "disclosed": t.disclosed, "active": t.active, "stage": t.stage,
-              "status": t.status, "changed_files": t.changed_files,
-              "passed": sorted(n for n, ok in t.probes.items() if ok),
-              "confidence": t.confidence_after, "steps": t.steps, "cost_usd": t.usage.get("cost_usd"),
-              **({"workspace_rejected": t.workspace_rejected} if t.workspace_rejected else {})}
-             for t in record.turns]
-    result = {"mode": record.mode, "simulator": simulator_kind, "end_reason": record.end_reason,
-              **metrics.to_dict(), "capabilities": caps,
-              "stage_exit_turn": {str(k): v for k, v in record.stage_exit_turn.items()}, "trace": trace}
-    artifacts = {"transcript.json": pretty_json(record.to_dict(with_diffs=False)).encode(),
-                 "final.diff": record.final_diff.encode()}
-    for t in record.turns:
-        artifacts[f"turn_{t.index:03d}.diff"] = t.diff.encode()
-    return classified(Reason.EVALUATED, result, "session evaluated", artifacts)
 
 
 PROTOCOL = JourneyProtocol()

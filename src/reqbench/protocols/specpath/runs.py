@@ -179,7 +179,7 @@ def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, wo
     extra = {k: v for k, v in previous.result.items() if k not in ids and k not in _VERIFY_KEYS}
     artifacts = {k: v for k, v in previous.artifacts.items() if k != "verifier_log"}
     return verify_submission(family, patch.decode("utf-8"), work_dir / "verify", base, artifacts, extra,
-                             settings.get("verifier_timeout"))
+                             options.check_timeout or settings.get("verifier_timeout"))
 
 
 def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str, Any],

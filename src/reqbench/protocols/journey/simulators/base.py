@@ -104,6 +104,27 @@ class SimState:
     def snapshot(self) -> dict[str, str]:
         return {sid: st.value for sid, st in self.status.items()}
 
+    def to_dict(self) -> dict[str, Any]:
+        """The state as JSON (a simulator's checkpoint, `checkpoints`)."""
+        return {"status": self.snapshot(), "confidence": self.confidence, "disclosed": list(self.disclosed)}
+
+    def load(self, data: dict[str, Any]) -> None:
+        self.status = {sid: SubtaskStatus(st) for sid, st in data["status"].items()}
+        self.confidence = int(data["confidence"])
+        self.disclosed = [str(s) for s in data["disclosed"]]
+
+
+def turn_to_dict(turn: UserTurn) -> dict[str, Any]:
+    return {"message": turn.message, "confidence": turn.confidence, "statuses": dict(turn.statuses),
+            "disclosed": list(turn.disclosed), "end": turn.end.value if turn.end else None,
+            "notes": turn.notes}
+
+
+def turn_from_dict(data: dict[str, Any]) -> UserTurn:
+    return UserTurn(message=data["message"], confidence=int(data["confidence"]), statuses=dict(data["statuses"]),
+                    disclosed=list(data["disclosed"]), end=EndReason(data["end"]) if data["end"] else None,
+                    notes=dict(data["notes"]))
+
 
 class UserSimulator(Protocol):
     name: str
@@ -117,4 +138,12 @@ class UserSimulator(Protocol):
 
     def respond(self, obs: Observation) -> UserTurn:
         """The user's reaction to one assistant turn."""
+        ...
+
+    def checkpoint(self) -> dict[str, Any]:
+        """Everything `respond` depends on besides the observation, as JSON (state, usage, history)."""
+        ...
+
+    def restore(self, state: dict[str, Any]) -> None:
+        """Continue from a `checkpoint` taken by a simulator built with the same arguments."""
         ...

@@ -77,6 +77,18 @@ class DeterministicSimulator:
         self._stall: dict[str, int] = {s.id: 0 for s in instance.subtasks}
         self._pivot_pending: list[str] = []
 
+    def checkpoint(self) -> dict[str, Any]:
+        version, internal, gauss = self.rng.getstate()
+        return {"state": self.state.to_dict(), "rng": [version, list(internal), gauss],
+                "stall": dict(self._stall), "pivot_pending": list(self._pivot_pending)}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.state.load(state["state"])
+        version, internal, gauss = state["rng"]
+        self.rng.setstate((version, tuple(internal), gauss))
+        self._stall = {str(k): int(v) for k, v in state["stall"].items()}
+        self._pivot_pending = [str(s) for s in state["pivot_pending"]]
+
     # ---- disclosure -------------------------------------------------------------------------------
 
     def _wants_pivot(self, sub: SubtaskSpec) -> bool:

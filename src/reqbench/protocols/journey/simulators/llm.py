@@ -100,6 +100,15 @@ class LLMSimulator:
         self.marks = marks or Watermarks()
         self.history: list[Entry] = []
 
+    def checkpoint(self) -> dict[str, Any]:
+        return {"state": self.state.to_dict(), "usage": self.usage.to_dict(),
+                "history": [list(e) for e in self.history]}
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.state.load(state["state"])
+        self.usage = Usage(**state["usage"])
+        self.history = [(str(a), str(b)) for a, b in state["history"]]
+
     # ---- model calls --------------------------------------------------------------------------------
 
     def _complete(self, messages: list[dict[str, Any]]) -> str:

@@ -37,22 +37,23 @@ class CodingResult:
     checks: dict[str, dict[str, Any]]
 
 
-def gate_checks(ctx: SuiteContext, target_id: str) -> dict[str, Check]:
-    """The target's build/target/regression checks (core binds ``{python}`` and ``{pytest}``)."""
+def gate_checks(ctx: SuiteContext, target_id: str, timeout: float | None = None) -> dict[str, Check]:
+    """The target's build/target/regression checks (core binds ``{python}`` and ``{pytest}``); `timeout`
+    replaces every gate's budget (`RunOptions.check_timeout`, a timeout re-run)."""
     spec = ctx.suite.checks_for(ctx.delivery(target_id))
     return {name: Check(name=name, command=getattr(spec, name).command,
-                        timeout_seconds=getattr(spec, name).timeout_seconds,
+                        timeout_seconds=timeout or getattr(spec, name).timeout_seconds,
                         protected=getattr(spec, name).protected) for name in GATES}
 
 
-def run_gates(ctx: SuiteContext, target_id: str, workspace: Path,
-              base: Path | None = None) -> tuple[dict[str, str], dict[str, Any]]:
+def run_gates(ctx: SuiteContext, target_id: str, workspace: Path, base: Path | None = None,
+              timeout: float | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """Build first; target and regression only after a build PASS (C.2). Returns statuses + details.
 
     Protected paths (conftest.py, ini files, ...) of `workspace` are restored from `base` (default: the
     target's initial repository) before each gate; a gate's details list those the submission touched.
     """
-    checks = gate_checks(ctx, target_id)
+    checks = gate_checks(ctx, target_id, timeout)
     hidden = ctx.hidden_dir(target_id)
     base = base if base is not None else ctx.initial_repository(target_id)
     results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden, base=base)}
@@ -62,7 +63,8 @@ def run_gates(ctx: SuiteContext, target_id: str, workspace: Path,
     return statuses, {g: r.to_dict() for g, r in results.items()}
 
 
-def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch: Path) -> CodingResult:
+def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch: Path,
+             timeout: float | None = None) -> CodingResult:
     """Apply a frozen submission to a fresh initial repository and run the gates."""
     initial = ctx.initial_repository(target_id)
     ws = materialize(initial, scratch / "eval")
@@ -70,7 +72,7 @@ def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch:
         apply_patch(ws.path, submission.patch)
     except ReqbenchError as exc:
         return CodingResult(None, submission, agent_failure(f"submission does not apply: {exc}"), {})
-    statuses, details = run_gates(ctx, target_id, ws.path, initial)
+    statuses, details = run_gates(ctx, target_id, ws.path, initial, timeout)
     return CodingResult(None, submission, decide(statuses), details)
 
 

@@ -217,6 +217,6 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
     rechecked = options.recheck or previous.status is not RowStatus.SCORED
     if not sub or decided or not rechecked or previous.status is RowStatus.INVALID:
         return previous  # nothing was evaluated: re-evaluating cannot change the outcome
-    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir)
+    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir, options.check_timeout)
     result["delivery"], result["checks"] = coding.outcome.to_dict(), coding.checks
     return _outcome(result, delivery_reason(result, coding), {})

@@ -1,0 +1,84 @@
+"""A journey session's outcome: scoring a `SessionRecord` (`outcome_of`) and re-scoring a stored one
+(`rescore`) without asking the assistant or the simulated user anything again.
+
+The outcome keeps the whole frozen interaction as artifacts: ``transcript.json`` (the record without
+diffs), every turn's diff, the final diff, and every turn's workspace snapshot packed as
+``turn_NNN.tar.gz``. `rescore` rebuilds the record from them; with ``recheck`` (``reqbench regrade
+--checks``) it runs the hidden tests again on the base repository and on every snapshot, and the metrics
+and capability scores are computed again (with the grading's judge). The simulated user's decisions stay
+as recorded: they are part of the interaction, not of its grading.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reqbench.core.errors import HarnessError
+from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.types import RowOutcome, RunOptions
+from reqbench.core.hashing import pretty_json
+from reqbench.core.workspace import remove_tree
+from reqbench.protocols.journey.capability import session_capabilities
+from reqbench.protocols.journey.checkpoints import restore_tree
+from reqbench.protocols.journey.metrics import final_confidence, session_metrics
+from reqbench.protocols.journey.models import Instance
+from reqbench.protocols.journey.online import run_hidden_tests
+from reqbench.protocols.journey.records import SessionRecord
+
+TRANSCRIPT = "transcript.json"
+
+
+def snapshot_name(turn: int) -> str:
+    return f"turn_{turn:03d}.tar.gz"
+
+
+def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, judge_spec: str = "") -> RowOutcome:
+    """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
+    every turn's diff as artifacts."""
+    if record.end_reason == "provider_error":
+        reason = provider_reason(record.end_detail)
+        return classified(reason, {"mode": record.mode}, "assistant provider error")
+    metrics = session_metrics(record, instance)
+    caps = session_capabilities(record, instance, judge_spec, final_confidence(record))
+    trace = [{"turn": t.index, "disclosed": t.disclosed, "active": t.active, "stage": t.stage,
+              "status": t.status, "changed_files": t.changed_files,
+              "passed": sorted(n for n, ok in t.probes.items() if ok),
+              "confidence": t.confidence_after, "steps": t.steps, "cost_usd": t.usage.get("cost_usd"),
+              **({"workspace_rejected": t.workspace_rejected} if t.workspace_rejected else {})}
+             for t in record.turns]
+    result = {"mode": record.mode, "simulator": simulator_kind, "end_reason": record.end_reason,
+              **metrics.to_dict(), "capabilities": caps,
+              "stage_exit_turn": {str(k): v for k, v in record.stage_exit_turn.items()}, "trace": trace}
+    artifacts = {TRANSCRIPT: pretty_json(record.to_dict(with_diffs=False)).encode(),
+                 "final.diff": record.final_diff.encode()}
+    for t in record.turns:
+        artifacts[f"turn_{t.index:03d}.diff"] = t.diff.encode()
+        if t.index in record.snapshots:
+            artifacts[snapshot_name(t.index)] = record.snapshots[t.index]
+    return classified(Reason.EVALUATED, result, "session evaluated", artifacts)
+
+
+def rescore(previous: RowOutcome, instance: Instance, options: RunOptions, work_dir: Path) -> RowOutcome:
+    """Score the session stored in `previous` again (see module docstring). A session stored without
+    its snapshots (before they were kept) keeps its outcome when the checks are to run again."""
+    arts = previous.artifacts
+    diffs = {int(n[5:8]): b.decode("utf-8") for n, b in arts.items() if n.startswith("turn_") and n.endswith(".diff")}
+    record = SessionRecord.from_dict(json.loads(arts[TRANSCRIPT]), diffs, arts.get("final.diff", b"").decode())
+    record.snapshots = {t.index: arts[snapshot_name(t.index)] for t in record.turns if snapshot_name(t.index) in arts}
+    recheck = options.recheck or previous.status.value != "scored"
+    if recheck and len(record.snapshots) < len(record.turns):
+        return previous
+    if recheck:
+        try:
+            record.base_probes = run_hidden_tests(instance, instance.repo_dir).probes
+            for turn in record.turns:
+                blob = record.snapshots[turn.index]
+                tree = work_dir / "rescore" / f"turn_{turn.index:03d}"
+                restore_tree(blob, tree)
+                run = run_hidden_tests(instance, tree)
+                turn.probes, turn.tree = run.probes, run.tree
+                remove_tree(tree)
+        except HarnessError as exc:
+            return classified(Reason.CHECK_INFRASTRUCTURE, previous.result, f"harness: {exc}", arts)
+    return outcome_of(record, instance, str(previous.result.get("simulator", "none")), options.judge)

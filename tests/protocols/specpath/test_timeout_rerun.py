@@ -1,0 +1,101 @@
+"""`reqbench regrade --timeout-rerun SECONDS`: rows whose verification timed out at the fixed budget are
+verified again under the larger budget, into new attempts linked to the originals by parent id (SpecPath,
+"Run processing": timeouts re-run at 2,400 s); rows that did not time out are left alone, and the report
+says which grading produced each row's number."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from reqbench.cli.main import app
+from reqbench.core.agents import registry
+from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.types import RunOptions
+from reqbench.core.store import RunMeta, RunStore, utc_now
+from reqbench.protocols.specpath.suite import PROTOCOL
+
+SLOW_GOOD = '''import time
+
+time.sleep(3)
+
+
+def tally(words):
+    counts = {}
+    for w in words:
+        w = w.lower()
+        counts[w] = counts.get(w, 0) + 1
+    return counts
+'''
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _spy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(registry.AGENTS, "spy", ("tests.protocols.specpath.spy_agent", "make_spy"))
+
+
+def _run(tally_family: Path, run_dir: Path, agent: str, conditions: tuple[str, ...], **opts: object) -> None:
+    options = RunOptions(agent=agent, conditions=conditions, seed=1,
+                         agent_options={"specpath.verifier_timeout": "1", **opts})
+    meta = RunMeta(suite_path=str(tally_family), protocol="specpath", created=utc_now(), reqbench_version="t",
+                   options={"agent": agent, "conditions": list(conditions), "seed": 1,
+                            "agent_options": dict(options.agent_options)})
+    with RunStore.create(run_dir, meta) as store:
+        execute_run(store, PROTOCOL, tally_family, options)
+
+
+def test_a_submission_that_times_out_at_1s_passes_when_rerun_at_10s_in_a_linked_attempt(
+        tally_family: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    _run(tally_family, run_dir, "spy", ("override",), write={"src/tally/__init__.py": SLOW_GOOD})
+    with RunStore.open(run_dir) as store:
+        (row,) = store.plan()
+        (first,) = store.attempts(row)
+    assert (first.status.value, first.reason, first.result["outcome"]) == ("scored", "verifier_timeout", "failure")
+
+    result = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "10", "--label", "rerun-10s"])
+    assert result.exit_code == 0, result.output
+    assert "1 row(s) re-graded (1 scored" in result.output
+    with RunStore.open(run_dir) as store:
+        first_again, rerun = store.attempts(row)
+        gradings = {g["label"]: g for g in store.gradings()}
+    assert first_again == first  # the fixed-budget result stays as it was
+    assert (rerun.kind, rerun.parent, rerun.grading) == ("reevaluate", first.attempt_no, "rerun-10s")
+    assert (rerun.reason, rerun.result["outcome"], rerun.result["signature"]) == ("passed", "success", [1, 1])
+    assert rerun.artifacts["patch"] == first.artifacts["patch"]
+    assert "10 s" in gradings["rerun-10s"]["note"] and gradings["rerun-10s"]["checks"]
+
+    latest = json.loads(runner.invoke(app, ["report", str(run_dir), "--json"]).output)
+    assert (latest["run"]["grading"], latest["run"]["rows_by_grading"]) == ("rerun-10s", {"rerun-10s": 1})
+    assert [g["note"] for g in latest["run"]["gradings"]][1] == gradings["rerun-10s"]["note"]
+    fixed = json.loads(runner.invoke(app, ["report", str(run_dir), "--json", "--grading", "original"]).output)
+    assert fixed["run"]["rows_by_grading"] == {"original": 1}
+
+
+def test_a_timeout_rerun_leaves_rows_that_did_not_time_out_alone(tally_family: Path, tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    _run(tally_family, run_dir, "reference", ("override", "direct"))
+    result = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "10"])
+    assert result.exit_code == 0, result.output
+    assert "0 row(s) re-graded" in result.output and "2 without a verifier timeout" in result.output
+    with RunStore.open(run_dir) as store:
+        assert [len(store.attempts(row)) for row in store.plan()] == [1, 1]
+
+
+def test_a_submission_that_loops_forever_is_one_scored_verifier_timeout_never_retried(
+        tally_family: Path, tmp_path: Path) -> None:
+    loop = "def tally(words):\n    while True:\n        pass\n"
+    run_dir = tmp_path / "run"
+    _run(tally_family, run_dir, "spy", ("override",), write={"src/tally/__init__.py": loop})
+    with RunStore.open(run_dir) as store:
+        (row,) = store.plan()
+        attempts = store.attempts(row)
+        counts = store.counts()
+    assert [(a.status.value, a.reason, a.result["outcome"]) for a in attempts] == [
+        ("scored", "verifier_timeout", "failure")]
+    assert (counts["scored"], counts["invalid"], counts["pending"], counts["attempts"]) == (1, 0, 0, 1)
