@@ -11,8 +11,9 @@ from rich.console import Console
 
 from reqbench.cli.protocol_lookup import suite_spec
 
-app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users.",
-                  no_args_is_help=True)
+app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users; weak-to-strong "
+                  "instance synthesis. Intervals: none (the paper reports point estimates); rank "
+                  "associations are Spearman rho with a t-approximate two-sided p.", no_args_is_help=True)
 console = Console()
 
 

@@ -15,7 +15,9 @@ from rich.console import Console
 
 from reqbench.cli.protocol_lookup import suite_spec
 
-app = typer.Typer(help="SpecPath: contract-equivalent specification histories.", no_args_is_help=True)
+app = typer.Typer(help="SpecPath: contract-equivalent specification histories. Intervals: 95% percentile "
+                  "cluster bootstrap over families (2,000 resamples; `stats --bootstrap task` resamples tasks); "
+                  "under 2 families no interval, with the reason.", no_args_is_help=True)
 console = Console()
 
 

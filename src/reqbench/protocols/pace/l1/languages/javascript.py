@@ -1,22 +1,17 @@
 """JavaScript / TypeScript facts via tree-sitter: the second language of the PACE language layer.
 
 Same `FileFacts` as `python.py`, so L0 and L1 work unchanged (paper §3.1; appendix §13 edge kinds):
+**declarations** — functions, classes, methods (``Owner.name``), class fields and ``const`` bindings whose
+value is a function; **calls** — call and ``new`` expressions, ``this.x(...)`` written ``self.x`` so the
+call graph's same-owner rules apply as for Python; **edges** — ES imports and ``require``; exports
+(``export`` declarations and lists, ``export default``, ``module.exports = {...}``, ``exports.x = ...``);
+registry entries (object/array literals of names, ``table[key] = handler``, module-level registration
+calls such as ``router.get('/p', handler)``, ``bus.on('evt', fn)``, ``app.use(mw)``); name assignments.
 
-* **declarations**: function declarations, classes (``abstract`` included), methods (``Owner.name``,
-  ``constructor`` included), class fields and ``const``/``let``/``var`` bindings whose value is an arrow
-  function or function expression; full text, header up to the body, body, parameters.
-* **calls**: call and ``new`` expressions in bodies; ``this.x(...)`` is written ``self.x`` so the call
-  graph's same-owner rules (`RepoIndex.resolve`, two-hop helper expansion) apply as for Python.
-* **edges**: ES imports and ``require``; exports (``export`` declarations, ``export {a as b}``,
-  ``export default``, ``module.exports = {...}``, ``exports.x = ...``); registry entries (object and array
-  literals of names, ``table[key] = handler``, and module-level registration calls such as
-  ``router.get('/p', handler)``, ``bus.on('evt', fn)``, ``app.use(mw)``, ``registry.register(x)``);
-  assignments binding a name to another name or to a call.
-
-Scope completeness for L0: a syntax error, ``eval``, ``export * from`` (names re-exported invisibly) or a
-computed ``module.exports[...]`` leave the scope incomplete. ``all_names`` is the file's complete export
-list (empty for a file exporting nothing); rest parameters and destructured parameters make a signature
-variadic, decorators (TypeScript) may rewrite it — L0 defers on all of these as it does for Python.
+Scope completeness for L0: a syntax error, ``eval``, ``export * from`` or a computed
+``module.exports[...]`` leave the scope incomplete. ``all_names`` is the file's complete export list
+(empty when it exports nothing); rest or destructured parameters make a signature variadic and decorators
+(TypeScript) may rewrite it — L0 defers on these as it does for Python.
 """
 
 from __future__ import annotations
