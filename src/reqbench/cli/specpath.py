@@ -89,9 +89,11 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
     """
     from reqbench.core.hashing import write_json
     from reqbench.protocols.specpath.calibration import calibrate_family
+    from reqbench.protocols.specpath.calibration_gate import remember
     from reqbench.protocols.specpath.family import load_family
 
     audit = calibrate_family(load_family(family))
+    remember(audit)  # a passing audit lets `reqbench run` use this family's verifier
     record = audit.to_dict()
     if out is not None:
         write_json(out, record)

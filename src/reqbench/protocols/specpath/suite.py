@@ -136,8 +136,14 @@ class SpecPathProtocol:
         return [w for fam in fams.values() for w in provenance_warnings(fam)]
 
     def plan(self, path: Path, options: RunOptions) -> list[Row]:
-        split_options(options)  # unknown specpath.* options fail before anything runs
+        settings, _ = split_options(options)  # unknown specpath.* options fail before anything runs
         fams = families(path)
+        if not settings["allow_uncalibrated"]:  # verifier calibration gates the run (calibration_gate.py)
+            from reqbench.protocols.specpath.calibration_gate import uncalibrated
+
+            refused = uncalibrated(fams)
+            if refused:
+                raise InputError("; ".join(refused))
         conditions = list(options.conditions) or list(ALL_CONDITIONS)
         for cond in conditions:
             for fam in fams.values():
