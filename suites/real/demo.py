@@ -50,7 +50,8 @@ def main() -> int:
             console.rule(f"demo-real: specpath calibrate {fam.id}")
             audit = calibrate_family(fam)
             if remember(audit) is None:
-                failures.append(f"specpath {fam.id}: calibration failed {[g.name for g in audit.gates if not g.passed]}")
+                failed = [g.name for g in audit.gates if not g.passed]
+                failures.append(f"specpath {fam.id}: calibration failed {failed}")
     if failures:
         for failure in failures:
             console.print(f"[red]demo-real failed:[/red] {failure}")
