@@ -5,7 +5,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +29,6 @@ RECORD = {
 PRD = "## Goals\nCredit notes for invoices.\n\n## Business rules\nA credit note never exceeds the open amount.\n"
 POINTS = [{"id": "CP01", "description": "issue a credit note"}, {"id": "CP02", "description": "cap"},
           {"id": "CP03", "description": "file billflow/credit.py exists"}]
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    monkeypatch.setenv("REQBENCH_API_KEY", "test")
-    for name in ("REQBENCH_LLM_CACHE", "REQBENCH_OFFLINE", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    yield monkeypatch
 
 
 def _audit(*entries: dict[str, Any], questions: list[str] | None = None) -> Reply:

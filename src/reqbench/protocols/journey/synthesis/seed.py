@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
+from reqbench.protocols.journey.models import _first_error, _load_yaml
 from reqbench.protocols.journey.synthesis.dimensions import DimensionProfile
 
 
@@ -63,15 +63,9 @@ def load_seed(path: Path) -> Seed:
     path = Path(path)
     file = path / "seed.yaml" if path.is_dir() else path
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
-        spec = SeedSpec.model_validate(data)
-    except OSError as exc:
-        raise InputError(f"cannot read the seed ({exc.strerror})", file=str(file)) from None
-    except yaml.YAMLError as exc:
-        raise InputError(f"not valid YAML ({str(exc).splitlines()[0]})", file=str(file)) from None
+        spec = SeedSpec.model_validate(_load_yaml(file))
     except ValidationError as exc:
-        err = exc.errors()[0]
-        raise InputError(f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}", file=str(file)) from None
+        raise InputError(_first_error(exc), file=str(file)) from None
     seed = Seed(spec, file.parent)
     for what, d in (("repository", seed.repo_dir), ("hidden tests", seed.hidden_dir)):
         if not d.is_dir():
