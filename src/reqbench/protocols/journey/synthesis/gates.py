@@ -24,6 +24,7 @@ import yaml
 
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.hashing import atomic_write_text
+from reqbench.core.workspace.fileio import write_private
 from reqbench.protocols.journey.calibrate import calibrate
 from reqbench.protocols.journey.env import copy_tree, diff_trees, make_workspace
 from reqbench.protocols.journey.models import load_instance
@@ -77,14 +78,19 @@ def parse_candidate(answer: Any, tests_dir: str) -> Candidate:
 
 
 def apply_files(tree: Path, files: dict[str, str | None]) -> None:
-    """Write complete new contents (None removes the file) below `tree`."""
+    """Write complete new contents (None removes the file) below `tree`, never through a symbolic link
+    (a seed repository may hold links; a model-chosen path through one is refused with ValueError)."""
     for rel, content in files.items():
         target = tree / rel
+        for parent in [*reversed(target.relative_to(tree).parents)][1:]:
+            if (tree / parent).is_symlink():
+                raise ValueError(f"path {rel!r} goes through the symbolic link {parent.as_posix()!r}")
         if content is None:
-            target.unlink(missing_ok=True)
+            if target.is_symlink() or target.is_file():
+                target.unlink()
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
+        write_private(target, content)
 
 
 def execution_gate(draft: Path, current: Path, spec: dict[str, Any], head: dict[str, Any], cand: Candidate,
