@@ -45,9 +45,8 @@ def _parser(dialect: str) -> Parser:
 
 
 def _dialect(path: str) -> str:
-    if path.endswith(".tsx"):
-        return "tsx"
-    return "typescript" if path.endswith((".ts", ".mts", ".cts")) else "javascript"
+    return "tsx" if path.endswith(".tsx") else "typescript" if path.endswith((".ts", ".mts", ".cts")) \
+        else "javascript"
 
 
 def module_candidates(path: str) -> list[str]:
@@ -170,9 +169,7 @@ def _pattern_names(node: Node) -> list[str]:
         if n.type in ("identifier", "shorthand_property_identifier_pattern"):
             out.append(_t(n))
         elif n.type == "pair_pattern":
-            value = n.child_by_field_name("value")
-            if value is not None:
-                stack.append(value)
+            stack.extend(v for v in [n.child_by_field_name("value")] if v is not None)
             continue
         stack.extend(reversed(n.named_children))
     return out
