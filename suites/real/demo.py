@@ -18,6 +18,8 @@ from reqbench.cli.generic import headline_table
 from reqbench.cli.generic_report import print_report
 from reqbench.cli.generic_run import run_suite, unmeasured_rows
 from reqbench.core.execute.types import RunOptions
+from reqbench.protocols.specpath.calibration import calibrate_family
+from reqbench.protocols.specpath.calibration_gate import calibration_source, remember
 from reqbench.protocols.specpath.sizes import family_size
 from reqbench.protocols.specpath.suite import families
 
@@ -43,6 +45,17 @@ def main() -> int:
     args = parser.parse_args()
     console = Console()
     headlines, failures = [], []
+    for fam in families(SUITES["specpath"]).values():  # runs use only calibrated verifiers (cached on a pass)
+        if calibration_source(fam) is None:
+            console.rule(f"demo-real: specpath calibrate {fam.id}")
+            audit = calibrate_family(fam)
+            if remember(audit) is None:
+                failed = [g.name for g in audit.gates if not g.passed]
+                failures.append(f"specpath {fam.id}: calibration failed {failed}")
+    if failures:
+        for failure in failures:
+            console.print(f"[red]demo-real failed:[/red] {failure}")
+        return 1
     for protocol, suite in SUITES.items():
         for agent in ("reference", "null"):
             console.rule(f"demo-real: {protocol} {suite.name} --agent {agent}")

@@ -11,8 +11,9 @@ import typer
 from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import suite_spec
 
-app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users.",
-                  no_args_is_help=True)
+app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users; weak-to-strong "
+                  "instance synthesis. Intervals: none (the paper reports point estimates); rank "
+                  "associations are Spearman rho with a t-approximate two-sided p.", no_args_is_help=True)
 
 
 @app.command("calibrate")
@@ -108,6 +109,57 @@ def session_cmd(
         for key in ("end_reason", "turns", "proc_f2p", "final_f2p", "final_p2p", "final_confidence",
                     "cost_usd"):
             console.print(f"  {key}: {result.get(key)}", highlight=False)
+
+
+@app.command("synthesize")
+def synthesize_cmd(
+    seed: Path = typer.Argument(..., help="Seed directory (seed.yaml, repo/, hidden/)."),
+    out: Path = typer.Option(..., "--out", help="New instance directory to write (must not exist)."),
+    planner_model: str = typer.Option(..., "--planner-model", help="The strong model: plans the stages."),
+    worker_model: str = typer.Option(..., "--worker-model", help="The weak model: implements each subtask."),
+    rubric_model: str = typer.Option("", "--rubric-model", help="Reviewer of the rubric gate "
+                                     "(default: the planner model)."),
+    stages: int = typer.Option(3, "--stages", min=1, help="Progressively harder plan stages (paper: 3)."),
+    subtasks: int = typer.Option(3, "--subtasks-per-stage", min=1, help="Subtasks per stage (paper: "
+                                 "594 subtasks over 30 instances, ~6.6 per stage)."),
+    angles: int = typer.Option(2, "--angles-per-stage", min=1, help="Task angles sampled per stage."),
+    max_retries: int = typer.Option(2, "--max-retries", min=0, help="Weak-model retries per subtask."),
+    max_replans: int = typer.Option(1, "--max-replans", min=0, help="Returns to planning per subtask."),
+    seed_value: int = typer.Option(0, "--seed", help="Angle-sampling seed."),
+    instance_id: str = typer.Option("", "--id", help="Instance id (default: SEED-journey)."),
+) -> None:
+    """Synthesize a long-horizon instance from a seed: strong-model plan (task dimensions, angles),
+    weak-model subtasks gated by execution and rubric checks; the output is marked unreviewed.
+
+    Example: reqbench journey synthesize seeds/tasklet --out instances/tasklet-2 --planner-model big
+    --worker-model small
+    """
+    from reqbench.protocols.journey.synthesis import Options, Synthesizer, load_seed
+
+    opts = Options(planner_model=planner_model, worker_model=worker_model, rubric_model=rubric_model,
+                   stages=stages, subtasks_per_stage=subtasks, angles_per_stage=angles,
+                   max_retries=max_retries, max_replans=max_replans, seed=seed_value, instance_id=instance_id)
+    path = Synthesizer(load_seed(seed), opts).run(out)
+    typer.echo(f"{path} (unreviewed; see synthesis.json)")
+
+
+@app.command("select-seeds")
+def select_seeds_cmd(
+    seeds: list[Path] = typer.Argument(..., help="Candidate seed directories."),
+    count: int = typer.Option(..., "--count", min=1, help="How many seeds to select."),
+) -> None:
+    """Choose seeds by greedy set cover over their labels, rare labels first, at most three per repository
+    (SWE-Journey A.2). Prints the chosen seed directories.
+
+    Example: reqbench journey select-seeds seeds/* --count 30
+    """
+    from reqbench.protocols.journey.synthesis import load_seed
+    from reqbench.protocols.journey.synthesis.coverage import select_seeds
+
+    loaded = {str(p): load_seed(p) for p in seeds}
+    pool = [(k, s.spec.repository or s.spec.id, s.spec.labels) for k, s in loaded.items()]
+    for key in select_seeds(pool, count):
+        typer.echo(key)
 
 
 @app.command("table")

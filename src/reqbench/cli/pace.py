@@ -260,18 +260,41 @@ def heatmap(
 
 @app.command()
 def synthesize(
-    prd: Path = typer.Option(..., "--prd", help="The consolidated PRD (Markdown)."),
-    diff: Path = typer.Option(..., "--diff", help="The accepted reference diff."),
     out: Path = typer.Option(..., "--out", help="Where to write candidate Code Points (YAML)."),
+    diff: Path = typer.Option(..., "--diff", help="The accepted reference diff."),
+    prd: Path | None = typer.Option(None, "--prd", help="The consolidated PRD (Markdown)."),
+    record: Path | None = typer.Option(None, "--record", help="A production record (JSON/YAML: documents, "
+                                       "conversation, task_title, changed_files) to reconstruct the PRD "
+                                       "from, instead of --prd; the PRD is written beside --out."),
+    audit: bool = typer.Option(True, "--audit/--no-audit", help="Run the contract audit on the candidates "
+                               "(the paper's default; findings are attached, nothing is removed)."),
     model: str = typer.Option(None, "--model", help="Model name (default: REQBENCH_MODEL)."),
 ) -> None:
-    """Propose candidate Code Points: PRD-only pass, diff-only pass, reconciliation (marked unreviewed).
+    """Propose candidate Code Points: [PRD reconstruction], PRD-only pass, diff-only pass, reconciliation,
+    contract audit (marked unreviewed).
 
     Example: reqbench pace synthesize --prd prd.md --diff reference.patch --out candidates.yaml
     """
+    from reqbench.core.hashing import atomic_write_text
+    from reqbench.protocols.pace.llm import resolve_model
     from reqbench.protocols.pace.synthesize import synthesize as run
 
-    path = run(_read(prd, "PRD"), _read(diff, "diff"), out, model=model)
+    if (prd is None) == (record is None):
+        raise InputError("give exactly one of --prd and --record", item="pace synthesize")
+    diff_text = _read(diff, "diff")
+    source = None
+    if record is not None:
+        from reqbench.protocols.pace.reconstruct import load_record, reconstruct_prd
+
+        prd_text = reconstruct_prd(load_record(record), resolve_model(model))
+        prd_path = out.with_name(out.stem + ".prd.md")
+        atomic_write_text(prd_path, prd_text)
+        typer.echo(str(prd_path))
+        source = str(record)
+    else:
+        assert prd is not None
+        prd_text = _read(prd, "PRD")
+    path = run(prd_text, diff_text, out, model=model, audit=audit, reconstructed_from=source)
     typer.echo(str(path))
 
 

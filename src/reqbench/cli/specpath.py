@@ -15,7 +15,9 @@ import typer
 from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import suite_spec
 
-app = typer.Typer(help="SpecPath: contract-equivalent specification histories.", no_args_is_help=True)
+app = typer.Typer(help="SpecPath: contract-equivalent specification histories. Intervals: 95% percentile "
+                  "cluster bootstrap over families (2,000 resamples; `stats --bootstrap task` resamples tasks); "
+                  "under 2 families no interval, with the reason.", no_args_is_help=True)
 
 
 def _emit_json(data: Any) -> None:
@@ -86,9 +88,11 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
     """
     from reqbench.core.hashing import write_json
     from reqbench.protocols.specpath.calibration import calibrate_family
+    from reqbench.protocols.specpath.calibration_gate import remember
     from reqbench.protocols.specpath.family import load_family
 
     audit = calibrate_family(load_family(family))
+    remember(audit)  # a passing audit lets `reqbench run` use this family's verifier
     record = audit.to_dict()
     if out is not None:
         write_json(out, record)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
 
 import pytest
 
@@ -17,6 +18,15 @@ CACHETOOLS = EXAMPLES / "cachetools-slru"
 @pytest.fixture(autouse=True)
 def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REQBENCH_CACHE", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """A model key for the loopback provider; no response cache, not offline, no stray base URL."""
+    monkeypatch.setenv("REQBENCH_API_KEY", "test")
+    for name in ("REQBENCH_LLM_CACHE", "REQBENCH_OFFLINE", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    yield monkeypatch
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess[str]:

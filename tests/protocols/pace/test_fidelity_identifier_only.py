@@ -51,7 +51,8 @@ def test_cli_pools_a_suite() -> None:
     proc = run_cli("pace", "controls", str(EXAMPLES), "--json")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert sorted(c["case_id"] for c in out["cases"]) == ["billflow-credit-notes", "cachetools-slru"]
+    assert sorted(c["case_id"] for c in out["cases"]) == ["billflow-credit-notes", "cachetools-slru",
+                                                          "shopcart-discounts"]
     pooled = out["identifier_only_pooled"]
-    assert pooled["cases"] == 2 and pooled["targeted_points"] > 0
+    assert pooled["cases"] == 3 and pooled["targeted_points"] > 0
     assert pooled["score"] == 0.0  # the offline heuristic gives stubs no credit on the bundled cases

@@ -1,7 +1,6 @@
 """The llm judge and the synthesis passes against the scripted OpenAI-compatible server on 127.0.0.1."""
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,14 +13,6 @@ from reqbench.protocols.pace.synthesize import synthesize
 from tests.protocols.pace.conftest import BILLFLOW
 from tests.support.gullible import pace_citation, pace_criteria
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
-
-
-@pytest.fixture
-def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
-    monkeypatch.setenv("REQBENCH_API_KEY", "test")
-    for name in ("REQBENCH_LLM_CACHE", "REQBENCH_OFFLINE", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    yield monkeypatch
 
 
 def _criteria(body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -81,7 +72,7 @@ def test_synthesis_runs_three_passes_and_marks_output_unreviewed(env: pytest.Mon
     case = load_case(BILLFLOW)
     with ScriptedOpenAI(script) as srv:
         env.setenv("REQBENCH_BASE_URL", srv.base_url)
-        out = synthesize(case.prd, case.reference_patch, tmp_path / "cand.yaml", model="m")
+        out = synthesize(case.prd, case.reference_patch, tmp_path / "cand.yaml", model="m", audit=False)
         bodies = srv.chat_requests
     doc = yaml.safe_load(out.read_text())
     assert doc["reviewed"] is False and doc["code_points"][0]["id"] == "CP01"

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from reqbench.protocols.specpath.calibration import calibrate_family
 from reqbench.protocols.specpath.family import load_family
 from reqbench.protocols.specpath.verifier import buckets
@@ -73,3 +75,56 @@ def test_probe_buckets_fail_closed_and_group_parametrised_cases() -> None:
     passed, collected = buckets(reported, ("t.py::test_a", "t.py::test_b", "t.py::test_gone"))
     assert passed == {"t.py::test_a": False, "t.py::test_b": True, "t.py::test_gone": False}
     assert collected == {"t.py::test_a": 2, "t.py::test_b": 1, "t.py::test_gone": 0}
+
+
+def test_run_refuses_an_uncalibrated_or_edited_family_unless_allowed_and_recorded(
+        tally_family: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reqbench.core.errors import InputError
+    from reqbench.core.execute.types import RunOptions
+    from reqbench.protocols.specpath.suite import PROTOCOL
+
+    monkeypatch.setenv("REQBENCH_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(InputError, match="not calibrated for its current content; run `reqbench specpath calibrate"):
+        PROTOCOL.load(tally_family).plan(RunOptions(agent="null"))
+    proc = subprocess.run([sys.executable, "-m", "reqbench.cli.main", "specpath", "calibrate", str(tally_family)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert len(PROTOCOL.load(tally_family).plan(RunOptions(agent="null"))) == 7  # cached by content address
+    # the agent's answers are not the only thing that can change: editing the hidden tests after calibration
+    probes = tally_family / "hidden" / "test_probes.py"
+    probes.write_text(probes.read_text() + "\n\ndef test_always():\n    assert True\n")
+    with pytest.raises(InputError, match="not calibrated"):
+        PROTOCOL.load(tally_family).plan(RunOptions(agent="null"))
+    allow = RunOptions(agent="null", agent_options={"specpath.allow_uncalibrated": "true"})
+    assert len(PROTOCOL.load(tally_family).plan(allow)) == 7
+    with pytest.raises(InputError, match="must be true or false"):
+        PROTOCOL.load(tally_family).plan(RunOptions(agent="null", agent_options={"specpath.allow_uncalibrated": "maybe"}))
+
+
+def test_negative_breaking_another_atoms_probe_is_not_selective(tally_family: Path, tmp_path: Path) -> None:
+    from reqbench.protocols.specpath.calibration import calibrate_family
+    from reqbench.protocols.specpath.family import load_family
+    from tests.protocols.specpath.conftest import BASE, _patch
+
+    loop = "    for w in words:\n"
+    # besides its own atom (case), the negative stops counting repeats: the fixed behaviour's probe fails
+    broken = BASE.replace(loop, loop + "        w = w.strip()\n").replace("counts.get(w, 0) + 1", "1")
+    (tally_family / "negatives" / "ignore_case.patch").write_text(_patch(tmp_path, broken))
+    audit = calibrate_family(load_family(tally_family), workers=2)
+    gates = {g.name: g for g in audit.gates}
+    assert not gates["negatives"].passed
+    assert "is not selective: it also fails ['test_probes.py::test_words_are_counted']" in gates["negatives"].detail
+    assert gates["reference"].passed and gates["verifier"].passed
+
+
+def test_reference_collection_error_fails_the_verifier_gate(tally_family: Path) -> None:
+    from reqbench.protocols.specpath.calibration import calibrate_family
+    from reqbench.protocols.specpath.family import load_family
+
+    probes = tally_family / "hidden" / "test_probes.py"
+    probes.write_text("import not_a_module_anywhere\n" + probes.read_text())
+    audit = calibrate_family(load_family(tally_family), workers=2)
+    gates = {g.name: g for g in audit.gates}
+    assert not gates["verifier"].passed
+    assert gates["verifier"].detail == ("reference under direct: collection or import error of the hidden "
+                                        "tests in ['test_probes.py']")

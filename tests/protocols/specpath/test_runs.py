@@ -109,11 +109,12 @@ def test_verifier_infrastructure_failure_is_pending_never_scored(tally_family: P
 
 
 def test_plan_crosses_conditions_and_repeats_and_refuses_unknown_options(tally_family: Path) -> None:
-    rows = PROTOCOL.load(tally_family).plan(RunOptions(agent="null", repeats=2))
+    allow = {"specpath.allow_uncalibrated": "true"}  # the calibration gate has its own test
+    rows = PROTOCOL.load(tally_family).plan(RunOptions(agent="null", repeats=2, agent_options=allow))
     assert len(rows) == 14 and {r.repeat for r in rows} == {0, 1}
     assert len({r.key for r in rows}) == 14
     with pytest.raises(InputError, match="unknown condition"):
-        PROTOCOL.load(tally_family).plan(RunOptions(agent="null", conditions=("sideways",)))
+        PROTOCOL.load(tally_family).plan(RunOptions(agent="null", conditions=("sideways",), agent_options=allow))
     with pytest.raises(InputError, match="specpath.agent_timeout"):
         PROTOCOL.load(tally_family).plan(RunOptions(agent="null", agent_options={"specpath.timeout": "3"}))
     assert PROTOCOL.detect(tally_family) and PROTOCOL.validate(tally_family) == []

@@ -146,12 +146,17 @@ class CheckResult:
     timed_out: bool = False
     """The check ran out of its wall-clock budget. With a FAIL status the submission's code was running (a
     fixed-budget failure of the agent); with HARNESS_ERROR it was not (the harness could not measure)."""
+    collection_errors: list[str] = field(default_factory=list)
+    """Collectors pytest failed to import or collect (from the guard's records, never from output text).
+    Always a FAIL of the check; whose failure it is depends on who wrote the code under test (a submission
+    vs. a harness-controlled calibration patch)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status.value, "exit_code": self.exit_code,
                 "wall_seconds": self.wall_seconds, "probes": self.probes, "detail": self.detail,
                 "stdout_tail": self.stdout_tail, "stderr_tail": self.stderr_tail,
-                "protected_touched": list(self.protected_touched), "timed_out": self.timed_out}
+                "protected_touched": list(self.protected_touched), "timed_out": self.timed_out,
+                **({"collection_errors": list(self.collection_errors)} if self.collection_errors else {})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CheckResult:
@@ -160,7 +165,8 @@ class CheckResult:
                    detail=d.get("detail", ""), stdout_tail=d.get("stdout_tail", ""),
                    stderr_tail=d.get("stderr_tail", ""),
                    protected_touched=list(d.get("protected_touched", [])),
-                   timed_out=bool(d.get("timed_out", False)))
+                   timed_out=bool(d.get("timed_out", False)),
+                   collection_errors=list(d.get("collection_errors", [])))
 
     @classmethod
     def skipped(cls, reason: str) -> CheckResult:

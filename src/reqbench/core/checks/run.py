@@ -87,6 +87,7 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
             status, probes, detail = judge_pytest(ev, proc, check.expected_tests, check.timeout_seconds)
             result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
                                  proc.stdout_tail(), proc.stderr_tail())
+            result.collection_errors = sorted(set(ev.collect_errors))
         result.protected_touched = touched
         result.timed_out = proc.timed_out
         if touched:

@@ -24,7 +24,7 @@ from typing import Any
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.case import Case
 from reqbench.protocols.pace.l1.callgraph import iter_files
-from reqbench.protocols.pace.l1.languages import Decl, facts_for
+from reqbench.protocols.pace.l1.languages import Decl, facts_for, is_source
 from reqbench.protocols.pace.score import Scorer
 
 BEHAVIOURAL_KINDS = ("behavior", "integration", "registration")
@@ -85,6 +85,10 @@ def _indent(lines: list[str], line_no: int) -> str:
 def _stub(d: Decl, lines: list[str], methods: list[Decl]) -> list[str]:
     ind = _indent(lines, d.start_line)
     head = [ind + h if i == 0 else h for i, h in enumerate(d.header.splitlines())]
+    if not d.file.endswith(".py"):  # JavaScript/TypeScript: an empty block (a class keeps its members' stubs)
+        if d.kind != "class":
+            return [*head[:-1], head[-1] + " {}"]
+        return [*head[:-1], head[-1] + " {", *(x for m in methods for x in _stub(m, lines, [])), ind + "}"]
     if d.kind != "class":
         return [*head, ind + "    pass"]
     out = list(head)
@@ -97,7 +101,7 @@ def identifier_only_patch(case: Case, base: Path, reference_tree: Path) -> str:
     """Declarations introduced by the reference, kept at their locations with empty bodies; nothing else."""
     files: dict[str, tuple[str | None, str]] = {}
     for rel in repo.patch_paths(case.reference_patch):
-        if not rel.endswith(".py") or not (reference_tree / rel).is_file():
+        if not is_source(rel) or not (reference_tree / rel).is_file():
             continue
         new_text = (reference_tree / rel).read_text(encoding="utf-8")
         new_lines = new_text.splitlines()
@@ -122,8 +126,8 @@ def identifier_only_patch(case: Case, base: Path, reference_tree: Path) -> str:
             if d.owner is None:
                 where = anchor if old_text is not None else 10**9
                 inserts.setdefault(where, []).extend(["", "", *_stub(d, new_lines, owned.get(d.qname, []))])
-            else:
-                where = old_q[d.owner].end_line
+            else:  # a new member of an existing class: Python after its last line, braces before the "}"
+                where = old_q[d.owner].end_line - (0 if rel.endswith(".py") else 1)
                 inserts.setdefault(where, []).extend(["", *_stub(d, new_lines, [])])
         base_lines = (old_text or "").splitlines()
         out: list[str] = []
@@ -140,6 +144,8 @@ def identifier_only_patch(case: Case, base: Path, reference_tree: Path) -> str:
 def _declared(patch: str) -> tuple[set[str], set[str]]:
     """(files, declared names) of a patch's added `def`/`class` lines."""
     names = set(re.findall(r"^\+\s*(?:async\s+def|def|class)\s+(\w+)", patch, flags=re.M))
+    names |= set(re.findall(r"^\+\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:async\s+)?"
+                            r"(?:function\*?|class|const|let|var)\s+([\w$]+)", patch, flags=re.M))
     return set(repo.patch_paths(patch)), names
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from reqbench.protocols.pace.l1.callgraph import RepoIndex
+from reqbench.protocols.pace.l1.languages import module_candidates
 from reqbench.protocols.pace.models import ContractStrategy, SymbolicContract
 
 
@@ -55,7 +56,7 @@ def check_contract(contract: SymbolicContract, tree: Path, index: RepoIndex) -> 
     path, symbol = split_target(contract.target)
     if contract.strategy is ContractStrategy.CONFIG_VALUE:
         return _config_value(contract, tree, path)
-    module_paths = [path] if path.endswith(".py") else [f"{path}.py", f"{path}/__init__.py"]
+    module_paths = module_candidates(path)
     present = [p for p in module_paths if (tree / p).is_file()]
     if not present:
         if contract.strategy is ContractStrategy.SYMBOL_EXISTS and symbol is None:
@@ -71,13 +72,14 @@ def check_contract(contract: SymbolicContract, tree: Path, index: RepoIndex) -> 
         return _defer(f"{rel} has syntax errors; the inspected scope is incomplete", rel)
     if contract.strategy is ContractStrategy.EXPORTED:
         name = contract.name or symbol or ""
+        exports = "__all__" if facts.language == "python" else "the export list"
         if facts.all_dynamic:
-            return _defer(f"__all__ in {rel} is not a literal list", rel)
+            return _defer(f"{exports} of {rel} is not literal", rel)
         if facts.all_names is None:
             return _missing(f"{rel} has no __all__, so {name!r} is not exported", rel)
         if name in facts.all_names:
             return _defer(f"{name!r} is exported; behaviour is for L1/L2", rel)
-        return _missing(f"{name!r} is not listed in __all__ of {rel}", rel)
+        return _missing(f"{name!r} is not in {exports} of {rel}", rel)
     if facts.dynamic:
         return _defer(f"{rel} may define names dynamically ({', '.join(sorted(set(facts.dynamic)))})", rel)
     if symbol is None:

@@ -5,6 +5,10 @@ behaviours, no code), a diff-only pass (substantive changes, no business purpose
 that keeps conditions supported by both views, drops incidental edits and splits composite outcomes.
 The output is a YAML list of candidate Code Points marked ``reviewed: false`` — input for human review
 and `reqbench pace freeze`, never a frozen contract by itself.
+
+Around the three passes, the paper's two other construction prompts (appendix O.2 and "Contract Review"):
+a production record can first be reconstructed into the PRD (`reconstruct.py`), and the reconciled
+candidates are then audited (`audit.py`, on by default; the findings are attached, nothing is removed).
 """
 
 from __future__ import annotations
@@ -63,8 +67,12 @@ def _ask(system: str, payload: dict[str, Any], model: str, what: str) -> dict[st
     return data
 
 
-def synthesize(prd: str, diff: str, out: Path, model: str | None = None) -> Path:
-    """Run the three passes and write unreviewed candidate Code Points to `out` (YAML)."""
+def synthesize(prd: str, diff: str, out: Path, model: str | None = None, *, audit: bool = True,
+               reconstructed_from: str | None = None) -> Path:
+    """Run the three passes (and the contract audit unless `audit` is False) and write unreviewed candidate
+    Code Points to `out` (YAML). `reconstructed_from` names the production record the PRD came from."""
+    from reqbench.protocols.pace.audit import audit_candidates
+
     name = resolve_model(model)
     req_view = _ask(PRD_PASS, {"prd": prd}, name, "PRD-only pass")
     impl_view = _ask(DIFF_PASS, {"file_diffs": diff}, name, "diff-only pass")
@@ -82,15 +90,18 @@ def synthesize(prd: str, diff: str, out: Path, model: str | None = None) -> Path
     points = merged.get("code_points")
     if not isinstance(points, list) or not points:
         raise InputError("reconciliation returned no code_points", item="reconciliation")
+    audit_doc = audit_candidates(prd, diff, points, name) if audit else None
     doc = {
         "reviewed": False,
         "model": name,
+        "prd_reconstructed_from": reconstructed_from,
         "prd_sha256": sha256_text(prd),
         "diff_sha256": sha256_text(diff),
         "note": "Candidate Code Points for expert review; edit, then copy into case.yaml and freeze.",
         "requirement_view": req_view,
         "implementation_view": impl_view,
         "code_points": points,
+        "contract_audit": audit_doc,
     }
     atomic_write_text(Path(out), yaml.safe_dump(doc, sort_keys=False, allow_unicode=True))
     return Path(out)

@@ -6,11 +6,13 @@ and the verifier runs. The gates, each recorded with its evidence in the audit r
 
 * ``histories``     every history replays to the same final contract (`specpath check`);
 * ``buckets``       every probe id collects at least one test case (empty buckets fail closed);
-* ``verifier``      no run was a verifier-infrastructure failure;
+* ``verifier``      no run was a verifier-infrastructure failure, and under the reference every probe was
+                    collected: a collection or import error of the hidden tests on the accepted change is
+                    the verifier's failure, never a pass of this gate;
 * ``reference``     the reference patch passes every probe;
 * ``base``          the unmodified base fails (at least one probe is 0);
 * ``negatives``     each atom has a negative that is non-empty, applies cleanly and fails a probe of its
-                    target atom;
+                    target atom while every probe of the other atoms passes (selective negatives);
 * ``invariance``    each fixed patch gives one identical signature under all five core histories (a
                     verifier that reads the prompt cannot support the counterfactual).
 """
@@ -31,7 +33,8 @@ from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_hist
 from reqbench.protocols.specpath.models import CORE_CONDITIONS
 from reqbench.protocols.specpath.verifier import VerifierRun, run_verifier
 
-AUDIT_VERSION = "specpath-calibration-v1"
+AUDIT_VERSION = "specpath-calibration-v2"
+"""v2: selective negatives and reference collection errors as verifier failures."""
 
 
 @dataclass
@@ -99,7 +102,8 @@ def _one(family: Family, name: str, patch: str, cond: str) -> _Run:
     return _Run(name, cond, applied, run, detail)
 
 
-def _inputs(family: Family) -> dict[str, str]:
+def inputs_of(family: Family) -> dict[str, str]:
+    """sha256 of every input a calibration verdict depends on (the family's content address)."""
     out = {"family.yaml": sha256_text((family.root / "family.yaml").read_text(encoding="utf-8")),
            "base_repo_tree": tree_hash(family.base_repo), "hidden_tree": tree_hash(family.hidden_dir),
            "reference.patch": sha256_text(family.patch_text(family.spec.reference_patch))}
@@ -110,7 +114,7 @@ def _inputs(family: Family) -> dict[str, str]:
 
 def calibrate_family(family: Family, workers: int | None = None) -> Audit:
     """Run every calibration gate; the audit's `passed` is the verdict (exit 1 in the CLI when False)."""
-    audit = Audit(family.id, probes=list(family.probes), inputs=_inputs(family))
+    audit = Audit(family.id, probes=list(family.probes), inputs=inputs_of(family))
     report = check_family(family)
     audit.gate("histories", report.ok, "all histories contract-equivalent" if report.ok else
                "; ".join([*report.errors, *(d.sentence() for d in report.divergences)]))
@@ -132,10 +136,12 @@ def calibrate_family(family: Family, workers: int | None = None) -> Audit:
 
 def _gates(family: Family, audit: Audit, runs: list[_Run], patches: dict[str, str],
            missing: list[str]) -> None:
-    broken = [r for r in runs if r.verifier is not None and r.verifier.harness_error]
-    audit.gate("verifier", not broken, "no verifier infrastructure failure" if not broken else
-               f"{broken[0].patch} under {broken[0].history}: {broken[0].verifier.detail[-300:]}"
-               if broken[0].verifier else "")
+    broken = [f"{r.patch} under {r.history}: {r.verifier.detail[-300:]}" for r in runs
+              if r.verifier is not None and r.verifier.harness_error]
+    broken += [f"reference under {r.history}: collection or import error of the hidden tests in "
+               f"{r.verifier.collection_errors[:5]}" for r in runs if r.patch == "reference"
+               and r.verifier is not None and r.verifier.collection_errors]
+    audit.gate("verifier", not broken, "no verifier infrastructure failure" if not broken else broken[0])
     ref_runs = [r.verifier for r in runs
                 if r.patch == "reference" and r.verifier and not r.verifier.harness_error]
     empty = sorted({p for v in ref_runs for p, n in v.collected.items() if n == 0}) \
@@ -163,11 +169,17 @@ def _gates(family: Family, audit: Audit, runs: list[_Run], patches: dict[str, st
         if failed_apply:
             problems.append(f"{name} does not apply cleanly: {failed_apply[0].detail}")
             continue
+        others = [p for p in family.probes if p not in atom.probes]
         for cond, sig in sigs.get(name, {}).items():
             if sig is not None and all(sig[index[p]] for p in atom.probes):
                 problems.append(f"{name} passes its target probe(s) under {cond}")
                 break
-    audit.gate("negatives", not problems, "every negative is non-empty, applies and fails its target probe"
+            hit = [p for p in others if sig is not None and not sig[index[p]]]
+            if hit:
+                problems.append(f"{name} is not selective: it also fails {hit} under {cond}")
+                break
+    audit.gate("negatives", not problems, "every negative is non-empty, applies, fails its target probe and "
+               "leaves the other atoms' probes passing"
                if not problems else "; ".join(problems))
     varying = [name for name, by_hist in sigs.items() if len({tuple(s) if s else None
                                                                for s in by_hist.values()}) > 1]

@@ -44,13 +44,17 @@ def split_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
     """``--agent-opt`` -> (specpath settings, the agent's own options)."""
     mine = {k.removeprefix(PREFIX): v for k, v in options.agent_options.items() if k.startswith(PREFIX)}
     rest = {k: v for k, v in options.agent_options.items() if not k.startswith(PREFIX)}
-    known = {"agent_timeout", "cost_limit", "verifier_timeout"}
+    known = {"agent_timeout", "cost_limit", "verifier_timeout", "allow_uncalibrated"}
     for key in mine:
         if key not in known:
             raise InputError(f"unknown option; known: {', '.join(PREFIX + k for k in sorted(known))}",
                              item=f"--agent-opt {PREFIX}{key}")
+    allow = str(mine.pop("allow_uncalibrated", "false")).lower()
+    if allow not in ("true", "1", "yes", "false", "0", "no"):
+        raise InputError("must be true or false", item="--agent-opt specpath.allow_uncalibrated")
     try:
-        settings = {k: float(v) for k, v in mine.items()}
+        settings: dict[str, Any] = {k: float(v) for k, v in mine.items()}
+        settings["allow_uncalibrated"] = allow in ("true", "1", "yes")
     except (TypeError, ValueError):
         raise InputError("must be a number", item="--agent-opt specpath.*") from None
     return settings, rest

@@ -162,7 +162,13 @@ class LoadedSuite:
         self.families = families(path)
 
     def plan(self, options: RunOptions) -> list[Row]:
-        split_options(options)  # unknown specpath.* options fail before anything runs
+        settings, _ = split_options(options)  # unknown specpath.* options fail before anything runs
+        if not settings["allow_uncalibrated"]:  # verifier calibration gates the run (calibration_gate.py)
+            from reqbench.protocols.specpath.calibration_gate import uncalibrated
+
+            refused = uncalibrated(self.families)
+            if refused:
+                raise InputError("; ".join(refused))
         conditions = list(options.conditions) or list(ALL_CONDITIONS)
         for cond in conditions:
             for fam in self.families.values():

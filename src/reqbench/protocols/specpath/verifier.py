@@ -46,6 +46,8 @@ class VerifierRun:
     detail: str = ""
     timed_out: bool = False
     """The verifier ran out of its budget while the submission's tests ran (a fixed-budget failure)."""
+    collection_errors: list[str] = field(default_factory=list)
+    """Hidden-test collectors that failed to import or collect (calibration: the verifier's failure)."""
 
     def signature(self, order: tuple[str, ...]) -> list[int] | None:
         if self.harness_error:
@@ -84,7 +86,7 @@ def read_result(family: Family, result: CheckResult) -> VerifierRun:
                            detail=f"verifier infrastructure failure: {result.detail}\n{tail}".strip())
     passed, collected = buckets(result.probes, family.probes)
     return VerifierRun(False, passed, collected, result.wall_seconds, result.stdout_tail[-2000:],
-                       timed_out=result.timed_out)
+                       timed_out=result.timed_out, collection_errors=list(result.collection_errors))
 
 
 def run_verifier(family: Family, workspace: Path, timeout: float | None = None) -> VerifierRun:

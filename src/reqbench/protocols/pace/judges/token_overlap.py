@@ -30,7 +30,13 @@ COVERED_AT = 0.85
 PARTIAL_AT = 0.4
 
 _TOKEN = re.compile(r"""[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?|"[^"\n]*"|'[^'\n]*'|==|!=|<=|>=|[-+*/%<>]""")
-_HEADER = re.compile(r"^\s*(?:async\s+def|def|class)\s|^\s*@")
+_HEADER = re.compile(  # Python and JavaScript/TypeScript declaration headers and decorators
+    r"^\s*(?:async\s+def|def|class)\s|^\s*@"
+    r"|^\s*(?:export\s+)?(?:default\s+)?(?:abstract\s+)?(?:async\s+)?(?:function\*?|class)\s"
+    r"|^\s*(?!(?:if|for|while|switch|catch|return)\b)(?:(?:static|async|get|set|public|private|protected)\s+)*"
+    r"[A-Za-z_$][\w$]*\s*\([^()]*\)\s*(?::[^={]+)?\{\s*\}?\s*$"
+    r"|^\s*(?:export\s+)?(?:const|let|var)\s+[\w$]+\s*=\s*(?:async\s*)?(?:\([^()]*\)|[\w$]+)\s*(?::[^=]+)?=>"
+)
 _WORD = re.compile(r"[a-z]{4,}")
 _STOP = {
     "must",
@@ -97,7 +103,7 @@ def _added_lines(pkg: EvidencePackage, only: set[str] | None = None) -> list[tup
                 if quotes % 2 == 1:
                     in_doc = not in_doc
                 continue
-            if _HEADER.match(line) or not line.strip() or line.strip().startswith("#"):
+            if _HEADER.match(line) or not line.strip() or line.strip().startswith(("#", "//")):
                 continue
             out.append((file, line))
     out += [

@@ -161,4 +161,7 @@ def is_test_path(path: str) -> bool:
         or name.startswith("test_")
         or name.endswith("_test.py")
         or name == "conftest.py"
+        or "/__tests__/" in f"/{rel}"
+        or ".test." in name
+        or ".spec." in name
     )
