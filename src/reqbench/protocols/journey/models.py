@@ -28,6 +28,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
 from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.core.workspace.patch_paths import patch_paths
+from reqbench.protocols.journey import sources
 
 
 class _Strict(BaseModel):
@@ -74,6 +75,9 @@ class EnvironmentSpec(_Strict):
     hidden_tests: str = Field("hidden", description="Directory (relative to the instance dir) with the "
                               "hidden tests; readable by the test command at {hidden}, never copied into a "
                               "workspace.")
+    hidden_include: list[str] = Field(default_factory=list, description="With a fetched hidden_tests "
+                                      "source (pypi:...): the top-level entries of that tree the hidden "
+                                      "directory keeps, e.g. [tests] (see `journey.sources`).")
     timeout_seconds: float = Field(120.0, description="Wall-clock limit for one hidden test run.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the "
                                 "test command (the environment is otherwise scrubbed).")
@@ -148,11 +152,12 @@ class Instance:
 
     @property
     def repo_dir(self) -> Path:
-        return self.root / self.spec.repo
+        return sources.tree(self.root, self.spec.repo)
 
     @property
     def hidden_dir(self) -> Path:
-        return self.root / self.spec.environment.hidden_tests
+        env = self.spec.environment
+        return sources.hidden_tree(self.root, env.hidden_tests, env.hidden_include)
 
     @cached_property
     def subtasks(self) -> list[SubtaskSpec]:
@@ -192,12 +197,10 @@ class Instance:
         return list(dict.fromkeys(n for sub in self.spec.stages[index].subtasks for n in sub.f2p))
 
     def patch_text(self, sub: SubtaskSpec) -> str:
-        path = self.root / sub.reference_patch
         try:
-            return path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"reference patch unreadable: {exc.strerror}", file=str(path),
-                             item=sub.id) from None
+            return sources.patch(self.root, sub.reference_patch)
+        except InputError as exc:
+            raise InputError(exc.rule, file=exc.file, item=f"{sub.id}: {sub.reference_patch}") from None
 
     def files_of(self, sub: SubtaskSpec) -> list[str]:
         """Files the subtask is about: declared, else the files its reference patch touches."""
@@ -226,13 +229,13 @@ def load_instance(path: Path) -> Instance:
     file = path if path.is_file() else path / "instance.yaml"
     spec = validate(InstanceSpec, read_yaml(file), str(file))
     inst = Instance(spec, file.parent)
-    if not inst.repo_dir.is_dir():
+    if not sources.is_source(spec.repo) and not inst.repo_dir.is_dir():
         raise InputError("repository directory missing", file=str(file), item=spec.repo)
-    if not inst.hidden_dir.is_dir():
+    if not sources.is_source(spec.environment.hidden_tests) and not inst.hidden_dir.is_dir():
         raise InputError("hidden tests directory missing", file=str(file),
                          item=spec.environment.hidden_tests)
     for sub in inst.subtasks:
-        if not (inst.root / sub.reference_patch).is_file():
+        if not sources.is_source(sub.reference_patch) and not (inst.root / sub.reference_patch).is_file():
             raise InputError("reference patch missing", file=str(file),
                              item=f"{sub.id}: {sub.reference_patch}")
     return inst

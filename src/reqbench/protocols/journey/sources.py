@@ -1,0 +1,73 @@
+"""Journey instances on real releases: the base repository, reference patches and hidden tests may be
+fetched at run time instead of being folders and files of the instance.
+
+* ``repo:`` a folder of the instance, or a repository source spec (``pypi:NAME==VERSION#sha256=...``,
+  ``pypi-diff:``, ``git:``, ``archive:``; see `core.workspace.sources`).
+* ``reference_patch:`` a patch file, or ``pypi-diff:NAME==A..B#paths=...`` -- the maintainers' own change
+  between two releases (SWE-Journey §3.2: subtasks follow the project's real history).
+* ``environment.hidden_tests:`` a folder, or a source spec whose tree is cut down to
+  ``environment.hidden_include`` (e.g. only ``tests``), so the hidden directory never carries the
+  release's own library code (which would shadow the workspace under test).
+
+Fetched trees live in the cache (`core.workspace.sources.cache_root`), content-addressed and read-only.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from reqbench.core.errors import InputError
+from reqbench.core.hashing import sha256_json
+from reqbench.core.workspace import RepoSource
+from reqbench.core.workspace.sources import _publish, cache_root
+from reqbench.core.workspace.trees import copy_tree, tree_hash
+
+SOURCE_PREFIXES = ("pypi:", "pypi-diff:", "git:", "archive:")
+
+
+def is_source(text: str) -> bool:
+    """True when `text` names a repository source rather than an instance-relative path."""
+    return text.strip().startswith(SOURCE_PREFIXES)
+
+
+def tree(root: Path, text: str) -> Path:
+    """The directory `text` names: a fetched (cached) source tree, or a folder of the instance."""
+    return RepoSource.parse(text, base_dir=root).baseline() if is_source(text) else root / text
+
+
+def patch(root: Path, text: str) -> str:
+    """The patch `text` names: a ``pypi-diff:`` change or a patch file of the instance."""
+    if text.strip().startswith("pypi-diff:"):
+        return RepoSource.parse(text).change_patch()
+    path = root / text
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"reference patch unreadable: {exc.strerror}", file=str(path)) from None
+
+
+def hidden_tree(root: Path, text: str, include: list[str]) -> Path:
+    """The hidden directory: a folder of the instance, or the `include`d top-level entries of a fetched
+    tree copied into their own cache entry (nothing else of the release is visible to the tests)."""
+    if not is_source(text):
+        return root / text
+    full = tree(root, text)
+    if not include:
+        raise InputError("a fetched hidden_tests source needs hidden_include (e.g. [tests])", item=text)
+    missing = [name for name in include if not (full / name).exists()]
+    if missing:
+        raise InputError(f"hidden_include entry {missing[0]!r} is not in the fetched tree", item=text)
+    key = sha256_json({"tree": tree_hash(full), "include": sorted(include)})
+
+    def build(out: Path) -> None:
+        out.mkdir()
+        for name in include:
+            src, dest = full / name, out / name
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            if src.is_dir():
+                copy_tree(src, dest)
+            else:
+                shutil.copyfile(src, dest)
+
+    return _publish(build, cache_root() / "journey-hidden" / key)
