@@ -26,14 +26,14 @@ COMMON = {"workspace", "prompt", "prompt_file", "stage"}
 
 
 def test_readme_report_json_keys_match_output(toy_run: Path) -> None:  # noqa: F811
-    """README: `report --json` prints `{PROTOCOL: summary, "run": {..., "counts": {...}}}`."""
+    """README: `report --json` prints `{PROTOCOL: summary, "run": {..., "counts": {...}}, "summary": {...}}`."""
     line = next(line for line in README.splitlines() if "`reqbench report --json` prints" in line)
     shape = re.search(r"prints `(\{.*?\})`", line)
-    assert shape is not None and re.findall(r'"(\w+)"', shape.group(1)) == ["run", "counts"]
+    assert shape is not None and re.findall(r'"(\w+)"', shape.group(1)) == ["run", "counts", "summary"]
     proc = reqbench("report", str(toy_run), "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert set(data) == {"toy", "run"} and isinstance(data["toy"], dict)
+    assert set(data) == {"toy", "run", "summary"} and isinstance(data["toy"], dict)
     assert {"planned", "scored"} <= set(data["run"]["counts"])
 
 

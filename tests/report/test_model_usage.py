@@ -26,7 +26,7 @@ def toy_run(tmp_path: Path, *tasks: str) -> RunStore:
     store = RunStore.create(tmp_path / "run", RunMeta(suite_path=str(suite), protocol="toy",
                                                       options={"agent": "command", "judge": "exact"},
                                                       created=utc_now(), reqbench_version="t"))
-    execute_run(store, ToyProtocol(), suite, RunOptions(agent="command"), max_attempts=1)
+    execute_run(store, ToyProtocol().load(suite), RunOptions(agent="command"), max_attempts=1)
     return store
 
 
@@ -39,7 +39,7 @@ def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> 
                      call(a, "replay", 1000, 100, 0.0125), call(a, "refused", 0, 0, None),
                      call(b, "upstream", 300, 30, None, model="unpriced"), call(b, "upstream", 200, 20, 0.001)):
             rec.record(made)
-        payload = build_payload(store, proto)
+        payload = build_payload(store, proto.load(Path(store.meta.suite_path)))
     usage = {u["row"]: u for u in payload["run"]["model_usage"]}
     assert set(usage) == {a, b}  # c made no model call
     assert usage[a] == {"row": a, "calls": 4, "upstream": 2, "replay": 1, "refused": 1, "prompt_tokens": 2200,
@@ -56,6 +56,6 @@ def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> 
 def test_a_store_without_gateway_calls_reports_no_usage_table(tmp_path: Path) -> None:
     proto = ToyProtocol()
     with toy_run(tmp_path, "a") as store:
-        payload = build_payload(store, proto)
+        payload = build_payload(store, proto.load(Path(store.meta.suite_path)))
     assert payload["run"]["model_usage"] == []
     assert not any(t.title.startswith("model usage") for t in run_tables(payload, {}))

@@ -48,10 +48,10 @@ def test_links_out_of_the_workspace_survive_a_resume_as_links(tmp_path: Path) ->
     meta = RunMeta(suite_path=str(suite), protocol="journey", created=utc_now(), reqbench_version="t",
                    options={"agent": "command", "seed": 1})
     with RunStore.create(tmp_path / "run", meta) as store:
-        first = execute_run(store, PROTOCOL, suite, options)
+        first = execute_run(store, PROTOCOL.load(suite), options)
         assert first["pending"] == 1  # the assistant's first turn is checkpointed, its tests could not run
         flag.unlink()
-        second = execute_run(store, PROTOCOL, suite, options)
+        second = execute_run(store, PROTOCOL.load(suite), options)
         (row,) = store.plan()
         attempt = store.attempts(row)[-1]
         outcome = store.to_outcome(attempt)

@@ -73,7 +73,7 @@ def test_a_harness_failure_mid_session_is_pending_and_resume_scores_it_without_a
     flag.write_text("")
     suite = flaky_instance(tmp_path / "suite", flag)
     with open_store(tmp_path / "run", suite) as store:
-        first = execute_run(store, PROTOCOL, suite, options(log))
+        first = execute_run(store, PROTOCOL.load(suite), options(log))
         row = store.plan()[0]
         assert (first["pending"], first["scored"], first["invalid"]) == (1, 0, 0)
         pending = store.attempts(row)[0]
@@ -81,11 +81,11 @@ def test_a_harness_failure_mid_session_is_pending_and_resume_scores_it_without_a
         before, reacted = asked(log), list(responses)
         assert before and reacted == list(range(1, len(before)))  # the last turn's tests never ran
         # regrade never runs an agent: a session stopped mid-way has no frozen submission to re-score yet
-        regraded = regrade_run(store, PROTOCOL, suite, options(log), label="g", checks=True)
+        regraded = regrade_run(store, PROTOCOL.load(suite), options(log), label="g", checks=True)
         assert (regraded["skipped"], regraded["regraded"], asked(log)) == (1, 0, before)
 
         flag.unlink()  # infrastructure repaired; the suite itself is unchanged
-        second = execute_run(store, PROTOCOL, suite, options(log))
+        second = execute_run(store, PROTOCOL.load(suite), options(log))
         assert second["scored"] == 1
         attempts = store.attempts(row)
         record = transcript(store, row, attempts[-1].attempt_no)
@@ -103,12 +103,12 @@ def test_a_resumed_session_scores_exactly_like_an_uninterrupted_one(tmp_path: Pa
     flag.write_text("")
     suite = flaky_instance(tmp_path / "suite", flag)
     with open_store(tmp_path / "interrupted", suite) as store:
-        execute_run(store, PROTOCOL, suite, options(tmp_path / "a.jsonl"))
+        execute_run(store, PROTOCOL.load(suite), options(tmp_path / "a.jsonl"))
         flag.unlink()
-        execute_run(store, PROTOCOL, suite, options(tmp_path / "a.jsonl"))
+        execute_run(store, PROTOCOL.load(suite), options(tmp_path / "a.jsonl"))
         resumed = store.selected_attempt(store.plan()[0])
     with open_store(tmp_path / "clean", suite) as store:
-        execute_run(store, PROTOCOL, suite, options(tmp_path / "b.jsonl"))
+        execute_run(store, PROTOCOL.load(suite), options(tmp_path / "b.jsonl"))
         clean = store.selected_attempt(store.plan()[0])
     assert resumed is not None and clean is not None
     assert resumed.result == clean.result

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
-from reqbench.protocols.journey.models import _first_error, _load_yaml
+from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.protocols.journey.synthesis.dimensions import DimensionProfile
 
 
@@ -62,10 +62,7 @@ def load_seed(path: Path) -> Seed:
     """Load `seed.yaml` from a seed directory; one clear error on bad input."""
     path = Path(path)
     file = path / "seed.yaml" if path.is_dir() else path
-    try:
-        spec = SeedSpec.model_validate(_load_yaml(file))
-    except ValidationError as exc:
-        raise InputError(_first_error(exc), file=str(file)) from None
+    spec = validate(SeedSpec, read_yaml(file), str(file))
     seed = Seed(spec, file.parent)
     for what, d in (("repository", seed.repo_dir), ("hidden tests", seed.hidden_dir)):
         if not d.is_dir():
