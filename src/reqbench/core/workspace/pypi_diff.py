@@ -29,7 +29,8 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_text
-from reqbench.core.workspace.patches import BlobRef, ObjectStore, apply_patch, scan_tree
+from reqbench.core.workspace.objects import BlobRef, ObjectStore
+from reqbench.core.workspace.patches import apply_patch, scan_tree
 from reqbench.core.workspace.trees import copy_tree
 
 PREFIX = "pypi-diff:"

@@ -31,7 +31,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_file
 from reqbench.core.workspace import pypi_diff
 from reqbench.core.workspace.archives import extract_archive, is_archive_name
-from reqbench.core.workspace.patches import git_env, run_git
+from reqbench.core.workspace.git import git_env, run_git
 from reqbench.core.workspace.trees import remove_tree
 
 SourceKind = Literal["dir", "git", "archive", "pypi", "pypi-diff"]
