@@ -13,27 +13,11 @@ from reqbench.core.judges.base import JudgePending, JudgeRejected, JudgeRequest
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.core.judges.factory import make_judge
 from reqbench.core.judges.replay import ReplayJudge
+from tests.support.judge_requests import classify_request
 
 
 def _request(contract: str, items: dict[str, dict], fields: dict[str, list[str]]) -> JudgeRequest:
-    cands, cmap = [], {}
-    for item in items:
-        for lf in fields:
-            cand = item if len(fields) == 1 else f"{item}#{lf}"
-            cands.append(cand)
-            cmap[cand] = {"item": item, "label_field": lf}
-    labels = sorted({lab for dom in fields.values() for lab in dom})
-    return JudgeRequest(
-        contract,
-        "classify",
-        {
-            "items": {i: {"key": {}, "content": c} for i, c in items.items()},
-            "candidate_map": cmap,
-            "label_domains": fields,
-        },
-        cands,
-        labels,
-    )
+    return classify_request(contract, items, fields)
 
 
 ALIGN = {

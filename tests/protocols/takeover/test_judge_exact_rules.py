@@ -5,28 +5,11 @@ from __future__ import annotations
 from reqbench.core.judges.base import JudgeRequest
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.protocols.takeover.judging.exact_rules import RULES, normalise
+from tests.support.judge_requests import classify_request
 
 
 def _request(contract: str, items: dict[str, dict], fields: dict[str, list[str]]) -> JudgeRequest:
-    cands, cmap = [], {}
-    for item in items:
-        for lf in fields:
-            cand = item if len(fields) == 1 else f"{item}#{lf}"
-            cands.append(cand)
-            cmap[cand] = {"item": item, "label_field": lf}
-    labels = sorted({lab for dom in fields.values() for lab in dom})
-    return JudgeRequest(
-        contract,
-        "classify",
-        {
-            "items": {i: {"key": {}, "content": c} for i, c in items.items()},
-            "candidate_map": cmap,
-            "label_domains": fields,
-        },
-        cands,
-        labels,
-        exact_rule=RULES[contract],
-    )
+    return classify_request(contract, items, fields, RULES[contract])
 
 
 ALIGN = {
