@@ -138,6 +138,17 @@ class RepoSource(BaseModel):
         return self
 
 
+def read_patch(root: Path, text: str, what: str = "patch") -> str:
+    """The patch `text` names: a ``pypi-diff:`` upstream change, or a patch file relative to `root`."""
+    if pypi_diff.is_pypi_diff(text):
+        return RepoSource.parse(text).change_patch()
+    path = root / text
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{what} unreadable ({exc.strerror})", file=str(path)) from None
+
+
 def _publish(build, dest: Path) -> Path:  # type: ignore[no-untyped-def]
     """Build a cache entry in a temp dir next to `dest`, then rename it into place atomically."""
     if dest.is_dir():

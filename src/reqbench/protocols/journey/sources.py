@@ -20,7 +20,7 @@ from pathlib import Path
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
 from reqbench.core.workspace import RepoSource
-from reqbench.core.workspace.sources import _publish, cache_root
+from reqbench.core.workspace.sources import _publish, cache_root, read_patch
 from reqbench.core.workspace.trees import copy_tree, tree_hash
 
 SOURCE_PREFIXES = ("pypi:", "pypi-diff:", "git:", "archive:")
@@ -38,13 +38,7 @@ def tree(root: Path, text: str) -> Path:
 
 def patch(root: Path, text: str) -> str:
     """The patch `text` names: a ``pypi-diff:`` change or a patch file of the instance."""
-    if text.strip().startswith("pypi-diff:"):
-        return RepoSource.parse(text).change_patch()
-    path = root / text
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"reference patch unreadable: {exc.strerror}", file=str(path)) from None
+    return read_patch(root, text, "reference patch")
 
 
 def hidden_tree(root: Path, text: str, include: list[str]) -> Path:

@@ -28,6 +28,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import PatchApplyError, RepoSource, materialize
 from reqbench.core.workspace.pypi_diff import is_pypi_diff
+from reqbench.core.workspace.sources import read_patch
 
 SOURCE_PREFIXES = ("pypi:", "pypi-diff:", "git:", "archive:")
 REFERENCE = "reference"
@@ -66,13 +67,7 @@ def file_terms(expr: str, *, allow_reference: bool) -> list[str]:
 def _term_text(root: Path, term: str, reference: Callable[[], str]) -> str:
     if term == REFERENCE:
         return reference()
-    if is_pypi_diff(term):
-        return RepoSource.parse(term).change_patch()
-    path = root / term
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read patch ({exc.strerror})", file=str(path)) from None
+    return read_patch(root, term)
 
 
 def patch_text(root: Path, expr: str, base: Callable[[], Path], reference_expr: str) -> str:
