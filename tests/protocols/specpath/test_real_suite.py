@@ -15,7 +15,7 @@ import pytest
 from reqbench.cli.generic_run import run_suite
 from reqbench.core.execute.types import RunOptions
 from reqbench.protocols.specpath.calibration import calibrate_family
-from reqbench.protocols.specpath.calibration_gate import remember
+from reqbench.protocols.specpath.calibration_gate import calibration_source, remember
 from reqbench.protocols.specpath.sizes import family_size
 from reqbench.protocols.specpath.suite import PROTOCOL, families
 from tests.support.pypi import need_release, pypi_cache  # noqa: F401  (fixture)
@@ -46,6 +46,13 @@ def test_sizes_from_the_files(pypi_cache: Path) -> None:  # noqa: F811
               f"({s.probe_cases} probe tests), {s.atoms} atoms, {s.histories} histories")
     assert max(s.files for s in sizes) >= 3
     assert all(s.probes >= 3 and s.histories == 7 for s in sizes)
+
+
+def test_every_family_ships_a_passing_calibration_of_its_current_content(pypi_cache: Path) -> None:  # noqa: F811
+    need_release(*RELEASES)
+    assert {fid: calibration_source(fam) for fid, fam in families(REAL).items()} == {
+        "parse-hyphen-fields": "family", "parse-subsecond-format": "family",
+        "humanize-low-precision-negative-delta": "family"}
 
 
 def _fcr(suite: Path, agent: str, out: Path, conditions: tuple[str, ...] = ()) -> float:
