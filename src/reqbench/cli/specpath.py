@@ -1,4 +1,5 @@
-"""`reqbench specpath ...`: check (contract equivalence), calibrate (verifier gates), stats (FCR / CPV).
+"""`reqbench specpath ...`: check (contract equivalence), calibrate (verifier gates), scaffold (a family skeleton
+from two PyPI releases), stats (FCR / CPV).
 
 Thin: parse -> call the protocol library -> print. Exit 0 on success, 1 on a negative finding (a history
 diverges, a calibration gate fails), 2 on bad input (raised as `InputError`, mapped in `cli.main`).
@@ -105,6 +106,30 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
         console.print(f"{sum(len(v) for v in audit.signatures.values())} verifier runs, "
                       f"{audit.verifier_seconds:.1f}s of verifier time", highlight=False)
     raise typer.Exit(0 if audit.passed else 1)
+
+
+@app.command("scaffold")
+def scaffold_cmd(old: str = typer.Argument(..., help="The base release, NAME==A (a PyPI sdist)."),
+                 new: str = typer.Argument(..., help="The release that made the change, NAME==B."),
+                 out: Path = typer.Option(..., "--out", help="Family folder to create (absent or empty)."),
+                 paths: str = typer.Option("", "--paths", help="Comma-separated globs (fnmatch, `*` crosses "
+                                           "`/`) restricting the reference patch, e.g. 'src/pkg/*.py'; "
+                                           "default: every changed file that is not a test."),
+                 ) -> None:
+    """Write a family skeleton from two releases of a PyPI project: base_repo pinned by sha256, the
+    upstream change A..B as a `pypi-diff:` reference with the path filter, provenance (project, versions,
+    licence from the sdist metadata), the changed files, and the test functions B added or changed
+    copied into hidden/test_probes.py (with their origin) as candidate probes. Atoms, decoys,
+    phrasings, negative deltas and what was adapted are left marked FILL IN; `specpath check` names
+    each one until they are written. Both sdists are fetched with pip into the cache ($REQBENCH_CACHE).
+
+    Example: reqbench specpath scaffold parse==1.20.1 parse==1.20.2 --out families/parse-hyphens --paths parse.py
+    """
+    from reqbench.protocols.specpath.scaffold import message, scaffold
+
+    result = scaffold(old, new, out, [g for g in paths.split(",") if g.strip()])
+    for line in message(result):
+        typer.echo(line)
 
 
 @app.command("stats")

@@ -14,6 +14,7 @@ from pathlib import Path
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.protocols.specpath import operators, sources
+from reqbench.protocols.specpath.placeholders import refuse_unfinished
 from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec, TurnSpec
 from reqbench.protocols.specpath.replay import Atom, History, Turn
 
@@ -77,7 +78,9 @@ def load_family(path: Path) -> Family:
     """Load and structurally validate a family folder (semantic checks live in `equivalence.check`)."""
     root = Path(path)
     file = root / "family.yaml"
-    spec = validate(FamilySpec, read_yaml(file), str(file))
+    raw = read_yaml(file)
+    refuse_unfinished(root, raw, str(file))
+    spec = validate(FamilySpec, raw, str(file))
     ids = [a.id for a in (*spec.atoms, *spec.fixed, *spec.decoys)]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:
