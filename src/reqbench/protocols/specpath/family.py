@@ -14,8 +14,8 @@ from pathlib import Path
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.protocols.specpath import operators, sources
-from reqbench.protocols.specpath.placeholders import refuse_unfinished
 from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec, TurnSpec
+from reqbench.protocols.specpath.placeholders import refuse_unfinished
 from reqbench.protocols.specpath.replay import Atom, History, Turn
 
 HISTORY_FILE = "SPEC_HISTORY.md"

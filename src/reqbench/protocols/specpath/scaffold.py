@@ -36,6 +36,7 @@ _CLASSIFIER_SPDX = {"MIT License": "MIT", "Apache Software License": "Apache-2.0
                     "Python Software Foundation License": "PSF-2.0",
                     "Mozilla Public License 2.0 (MPL 2.0)": "MPL-2.0"}
 ATOMS = ("atom_1", "atom_2")
+ADAPTED = "what was taken verbatim (the probes kept from hidden/test_probes.py) and what was written for this family"
 DECOYS = ("decoy_override", "decoy_cancel")
 FILLER = ("Thanks for taking this on.", "This came up in our own code.", "No rush on this one.",
           "Happy to answer questions.", "Cheers.", "Have a good day.", "Much appreciated.")
@@ -141,7 +142,7 @@ provenance:
   licence: {licence}
   base: {_q(f"{name} {a} (PyPI sdist)")}
   change: {_q(f"{name} {a} -> {b} (PyPI sdists), restricted to {', '.join(globs)}")}
-  adapted: {_fill("what was taken verbatim (the probes kept from hidden/test_probes.py) and what was written for this family")}
+  adapted: {_fill(ADAPTED)}
 base_repo: {_q(s.base_repo)}
 reference_patch: {_q(s.reference)}
 # One selective negative per atom: the reference plus a small delta (negatives/<atom>.patch) that reverses
