@@ -38,13 +38,15 @@ RELEASES = {
         "tinylib/core.py": ("def shout(text, mark=\"\"):\n    return text.upper() + mark\n\n\n"
                             "def whisper(text):\n    return text.lower()\n"),
         "README.md": "tinylib: shout with a mark, whisper\n",
-        "tests/test_core.py": ("from tinylib.core import shout, whisper\n\nMARK = '!'\n\n\n"
+        "tests/test_core.py": ("import unittest\n\nfrom tinylib.core import shout, whisper\n\nMARK = '!'\n\n\n"
                                "def test_shout():\n    assert shout('a', MARK) == 'A!'\n\n\n"
                                "def test_unchanged():\n    assert shout('') == ''\n\n\n"
                                "def test_mark_default():\n    assert shout('b') == 'B'\n\n\n"
                                "def test_whisper():\n    assert whisper('AbC') == 'abc'\n\n\n"
                                "class TestMarks:\n    def test_double(self):\n"
-                               "        assert shout(shout('x', MARK), MARK) == 'X!!'\n"),
+                               "        assert shout(shout('x', MARK), MARK) == 'X!!'\n\n\n"
+                               "class WhisperTests(unittest.TestCase):\n    def test_empty(self):\n"
+                               "        self.assertEqual(whisper(''), '')\n"),
     },
 }
 NEGATIVES = {
@@ -89,7 +91,8 @@ def _fill_in(family: Path) -> None:
          "the mark follows the upper-cased text",
          "probes": ["test_probes.py::test_shout", "test_probes.py::TestMarks::test_double"]},
         {"id": "quiet_fn", "scope": "tinylib.core.whisper", "condition": "any text",
-         "observation": "the text lower-cased", "probes": ["test_probes.py::test_whisper"]}]
+         "observation": "the text lower-cased",
+         "probes": ["test_probes.py::test_whisper", "test_probes.py::WhisperTests::test_empty"]}]
     data["fixed"] = [{"id": "plain", "scope": "tinylib.core.shout", "observation": "upper-cased",
                       "probes": ["test_probes.py::test_mark_default"]}]
     data["decoys"] = [{"id": "prefix_arg", "scope": "shout", "observation": "the mark comes first"},
@@ -125,7 +128,7 @@ def test_scaffold_from_two_local_sdists_then_check_names_the_gaps_then_calibrate
     assert data["verifier"]["pythonpath"] == ["."]
     assert data["atoms"][0]["probes"] == [  # file order; test_unchanged is not a candidate
         "test_probes.py::test_shout", "test_probes.py::test_mark_default", "test_probes.py::test_whisper",
-        "test_probes.py::TestMarks::test_double"]
+        "test_probes.py::TestMarks::test_double", "test_probes.py::WhisperTests::test_empty"]
     probes = (family / "hidden" / "test_probes.py").read_text()
     assert "# origin: tests/test_core.py::test_shout (changed)" in probes
     assert "# origin: tests/test_core.py::test_whisper (added)" in probes

@@ -4,7 +4,8 @@ SpecPath probes come from the upstream tests of the change. Given the unpacked t
 B, every Python test file of B (``test_*.py`` / ``*_test.py`` or any file under a ``tests``/``test``
 folder) is compared with A's copy at the *source* level (`ast`): a top-level ``test*`` function whose
 text is new or different is a candidate, and so is every new or changed ``test*`` method of a
-``Test*`` class (the class is copied whole; its changed methods are the candidates). The copies keep
+test class (pytest's ``Test*``, or a unittest class; the class is copied whole, its changed methods
+are the candidates). The copies keep
 their text byte for byte under an origin comment, after the module-level imports of their file and the
 module-level names they use (one level: constants, helpers, fixtures defined in that file).
 
@@ -49,13 +50,21 @@ def _segment(source: str, node: ast.AST) -> str:
     return "".join(lines[start - 1:node.end_lineno])  # type: ignore[attr-defined]
 
 
+def _test_class(node: ast.ClassDef) -> bool:
+    """pytest's ``Test*`` classes, and unittest classes (a base named ``*TestCase``, or a name ending in
+    ``Test``/``Tests``, the unittest convention)."""
+    bases = [ast.unparse(b) for b in node.bases]
+    return (node.name.startswith("Test") or node.name.endswith(("Test", "Tests"))
+            or any(b.split(".")[-1].endswith("TestCase") for b in bases))
+
+
 def _tests(source: str) -> dict[str, tuple[ast.AST, str]]:
     """``name`` or ``Class::method`` -> (node, text) of every test in a module."""
     out: dict[str, tuple[ast.AST, str]] = {}
     for node in ast.parse(source).body:
         if isinstance(node, _FUNCS) and node.name.startswith("test"):
             out[node.name] = (node, _segment(source, node))
-        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+        elif isinstance(node, ast.ClassDef) and _test_class(node):
             for item in node.body:
                 if isinstance(item, _FUNCS) and item.name.startswith("test"):
                     out[f"{node.name}::{item.name}"] = (node, _segment(source, item))
@@ -84,7 +93,7 @@ def _support(source: str, tree: ast.Module, chosen: list[ast.AST]) -> tuple[list
     used = _used(chosen)
     helpers = [_segment(source, n) for n in tree.body
                if n not in chosen and not (isinstance(n, _FUNCS) and n.name.startswith("test"))
-               and not (isinstance(n, ast.ClassDef) and n.name.startswith("Test")) and _defined(n) & used]
+               and not (isinstance(n, ast.ClassDef) and _test_class(n)) and _defined(n) & used]
     return imports, helpers
 
 
