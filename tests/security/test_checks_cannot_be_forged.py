@@ -77,6 +77,32 @@ def assert_forgery_fails(result: CheckResult) -> None:
     assert result.probes is not None and not any(result.probes.get(e, False) for e in EXPECTED), result
 
 
+def test_failing_unittest_style_tests_are_failures(task: dict[str, Path]) -> None:
+    """pytest's unittest plugin hands a TestCase failure to the report only inside its own makereport
+    hook; the guard must still see it (a wrong answer checked by unittest-style tests is no pass)."""
+    (task["hidden"] / "test_calc.py").write_text(textwrap.dedent("""
+        import unittest
+        from calc import add
+
+        class CalcTest(unittest.TestCase):
+            def test_add(self):
+                self.assertEqual(add(2, 2), 4)
+
+            def test_add_negative(self):
+                self.assertEqual(add(-1, -1), -2)
+        """))
+    chk = Check(name="target", command="{pytest} -q {hidden}", timeout_seconds=120,
+                expected_tests=["test_calc.py::CalcTest::test_add", "test_calc.py::CalcTest::test_add_negative"])
+    wrong = run(task, {"calc/__init__.py": WRONG_ADD}, chk, name="wrong")
+    assert wrong.status is CheckStatus.FAIL, wrong
+    assert wrong.probes == {"test_calc.py::CalcTest::test_add": False,
+                            "test_calc.py::CalcTest::test_add_negative": False}, wrong
+    honest = run(task, {"calc/__init__.py": HONEST_ADD}, chk, name="honest")
+    assert honest.status is CheckStatus.PASS, honest
+    assert honest.probes == {"test_calc.py::CalcTest::test_add": True,
+                             "test_calc.py::CalcTest::test_add_negative": True}, honest
+
+
 def test_shadowing_pytest_from_workspace_is_fail(task: dict[str, Path]) -> None:
     forged = "import os\nprint('2 passed')\nos._exit(0)\n"
     result = run(task, {"calc/__init__.py": WRONG_ADD, "pytest.py": forged, "_pytest/__init__.py": forged,

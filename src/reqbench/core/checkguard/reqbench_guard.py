@@ -17,8 +17,9 @@ token:
   ``configured`` once pytest accepted the full command line (so an exit 4 between the two is a usage
   error of the harness's command);
 * ``item`` for every collected test, ``collect_error`` for every failed collector;
-* ``phase`` for each of setup/call/teardown of a test, computed from the raw ``CallInfo.excinfo`` in a
-  hookwrapper around ``pytest_runtest_makereport`` -- never from the report objects, which code under test
+* ``phase`` for each of setup/call/teardown of a test, computed from the raw ``CallInfo.excinfo`` (for a
+  unittest ``TestCase`` method, the failures its result object recorded) in a hookwrapper around
+  ``pytest_runtest_makereport`` -- never from the report objects, which code under test
   can rewrite;
 * ``tampered`` when pytest's report machinery was replaced during the run;
 * ``finish`` at ``pytest_sessionfinish`` with the session's exit status.
@@ -106,9 +107,20 @@ def pytest_configure(config: Any) -> None:
     _emit("configured")
 
 
+def _raw_excinfo(item: Any, call: Any) -> Any:
+    """The phase's exception: ``CallInfo.excinfo``, or for a unittest ``TestCase`` method the first
+    failure its result object recorded (pytest's unittest plugin moves that onto the CallInfo only inside
+    its own ``makereport``, after this wrapper has looked; without this, every failing unittest-style
+    test would be recorded as passed)."""
+    if call.excinfo is not None:
+        return call.excinfo
+    recorded = getattr(item, "_excinfo", None)
+    return recorded[0] if isinstance(recorded, list) and recorded else None
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any) -> Any:
-    outcome = _outcome(call.excinfo)
+    outcome = _outcome(_raw_excinfo(item, call))
     _emit("phase", id=item.nodeid, when=call.when, outcome=outcome)
     yield
 
