@@ -6,11 +6,14 @@ touches, probes, atoms, histories), so a suite's scale is stated from the artefa
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from reqbench.core.workspace.pypi_diff import touched
 from reqbench.protocols.specpath.family import Family
+
+_TEST_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def test_", re.M)
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class FamilySize:
     probes: int
     """Probe ids of the verifier (signature length)."""
     probe_cases: int
-    """Test functions in the hidden probe files (parametrised cases count once)."""
+    """Test functions and test methods in the hidden probe files (parametrised cases count once)."""
     atoms: int
     histories: int
 
@@ -37,8 +40,7 @@ class FamilySize:
 
 def family_size(family: Family) -> FamilySize:
     files, added, removed = touched(family.patch_text(family.spec.reference_patch))
-    cases = sum(text.count("\ndef test_") + text.startswith("def test_")
-                for p in sorted(family.hidden_dir.rglob("test_*.py"))
-                for text in [p.read_text(encoding="utf-8")])
+    cases = sum(len(_TEST_DEF.findall(p.read_text(encoding="utf-8")))
+                for p in sorted(family.hidden_dir.rglob("test_*.py")))
     return FamilySize(family.id, len(set(files)), added, removed, len(family.probes), cases,
                       len(family.atoms), len(family.histories))
