@@ -10,7 +10,8 @@ their text byte for byte under an origin comment, after the module-level imports
 module-level names they use (one level: constants, helpers, fixtures defined in that file).
 
 This is a starting point a person reviews, not a verdict: a changed test may check something outside
-the contract, and a helper from another file is not copied.
+the contract, a helper from another file is not copied, and test methods of a mixin class (one that is
+not itself a test class) are not seen -- list them under the concrete test class that inherits them.
 """
 
 from __future__ import annotations
