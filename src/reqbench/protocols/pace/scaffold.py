@@ -26,8 +26,7 @@ import yaml
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text
-from reqbench.core.workspace import RepoSource
-from reqbench.core.workspace import pypi_diff
+from reqbench.core.workspace import RepoSource, pypi_diff
 from reqbench.protocols.pace.l1.languages import Decl, facts_for, is_source
 from reqbench.protocols.pace.l1.package import is_test_path
 
