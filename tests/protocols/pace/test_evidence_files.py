@@ -40,3 +40,11 @@ def test_changelog_and_stub_hints_reach_their_changes(tmp_path: Path) -> None:
     stub = loc.package(_point("pkg/mod.pyi"))
     assert ("export", "argmin", "candidate") in {(c.kind, c.target, c.origin) for c in stub.connections}
     assert loc.package(_point("Missing.rst")).unresolved_seeds == ["Missing.rst"]  # a name that is no file
+
+
+def test_a_function_local_import_is_an_import_edge_of_that_function() -> None:
+    facts = facts_for("pkg/__init__.py", "def cached(cache):\n    from ._cached import _wrapper\n"
+                                         "    return _wrapper(cache)\n")
+    imports = [(b.source, b.target, b.line) for b in facts.bindings if b.kind.value == "import"]
+    assert imports == [("cached", "._cached._wrapper", 2)]
+    assert "_wrapper" in facts.decls[0].calls
