@@ -18,16 +18,19 @@ from reqbench.cli.generic import headline_table
 from reqbench.cli.generic_report import print_report
 from reqbench.cli.generic_run import run_suite, unmeasured_rows
 from reqbench.core.execute.types import RunOptions
+from reqbench.protocols.pace.case import load_suite as load_pace_suite
+from reqbench.protocols.pace.sizes import case_size
 from reqbench.protocols.specpath.calibration import calibrate_family
 from reqbench.protocols.specpath.calibration_gate import calibration_source, remember
 from reqbench.protocols.specpath.sizes import family_size
 from reqbench.protocols.specpath.suite import families
 
 HERE = Path(__file__).resolve().parent
-SUITES = {"specpath": HERE / "specpath", "journey": HERE / "journey"}
+SUITES = {"specpath": HERE / "specpath", "journey": HERE / "journey", "pace": HERE / "pace"}
 EXPECTED = {("specpath", "reference"): {"FCR direct": 1.0}, ("specpath", "null"): {"FCR direct": 0.0},
             ("journey", "reference"): {"software-architect final F2P/P2P": 1.0},
-            ("journey", "null"): {"software-architect final F2P/P2P": 0.0}}
+            ("journey", "null"): {"software-architect final F2P/P2P": 0.0},
+            ("pace", "reference"): {"reference/prd score": 100.0}, ("pace", "null"): {"null/prd score": 0.0}}
 
 
 def _first_number(value: object) -> float | None:
@@ -46,6 +49,17 @@ def sizes_table() -> Table:
         s = family_size(fam)
         table.add_row(s.family, str(s.files), str(s.added), str(s.removed), str(s.probes),
                       str(s.probe_cases), str(s.atoms), str(s.histories))
+    return table
+
+
+def pace_sizes_table() -> Table:
+    table = Table(title="real pace cases: sizes computed from the files")
+    for col in ("case", "files", "+lines", "-lines", "Code Points", "criteria", "integration/registration"):
+        table.add_column(col, justify="left" if col == "case" else "right", no_wrap=col == "case")
+    for case in load_pace_suite(SUITES["pace"])[1]:
+        s = case_size(case)
+        table.add_row(s.case, str(s.files), str(s.added), str(s.removed), str(s.points), str(s.criteria),
+                      str(s.integration_points))
     return table
 
 
@@ -82,6 +96,7 @@ def main() -> int:
                 if _first_number(headline.get(metric)) != want:
                     failures.append(f"{protocol} {agent}: {metric} = {headline.get(metric)}, expected {want}")
     console.print(sizes_table())
+    console.print(pace_sizes_table())
     console.print(headline_table(headlines))
     for failure in failures:
         console.print(f"[red]demo-real failed:[/red] {failure}")

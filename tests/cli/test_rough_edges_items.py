@@ -113,7 +113,7 @@ def test_messages_never_hard_wrap_inside_a_command(tmp_path: Path) -> None:
     (case / "case.yaml").write_text((case / "case.yaml").read_text() + "wieght: 1\n")
     proc = reqbench("pace", "validate", str(case), COLUMNS="40")
     line = next(x for x in proc.stdout.splitlines() if "wieght" in x)
-    assert line.endswith("protocol, reference_patch, title)") and len(line) > 40
+    assert line.endswith("protocol, provenance, reference_patch, title)") and len(line) > 40
     proc = reqbench("run", "demo:pace/cachetools-slru", "--agent", "command", "--out", str(tmp_path / "r"),
                     COLUMNS="40")
     assert proc.returncode == 2

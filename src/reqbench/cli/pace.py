@@ -328,3 +328,24 @@ def difficulty_cmd(
     for g, row in out["groups"].items():
         typer.echo(f"{g:<8} cases {row['cases']:<3} mean {row['mean_score']}")
     typer.echo(f"Spearman rho {out['spearman']['rho']} (p {out['spearman']['p']}, n {out['spearman']['n']})")
+
+
+@app.command("scaffold")
+def scaffold_cmd(
+    old: str = typer.Argument(..., help="The base release, NAME==A (a PyPI sdist)."),
+    new: str = typer.Argument(..., help="The release whose change is the reference, NAME==B."),
+    out: Path = typer.Option(..., "--out", help="Case folder to create (must not hold a case.yaml)."),
+    paths: str = typer.Option("", "--paths", help="Comma-separated globs restricting the change "
+                              "(fnmatch, `*` crosses `/`), e.g. 'src/pkg/*,tests/*,docs/index.rst'."),
+) -> None:
+    """Write a case skeleton from two releases: pinned base, pypi-diff reference, draft Code Points (one per
+    changed declaration, new export and changed non-source file, criteria marked TODO) and a PRD outline.
+
+    Edit the drafts, then `reqbench pace validate` and `reqbench pace freeze`.
+    Example: reqbench pace scaffold cachetools==5.5.0 cachetools==6.0.0 --out my-case --paths 'src/*,tests/*'
+    """
+    from reqbench.protocols.pace.scaffold import scaffold
+
+    made = scaffold(old, new, out, tuple(g.strip() for g in paths.split(",") if g.strip()))
+    typer.echo(f"{made.out}: {made.files} files, +{made.added}/-{made.removed} lines, "
+               f"{made.points} draft Code Points (edit them, then validate and freeze)")

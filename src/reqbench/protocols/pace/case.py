@@ -3,17 +3,25 @@
 A case must be frozen (`reqbench pace freeze CASE`) before any candidate is scored: the hash covers the
 Code Points (criteria, weights, contracts, hints), the PRD, the reference patch and the base source, so a
 contract edited after freezing is refused at scoring time (paper §2: frozen before agent evaluation).
+
+The reference patch is a file in the case folder or a ``pypi-diff:NAME==A..B#paths=...&sha256=A,B``
+upstream change (`core.workspace.sources.read_patch`), read on first use so that loading and shallow
+validation stay offline. A pinned ``pypi-diff:`` reference is content-addressed by its two sdist hashes,
+so the frozen hash covers the spec string itself (the patch is a pure function of the two pinned sdists
+and the path filter).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_json, sha256_text
 from reqbench.core.inputfiles import read_yaml, validate
+from reqbench.core.workspace.pypi_diff import is_pypi_diff
+from reqbench.core.workspace.sources import read_patch
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.pace.models import CaseFile, CodePoint, SuiteFile
 
@@ -26,7 +34,19 @@ class Case:
     dir: Path
     spec: CaseFile
     prd: str
-    reference_patch: str
+    _reference_text: str | None = field(default=None, repr=False)
+
+    @property
+    def reference_is_upstream(self) -> bool:
+        """Whether the reference is a ``pypi-diff:`` upstream change rather than a patch file."""
+        return is_pypi_diff(self.spec.reference_patch)
+
+    @property
+    def reference_patch(self) -> str:
+        """The reference patch text (a ``pypi-diff:`` change is fetched and cached on first use)."""
+        if self._reference_text is None:
+            self._reference_text = read_patch(self.dir, self.spec.reference_patch, "reference patch")
+        return self._reference_text
 
     @property
     def id(self) -> str:
@@ -64,13 +84,14 @@ def load_case(path: Path) -> Case:
     spec = validate(CaseFile, _yaml(file), str(file))
     if spec.protocol != "pace":
         raise InputError(f"protocol must be 'pace', got {spec.protocol!r}", file=str(file))
+    names = [spec.prd] + ([] if is_pypi_diff(spec.reference_patch) else [spec.reference_patch])
     texts = []
-    for name in (spec.prd, spec.reference_patch):
+    for name in names:
         p = path / name
         if not p.is_file():
             raise InputError(f"missing file {name}", file=str(file), item=name)
         texts.append(p.read_text(encoding="utf-8"))
-    return Case(path, spec, texts[0], texts[1])
+    return Case(path, spec, texts[0], texts[1] if len(texts) > 1 else None)
 
 
 def load_suite(path: Path) -> tuple[SuiteFile | None, list[Case]]:
@@ -86,8 +107,10 @@ def load_suite(path: Path) -> tuple[SuiteFile | None, list[Case]]:
 
 
 def contract_hash(case: Case) -> str:
-    """sha256 over the frozen contract: base, Code Points, PRD text and reference patch text."""
+    """sha256 over the frozen contract: base, Code Points, PRD text and reference patch text (a
+    ``pypi-diff:`` reference by its spec, which pins both sdists)."""
     s = case.spec
+    reference = s.reference_patch.strip() if case.reference_is_upstream else case.reference_patch
     return sha256_json(
         {
             "id": s.id,
@@ -95,7 +118,7 @@ def contract_hash(case: Case) -> str:
             "base_sha256": s.base_sha256,
             "language": s.language,
             "prd_sha256": sha256_text(case.prd),
-            "reference_patch_sha256": sha256_text(case.reference_patch),
+            "reference_patch_sha256": sha256_text(reference),
             "code_points": [p.model_dump(mode="json") for p in s.code_points],
         }
     )

@@ -115,6 +115,20 @@ class CodePoint(BaseModel):
     )
 
 
+class CaseProvenance(BaseModel):
+    """Where a case comes from (never shown to agents, not part of the frozen contract)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    project: str = Field(min_length=1, description="Upstream project (name and URL), or this project.")
+    licence: str = Field(min_length=1, description="Licence of the upstream code (SPDX id).")
+    base: str = Field(min_length=1, description="The release or commit the base repository is.")
+    change: str = Field(min_length=1, description="The upstream change the reference patch is (versions, "
+                                                  "path filter).")
+    adapted: str = Field(min_length=1, description="What was written for the case (PRD, Code Points) and "
+                                                   "what of the upstream change is left out of the contract.")
+
+
 class CaseFile(BaseModel):
     """`case.yaml`: the frozen acceptance contract of one case."""
 
@@ -127,9 +141,15 @@ class CaseFile(BaseModel):
         description="Base repository source: `dir:PATH` (relative to the case), "
         "`pypi:NAME==VERSION`, `git:URL@REV`, `archive:PATH`."
     )
+    provenance: CaseProvenance | None = Field(None, description="Origin and licence of a case built on "
+                                              "real code (metadata, outside the frozen contract).")
     base_sha256: str | None = Field(None, description="Expected sha256 of the pypi sdist / archive.")
     prd: str = Field("prd.md", description="PRD file name inside the case folder.")
-    reference_patch: str = Field("reference.patch", description="Reference patch file name.")
+    reference_patch: str = Field(
+        "reference.patch",
+        description="Reference patch file name, or the upstream change between two releases as "
+        "`pypi-diff:NAME==A..B#paths=GLOB,...&sha256=HEX_A,HEX_B` (both sdists pinned).",
+    )
     language: str = Field("python", description="Primary language of the base repository.")
     code_points: list[CodePoint] = Field(description="The frozen Code Points.")
     frozen_hash: str | None = Field(

@@ -161,11 +161,11 @@ class LoadedSuite:
         repo.candidate_tree(scorer.base, "", ws)
         (ws / "prd").mkdir(exist_ok=True)
         (ws / "prd" / "prd.md").write_text(scorer.case.prd, encoding="utf-8")
-        ref_file = scorer.case.dir / scorer.case.spec.reference_patch
+        reference = scorer.case.reference_patch  # a file's text or the fetched upstream change
         inputs = AgentInputs(
             files={"prd": ws / "prd" / "prd.md"},
             prompt=TASK_INSTRUCTION,
-            context={"reference_patch": ref_file, "reference_patch_text": scorer.case.reference_patch},
+            context={"reference_patch": reference, "reference_patch_text": reference},
         )
         agent = make_agent(row.agent, **options.agent_options)
         result = agent.run(ws, inputs, Budget())

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 
 from reqbench.core.errors import InputError, ReqbenchError
+from reqbench.core.workspace import pypi_diff
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.case import CASE_FILE, Case, contract_hash, load_case, load_suite
 from reqbench.protocols.pace.l0 import split_target
@@ -58,14 +59,40 @@ def validate_case(case: Case | Path, deep: bool = True) -> list[str]:
             cids.add(c.criterion_id)
     if not case.prd.strip():
         out.append(f"{file}: {case.spec.prd}: the PRD is empty")
-    if not case.reference_patch.strip():
-        out.append(f"{file}: {case.spec.reference_patch}: the reference patch is empty")
+    out += _reference_problems(case, file, deep)
     if case.spec.frozen_hash is None:
         out.append(f"{file}: frozen_hash: case is not frozen (run `reqbench pace freeze`)")
     elif case.spec.frozen_hash != contract_hash(case):
         out.append(f"{file}: frozen_hash: does not match the contract (edited after freezing)")
     if deep and not out:
         out += _against_base(case, file)
+    return out
+
+
+def _reference_problems(case: Case, file: str, deep: bool) -> list[str]:
+    """A patch file must not be empty; a ``pypi-diff:`` reference must parse and pin both sdists
+    (`sha256=A,B`: the frozen hash covers the spec, so the spec must fix the content) and, when the
+    base is a ``pypi:`` release, start from that release. Fetching is left to the deep checks."""
+    if not case.reference_is_upstream:
+        if not case.reference_patch.strip():
+            return [f"{file}: {case.spec.reference_patch}: the reference patch is empty"]
+        return []
+    try:
+        diff = pypi_diff.parse(case.spec.reference_patch)
+    except InputError as exc:
+        return [f"{file}: reference_patch: {exc}"]
+    out = []
+    if diff.sha256 is None:
+        out.append(f"{file}: reference_patch: a pypi-diff reference must pin both sdists (&sha256=A,B)")
+    base = case.spec.base.strip()
+    if base.startswith("pypi:") and base.split("#")[0].lower() != f"pypi:{diff.old_requirement}".lower():
+        out.append(f"{file}: reference_patch: the upstream change starts from {diff.old_requirement}, "
+                   f"but the base is {base}")
+    if deep and not out:
+        try:
+            case.reference_patch  # noqa: B018 - fetch and cache the upstream change
+        except InputError as exc:
+            out.append(f"{file}: reference_patch: {exc}")
     return out
 
 

@@ -101,7 +101,9 @@ class Localizer:
         unresolved: list[str] = []
         for hint in point.retrieval_hints:
             path, symbol = split_target(hint)
-            is_path = "/" in path or "." in Path(path).name and symbol is None and not path[0].isupper()
+            is_path = "/" in path or "." in Path(path).name and symbol is None and (
+                not path[0].isupper() or any((idx.root / path).is_file() for idx in (self.cand, self.base))
+            )  # `Owner.method` is a symbol; a top-level `CHANGELOG.rst` that exists is a file
             if symbol is None and is_path:
                 hits = [
                     f

@@ -18,6 +18,7 @@ __all__ = ["Binding", "Decl", "EdgeKind", "FileFacts", "facts_for", "is_indexed"
 
 _BY_SUFFIX: dict[str, Callable[[str, str], FileFacts]] = {
     ".py": python.parse,
+    ".pyi": python.parse,  # type stubs: their declarations and `__all__` are registration points too
     **{suffix: javascript.parse for suffix in javascript.SUFFIXES},
     ".yaml": config.parse,
     ".yml": config.parse,

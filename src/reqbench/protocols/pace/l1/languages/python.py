@@ -207,6 +207,8 @@ def _collect_calls(body: Node, decl: Decl, facts: FileFacts) -> None:
                         _t(n).splitlines()[0][:160],
                     )
                 )
+        elif n.type in ("import_statement", "import_from_statement"):
+            _import(n, facts, decl.qname)  # a function-local import is wiring too (lazy imports)
         elif n.type == "assignment":
             right = n.child_by_field_name("right")
             if right is not None and right.type == "dictionary":
