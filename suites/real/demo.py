@@ -24,13 +24,18 @@ from reqbench.protocols.specpath.calibration import calibrate_family
 from reqbench.protocols.specpath.calibration_gate import calibration_source, remember
 from reqbench.protocols.specpath.sizes import family_size
 from reqbench.protocols.specpath.suite import families
+from reqbench.protocols.takeover.sizes import suite_size
 
 HERE = Path(__file__).resolve().parent
-SUITES = {"specpath": HERE / "specpath", "journey": HERE / "journey", "pace": HERE / "pace"}
+SUITES = {"specpath": HERE / "specpath", "journey": HERE / "journey", "pace": HERE / "pace",
+          "takeover": HERE / "takeover"}
 EXPECTED = {("specpath", "reference"): {"FCR direct": 1.0}, ("specpath", "null"): {"FCR direct": 0.0},
             ("journey", "reference"): {"software-architect final F2P/P2P": 1.0},
             ("journey", "null"): {"software-architect final F2P/P2P": 0.0},
             ("pace", "reference"): {"reference/prd score": 100.0}, ("pace", "null"): {"null/prd score": 0.0}}
+TAKEOVER_DELIVERY = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1")
+EXPECTED |= {("takeover", agent): {f"{c} delivery": want for c in TAKEOVER_DELIVERY}
+             for agent, want in (("reference", 1.0), ("null", 0.0))}
 
 
 def _first_number(value: object) -> float | None:
@@ -60,6 +65,17 @@ def pace_sizes_table() -> Table:
         s = case_size(case)
         table.add_row(s.case, str(s.files), str(s.added), str(s.removed), str(s.points), str(s.criteria),
                       str(s.integration_points))
+    return table
+
+
+def takeover_sizes_table() -> Table:
+    s = suite_size(SUITES["takeover"], with_repository=True)
+    table = Table(title="real takeover suite: sizes computed from the files")
+    for col in ("suite", "messages", "atoms", "events", "event types", "targets", "delivery", "hidden tests",
+                "repo .py lines"):
+        table.add_column(col, justify="left" if col == "suite" else "right", no_wrap=col == "suite")
+    table.add_row(s.suite, str(s.messages), str(s.atoms), str(s.events), str(len(s.events_by_type)),
+                  str(s.targets), str(s.delivery_targets), str(s.hidden_tests), str(s.repository_python_lines))
     return table
 
 
@@ -97,6 +113,7 @@ def main() -> int:
                     failures.append(f"{protocol} {agent}: {metric} = {headline.get(metric)}, expected {want}")
     console.print(sizes_table())
     console.print(pace_sizes_table())
+    console.print(takeover_sizes_table())
     console.print(headline_table(headlines))
     for failure in failures:
         console.print(f"[red]demo-real failed:[/red] {failure}")

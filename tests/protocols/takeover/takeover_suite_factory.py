@@ -13,14 +13,16 @@ EXAMPLE = bundled_suite("takeover")
 
 
 def mini_suite(dest: Path, targets: tuple[str, ...] = ("T001", "T002"), *,
-               target_command: str | None = None) -> Path:
-    """A suite delivering only `targets` (short names like ``T001``). The dropped targets' reference
-    patches move into the timeline, so every initial repository stays exactly as in the full suite."""
+               target_command: str | None = None, source: Path = EXAMPLE) -> Path:
+    """A suite delivering only `targets` (short names like ``T001``) of `source` (default: the bundled
+    suite). The dropped targets' reference patches move into the timeline, so every initial repository
+    stays exactly as in the full suite."""
     dest.mkdir(parents=True, exist_ok=True)
     for name in ("project", "repo", "timeline", "targets"):
-        (dest / name).symlink_to(EXAMPLE / name)
-    suite = yaml.safe_load((EXAMPLE / "suite.yaml").read_text())
-    selected = json.loads((EXAMPLE / "project" / "selected_target_times.json").read_text())
+        if (source / name).exists():  # a fetched repository (pypi: spec) has no folder
+            (dest / name).symlink_to(source / name)
+    suite = yaml.safe_load((source / "suite.yaml").read_text())
+    selected = json.loads((source / "project" / "selected_target_times.json").read_text())
     message = {t["target_id"]: t["message_id"] for t in selected["selected_targets"]}
     keep = [d for d in suite["delivery"] if d["target_id"].split("_")[-1] in targets]
     dropped = [d for d in suite["delivery"] if d not in keep]

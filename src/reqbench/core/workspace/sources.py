@@ -10,6 +10,9 @@ Five kinds, written as a spec string in suite files and on the command line:
 * ``pypi-diff:NAME==A..B[#paths=GLOB,...]`` -- release A plus the upstream change A..B restricted to
   the path filter (`pypi_diff`); `RepoSource.change_patch` gives that change as a patch.
 
+Suite files name a repository either by such a spec or by a folder relative to the suite;
+`is_source_spec` tells the two apart and `source_tree` resolves either to a directory.
+
 Everything but ``dir`` is unpacked once into the cache (``$REQBENCH_CACHE``, default
 ``~/.cache/reqbench``) under a content address (git tree id, archive sha256), written atomically, and
 treated as read-only from then on.
@@ -34,6 +37,8 @@ from reqbench.core.workspace.archives import extract_archive, is_archive_name
 from reqbench.core.workspace.git import git_env, run_git
 from reqbench.core.workspace.trees import remove_tree
 
+SOURCE_PREFIXES = ("pypi:", "pypi-diff:", "git:", "archive:")
+"""Spec prefixes that name a fetched or unpacked source rather than a folder of a suite."""
 SourceKind = Literal["dir", "git", "archive", "pypi", "pypi-diff"]
 _PYPI_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
@@ -136,6 +141,18 @@ class RepoSource(BaseModel):
             sdist = _pypi_sdist(self.location, None)
             return self.model_copy(update={"sha256": sha256_file(sdist)})
         return self
+
+
+def is_source_spec(text: str) -> bool:
+    """True when `text` names a repository source (``pypi:``, ``pypi-diff:``, ``git:``, ``archive:``)
+    rather than a path relative to a suite folder."""
+    return text.strip().startswith(SOURCE_PREFIXES)
+
+
+def source_tree(root: Path, text: str) -> Path:
+    """The directory `text` names: a source's pristine tree (fetched into the cache on first use,
+    hash-checked, read-only), or the folder `root / text`."""
+    return RepoSource.parse(text, base_dir=root).baseline() if is_source_spec(text) else Path(root) / text
 
 
 def read_patch(root: Path, text: str, what: str = "patch") -> str:

@@ -4,7 +4,8 @@ A takeover suite is a folder::
 
     suite.yaml                 this file (protocol: takeover)
     project/                   normalized_project.json, annotation.json, selected_target_times.json
-    repo/                      the code base at the start of the timeline
+    repo/                      the code base at the start of the timeline (or a source spec such as
+                               pypi:NAME==VERSION#sha256=..., fetched at run time; see core.workspace.sources)
     timeline/*.patch           later implementation work, each tagged with the message it implements
     targets/<T>/hidden/        hidden tests of a delivery target (never in the agent's workspace)
     targets/<T>/reference.patch, negative patches (plausible partial solutions that must fail)
@@ -23,6 +24,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from reqbench.core.checks import upgrade_pytest_command
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import read_yaml, validate
+from reqbench.core.workspace import RepoSource
+from reqbench.core.workspace.sources import is_source_spec, source_tree
 from reqbench.protocols.base import marker_protocol
 
 
@@ -72,7 +75,9 @@ class TakeoverSuite(BaseModel):
     protocol: str = Field(description="Always 'takeover'.")
     name: str = Field(description="Suite name, used in run directory names.")
     project: str = Field("project", description="Folder with the annotated project files.")
-    repository: str = Field("repo", description="Folder with the code base at the start of the timeline.")
+    repository: str = Field("repo", description="The code base at the start of the timeline: a folder of the "
+                            "suite, or a repository source spec (pypi:NAME==VERSION#sha256=..., pypi-diff:, "
+                            "git:, archive:) fetched at run time.")
     timeline: list[TimelineEntry] = Field(default_factory=list, description="Implementation patches.")
     checks: GateChecks | None = Field(None, description="Default gate checks of every delivery target.")
     delivery: list[DeliveryTarget] = Field(default_factory=list, description="Targets with code delivery.")
@@ -95,12 +100,24 @@ def is_takeover_suite(path: Path) -> bool:
     return marker_protocol(Path(path) / SUITE_FILE) == "takeover"
 
 
+def repository_tree(suite_dir: Path, suite: TakeoverSuite) -> Path:
+    """The code base at the start of the timeline: the suite's folder, or the pristine tree of its source
+    spec (fetched and hash-checked into the cache on first use; read-only)."""
+    return source_tree(Path(suite_dir), suite.repository)
+
+
 def load_suite(path: Path) -> TakeoverSuite:
-    """Load and structurally validate `suite.yaml`; file references must exist."""
+    """Load and structurally validate `suite.yaml`; file references must exist and a repository source
+    spec must parse (it is fetched only when a repository is built)."""
     f = Path(path) / SUITE_FILE
     if not f.is_file():
         raise InputError("no suite.yaml in the suite folder", file=str(path))
     suite = validate(TakeoverSuite, read_yaml(f), str(f))
+    if is_source_spec(suite.repository):
+        try:
+            RepoSource.parse(suite.repository, base_dir=Path(path))
+        except InputError as exc:
+            raise InputError(exc.rule, file=str(f), item=f"repository {suite.repository!r}") from None
     for rel, item in _referenced_paths(suite):
         if not (Path(path) / rel).exists():
             raise InputError(f"references a missing path {rel!r}", file=str(f), item=item)
@@ -108,7 +125,9 @@ def load_suite(path: Path) -> TakeoverSuite:
 
 
 def _referenced_paths(suite: TakeoverSuite) -> list[tuple[str, str]]:
-    refs = [(suite.project, "project"), (suite.repository, "repository")]
+    refs = [(suite.project, "project")]
+    if not is_source_spec(suite.repository):
+        refs.append((suite.repository, "repository"))
     refs += [(t.patch, f"timeline message {t.message_id}") for t in suite.timeline]
     for d in suite.delivery:
         item = f"delivery target {d.target_id}"

@@ -15,7 +15,7 @@ from pathlib import Path
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json, sha256_bytes, sha256_text
 from reqbench.core.workspace import apply_patch, copy_tree, tree_hash
-from reqbench.protocols.takeover.delivery.config import TakeoverSuite
+from reqbench.protocols.takeover.delivery.config import TakeoverSuite, repository_tree
 
 
 def message_positions(suite_dir: Path, suite: TakeoverSuite) -> dict[str, int]:
@@ -58,7 +58,8 @@ def build_initial_repository(suite_dir: Path, suite: TakeoverSuite, target_id: s
     """
     suite_dir = Path(suite_dir)
     patches = initial_patches(suite_dir, suite, target_id)
-    key_parts = [tree_hash(suite_dir / suite.repository)]
+    base = repository_tree(suite_dir, suite)
+    key_parts = [tree_hash(base)]
     key_parts += [sha256_bytes((suite_dir / p).read_bytes()) for p in patches]
     key = sha256_text("\n".join(key_parts))[:16]
     dest = Path(cache_dir) / f"{target_id}-{key}"
@@ -68,7 +69,7 @@ def build_initial_repository(suite_dir: Path, suite: TakeoverSuite, target_id: s
     tmp = Path(tempfile.mkdtemp(prefix=f".{target_id}.", dir=dest.parent))
     try:
         build = tmp / "repo"
-        copy_tree(suite_dir / suite.repository, build)
+        copy_tree(base, build)
         for p in patches:
             apply_patch(build, (suite_dir / p).read_text(encoding="utf-8"))
         try:
