@@ -23,7 +23,9 @@ codex              see `CODEX_FLAGS`; ``codex exec --json <stage flags> -c model
 mini-swe-agent     ``mini -y --exit-immediately -c mini.yaml -c {scratch}/mini-config.yaml
                    -m MODEL -o {scratch}/trajectory.json``; LiteLLM ``api_base={gateway}/v1``
 openhands          ``openhands --headless --json --override-with-envs -f {prompt}``;
-                   ``LLM_BASE_URL={gateway}/v1``, ``LLM_API_KEY={token}``
+                   ``LLM_MODEL=MODEL``, ``LLM_BASE_URL={gateway}/v1``, ``LLM_API_KEY={token}``,
+                   ``OPENHANDS_PERSISTENCE_DIR={scratch}/openhands`` (Chat Completions; status from
+                   its conversation state, see `openhands_output`)
 aider              ``aider --yes-always --no-auto-commits --message-file {prompt}
                    --openai-api-base {gateway}/v1 ...``; ``OPENAI_API_KEY={token}``; trajectory
                    from its chat history file ``{scratch}/chat.md``
@@ -40,6 +42,7 @@ from typing import Any
 import yaml
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
+from reqbench.core.agents.openhands_output import parse_openhands
 from reqbench.core.agents.preset_base import STAGES, CLIPreset, Endpoint, Invocation, ResumablePreset
 from reqbench.core.agents.preset_output import (
     Parsed,
@@ -47,7 +50,6 @@ from reqbench.core.agents.preset_output import (
     parse_claude,
     parse_codex,
     parse_mini,
-    parse_openhands,
 )
 from reqbench.core.errors import InputError
 from reqbench.core.workspace.fileio import read_regular, write_private
@@ -167,17 +169,33 @@ class MiniSweAgent(CLIPreset):
 
 
 class OpenHands(CLIPreset):
+    """The OpenHands CLI (1.x) headless: its default agent (terminal, file editor, task tracker; no
+    browser) on a local workspace -- the process runtime, in our sandbox, no containers -- with the
+    LLM settings taken from the environment (``--override-with-envs``), its settings and conversations
+    in the scratch directory."""
+
     name, binary = "openhands", "openhands"
+
+    def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
+        if not self.model:
+            raise InputError("openhands needs --model PROVIDER/NAME (a LiteLLM model, e.g. openai/gpt-4o)",
+                             item="--agent openhands")
+        return super().run(workspace, inputs, budget)
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
-        env = {"LLM_MODEL": self.model or "", "LLM_BASE_URL": f"{endpoint.url}/v1", "LLM_API_KEY": endpoint.token,
-               "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no fetch of LiteLLM's price list: no network but the gateway
-        return Invocation([self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)],
-                          {k: v for k, v in env.items() if v})
+        env = {"LLM_MODEL": self.model or "{model}", "LLM_BASE_URL": f"{endpoint.url}/v1",
+               "LLM_API_KEY": endpoint.token, **OPENHANDS_ENV,
+               "OPENHANDS_PERSISTENCE_DIR": str(scratch / "openhands"), "OPENHANDS_WORK_DIR": str(workspace)}
+        return Invocation([self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)], env)
 
     def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
-        return parse_openhands(stdout)
+        return parse_openhands(stdout, scratch / "openhands")
+
+
+OPENHANDS_ENV = {"OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+"""No banner, and no fetch of LiteLLM's price list (the gateway is the only address the tool reaches;
+its update check and public-skills clone fail there and it carries on)."""
 
 
 class Aider(CLIPreset):

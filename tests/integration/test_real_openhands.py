@@ -1,0 +1,126 @@
+"""The real OpenHands CLI (PyPI ``openhands``, the pinned version, installed into the agents cache with the
+Python 3.12 it requires) driven end to end through the model gateway.
+
+``openhands --headless --json`` runs in the sandbox on its local workspace (no containers), its LiteLLM
+model pointed at the gateway relay (OpenAI Chat Completions with tool calls). The scripted upstream
+answers in that wire format with the tools OpenHands declares: a ``terminal`` command that tries to
+reach the upstream directly (it must fail: the sandbox's only network is the gateway relay), a
+``file_editor`` ``str_replace`` that fixes the file, then ``finish``. The row is scored from the real
+binary's edit; the run store holds the calls and token totals; OpenHands' JSON events become the stored
+trajectory; an offline rerun replays them with zero upstream requests and the same patch.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reqbench.core.agents.base import AgentStatus
+from tests.support.real_agents import TASK, git, installed, make_workspace, new_store, run_row, same_patch, score
+from tests.support.scripted_openai import Reply, ScriptedOpenAI, completion
+
+KEY = "sk-openai-loopback-provider-key"
+ROW = "greet|C1|openhands|0"
+MODEL = "openai/gpt-4o"
+REPLY = "greet.py now prints Goodbye."
+
+
+def probe(port: int) -> str:
+    """A command reaching the upstream's real address, bypassing the gateway."""
+    return (f"python3 -c \"import urllib.request; urllib.request.urlopen('http://127.0.0.1:{port}/v1/models', "
+            f"timeout=5); print('REACH' + 'ED')\"")
+
+
+def call(call_id: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+
+
+def upstream_script(port: int, ws: Path) -> Any:
+    """The next step from the tool results already in the conversation, so a replay takes the same path."""
+    def script(body: dict[str, Any], index: int) -> Reply:
+        model = body.get("model", "m")
+        if not any(t.get("function", {}).get("name") == "file_editor" for t in body.get("tools") or []):
+            return Reply(body=completion("ok", model=model))  # a side call (a condensation), if one is made
+        done = sum(1 for m in body.get("messages") or [] if m.get("role") == "tool")
+        if done == 0:
+            step = call("call_probe", "terminal", {"command": probe(port), "security_risk": "LOW",
+                                                   "summary": "check the network"})
+            return Reply(body=completion("Checking the network.", tool_calls=[step], model=model,
+                                         prompt_tokens=3000, completion_tokens=40))
+        if done == 1:
+            step = call("call_edit", "file_editor", {"command": "str_replace", "path": str(ws / "greet.py"),
+                                                     "old_str": 'print("Hello")', "new_str": 'print("Goodbye")',
+                                                     "security_risk": "LOW", "summary": "edit greet.py"})
+            return Reply(body=completion("Editing greet.py.", tool_calls=[step], model=model,
+                                         prompt_tokens=3100, completion_tokens=60))
+        step = call("call_finish", "finish", {"message": REPLY})
+        return Reply(body=completion("", tool_calls=[step], model=model, prompt_tokens=3200, completion_tokens=12))
+    return script
+
+
+def tool_results(request: dict[str, Any]) -> dict[str, str]:
+    return {m["tool_call_id"]: json.dumps(m.get("content")) for m in request["json"]["messages"]
+            if m.get("role") == "tool"}
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(1800)
+def test_real_openhands_through_the_gateway_then_offline_replay(tmp_path: Path) -> None:
+    started = time.monotonic()
+    installed("openhands")
+    store, recorder = new_store(tmp_path / "run")
+    ws = make_workspace(tmp_path / "ws")
+    row_started = time.monotonic()
+    with ScriptedOpenAI(upstream_script(0, ws)) as upstream:
+        upstream.script = upstream_script(upstream.port, ws)
+        result = run_row("openhands", ROW, store, ws, upstream.base_url, offline=False, model=MODEL, key=KEY)
+        requests = list(upstream.requests)
+    row_seconds = time.monotonic() - row_started
+    assert result.status is AgentStatus.COMPLETED, result.detail
+    assert result.reply == REPLY
+    assert score(ws) == 1.0  # scored from the edit the real binary made
+    assert git(ws, "status", "--porcelain") == " M greet.py\n"  # its settings and conversations stay in scratch
+    # Every upstream request came from the gateway, with the provider key; the probe never arrived.
+    assert {r["path"] for r in requests} == {"/v1/chat/completions"}
+    assert {r["headers"].get("authorization") for r in requests} == {f"Bearer {KEY}"}
+    assert TASK in json.dumps(requests[0]["json"]["messages"])
+    last = tool_results(requests[-1])
+    assert "REACHED" not in last["call_probe"] and "Connection refused" in last["call_probe"]
+    assert "exit code 1" in last["call_probe"]
+    assert "has been edited" in last["call_edit"]
+
+    calls = recorder.calls(ROW)
+    assert len(calls) == len(requests) == 3 and [c.source for c in calls] == ["upstream"] * 3
+    assert {(c.api, c.model) for c in calls} == {("chat", "gpt-4o")}
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (9300, 112)  # gateway-measured
+    assert result.usage.cost_usd == pytest.approx(sum(c.cost_usd or 0.0 for c in calls))
+    assert KEY not in json.dumps([c.request for c in calls])
+    # The trajectory, read from OpenHands' own JSON events: the task, the blocked probe, the edit, the reply.
+    note, *events = result.trajectory
+    assert note.data["agent"] == "openhands" and note.data["version"] == "1.16.0"
+    assert note.data["gateway"]["calls"] == 3
+    assert note.data["self_reported_usage"]["prompt_tokens"] == 9300  # its own count agrees here
+    messages = [(e.data["role"], e.data["content"]) for e in events if e.kind == "message"]
+    assert messages[0][0] == "user" and TASK in messages[0][1]
+    assert ("assistant", "Checking the network.") in messages and ("assistant", "Editing greet.py.") in messages
+    commands = [e.data for e in events if e.kind == "command"]
+    assert len(commands) == 1 and commands[0]["exit_code"] == 1 and "REACHED" not in commands[0]["output"]
+    edits = [e.data for e in events if e.kind == "file_edit"]
+    assert [(e["path"], e["command"]) for e in edits] == [(str(ws / "greet.py"), "str_replace")]
+    assert events[-1].kind == "reply" and events[-1].data["content"] == REPLY
+
+    ws2 = make_workspace(tmp_path / "ws2")
+    with ScriptedOpenAI(upstream_script(1, ws2)) as upstream:
+        replayed = run_row("openhands", ROW, store, ws2, upstream.base_url, offline=True, model=MODEL, key=KEY)
+        assert upstream.requests == []  # zero upstream requests offline
+    assert replayed.status is AgentStatus.COMPLETED, replayed.detail
+    assert score(ws2) == 1.0
+    first, second = same_patch(ws, ws2)
+    assert second == first
+    assert (replayed.usage.prompt_tokens, replayed.usage.completion_tokens) == (9300, 112)
+    assert [c.source for c in recorder.calls(ROW)[3:]] == ["replay"] * 3
+    print(f"openhands row {row_seconds:.1f}s live; live + offline replay in {time.monotonic() - started:.1f}s")
