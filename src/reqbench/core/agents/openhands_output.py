@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -47,8 +49,21 @@ def _text(parts: Any) -> str:
     return "\n".join(str(p.get("text") or "") for p in parts if isinstance(p, dict) and p.get("type") == "text")
 
 
+def _ts(event: dict[str, Any]) -> float:
+    """The event's own time (``timestamp``, ISO 8601 without a zone: the machine's local time), else now."""
+    try:
+        return datetime.fromisoformat(str(event.get("timestamp"))).timestamp()
+    except (TypeError, ValueError, OverflowError):
+        return time.time()
+
+
+def _dict(obj: dict[str, Any], key: str) -> dict[str, Any]:
+    value = obj.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _arguments(event: dict[str, Any]) -> dict[str, Any]:
-    call = event.get("tool_call") if isinstance(event.get("tool_call"), dict) else {}
+    call = _dict(event, "tool_call")
     try:
         args = json.loads(str(call.get("arguments") or "{}"))
     except json.JSONDecodeError:
@@ -64,13 +79,18 @@ class _Reader:
         self.pending: dict[str, TrajectoryEvent] = {}
         self.error: dict[str, Any] | None = None
 
+    def add(self, kind: str, data: dict[str, Any], ev: dict[str, Any]) -> TrajectoryEvent:
+        event = TrajectoryEvent(kind, data, ts=_ts(ev))
+        self.out.events.append(event)
+        return event
+
     def feed(self, ev: dict[str, Any]) -> None:
         kind = ev.get("kind")
         if kind == "MessageEvent":
-            message = ev.get("llm_message") if isinstance(ev.get("llm_message"), dict) else {}
+            message = _dict(ev, "llm_message")
             role = "user" if ev.get("source") == "user" else "assistant"
             content = _text(message.get("content"))
-            self.out.events.append(TrajectoryEvent("message", {"role": role, "content": content}))
+            self.add("message", {"role": role, "content": content}, ev)
             if role == "assistant" and content:
                 self.out.reply = content
         elif kind == "ActionEvent":
@@ -79,29 +99,27 @@ class _Reader:
             self._observation(ev)
         elif kind == "ConversationErrorEvent":
             self.error = ev
-            self.out.events.append(TrajectoryEvent("note", {"tool": "openhands", "error": ev.get("code"),
-                                                            "detail": str(ev.get("detail") or "")[:OUTPUT_LIMIT]}))
+            self.add("note", {"tool": "openhands", "error": ev.get("code"),
+                              "detail": str(ev.get("detail") or "")[:OUTPUT_LIMIT]}, ev)
 
     def _action(self, ev: dict[str, Any]) -> None:
         thought = _text(ev.get("thought"))
         if thought.strip():
-            self.out.events.append(TrajectoryEvent("message", {"role": "assistant", "content": thought}))
+            self.add("message", {"role": "assistant", "content": thought}, ev)
         tool = str(ev.get("tool_name") or "")
-        action = ev.get("action") if isinstance(ev.get("action"), dict) else _arguments(ev)
+        action = _dict(ev, "action") or _arguments(ev)
         if tool == "finish":
             self.out.reply = str(action.get("message") or "")
             return
         if tool == "think":
-            self.out.events.append(TrajectoryEvent("message", {"role": "assistant",
-                                                               "content": str(action.get("thought") or "")}))
+            self.add("message", {"role": "assistant", "content": str(action.get("thought") or "")}, ev)
             return
         if tool == "terminal":
-            event = TrajectoryEvent("command", {"command": action.get("command"), "exit_code": None})
+            event = self.add("command", {"command": action.get("command"), "exit_code": None}, ev)
         elif tool == "file_editor":
-            event = TrajectoryEvent("file_edit", {"path": action.get("path"), "command": action.get("command")})
+            event = self.add("file_edit", {"path": action.get("path"), "command": action.get("command")}, ev)
         else:
-            event = TrajectoryEvent("note", {"tool": tool, "arguments": action})
-        self.out.events.append(event)
+            event = self.add("note", {"tool": tool, "arguments": action}, ev)
         if ev.get("tool_call_id"):
             self.pending[str(ev["tool_call_id"])] = event
 
@@ -110,12 +128,12 @@ class _Reader:
         if event is None:
             return
         if ev.get("kind") == "AgentErrorEvent":  # the SDK refused the call (bad arguments): nothing ran
-            event.data["error"] = str(ev.get("error") or "")[:OUTPUT_LIMIT]
+            event.data.update(output=str(ev.get("error") or "")[:OUTPUT_LIMIT], is_error=True)
             return
-        obs = ev.get("observation") if isinstance(ev.get("observation"), dict) else {}
+        obs = _dict(ev, "observation")
         event.data["output"] = _text(obs.get("content") or ev.get("rejection_reason"))[:OUTPUT_LIMIT]
         if event.kind == "command":
-            meta = obs.get("metadata") if isinstance(obs.get("metadata"), dict) else {}
+            meta = _dict(obs, "metadata")
             code = obs.get("exit_code", meta.get("exit_code"))
             event.data["exit_code"] = code if isinstance(code, int) else None
         if obs.get("is_error"):
@@ -146,12 +164,12 @@ def conversation_state(stdout: str, persistence: Path) -> dict[str, Any] | None:
 def _self_reported(state: dict[str, Any]) -> Usage:
     """The tool's own figures: every LLM it used (agent, condenser), summed."""
     usage = Usage()
-    stats = state.get("stats") if isinstance(state.get("stats"), dict) else {}
-    metrics = stats.get("usage_to_metrics") if isinstance(stats.get("usage_to_metrics"), dict) else {}
+    stats = _dict(state, "stats")
+    metrics = _dict(stats, "usage_to_metrics")
     for m in metrics.values():
         if not isinstance(m, dict):
             continue
-        tokens = m.get("accumulated_token_usage") if isinstance(m.get("accumulated_token_usage"), dict) else {}
+        tokens = _dict(m, "accumulated_token_usage")
         cost = m.get("accumulated_cost")
         usage.add(Usage(int(tokens.get("prompt_tokens") or 0), int(tokens.get("completion_tokens") or 0),
                         float(cost) if isinstance(cost, int | float) else None))
