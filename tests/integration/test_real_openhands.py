@@ -19,6 +19,9 @@ from typing import Any
 
 import pytest
 
+from reqbench.cli.agents_cmd import describe_agents
+from reqbench.core.agents import versions
+from reqbench.core.agents.atif import steps_of
 from reqbench.core.agents.base import AgentStatus
 from tests.support.real_agents import TASK, git, installed, make_workspace, new_store, run_row, same_patch, score
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, completion
@@ -71,7 +74,11 @@ def tool_results(request: dict[str, Any]) -> dict[str, str]:
 @pytest.mark.timeout(1800)
 def test_real_openhands_through_the_gateway_then_offline_replay(tmp_path: Path) -> None:
     started = time.monotonic()
-    installed("openhands")
+    if versions.cached_binary("openhands") is None and versions.find_python("3.12") is None:
+        pytest.skip("openhands needs Python 3.12 and none was found (set REQBENCH_PYTHON_3_12)")
+    binary, _ = installed("openhands")
+    listed = {row["name"]: row for row in describe_agents()}["openhands"]
+    assert (listed["pinned_version"], listed["installed"]) == ("1.16.0", f"cache: {binary}")
     store, recorder = new_store(tmp_path / "run")
     ws = make_workspace(tmp_path / "ws")
     row_started = time.monotonic()
@@ -112,6 +119,8 @@ def test_real_openhands_through_the_gateway_then_offline_replay(tmp_path: Path) 
     edits = [e.data for e in events if e.kind == "file_edit"]
     assert [(e["path"], e["command"]) for e in edits] == [(str(ws / "greet.py"), "str_replace")]
     assert events[-1].kind == "reply" and events[-1].data["content"] == REPLY
+    atif = steps_of(result.to_dict()["trajectory"])  # as `reqbench export --format atif` writes it
+    assert [c["function_name"] for step in atif for c in step.get("tool_calls", [])] == ["bash", "edit_file"]
 
     ws2 = make_workspace(tmp_path / "ws2")
     with ScriptedOpenAI(upstream_script(1, ws2)) as upstream:
