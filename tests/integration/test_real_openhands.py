@@ -22,7 +22,7 @@ import pytest
 from reqbench.cli.agents_cmd import describe_agents
 from reqbench.core.agents import versions
 from reqbench.core.agents.atif import steps_of
-from reqbench.core.agents.base import AgentStatus
+from reqbench.core.agents.base import AgentStatus, Budget
 from tests.support.real_agents import TASK, git, installed, make_workspace, new_store, run_row, same_patch, score
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, completion
 
@@ -133,3 +133,26 @@ def test_real_openhands_through_the_gateway_then_offline_replay(tmp_path: Path) 
     assert (replayed.usage.prompt_tokens, replayed.usage.completion_tokens) == (9300, 112)
     assert [c.source for c in recorder.calls(ROW)[3:]] == ["replay"] * 3
     print(f"openhands row {row_seconds:.1f}s live; live + offline replay in {time.monotonic() - started:.1f}s")
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(900)
+def test_real_openhands_stopped_by_the_gateway_budget_is_a_scored_budget_failure(tmp_path: Path) -> None:
+    """The row's budget allows one model call: the gateway refuses the second (HTTP 400, which OpenHands
+    does not retry), OpenHands ends its conversation in error, and the row is ``budget exhausted``."""
+    if versions.cached_binary("openhands") is None and versions.find_python("3.12") is None:
+        pytest.skip("openhands needs Python 3.12 and none was found (set REQBENCH_PYTHON_3_12)")
+    installed("openhands")
+    store, recorder = new_store(tmp_path / "run")
+    ws = make_workspace(tmp_path / "ws")
+    with ScriptedOpenAI(upstream_script(0, ws)) as upstream:
+        upstream.script = upstream_script(upstream.port, ws)
+        result = run_row("openhands", ROW, store, ws, upstream.base_url, offline=False, model=MODEL, key=KEY,
+                         budget=Budget(wall_seconds=300, max_model_calls=1))
+        assert len(upstream.requests) == 1
+    assert result.status is AgentStatus.TIMEOUT and "budget exhausted" in result.detail, result.detail
+    assert [(c.source, c.status) for c in recorder.calls(ROW)] == [("upstream", 200), ("refused", 400)]
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (3000, 40)
+    assert score(ws) == 0.0 and git(ws, "status", "--porcelain") == ""
+    errors = [e.data for e in result.trajectory if e.kind == "note" and e.data.get("tool") == "openhands"]
+    assert [e["error"] for e in errors] == ["LLMBadRequestError"] and "budget" in errors[0]["detail"]
