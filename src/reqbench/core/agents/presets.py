@@ -194,8 +194,8 @@ class OpenHands(CLIPreset):
 
 
 OPENHANDS_ENV = {"OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-"""No banner, and no fetch of LiteLLM's price list (the gateway is the only address the tool reaches;
-its update check and public-skills clone fail there and it carries on)."""
+"""No banner, and no fetch of LiteLLM's price list (the gateway is the only address the tool reaches; its
+clone of the public skills from GitHub fails there at once and it carries on)."""
 
 
 class Aider(CLIPreset):
@@ -265,7 +265,7 @@ def make_mini_swe_agent(**opts: Any) -> CLIPreset:
 
 
 def make_openhands(**opts: Any) -> CLIPreset:
-    """OpenHands CLI in headless JSON mode, LLM settings from the environment."""
+    """OpenHands CLI 1.x headless (JSON events), a local process in the sandbox; needs ``--model``."""
     return _make(OpenHands, opts)
 
 
