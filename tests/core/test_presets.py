@@ -289,7 +289,7 @@ def test_openhands_needs_a_model() -> None:
 
 def test_only_presets_that_can_resume_offer_sessions() -> None:
     assert {name for name in ("claude-code", "codex", "mini-swe-agent", "openhands", "aider")
-            if hasattr(make_agent(name), "start_session")} == {"claude-code", "codex"}
+            if hasattr(make_agent(name), "start_session")} == {"claude-code", "codex", "openhands"}
 
 
 def test_bad_stage_and_unknown_options_are_user_errors() -> None:

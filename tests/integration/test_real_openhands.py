@@ -22,7 +22,12 @@ import pytest
 from reqbench.cli.agents_cmd import describe_agents
 from reqbench.core.agents import versions
 from reqbench.core.agents.atif import steps_of
-from reqbench.core.agents.base import AgentStatus, Budget
+from reqbench.core.agents.base import AgentResult, AgentStatus, Budget
+from reqbench.core.agents.registry import make_agent
+from reqbench.core.llm.gateway.scope import row_scope
+from reqbench.core.llm.run_access import offline_run
+from reqbench.core.store import RunStore
+from reqbench.core.store.active import activate
 from tests.support.real_agents import TASK, git, installed, make_workspace, new_store, run_row, same_patch, score
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, completion
 
@@ -156,3 +161,71 @@ def test_real_openhands_stopped_by_the_gateway_budget_is_a_scored_budget_failure
     assert score(ws) == 0.0 and git(ws, "status", "--porcelain") == ""
     errors = [e.data for e in result.trajectory if e.kind == "note" and e.data.get("tool") == "openhands"]
     assert [e["error"] for e in errors] == ["LLMBadRequestError"] and "budget" in errors[0]["detail"]
+
+
+TURNS = [("Make greet.py print Goodbye.", "Hello", "Goodbye"), ("Now make it print Farewell.", "Goodbye", "Farewell")]
+
+
+def session_script(ws: Path) -> Any:
+    """Each turn: one ``str_replace`` from the previous word to the turn's word, then ``finish``."""
+    def script(body: dict[str, Any], index: int) -> Reply:
+        messages = body.get("messages") or []
+        turn = sum(1 for m in messages if m.get("role") == "user")
+        done = sum(1 for m in messages if m.get("role") == "tool") - 2 * (turn - 1)
+        _, old, new = TURNS[min(turn, len(TURNS)) - 1]
+        if done == 0:
+            step = call(f"call_edit_{turn}", "file_editor", {"command": "str_replace", "path": str(ws / "greet.py"),
+                                                             "old_str": f'print("{old}")', "new_str": f'print("{new}")',
+                                                             "security_risk": "LOW"})
+        else:
+            step = call(f"call_finish_{turn}", "finish", {"message": f"greet.py now prints {new}."})
+        return Reply(body=completion("", tool_calls=[step], model=body.get("model", "m"), prompt_tokens=1000 * turn,
+                                     completion_tokens=10))
+    return script
+
+
+def run_session(store: RunStore, ws: Path, base_url: str, *, offline: bool) -> list[AgentResult]:
+    """Both turns as one journey session of a row: one gateway lease, the tool's own conversation resumed."""
+    agent = make_agent("openhands", model=MODEL, base_url=base_url, api_key=KEY)
+    with activate(store), offline_run(offline), row_scope(SESSION_ROW):
+        session = agent.start_session(ws)
+        try:
+            return [session.send(text, Budget(wall_seconds=300)) for text, _, _ in TURNS]
+        finally:
+            session.close()
+
+
+SESSION_ROW = "greet|journey|openhands|0"
+
+
+@pytest.mark.integration
+@pytest.mark.timeout(1800)
+def test_real_openhands_session_resumes_its_conversation_then_replays_offline(tmp_path: Path) -> None:
+    if versions.cached_binary("openhands") is None and versions.find_python("3.12") is None:
+        pytest.skip("openhands needs Python 3.12 and none was found (set REQBENCH_PYTHON_3_12)")
+    installed("openhands")
+    store, recorder = new_store(tmp_path / "run")
+    ws = make_workspace(tmp_path / "ws")
+    with ScriptedOpenAI(session_script(ws)) as upstream:
+        results = run_session(store, ws, upstream.base_url, offline=False)
+        requests = [r["json"] for r in upstream.requests]
+    assert [r.status for r in results] == [AgentStatus.COMPLETED] * 2, [r.detail for r in results]
+    assert [r.reply for r in results] == ["greet.py now prints Goodbye.", "greet.py now prints Farewell."]
+    assert (ws / "greet.py").read_text() == 'print("Farewell")\n'
+    # The second turn resumed the first turn's conversation: its requests carry the whole history.
+    assert [sum(m["role"] == "user" for m in r["messages"]) for r in requests] == [1, 1, 2, 2]
+    assert TURNS[0][0] in json.dumps(requests[2]["messages"]) and TURNS[1][0] in json.dumps(requests[2]["messages"])
+    assert [(r.usage.prompt_tokens, r.usage.completion_tokens) for r in results] == [(2000, 20), (4000, 20)]
+    assert [c.source for c in recorder.calls(SESSION_ROW)] == ["upstream"] * 4  # one lease for the session
+    edits = [[e.data["path"] for e in r.trajectory if e.kind == "file_edit"] for r in results]
+    assert edits == [[str(ws / "greet.py")]] * 2  # each turn's trajectory holds that turn's events only
+
+    ws2 = make_workspace(tmp_path / "ws2")
+    with ScriptedOpenAI(session_script(ws2)) as upstream:
+        replayed = run_session(store, ws2, upstream.base_url, offline=True)
+        assert upstream.requests == []
+    assert [r.status for r in replayed] == [AgentStatus.COMPLETED] * 2, [r.detail for r in replayed]
+    assert (ws2 / "greet.py").read_text() == 'print("Farewell")\n'
+    assert [c.source for c in recorder.calls(SESSION_ROW)[4:]] == ["replay"] * 4
+    print("openhands session turns: live", [round(r.wall_seconds, 1) for r in results],
+          "offline", [round(r.wall_seconds, 1) for r in replayed])

@@ -10,6 +10,7 @@ stages: ``stage="diagnostic"`` (read-only, no tools / read-only sandbox) and ``s
 (edit + shell tools, no web). Tool-use restrictions, not OS isolation, as in the paper. Both can
 resume a session, so they implement `start_session` (the persistence switches are dropped in session
 mode, because resuming needs the stored session; the tool's state lives in the scratch directory).
+OpenHands resumes its conversation too (it always persists it, in the scratch directory).
 
 =================  ==========================================================================
 preset             command (``{prompt}`` = scratch prompt file, ``{scratch}`` = scratch dir)
@@ -25,7 +26,7 @@ mini-swe-agent     ``mini -y --exit-immediately -c mini.yaml -c {scratch}/mini-c
 openhands          ``openhands --headless --json --override-with-envs -f {prompt}``;
                    ``LLM_MODEL=MODEL``, ``LLM_BASE_URL={gateway}/v1``, ``LLM_API_KEY={token}``,
                    ``OPENHANDS_PERSISTENCE_DIR={scratch}/openhands`` (Chat Completions; status from
-                   its conversation state, see `openhands_output`)
+                   its conversation state, see `openhands_output`); sessions add ``--resume ID``
 aider              ``aider --yes-always --no-auto-commits --message-file {prompt}
                    --openai-api-base {gateway}/v1 ...``; ``OPENAI_API_KEY={token}``; trajectory
                    from its chat history file ``{scratch}/chat.md``
@@ -168,11 +169,12 @@ class MiniSweAgent(CLIPreset):
         return parse_mini(scratch / "trajectory.json")
 
 
-class OpenHands(CLIPreset):
+class OpenHands(ResumablePreset):
     """The OpenHands CLI (1.x) headless: its default agent (terminal, file editor, task tracker; no
     browser) on a local workspace -- the process runtime, in our sandbox, no containers -- with the
     LLM settings taken from the environment (``--override-with-envs``), its settings and conversations
-    in the scratch directory."""
+    in the scratch directory. A session's later turns add ``--resume CONVERSATION_ID`` (the
+    conversation persisted in the session's scratch directory)."""
 
     name, binary = "openhands", "openhands"
 
@@ -187,7 +189,8 @@ class OpenHands(CLIPreset):
         env = {"LLM_MODEL": self.model or "{model}", "LLM_BASE_URL": f"{endpoint.url}/v1",
                "LLM_API_KEY": endpoint.token, **OPENHANDS_ENV,
                "OPENHANDS_PERSISTENCE_DIR": str(scratch / "openhands"), "OPENHANDS_WORK_DIR": str(workspace)}
-        return Invocation([self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)], env)
+        argv = [self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)]
+        return Invocation(argv + (["--resume", resume] if resume else []), env)
 
     def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
         return parse_openhands(stdout, scratch / "openhands")
