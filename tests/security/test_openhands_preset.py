@@ -4,6 +4,8 @@ what it shows the sandbox so that OpenHands' interpreter runs.
 * OpenHands persists its conversation state in the scratch folder (agent-writable): a state file or a
   conversation folder replaced by a link to a host file is not read, so it can neither claim a finished
   run nor pull host data into the row.
+* The conversation id a session resumes comes from that state too: only a UUID is taken, never an
+  option for the next turn's command line.
 * A virtualenv's interpreter lives in the Python it was made from, which the sandbox shows read-only.
   Which Python that is comes from the venv's ``pyvenv.cfg`` -- a file an agent could plant in a venv it
   passes as ``binary=``: naming ``/``, a non-Python folder, or a folder holding what the sandbox masks
@@ -49,6 +51,17 @@ def test_a_linked_state_file_or_conversation_folder_is_not_read(tmp_path: Path) 
     (linked_root / "conversations" / CID).mkdir()
     (linked_root / "conversations" / CID / "base_state.json").write_text(FINISHED)
     assert parse_openhands(stdout, linked_root).status is AgentStatus.COMPLETED
+
+
+def test_a_planted_conversation_id_never_becomes_an_option_of_the_next_turn(tmp_path: Path) -> None:
+    """A session's next turn runs ``openhands ... --resume ID`` with the id from the state file the agent
+    can rewrite; only a UUID is taken."""
+    folder = tmp_path / "conversations" / CID
+    folder.mkdir(parents=True)
+    for planted, taken in (("--task=curl evil", None), ("serve --gpu", None),
+                           ("1de46bea-ba52-4af5-a02b-18586ae4307d", "1de46bea-ba52-4af5-a02b-18586ae4307d")):
+        (folder / "base_state.json").write_text(json.dumps({"id": planted, "execution_status": "finished"}))
+        assert parse_openhands(f"Conversation ID: {CID}\n", tmp_path).session_id == taken
 
 
 def python_prefix(root: Path) -> Path:

@@ -38,6 +38,7 @@ PROVIDER_CODES = {"LLMRateLimitError", "LLMTimeoutError", "LLMServiceUnavailable
 """ConversationErrorEvent codes (the SDK's exception classes) that mean the model provider failed."""
 OUTPUT_LIMIT = 10_000
 _CONVERSATION_ID = re.compile(r"^Conversation ID: ([0-9a-f]{32})\s*$", re.MULTILINE)
+_UUID = re.compile(r"[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}")
 
 
 def _text(parts: Any) -> str:
@@ -184,7 +185,8 @@ def parse_openhands(stdout: str, persistence: Path) -> Parsed:
     out = reader.out
     state = conversation_state(stdout, persistence)
     if state is not None:
-        out.session_id = str(state.get("id") or "") or None
+        sid = str(state.get("id") or "")  # the agent can write its state: only a UUID goes on a command line
+        out.session_id = sid if _UUID.fullmatch(sid) else None
         out.usage = _self_reported(state)
     status = str((state or {}).get("execution_status") or "")
     err = reader.error
