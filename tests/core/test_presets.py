@@ -285,6 +285,8 @@ def test_openhands_gets_llm_settings_from_env_and_reports_cost(workspace: Path, 
 def test_openhands_needs_a_model() -> None:
     with pytest.raises(InputError, match="openhands needs --model"):
         make_agent("openhands").run(Path("/nonexistent"), AgentInputs(prompt="x"), Budget(wall_seconds=5))
+    with pytest.raises(InputError, match="openhands needs --model"):
+        make_agent("openhands").start_session(Path("/nonexistent"))
 
 
 def test_only_presets_that_can_resume_offer_sessions() -> None:

@@ -44,7 +44,14 @@ import yaml
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
 from reqbench.core.agents.openhands_output import parse_openhands
-from reqbench.core.agents.preset_base import STAGES, CLIPreset, Endpoint, Invocation, ResumablePreset
+from reqbench.core.agents.preset_base import (
+    STAGES,
+    CLIPreset,
+    CLISession,
+    Endpoint,
+    Invocation,
+    ResumablePreset,
+)
 from reqbench.core.agents.preset_output import (
     Parsed,
     parse_aider,
@@ -179,10 +186,17 @@ class OpenHands(ResumablePreset):
     name, binary = "openhands", "openhands"
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
+        self._need_model()
+        return super().run(workspace, inputs, budget)
+
+    def start_session(self, workspace: Path) -> CLISession:
+        self._need_model()
+        return super().start_session(workspace)
+
+    def _need_model(self) -> None:
         if not self.model:
             raise InputError("openhands needs --model PROVIDER/NAME (a LiteLLM model, e.g. openai/gpt-4o)",
                              item="--agent openhands")
-        return super().run(workspace, inputs, budget)
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
