@@ -55,6 +55,10 @@ mode = os.environ.get("FAKE_MODE", "ok")
 if mode == "sleep":
     time.sleep(30)
 Path("greet.py").write_text('print("Goodbye")\n')
+if os.environ.get("FAKE_STATE"):  # OpenHands' persisted conversation state
+    conv = Path(os.environ["OPENHANDS_PERSISTENCE_DIR"], "conversations", "c" * 32)
+    conv.mkdir(parents=True)
+    (conv / "base_state.json").write_text(os.environ["FAKE_STATE"])
 print(os.environ["FAKE_OUTPUT"].replace("{n}", str(len(runs) + 1)))
 sys.exit(int(os.environ.get("FAKE_EXIT", "0")))
 '''
@@ -226,7 +230,7 @@ def test_wall_clock_budget_kills_the_tool_as_timeout(workspace: Path, tmp_path: 
 
 
 def test_missing_tool_is_reported_not_crashed(workspace: Path) -> None:
-    agent = make_agent("openhands", binary="/nonexistent/openhands")
+    agent = make_agent("openhands", binary="/nonexistent/openhands", model="openai/m")
     result = agent.run(workspace, AgentInputs(prompt="x"), Budget(wall_seconds=5))
     assert result.status is AgentStatus.ERROR and "not found" in result.detail
 
@@ -256,25 +260,38 @@ def test_aider_rate_limit_is_a_provider_error(workspace: Path, tmp_path: Path) -
 
 def test_openhands_gets_llm_settings_from_env_and_reports_cost(workspace: Path, tmp_path: Path) -> None:
     out = "\n".join(json.dumps(e) for e in [
-        {"type": "action", "action": "run", "command": "ls", "exit_code": 0},
-        {"type": "action", "action": "edit", "path": "greet.py"},
-        {"type": "action", "action": "finish", "final_thought": "All done.",
-         "llm_metrics": {"accumulated_cost": 0.12, "accumulated_token_usage": {"prompt_tokens": 500,
-                                                                              "completion_tokens": 40}}}])
+        {"kind": "ActionEvent", "tool_name": "terminal", "tool_call_id": "c1", "thought": [],
+         "action": {"command": "ls", "kind": "TerminalAction"}},
+        {"kind": "ObservationEvent", "tool_call_id": "c1", "observation": {"content": [], "exit_code": 0}},
+        {"kind": "ActionEvent", "tool_name": "file_editor", "tool_call_id": "c2", "thought": [],
+         "action": {"command": "str_replace", "path": "greet.py"}},
+        {"kind": "ActionEvent", "tool_name": "finish", "tool_call_id": "c3", "thought": [],
+         "action": {"message": "All done."}}])
+    status = {"id": "c", "execution_status": "finished", "stats": {"usage_to_metrics": {"agent": {
+        "accumulated_cost": 0.12, "accumulated_token_usage": {"prompt_tokens": 500, "completion_tokens": 40}}}}}
     agent = preset(tmp_path, "openhands", "openhands", out, model="openai/m", base_url="http://127.0.0.1:1/v1",
-                   api_key="k")
+                   api_key="k", env={"FAKE_STATE": json.dumps(status)})
     result = agent.run(workspace, AgentInputs(prompt="x"), Budget(wall_seconds=60))
     rec = records(tmp_path)[0]
     assert rec["argv"][:3] == ["--headless", "--json", "--override-with-envs"]
     assert rec["env"]["LLM_MODEL"] == "openai/m" and rec["env"]["LLM_BASE_URL"] == f"{GATEWAY}/v1"
     assert rec["env"]["LLM_API_KEY"].startswith("rbgw-")
+    assert result.status is AgentStatus.COMPLETED, result.detail
     assert result.reply == "All done." and result.usage.cost_usd is None  # no call reached the gateway
     assert result.trajectory[0].data["self_reported_usage"]["cost_usd"] == pytest.approx(0.12)
+    assert [e.kind for e in result.trajectory] == ["note", "command", "file_edit", "reply"]
+
+
+def test_openhands_needs_a_model() -> None:
+    with pytest.raises(InputError, match="openhands needs --model"):
+        make_agent("openhands").run(Path("/nonexistent"), AgentInputs(prompt="x"), Budget(wall_seconds=5))
+    with pytest.raises(InputError, match="openhands needs --model"):
+        make_agent("openhands").start_session(Path("/nonexistent"))
 
 
 def test_only_presets_that_can_resume_offer_sessions() -> None:
     assert {name for name in ("claude-code", "codex", "mini-swe-agent", "openhands", "aider")
-            if hasattr(make_agent(name), "start_session")} == {"claude-code", "codex"}
+            if hasattr(make_agent(name), "start_session")} == {"claude-code", "codex", "openhands"}
 
 
 def test_bad_stage_and_unknown_options_are_user_errors() -> None:

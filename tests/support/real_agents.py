@@ -59,12 +59,12 @@ def installed(name: str) -> tuple[Path, float]:
 
 
 def run_row(agent_name: str, row: str, store: RunStore, ws: Path, base_url: str, *, offline: bool, model: str,
-            key: str, **opts: Any) -> AgentResult:
-    """The preset run as a row of `store` would run it: its gateway records into the store, replays
-    offline."""
+            key: str, budget: Budget | None = None, **opts: Any) -> AgentResult:
+    """The preset run as a row of `store` would run it (`budget`: 300 s of wall clock unless given): its
+    gateway records into the store, replays offline."""
     agent = make_agent(agent_name, model=model, base_url=base_url, api_key=key, **opts)
     with activate(store), offline_run(offline), row_scope(row):
-        return agent.run(ws, AgentInputs(prompt=TASK), Budget(wall_seconds=300))
+        return agent.run(ws, AgentInputs(prompt=TASK), budget or Budget(wall_seconds=300))
 
 
 def same_patch(ws: Path, ws2: Path) -> tuple[str, str]:

@@ -33,7 +33,8 @@ from reqbench.core.llm.errors import OfflineCacheMiss
 from reqbench.core.llm.gateway import Gateway, Lease, RowBudget, Upstream
 from reqbench.core.llm.gateway.scope import row_gateway
 from reqbench.core.sandbox import available_isolation, bridge, run_sandboxed
-from reqbench.core.workspace.fileio import remove_tree, write_private
+from reqbench.core.sandbox.view import View
+from reqbench.core.workspace.fileio import read_regular, remove_tree, write_private
 
 STAGES = ("diagnostic", "coding")
 PASS_ENV = ("PATH", "LANG", "LC_ALL", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE")
@@ -253,7 +254,8 @@ class ResumablePreset(CLIPreset):
 def install_dirs(binary: str, writable: list[Path]) -> list[Path]:
     """A tool given by path may live where the sandbox hides it (under /tmp, in the agents cache): its
     install directory (an npm prefix, a virtualenv, else the binary's directory) is shown read-only,
-    unless that would cover a writable path."""
+    unless that would cover a writable path. A virtualenv's interpreter is a link to the Python it was
+    made from (a pyenv Python under HOME for OpenHands), so that Python's prefix is shown too."""
     if not os.path.isabs(binary):
         return []
     real = Path(binary).resolve()
@@ -261,11 +263,32 @@ def install_dirs(binary: str, writable: list[Path]) -> list[Path]:
     out: list[Path] = []
     for bin_dir in roots:
         if "node_modules" in bin_dir.parts:
-            root = Path(*bin_dir.parts[:bin_dir.parts.index("node_modules")])
+            candidates = [Path(*bin_dir.parts[:bin_dir.parts.index("node_modules")])]
         elif (bin_dir.parent / "pyvenv.cfg").exists():
-            root = bin_dir.parent
+            candidates = [bin_dir.parent, *venv_base(bin_dir.parent)]
         else:
-            root = bin_dir
-        if root not in out and not any(p.resolve().is_relative_to(root) for p in writable):
-            out.append(root)
+            candidates = [bin_dir]
+        for root in candidates:
+            if root not in out and not any(p.resolve().is_relative_to(root) for p in writable):
+                out.append(root)
     return out
+
+
+def venv_base(venv: Path) -> list[Path]:
+    """The prefix of the Python a virtualenv was made from (``home = PREFIX/bin`` in its pyvenv.cfg), when
+    it is a Python installation: ``PREFIX/lib/pythonX.Y`` exists and the prefix holds none of the
+    directories the sandbox masks (reqbench itself, its cache) -- a planted pyvenv.cfg naming ``/`` or
+    a home folder shows nothing."""
+    try:
+        lines = read_regular(venv / "pyvenv.cfg", root=venv).decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    home = next((line.split("=", 1)[1].strip() for line in lines
+                 if line.split("=", 1)[0].strip() == "home" and "=" in line), "")
+    if not home or not os.path.isabs(home) or Path(home).name != "bin":
+        return []
+    prefix = Path(os.path.realpath(home)).parent
+    if prefix == Path("/") or not any(prefix.glob("lib/python3.*/os.py")):
+        return []
+    masked = View(cwd=venv, writable=[]).masked([prefix])
+    return [] if masked else [prefix]

@@ -8,7 +8,7 @@ One parser per tool, each for the machine-readable output its preset asks for:
   command executions and file changes, ``turn.completed`` with usage, ``turn.failed``/``error``);
 * mini-swe-agent: its trajectory file (``info.exit_status``, ``info.model_stats``, messages with the
   raw provider responses);
-* OpenHands ``--headless --json``: JSON lines of actions/observations; usage keys found anywhere;
+* OpenHands: its own module, `openhands_output`;
 * Aider: its plain-text ``Tokens: N sent, M received. Cost: $x message, $y session.`` lines.
 
 `status` is set only when the output itself decides it (limits hit, a provider failure, a tool error);
@@ -162,43 +162,6 @@ def parse_mini(trajectory: Path) -> Parsed:
         out.status = AgentStatus.PROVIDER_ERROR
     elif exit_status:
         out.status = AgentStatus.ERROR
-    return out
-
-
-def _find_numbers(obj: Any, keys: set[str], found: dict[str, float]) -> None:
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if k in keys and isinstance(v, int | float):
-                found[k] = max(found.get(k, 0.0), float(v))
-            else:
-                _find_numbers(v, keys, found)
-    elif isinstance(obj, list):
-        for v in obj:
-            _find_numbers(v, keys, found)
-
-
-def parse_openhands(stdout: str) -> Parsed:
-    out = Parsed()
-    found: dict[str, float] = {}
-    for ev in _json_lines(stdout):
-        _find_numbers(ev, {"prompt_tokens", "completion_tokens", "accumulated_cost"}, found)
-        action = ev.get("action")
-        if action == "run":
-            out.events.append(TrajectoryEvent("command", {"command": ev.get("command"),
-                                                          "exit_code": ev.get("exit_code")}))
-        elif action in ("write", "edit"):
-            out.events.append(TrajectoryEvent("file_edit", {"path": ev.get("path")}))
-        elif action in ("message", "finish"):
-            text = ev.get("message") or ev.get("content") or ev.get("final_thought")
-            if isinstance(text, str):
-                out.reply = text
-        elif ev.get("type") == "error" or ev.get("error"):
-            message = str(ev.get("error") or ev.get("message") or "error")
-            out.status, out.detail = _failure(message), f"openhands: {message[:500]}"
-    out.usage = Usage(int(found.get("prompt_tokens", 0)), int(found.get("completion_tokens", 0)),
-                      found.get("accumulated_cost"))
-    if out.reply is not None:
-        out.events.append(TrajectoryEvent("reply", {"content": out.reply}))
     return out
 
 

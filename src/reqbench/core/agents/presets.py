@@ -10,6 +10,7 @@ stages: ``stage="diagnostic"`` (read-only, no tools / read-only sandbox) and ``s
 (edit + shell tools, no web). Tool-use restrictions, not OS isolation, as in the paper. Both can
 resume a session, so they implement `start_session` (the persistence switches are dropped in session
 mode, because resuming needs the stored session; the tool's state lives in the scratch directory).
+OpenHands resumes its conversation too (it always persists it, in the scratch directory).
 
 =================  ==========================================================================
 preset             command (``{prompt}`` = scratch prompt file, ``{scratch}`` = scratch dir)
@@ -23,7 +24,9 @@ codex              see `CODEX_FLAGS`; ``codex exec --json <stage flags> -c model
 mini-swe-agent     ``mini -y --exit-immediately -c mini.yaml -c {scratch}/mini-config.yaml
                    -m MODEL -o {scratch}/trajectory.json``; LiteLLM ``api_base={gateway}/v1``
 openhands          ``openhands --headless --json --override-with-envs -f {prompt}``;
-                   ``LLM_BASE_URL={gateway}/v1``, ``LLM_API_KEY={token}``
+                   ``LLM_MODEL=MODEL``, ``LLM_BASE_URL={gateway}/v1``, ``LLM_API_KEY={token}``,
+                   ``OPENHANDS_PERSISTENCE_DIR={scratch}/openhands`` (Chat Completions; status from
+                   its conversation state, see `openhands_output`); sessions add ``--resume ID``
 aider              ``aider --yes-always --no-auto-commits --message-file {prompt}
                    --openai-api-base {gateway}/v1 ...``; ``OPENAI_API_KEY={token}``; trajectory
                    from its chat history file ``{scratch}/chat.md``
@@ -40,14 +43,21 @@ from typing import Any
 import yaml
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
-from reqbench.core.agents.preset_base import STAGES, CLIPreset, Endpoint, Invocation, ResumablePreset
+from reqbench.core.agents.openhands_output import parse_openhands
+from reqbench.core.agents.preset_base import (
+    STAGES,
+    CLIPreset,
+    CLISession,
+    Endpoint,
+    Invocation,
+    ResumablePreset,
+)
 from reqbench.core.agents.preset_output import (
     Parsed,
     parse_aider,
     parse_claude,
     parse_codex,
     parse_mini,
-    parse_openhands,
 )
 from reqbench.core.errors import InputError
 from reqbench.core.workspace.fileio import read_regular, write_private
@@ -166,18 +176,43 @@ class MiniSweAgent(CLIPreset):
         return parse_mini(scratch / "trajectory.json")
 
 
-class OpenHands(CLIPreset):
+class OpenHands(ResumablePreset):
+    """The OpenHands CLI (1.x) headless: its default agent (terminal, file editor, task tracker; no
+    browser) on a local workspace -- the process runtime, in our sandbox, no containers -- with the
+    LLM settings taken from the environment (``--override-with-envs``), its settings and conversations
+    in the scratch directory. A session's later turns add ``--resume CONVERSATION_ID`` (the
+    conversation persisted in the session's scratch directory)."""
+
     name, binary = "openhands", "openhands"
+
+    def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
+        self._need_model()
+        return super().run(workspace, inputs, budget)
+
+    def start_session(self, workspace: Path) -> CLISession:
+        self._need_model()
+        return super().start_session(workspace)
+
+    def _need_model(self) -> None:
+        if not self.model:
+            raise InputError("openhands needs --model PROVIDER/NAME (a LiteLLM model, e.g. openai/gpt-4o)",
+                             item="--agent openhands")
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
-        env = {"LLM_MODEL": self.model or "", "LLM_BASE_URL": f"{endpoint.url}/v1", "LLM_API_KEY": endpoint.token,
-               "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no fetch of LiteLLM's price list: no network but the gateway
-        return Invocation([self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)],
-                          {k: v for k, v in env.items() if v})
+        env = {"LLM_MODEL": self.model or "{model}", "LLM_BASE_URL": f"{endpoint.url}/v1",
+               "LLM_API_KEY": endpoint.token, **OPENHANDS_ENV,
+               "OPENHANDS_PERSISTENCE_DIR": str(scratch / "openhands"), "OPENHANDS_WORK_DIR": str(workspace)}
+        argv = [self.binary, "--headless", "--json", "--override-with-envs", "-f", str(prompt)]
+        return Invocation(argv + (["--resume", resume] if resume else []), env)
 
     def parse(self, stdout: str, stderr: str, scratch: Path) -> Parsed:
-        return parse_openhands(stdout)
+        return parse_openhands(stdout, scratch / "openhands")
+
+
+OPENHANDS_ENV = {"OPENHANDS_SUPPRESS_BANNER": "1", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+"""No banner, and no fetch of LiteLLM's price list (the gateway is the only address the tool reaches; its
+clone of the public skills from GitHub fails there at once and it carries on)."""
 
 
 class Aider(CLIPreset):
@@ -247,7 +282,7 @@ def make_mini_swe_agent(**opts: Any) -> CLIPreset:
 
 
 def make_openhands(**opts: Any) -> CLIPreset:
-    """OpenHands CLI in headless JSON mode, LLM settings from the environment."""
+    """OpenHands CLI 1.x headless (JSON events), a local process in the sandbox; needs ``--model``."""
     return _make(OpenHands, opts)
 
 

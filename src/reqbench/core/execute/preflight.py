@@ -37,7 +37,7 @@ INSTALL_HINTS = {
     "claude": "npm install -g @anthropic-ai/claude-code",
     "codex": "npm install -g @openai/codex",
     "mini": "pip install mini-swe-agent",
-    "openhands": "pip install openhands-ai",
+    "openhands": "reqbench agents install openhands",
     "aider": "pip install aider-chat",
 }
 
