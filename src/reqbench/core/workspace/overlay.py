@@ -44,7 +44,7 @@ from reqbench.core.workspace.fileio import agent_error, list_dir
 from reqbench.core.workspace.limits import TreeMeter
 from reqbench.core.workspace.objects import BlobRef
 from reqbench.core.workspace.patches import entry_ref
-from reqbench.core.workspace.trees import TreeEntry, is_ignored, remove_tree
+from reqbench.core.workspace.trees import TreeEntry, is_ignored, remove_tree, special_kind
 
 ENV_SWITCH = "REQBENCH_OVERLAY"
 OPTIONS = "redirect_dir=off,metacopy=off,index=off,xino=off,volatile"
@@ -290,7 +290,7 @@ def overlay_changes(mount: OverlayMount, meter: TreeMeter) -> tuple[dict[str, Bl
             elif stat.S_ISREG(st.st_mode):
                 meter.file(rel, st.st_size)
             else:
-                meter.special(rel, "special file")
+                meter.special(rel, special_kind(st.st_mode))
                 continue
             candidates.update(lower.entries(rel))
             ref = _ref(upper, rel, st, meter.stats.skipped)
