@@ -16,6 +16,7 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.store.selection import NextStep
 from reqbench.core.workspace import materialize, tree_hash
 from reqbench.core.workspace.overlay import overlay_available, release_under
+from reqbench.core.workspace.workspace import OVERLAY_MIN_ENTRIES
 
 pytestmark = pytest.mark.skipif(not overlay_available(), reason="overlayfs mounts need root and overlayfs")
 
@@ -26,6 +27,9 @@ def _base(tmp_path: Path) -> Path:
     (base / "src" / "a.py").write_text("a = 1\n")
     (base / "src" / "b.py").write_text("b = 1\n")
     (base / "README").write_text("hello\n")
+    (base / "filler").mkdir()  # enough untouched files for `materialize` to choose an overlay
+    for i in range(OVERLAY_MIN_ENTRIES):
+        (base / "filler" / f"f{i}.txt").write_text(f"{i}\n")
     return base
 
 
@@ -100,7 +104,7 @@ def test_an_attempt_unmounts_the_overlay_a_protocol_left_and_removes_its_scratch
     thread.start()
     thread.join()
     assert result["report"].outcome.status is RowStatus.SCORED
-    assert sorted(suite.seen) == ["README", "src"]
+    assert sorted(suite.seen) == ["README", "filler", "src"]
     assert str(work) not in result["mounts"]
     assert not work.exists()
     assert tree_hash(base) == before
@@ -121,4 +125,13 @@ def test_release_under_touches_only_mounts_below_its_root(tmp_path: Path) -> Non
     thread.start()
     thread.join()
     assert out["released"] == [str(tmp_path / "drop" / "ws")]
-    assert out["keep"] == ["README", "src"]
+    assert out["keep"] == ["README", "filler", "src"]
+
+
+def test_a_small_baseline_is_copied_even_when_an_overlay_is_allowed(tmp_path: Path) -> None:
+    base = tmp_path / "small"
+    base.mkdir()
+    (base / "a").write_text("a\n")
+    ws = materialize(base, tmp_path / "ws", overlay=True)
+    assert not ws.overlay and (ws.path / "a").read_text() == "a\n"
+    ws.close()

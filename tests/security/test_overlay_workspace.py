@@ -19,6 +19,7 @@ from reqbench.core.errors import HarnessError
 from reqbench.core.sandbox import run_sandboxed
 from reqbench.core.workspace import apply_patch, copy_tree, materialize, tree_hash
 from reqbench.core.workspace.overlay import overlay_available
+from reqbench.core.workspace.workspace import OVERLAY_MIN_ENTRIES
 
 pytestmark = [pytest.mark.usefixtures("require_bwrap"),
               pytest.mark.skipif(not overlay_available(), reason="overlayfs mounts need root and overlayfs")]
@@ -33,10 +34,18 @@ def _family(tmp_path: Path) -> tuple[Path, Path]:
     (base / "pkg" / "deep" / "b.py").write_text("B = 1\n")
     (base / "gone.txt").write_text("bye\n")
     (base / "tool.sh").write_text("#!/bin/sh\n")
+    _filler(base)
     hidden = tmp_path / "family" / "hidden"
     hidden.mkdir()
     (hidden / "test_secret.py").write_text("ANSWER = 42\n")
     return base, hidden
+
+
+def _filler(base: Path) -> None:
+    """Enough untouched files for `materialize` to choose an overlay (small trees are copied)."""
+    (base / "filler").mkdir()
+    for i in range(OVERLAY_MIN_ENTRIES):
+        (base / "filler" / f"f{i}.txt").write_text(f"{i}\n")
 
 
 def _rebuilds(base: Path, ws_path: Path, patch: str, tmp_path: Path) -> None:
@@ -166,7 +175,7 @@ def test_copy_fallback_when_overlays_are_switched_off(tmp_path: Path, monkeypatc
     monkeypatch.setenv("REQBENCH_OVERLAY", "0")
     ws = materialize(base, tmp_path / "ws", overlay=True)
     assert not ws.overlay
-    assert sorted(os.listdir(ws.path)) == ["gone.txt", "pkg", "tool.sh"]  # a real copy, seen by everyone
+    assert sorted(os.listdir(ws.path)) == ["filler", "gone.txt", "pkg", "tool.sh"]  # a real copy, seen by everyone
     shutil.rmtree(ws.path / "pkg")
     assert ws.diff().count("deleted file mode") == 3
     ws.close()

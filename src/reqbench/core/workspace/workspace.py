@@ -6,7 +6,8 @@ file. The workspace's change set is always `diff()` against that baseline, compu
 of `trees` (``.git``, ``__pycache__`` and ``*.pyc`` are not part of a tree and are not copied). The copy
 keeps a `changes.CopyRecord` (each copied entry's stat signature), so a diff reads only what changed.
 
-With ``overlay=True`` and where `overlay.overlay_available` (root, overlayfs), the baseline is instead
+With ``overlay=True``, where `overlay.overlay_available` (root, overlayfs) and for a baseline of at least
+`OVERLAY_MIN_ENTRIES` entries (below that a copy is cheaper), the baseline is instead
 mounted as the read-only lower layer of an overlay in the calling thread's own mount namespace (`overlay`):
 materialising is one mount, the diff reads the upper directory only, and closing unmounts it. The merged
 view exists for that thread and the processes it starts only, so a caller asks for it where one thread
@@ -20,6 +21,7 @@ alter the baseline its diff is computed against.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,7 +167,7 @@ def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool =
             raise HarnessError(f"workspace destination {dest} exists and is not empty")
         os.rmdir(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    if overlay and overlay_available():
+    if overlay and overlay_available() and baseline_entries(base) >= OVERLAY_MIN_ENTRIES:
         ws = _overlay_workspace(source, base, dest, git_init)
         if ws is not None:
             return ws
@@ -177,6 +179,23 @@ def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool =
         remove_tree(dest)
         raise
     return Workspace(path=dest, base=base, source=source, _record=record)
+
+
+OVERLAY_MIN_ENTRIES = 256
+"""Below this many entries a copy is cheaper than mounting and unmounting an overlay
+(``benchmarks/bench_workspace.py`` measures both)."""
+
+
+def baseline_entries(base: Path) -> int:
+    """Entries of the baseline tree `base`, counted once per process while its root is unchanged (the
+    count only chooses between two correct ways to materialise, so a stale count is harmless)."""
+    st = os.stat(base)
+    return _entries(str(base), st.st_ino, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=512)
+def _entries(base: str, ino: int, mtime_ns: int) -> int:
+    return tree_stats(Path(base)).entries
 
 
 def _overlay_workspace(source: RepoSource, base: Path, dest: Path, git_init: bool) -> Workspace | None:
