@@ -2,8 +2,8 @@
 
 Reports the time the harness spends around the verifier (workspaces, history file, agent call, diff,
 patch apply, store writes, planning) as a fraction of total verifier time. Goal: <= 5 %.
-With overlays available (`core.workspace.overlay`), the suite runs once with overlay workspaces and once
-with copies (``REQBENCH_OVERLAY=0``), alternately `--rounds` times, so both are measured side by side.
+The bundled base repositories are far below `OVERLAY_MIN_ENTRIES`, so their workspaces are copies
+(`core.workspace.overlay` pays off on large trees: ``bench_workspace.py``). `--rounds` runs add up.
 
     python benchmarks/bench_specpath_overhead.py [--repeats N] [--rounds N]
 """
@@ -11,7 +11,6 @@ with copies (``REQBENCH_OVERLAY=0``), alternately `--rounds` times, so both are 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -21,7 +20,6 @@ from pathlib import Path
 from reqbench.cli.generic_run import run_suite
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.execute.types import RunOptions
-from reqbench.core.workspace.overlay import ENV_SWITCH, overlay_available
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ratios import figure  # noqa: E402
@@ -58,22 +56,12 @@ def measure(repeats: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1)
     args = parser.parse_args()
-    modes = ["overlay", "copy"] if overlay_available() else ["copy"]
-    totals: dict[str, dict[str, float]] = {m: {} for m in modes}
-    saved = os.environ.get(ENV_SWITCH)
-    try:
-        for _ in range(args.rounds):
-            for mode in modes:
-                os.environ[ENV_SWITCH] = "1" if mode == "overlay" else "0"
-                for key, value in measure(args.repeats).items():
-                    totals[mode][key] = totals[mode].get(key, 0.0) + value
-    finally:
-        if saved is None:
-            os.environ.pop(ENV_SWITCH, None)
-        else:
-            os.environ[ENV_SWITCH] = saved
+    totals: dict[str, dict[str, float]] = {"copy": {}}
+    for _ in range(args.rounds):
+        for key, value in measure(args.repeats).items():
+            totals["copy"][key] = totals["copy"].get(key, 0.0) + value
     for mode, r in totals.items():
         verifier = r["verifier"]
         print(f"[{mode} workspaces, {args.rounds} rounds] rows: {r['rows']:.0f} "
@@ -85,8 +73,8 @@ def main() -> None:
                                                     if k.startswith("phase ")))
         print(f"[{mode}] harness overhead whole run (incl. planning, store, start-up): {r['whole']:.2f}s = "
               f"{100 * r['whole'] / verifier:.1f}% of verifier time")
-        figure(f"specpath bundled [{mode}]: harness inside rows", r["inside"], "verifier time", verifier, "<= 0.05")
-        figure(f"specpath bundled [{mode}]: harness whole run", r["whole"], "verifier time", verifier)
+        figure("specpath bundled: harness inside rows", r["inside"], "verifier time", verifier, "<= 0.05")
+        figure("specpath bundled: harness whole run", r["whole"], "verifier time", verifier)
 
 
 if __name__ == "__main__":
