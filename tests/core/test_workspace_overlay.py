@@ -116,15 +116,15 @@ def test_release_under_touches_only_mounts_below_its_root(tmp_path: Path) -> Non
 
     def worker() -> None:
         keep = materialize(base, tmp_path / "keep" / "ws", overlay=True)
-        materialize(base, tmp_path / "drop" / "ws", overlay=True)
-        out["released"] = release_under(tmp_path / "drop")
+        materialize(base, tmp_path / "drop me" / "ws", overlay=True)
+        out["released"] = release_under(tmp_path / "drop me")
         out["keep"] = sorted(os.listdir(keep.path))
         keep.close()
 
     thread = threading.Thread(target=worker)
     thread.start()
     thread.join()
-    assert out["released"] == [str(tmp_path / "drop" / "ws")]
+    assert out["released"] == [str(tmp_path / "drop me" / "ws")]
     assert out["keep"] == ["README", "filler", "src"]
 
 

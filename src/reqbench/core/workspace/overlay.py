@@ -33,6 +33,7 @@ import ctypes
 import errno
 import functools
 import os
+import re
 import stat
 import tempfile
 import threading
@@ -174,10 +175,12 @@ def release_under(root: Path) -> list[str]:
         return []
     top = os.path.abspath(root)
     found = []
-    for line in Path("/proc/thread-self/mountinfo").read_text().splitlines():
-        fields = line.split(" ")
-        point = fields[4].encode().decode("unicode_escape") if len(fields) > 4 else ""
-        if " - overlay " in line and (point == top or point.startswith(top + "/")):
+    for line in Path("/proc/thread-self/mountinfo").read_bytes().splitlines():
+        fields = line.split(b" ")
+        if len(fields) < 5 or b" - overlay " not in line:
+            continue
+        point = os.fsdecode(re.sub(rb"\\([0-7]{3})", lambda m: bytes([int(m.group(1), 8)]), fields[4]))
+        if point == top or point.startswith(top + "/"):
             found.append(point)
     for point in sorted(found, key=len, reverse=True):
         _libc().umount2(os.fsencode(point), _MNT_DETACH)
