@@ -75,8 +75,13 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
     verifier = sum(a.result.get("verifier_seconds", 0.0) for a in attempts)
     agent = sum(a.result.get("agent_seconds") or 0.0 for a in attempts)
     inside = sum(_seconds(a.started, a.finished) for a in attempts) - verifier - agent
+    phases: dict[str, float] = {}
+    for a in attempts:
+        for phase, sec in a.result.get("timings", {}).items():
+            phases[phase] = phases.get(phase, 0.0) + sec
+    phases["verify outside the verifier process"] = phases.pop("verify", 0.0) - verifier
     return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "verifier": verifier, "agent": agent,
-            "inside": inside, "whole": wall * args.concurrency - verifier - agent, "per_row": per_row,
+            "inside": inside, "phases": phases, "whole": wall * args.concurrency - verifier - agent, "per_row": per_row,
             "success": sum(1 for v in per_row.values() if v[1] == "success"), "store": _size(run_dir),
             "payload": payload}
 
@@ -121,6 +126,7 @@ def main() -> None:
               f"{r['attempts']} selected attempts; wall {r['wall']:.1f}s = {r['rows'] / r['wall']:.2f} rows/s")
         print(f"[{name}] verifier {r['verifier']:.1f}s, agent {r['agent']:.1f}s; harness inside rows "
               f"{r['inside']:.1f}s = {100 * r['inside'] / r['verifier']:.1f}% of verifier time (goal <= 2%)")
+        print(f"[{name}] row phases (s): " + ", ".join(f"{k} {v:.1f}" for k, v in r["phases"].items()))
         print(f"[{name}] harness whole run (wall x concurrency - verifier - agent) {r['whole']:.1f}s = "
               f"{100 * r['whole'] / r['verifier']:.1f}% of verifier time (goal <= 5%)")
         print(f"[{name}] store {r['store'] / 1e6:.1f} MB = {r['store'] / r['rows'] / 1024:.1f} KiB per row")

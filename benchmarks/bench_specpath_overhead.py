@@ -2,8 +2,10 @@
 
 Reports the time the harness spends around the verifier (workspaces, history file, agent call, diff,
 patch apply, store writes, planning) as a fraction of total verifier time. Goal: <= 5 %.
+The bundled base repositories are far below `OVERLAY_MIN_ENTRIES`, so their workspaces are copies
+(`core.workspace.overlay` pays off on large trees: ``bench_workspace.py``). `--rounds` runs add up.
 
-    python benchmarks/bench_specpath_overhead.py [--repeats N]
+    python benchmarks/bench_specpath_overhead.py [--repeats N] [--rounds N]
 """
 
 from __future__ import annotations
@@ -29,13 +31,10 @@ def _seconds(a: str, b: str) -> float:
     return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--repeats", type=int, default=1)
-    args = parser.parse_args()
+def measure(repeats: int) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-specpath-") as tmp:
         started = time.perf_counter()
-        store, _ = run_suite(SUITE, RunOptions(agent="reference", repeats=args.repeats), Path(tmp) / "run",
+        store, _ = run_suite(SUITE, RunOptions(agent="reference", repeats=repeats), Path(tmp) / "run",
                              resume=False, quiet=True)
         total = time.perf_counter() - started
         with store:
@@ -43,26 +42,39 @@ def main() -> None:
     verifier = sum(a.result.get("verifier_seconds", 0.0) for a in attempts)
     agent = sum(a.result.get("agent_seconds") or 0.0 for a in attempts)
     rows = sum(_seconds(a.started, a.finished) for a in attempts)
-    per_row = rows - verifier - agent
-    whole = total - verifier - agent
-    ok = all(a.result.get("outcome") == "success" for a in attempts)
-    print(f"rows: {len(attempts)} (all success: {ok})")
-    print(f"total wall {total:.2f}s; verifier {verifier:.2f}s; agent {agent:.2f}s")
-    print(f"harness overhead inside rows: {per_row:.2f}s = {100 * per_row / verifier:.1f}% of verifier time")
-    phases: dict[str, float] = {}
+    out = {"rows": len(attempts), "total": total, "verifier": verifier, "agent": agent,
+           "inside": rows - verifier - agent, "whole": total - verifier - agent,
+           "ok": float(all(a.result.get("outcome") == "success" for a in attempts))}
     for a in attempts:
         for name, sec in a.result.get("timings", {}).items():
-            phases[name] = phases.get(name, 0.0) + sec
-    outside = phases.pop("verify", 0.0) - verifier
-    phases["verify outside the verifier process (snapshot copy, sandbox)"] = outside
-    verification = phases.get("verify_setup", 0.0) + outside
-    print("row phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in phases.items()))
-    print(f"verification overhead (fresh workspace, patch apply, snapshot, sandbox): {verification:.2f}s = "
-          f"{100 * verification / verifier:.1f}% of verifier time")
-    print(f"harness overhead whole run (incl. planning, store, start-up): {whole:.2f}s = "
-          f"{100 * whole / verifier:.1f}% of verifier time (goal <= 5%)")
-    figure("specpath bundled: harness inside rows", per_row, "verifier time", verifier, "<= 0.05")
-    figure("specpath bundled: harness whole run", whole, "verifier time", verifier)
+            out[f"phase {name}"] = out.get(f"phase {name}", 0.0) + sec
+    out["phase verify outside the verifier process (snapshot copy, sandbox)"] = (
+        out.pop("phase verify", 0.0) - verifier)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    totals: dict[str, dict[str, float]] = {"copy": {}}
+    for _ in range(args.rounds):
+        for key, value in measure(args.repeats).items():
+            totals["copy"][key] = totals["copy"].get(key, 0.0) + value
+    for mode, r in totals.items():
+        verifier = r["verifier"]
+        print(f"[{mode} workspaces, {args.rounds} rounds] rows: {r['rows']:.0f} "
+              f"(all success: {r['ok'] == args.rounds})")
+        print(f"[{mode}] total wall {r['total']:.2f}s; verifier {verifier:.2f}s; agent {r['agent']:.2f}s")
+        print(f"[{mode}] harness overhead inside rows: {r['inside']:.2f}s = {100 * r['inside'] / verifier:.1f}% of "
+              "verifier time")
+        print(f"[{mode}] row phases (s): " + ", ".join(f"{k[6:]} {v:.2f}" for k, v in r.items()
+                                                    if k.startswith("phase ")))
+        print(f"[{mode}] harness overhead whole run (incl. planning, store, start-up): {r['whole']:.2f}s = "
+              f"{100 * r['whole'] / verifier:.1f}% of verifier time")
+        figure("specpath bundled: harness inside rows", r["inside"], "verifier time", verifier, "<= 0.05")
+        figure("specpath bundled: harness whole run", r["whole"], "verifier time", verifier)
 
 
 if __name__ == "__main__":

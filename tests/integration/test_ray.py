@@ -9,6 +9,7 @@ same plan; a driver killed mid-run (SIGKILL) leaving a run that cannot be finish
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import sqlite3
@@ -39,7 +40,10 @@ def _free_port() -> int:
 def cluster() -> Iterator[dict[str, str]]:
     temp = tempfile.mkdtemp(prefix="rq-ray-", dir="/tmp")  # Ray's socket paths must stay short
     port = _free_port()
-    env = {**os.environ, "RAY_ADDRESS": f"127.0.0.1:{port}", "REQBENCH_CACHE": f"{temp}/cache"}
+    token = Path(temp) / "auth_token"  # the cluster's own token: never a token file shared in ~/.ray
+    token.write_text(secrets.token_hex(32))
+    env = {**os.environ, "RAY_ADDRESS": f"127.0.0.1:{port}", "REQBENCH_CACHE": f"{temp}/cache",
+           "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
     head = subprocess.Popen([str(BIN / "ray"), "start", "--head", "--block", "--num-cpus", "2",
                              "--node-ip-address", "127.0.0.1",  # loopback only
                              "--port", str(port), "--include-dashboard", "false", "--disable-usage-stats",

@@ -52,7 +52,7 @@ class RayExecutor:
         self._owns_connection = not ray.is_initialized()
         if self._owns_connection:
             address = os.environ.get("RAY_ADDRESS") or None
-            local = {} if address else {"_node_ip_address": "127.0.0.1"}  # a private cluster stays on loopback
+            local: dict[str, Any] = {} if address else {"_node_ip_address": "127.0.0.1"}  # private: loopback
             ray.init(address=address, log_to_driver=False, configure_logging=False, **local)
         self._remotes: dict[Any, Any] = {}
         # one waiting thread per in-flight task caps concurrency and yields plain futures

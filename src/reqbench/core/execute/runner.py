@@ -50,6 +50,7 @@ from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
+from reqbench.core.workspace.overlay import release_under
 
 WORK_DIR = "work"
 """Scratch space under the run directory: per-attempt directories, and `RunOptions.work_dir` for protocols."""
@@ -111,6 +112,7 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
         outcome = RowOutcome(RowStatus.INVALID, result={"harness_exception": True},
                              detail=traceback.format_exc(), reason=Reason.HARNESS_EXCEPTION.value)
     finally:
+        release_under(work_dir)  # overlay workspaces a protocol left mounted in this thread's namespace
         shutil.rmtree(work_dir, ignore_errors=True)
     return AttemptReport(outcome, kind, started, utc_now())
 

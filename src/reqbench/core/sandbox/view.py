@@ -36,7 +36,10 @@ TMP_SIZE_BYTES = 2 * 1024**3
 
 
 def _under(path: Path, parent: Path) -> bool:
-    return path == parent or parent in path.parents
+    """`path` is `parent` or lies below it (both absolute and normalised; compared as strings, because
+    ``Path.parents`` made building a view cost milliseconds)."""
+    p, q = os.fspath(path), os.fspath(parent)
+    return p == q or p.startswith(q if q.endswith("/") else q + "/")
 
 
 def _absolute(path: Path | str) -> Path:

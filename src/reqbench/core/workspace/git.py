@@ -3,13 +3,20 @@
 Every git call of reqbench goes through `run_git`: user and system configuration are switched off and a
 fixed set of ``-c`` options makes the output byte-stable (no autocrlf, no quoting changes, no fsmonitor).
 `init_bare` lays out a bare repository in Python (``HEAD``, ``config``, ``objects/``, ``refs/``), which is
-all git needs for a ``GIT_DIR``, so no ``git init`` process is paid per diff or patch.
+all git needs for a ``GIT_DIR``, so no ``git init`` process is paid per diff or patch. `shared_repository`
+is one such skeleton per process and set of files, in a private (0700) temporary directory removed at
+exit: ``git apply`` and ``git diff-tree`` only read their ``GIT_DIR`` (objects come from
+``GIT_OBJECT_DIRECTORY``), so a patch or diff creates no repository directories of its own.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import os
+import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from reqbench.core.errors import HarnessError
@@ -28,11 +35,32 @@ def init_bare(git_dir: Path, files: dict[str, str] | None = None) -> Path:
     return git_dir
 
 
-def git_env(git_dir: Path, work_tree: Path | None = None, index: Path | None = None) -> dict[str, str]:
+def shared_repository(files: tuple[tuple[str, str], ...] = ()) -> Path:
+    """This process's read-only bare skeleton holding the text `files` (``(name, text)`` pairs); a forked
+    child (which may also have changed its user) makes its own."""
+    return _shared(tuple(sorted(files)), os.getpid(), os.geteuid())
+
+
+@functools.cache
+def _shared(files: tuple[tuple[str, str], ...], pid: int, uid: int) -> Path:
+    top = tempfile.mkdtemp(prefix="reqbench-git-")
+    atexit.register(_remove_own, top, pid)
+    return init_bare(Path(top) / "g.git", dict(files))
+
+
+def _remove_own(top: str, pid: int) -> None:
+    if os.getpid() == pid:  # a forked child exiting never removes its parent's skeleton
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def git_env(git_dir: Path, work_tree: Path | None = None, index: Path | None = None,
+            objects: Path | None = None) -> dict[str, str]:
     """Environment for git on a private object store, immune to user/system config."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
     env.update({"GIT_DIR": str(git_dir), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
                 "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"})
+    if objects is not None:
+        env["GIT_OBJECT_DIRECTORY"] = str(objects)
     if work_tree is not None:
         env["GIT_WORK_TREE"] = str(work_tree)
     if index is not None:

@@ -19,14 +19,15 @@ import hashlib
 import os
 import tempfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from reqbench.core.errors import AgentWorkspaceError
 from reqbench.core.workspace.fileio import open_regular, read_chunks, read_link
-from reqbench.core.workspace.git import git_env, init_bare, run_git
+from reqbench.core.workspace.git import git_env, run_git, shared_repository
 from reqbench.core.workspace.limits import show
+from reqbench.core.workspace.packs import BLOB, TREE, ObjectChanged, PackObject, write_pack
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class BlobRef:
     path: Path
     size: int = 0
     rel: str = ""
+    text: bool | None = None
+    """Whether the content is UTF-8 (found while hashing; None: not known yet)."""
 
 
 def link_data(ref: BlobRef) -> bytes:
@@ -61,11 +64,19 @@ def _blob_chunks(ref: BlobRef) -> tuple[int, Iterator[bytes]]:
 
 
 def blob_sha(ref: BlobRef) -> str:
+    return blob_id(ref)[0]
+
+
+def blob_id(ref: BlobRef) -> tuple[str, bool]:
+    """The git blob id of `ref`'s content, and whether that content is UTF-8 (one read)."""
     size, chunks = _blob_chunks(ref)
     h = hashlib.sha1(b"blob %d\0" % size, usedforsecurity=False)
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    text = True
     for chunk in chunks:
         h.update(chunk)
-    return h.hexdigest()
+        text = text and _decodes(decoder, chunk)
+    return h.hexdigest(), text and _decodes(decoder, b"", final=True)
 
 
 def is_utf8(data: bytes) -> bool:
@@ -91,6 +102,9 @@ def _decodes(decoder: codecs.IncrementalDecoder, chunk: bytes, final: bool = Fal
         return False
 
 
+_SKELETON_FILES = (("binary.attributes", "* binary\n"),)
+
+
 class ObjectStore:
     """A private bare git repository used only to hold blobs and trees and compute diffs.
 
@@ -103,10 +117,11 @@ class ObjectStore:
 
     def __init__(self, git_dir: Path) -> None:
         self.git_dir = Path(git_dir)
+        """Holds the store's ``objects/``; git runs on this process's `shared_repository` skeleton."""
         self.dropped: list[str] = []
         """Paths of the last `diff`'s entries that git would refuse in a tree (they are not in the patch)."""
-        if not (self.git_dir / "objects").is_dir():
-            init_bare(self.git_dir, {"binary.attributes": "* binary\n"})
+        self.skeleton = shared_repository(_SKELETON_FILES)
+        (self.git_dir / "objects").mkdir(parents=True, exist_ok=True)
 
     def _object_path(self, sha: str) -> Path:
         return self.git_dir / "objects" / sha[:2] / sha[2:]
@@ -123,77 +138,38 @@ class ObjectStore:
             os.replace(tmp, path)
         return sha
 
-    def _store_blob(self, ref: BlobRef) -> bool:
-        """Store the blob of `ref` (streamed, checked against its id); True when its bytes are UTF-8."""
-        path = self._object_path(ref.sha)
-        size, chunks = _blob_chunks(ref)
-        decoder = codecs.getincrementaldecoder("utf-8")()
-        text = True
-        if path.exists():
-            for chunk in chunks:
-                text = text and _decodes(decoder, chunk)
-            return text and _decodes(decoder, b"", final=True)
-        path.parent.mkdir(exist_ok=True)
-        sha = hashlib.sha1(usedforsecurity=False)
-        fd, tmp = tempfile.mkstemp(dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                zobj = zlib.compressobj(1)
-                header = b"blob %d\0" % size
-                sha.update(header)
-                fh.write(zobj.compress(header))
-                for chunk in chunks:
-                    sha.update(chunk)
-                    fh.write(zobj.compress(chunk))
-                    text = text and _decodes(decoder, chunk)
-                fh.write(zobj.flush())
-            if sha.hexdigest() != ref.sha:
-                raise AgentWorkspaceError(f"file changed while the diff was computed: {show(ref.rel)}")
-            os.replace(tmp, path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        return text and _decodes(decoder, b"", final=True)
-
     def write_tree(self, entries: dict[str, BlobRef]) -> str:
-        """Write the tree object(s) for `entries` (blobs may be missing) and return the root id.
+        """Write the tree object(s) for `entries` (blobs may be missing) as loose objects and return the
+        root id. Iterative (deepest directories first), so any depth the walk admitted is fine."""
+        return _build_tree(entries, lambda body: self._write_object(b"tree", body))
 
-        Iterative (deepest directories first), so any depth the walk admitted is fine."""
-        listing: dict[bytes, list[tuple[bytes, bytes, bytes]]] = {b"": []}
-        for rel, ref in entries.items():
-            if refused(rel, ref.mode):
-                continue
-            parent, _, name = os.fsencode(rel).rpartition(b"/")
-            listing.setdefault(parent, []).append((name, ref.mode.encode(), bytes.fromhex(ref.sha)))
-            while parent:
-                parent = parent.rpartition(b"/")[0]
-                if parent in listing:
-                    break
-                listing[parent] = []
-        root = ""
-        for directory in sorted(listing, key=lambda d: -d.count(b"/") if d else 1):
-            # git orders tree entries by name, a directory's name compared as if it ended in '/'.
-            items = sorted(listing[directory], key=lambda e: e[0] + b"/" if e[1] == b"40000" else e[0])
-            sha = self._write_object(b"tree", b"".join(mode + b" " + name + b"\0" + raw
-                                                       for name, mode, raw in items))
-            if not directory:
-                root = sha
-                continue
-            parent, _, name = directory.rpartition(b"/")
-            listing[parent].append((name, b"40000", bytes.fromhex(sha)))
-        return root
+    def _tree_objects(self, entries: dict[str, BlobRef]) -> tuple[str, list[PackObject]]:
+        """The root id and tree objects of `entries`, in memory (see `write_tree`)."""
+        trees: list[PackObject] = []
 
-    def _diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef], *, binary: bool) -> str:
-        config = ["core.quotepath=true", f"core.attributesFile={self.git_dir / 'binary.attributes'}"]
+        def keep(body: bytes) -> str:
+            sha = hashlib.sha1(b"tree %d\0" % len(body) + body, usedforsecurity=False).hexdigest()
+            trees.append(PackObject(TREE, sha, len(body), lambda: iter((body,))))
+            return sha
+
+        return _build_tree(entries, keep), trees
+
+    def _diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef], old_root: str, new_root: str, *,
+              binary: bool) -> str:
+        config = ["core.quotepath=true", f"core.attributesFile={self.skeleton / 'binary.attributes'}"]
         out = run_git(["diff-tree", "-p", "--binary", "--full-index", "--no-renames", "--no-color",
-                       "--no-ext-diff", "--no-textconv", self.write_tree(base), self.write_tree(new)],
-                      git_env(self.git_dir), config=config if binary else [])
+                       "--no-ext-diff", "--no-textconv", old_root, new_root],
+                      git_env(self.skeleton, objects=self.git_dir / "objects"), config=config if binary else [])
         return out.stdout.decode("utf-8", "surrogateescape")
 
     def diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef]) -> str:
-        """Git-style patch from the tree `base` to the tree `new` (binary-safe, no renames, UTF-8)."""
+        """Git-style patch from the tree `base` to the tree `new` (binary-safe, no renames, UTF-8).
+
+        The changed blobs and the trees of both sides go into one pack (`packs`), then ``git diff-tree``
+        runs once per pass (text, and binary when some path needs it)."""
         self.dropped = sorted({rel for side in (base, new) for rel, ref in side.items() if refused(rel, ref.mode)})
         changed, odd = set(), set()
+        blobs: dict[str, BlobRef] = {}
         for rel in set(base) | set(new):
             old_ref, new_ref = base.get(rel), new.get(rel)
             if old_ref is not None and new_ref is not None and (old_ref.sha, old_ref.mode) == (
@@ -203,11 +179,58 @@ class ObjectStore:
             if not is_utf8(os.fsencode(rel)):
                 odd.add(rel)
             for ref in (old_ref, new_ref):
-                if ref is not None and not self._store_blob(ref):
+                if ref is None:
+                    continue
+                blobs.setdefault(ref.sha, ref)
+                text = ref.text if ref.text is not None else blob_id(ref)[1]
+                if not text:
                     odd.add(rel)
-        patch = ""
+        passes = []
+        objects = [_blob_object(ref) for ref in blobs.values()]
         for paths, binary in ((changed - odd, False), (odd, True)):
             if paths:
-                patch += self._diff({r: base[r] for r in paths if r in base},
-                                    {r: new[r] for r in paths if r in new}, binary=binary)
-        return patch
+                old = {r: base[r] for r in paths if r in base}
+                now = {r: new[r] for r in paths if r in new}
+                (old_root, old_trees), (new_root, new_trees) = self._tree_objects(old), self._tree_objects(now)
+                objects += old_trees + new_trees
+                passes.append((old, now, old_root, new_root, binary))
+        if not passes:
+            return ""
+        try:
+            write_pack(self.git_dir / "objects" / "pack", objects)
+        except ObjectChanged as exc:
+            rel = blobs[exc.sha].rel if exc.sha in blobs else exc.sha
+            raise AgentWorkspaceError(f"file changed while the diff was computed: {show(rel)}") from None
+        return "".join(self._diff(*p[:4], binary=p[4]) for p in passes)
+
+
+def _blob_object(ref: BlobRef) -> PackObject:
+    size, _ = (len(link_data(ref)), None) if ref.mode == "120000" else (ref.size, None)
+    return PackObject(BLOB, ref.sha, size, lambda: _blob_chunks(ref)[1])
+
+
+def _build_tree(entries: dict[str, BlobRef], emit: Callable[[bytes], str]) -> str:
+    """Git tree objects for `entries` (paths git refuses left out), deepest directories first (any depth);
+    `emit` stores one tree body and returns its id; returns the root id."""
+    listing: dict[bytes, list[tuple[bytes, bytes, bytes]]] = {b"": []}
+    for rel, ref in entries.items():
+        if refused(rel, ref.mode):
+            continue
+        parent, _, name = os.fsencode(rel).rpartition(b"/")
+        listing.setdefault(parent, []).append((name, ref.mode.encode(), bytes.fromhex(ref.sha)))
+        while parent:
+            parent = parent.rpartition(b"/")[0]
+            if parent in listing:
+                break
+            listing[parent] = []
+    root = ""
+    for directory in sorted(listing, key=lambda d: -d.count(b"/") if d else 1):
+        # git orders tree entries by name, a directory's name compared as if it ended in '/'.
+        items = sorted(listing[directory], key=lambda e: e[0] + b"/" if e[1] == b"40000" else e[0])
+        sha = emit(b"".join(mode + b" " + name + b"\0" + raw for name, mode, raw in items))
+        if not directory:
+            root = sha
+            continue
+        parent, _, name = directory.rpartition(b"/")
+        listing[parent].append((name, b"40000", bytes.fromhex(sha)))
+    return root

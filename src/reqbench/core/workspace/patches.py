@@ -16,9 +16,9 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_text
-from reqbench.core.workspace.git import git_env, init_bare, run_git
+from reqbench.core.workspace.git import git_env, run_git, shared_repository
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, WorkspaceLimits, show
-from reqbench.core.workspace.objects import BlobRef, ObjectStore, blob_sha, is_utf8, link_data
+from reqbench.core.workspace.objects import BlobRef, ObjectStore, blob_id, is_utf8, link_data
 from reqbench.core.workspace.trees import TreeEntry, walk_tree
 
 
@@ -77,7 +77,8 @@ def entry_ref(entry: TreeEntry, skipped: list[str]) -> BlobRef | None:
     if mode == "120000" and not is_utf8(link_data(ref)):
         skipped.append(f"{show(entry.relpath, 300)} (symlink target is not UTF-8)")
         return None
-    return BlobRef(mode, blob_sha(ref), entry.path, entry.size, entry.relpath)
+    sha, text = blob_id(ref)
+    return BlobRef(mode, sha, entry.path, entry.size, entry.relpath, text)
 
 
 def diff_trees(base: Path, changed: Path, limits: WorkspaceLimits | None = DEFAULT_LIMITS, *,
@@ -116,13 +117,12 @@ def apply_patch(workspace: Path, patch: str) -> None:
     data = patch.encode("utf-8", "surrogateescape")
     if not data.endswith(b"\n"):
         data += b"\n"
-    with tempfile.TemporaryDirectory(prefix="reqbench-apply-") as tmp:
-        # $GIT_DIR/info/attributes outranks in-tree .gitattributes: no eol/filter/ident conversion.
-        git_dir = init_bare(Path(tmp) / "g.git", {"info/attributes": _NO_CONVERSION})
-        proc = run_git(["apply", "--whitespace=nowarn", "-"], git_env(git_dir, work_tree=workspace),
-                       cwd=workspace, input=data, check=False)
-        if proc.returncode != 0:
-            raise PatchApplyError(_apply_failure(proc.stderr.decode("utf-8", "replace")), file=str(workspace))
+    # $GIT_DIR/info/attributes outranks in-tree .gitattributes: no eol/filter/ident conversion.
+    git_dir = shared_repository((("info/attributes", _NO_CONVERSION),))
+    proc = run_git(["apply", "--whitespace=nowarn", "-"], git_env(git_dir, work_tree=workspace),
+                   cwd=workspace, input=data, check=False)
+    if proc.returncode != 0:
+        raise PatchApplyError(_apply_failure(proc.stderr.decode("utf-8", "replace")), file=str(workspace))
 
 
 _NO_CONVERSION = "* -text !eol -crlf -ident !filter !working-tree-encoding\n"

@@ -34,13 +34,18 @@ from reqbench.core.workspace.fileio import (
 )
 from reqbench.core.workspace.limits import TreeMeter, TreeStats, WorkspaceLimits
 
-__all__ = ["IGNORED_DIRS", "Raw", "TreeEntry", "copy_tree", "is_ignored", "remove_tree", "tree_hash",
+__all__ = ["IGNORED_DIRS", "Raw", "TreeEntry", "copy_tree", "is_ignored", "remove_tree", "special_kind", "tree_hash",
            "tree_stats", "walk_raw", "walk_tree"]
 
 IGNORED_DIRS = frozenset({".git", "__pycache__"})
 IGNORED_SUFFIXES = (".pyc",)
 _SPECIAL = ((stat.S_ISFIFO, "fifo"), (stat.S_ISSOCK, "socket"), (stat.S_ISCHR, "character device"),
             (stat.S_ISBLK, "block device"))
+
+
+def special_kind(mode: int) -> str:
+    """What a non-content entry is, for `TreeStats.skipped` (``fifo``, ``socket``, ...)."""
+    return next((k for test, k in _SPECIAL if test(mode)), "special file")
 
 
 def is_ignored(name: str, is_dir: bool) -> bool:
@@ -101,7 +106,7 @@ def walk_raw(root: Path, meter: TreeMeter) -> Iterator[Raw]:
                 meter.file(rel, st.st_size)
                 yield Raw(rel, entry.path, "file", mode, st.st_size, st)
             else:
-                meter.special(rel, next((k for test, k in _SPECIAL if test(mode)), "special file"))
+                meter.special(rel, special_kind(mode))
 
 
 def walk_tree(root: Path, limits: WorkspaceLimits | None = None, *,

@@ -6,10 +6,13 @@ file. The workspace's change set is always `diff()` against that baseline, compu
 of `trees` (``.git``, ``__pycache__`` and ``*.pyc`` are not part of a tree and are not copied). The copy
 keeps a `changes.CopyRecord` (each copied entry's stat signature), so a diff reads only what changed.
 
-Why copies and not an overlay mount: an overlayfs workspace is only visible inside the mount namespace
-that mounted it, while the harness, protocols and third-party agent CLIs all read and write the
-workspace from the host namespace; copies work everywhere, need no privileges, and measured no slower
-than ``shutil.copytree`` (``benchmarks/bench_workspace.py``).
+With ``overlay=True``, where `overlay.overlay_available` (root, overlayfs) and for a baseline of at least
+`OVERLAY_MIN_ENTRIES` entries (below that a copy is cheaper), the baseline is instead
+mounted as the read-only lower layer of an overlay in the calling thread's own mount namespace (`overlay`):
+materialising is one mount, the diff reads the upper directory only, and closing unmounts it. The merged
+view exists for that thread and the processes it starts only, so a caller asks for it where one thread
+owns the workspace from start to end (a row); everywhere else, and where overlays are unavailable, the
+workspace is a copy (measured beside it in ``benchmarks/bench_workspace.py``).
 
 Bookkeeping (a private git object store used for diffs) lives *beside* the workspace in
 ``.<name>.reqbench``, never inside it, so a sandboxed agent that may write only its workspace cannot
@@ -18,6 +21,7 @@ alter the baseline its diff is computed against.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +31,13 @@ from reqbench.core.workspace.changes import CopyRecord, changed_refs, record_cop
 from reqbench.core.workspace.git import git_env, run_git
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, TreeStats, WorkspaceLimits
 from reqbench.core.workspace.objects import BlobRef, ObjectStore
+from reqbench.core.workspace.overlay import (
+    OverlayMount,
+    mount_overlay,
+    overlay_available,
+    overlay_changes,
+    remove_meta,
+)
 from reqbench.core.workspace.patches import Submission, apply_patch, scan_tree
 from reqbench.core.workspace.sources import RepoSource
 from reqbench.core.workspace.trees import remove_tree, tree_hash, tree_stats
@@ -50,6 +61,12 @@ class Workspace:
     _base_entries: dict[str, BlobRef] | None = field(default=None, repr=False)
     _base_stats: TreeStats | None = field(default=None, repr=False)
     _record: CopyRecord | None = field(default=None, repr=False)
+    _overlay: OverlayMount | None = field(default=None, repr=False)
+
+    @property
+    def overlay(self) -> bool:
+        """True when the workspace is an overlay (visible only in its thread's mount namespace)."""
+        return self._overlay is not None
 
     def _store(self) -> ObjectStore:
         meta = self.meta or self.path.with_name(f".{self.path.name}.reqbench")
@@ -67,8 +84,13 @@ class Workspace:
     def diff(self) -> str:
         """Git-style unified patch from `base` to the workspace as it is now ('' when unchanged).
 
-        With the `CopyRecord` of `materialize`, only entries whose stat changed are read (`changes`)."""
-        if self._record is not None:
+        With the `CopyRecord` of `materialize`, only entries whose stat changed are read (`changes`); for an
+        overlay only the upper directory is read, and the caps bound what it holds (what was written)."""
+        if self._overlay is not None:
+            self._overlay.check_namespace("diff")
+            meter = TreeMeter(self.limits)
+            base, new = overlay_changes(self._overlay, meter)
+        elif self._record is not None:
             meter = TreeMeter(self.limits.beyond(self._record.stats))
             base, new = changed_refs(self._record, self.path, meter)
         else:
@@ -86,18 +108,27 @@ class Workspace:
         return Submission.from_patch(patch, tuple(self.skipped))
 
     def tree_hash(self) -> str:
+        if self._overlay is not None:
+            self._overlay.check_namespace("tree_hash")
         stats = self._record.stats if self._record else self._base_stats or tree_stats(self.base)
         return tree_hash(self.path, self.limits.beyond(stats))
 
     def apply(self, patch: str) -> None:
         """Apply `patch` to this workspace (clean apply or `PatchApplyError`, nothing half-applied)."""
+        if self._overlay is not None:
+            self._overlay.check_namespace("apply")
         apply_patch(self.path, patch)
 
     def close(self) -> None:
         """Delete the workspace and its bookkeeping (the source and baseline are untouched)."""
-        remove_tree(self.path)
+        if self._overlay is not None:
+            self._overlay.unmount()  # from another namespace: raises, and nothing is removed
+            self._overlay = None
+            os.rmdir(self.path)
+        else:
+            remove_tree(self.path)
         if self.meta is not None:
-            remove_tree(self.meta)
+            remove_meta(self.meta)
 
     def __enter__(self) -> Workspace:
         return self
@@ -114,13 +145,16 @@ def _inside(child: Path, parent: Path) -> bool:
         return False
 
 
-def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool = False) -> Workspace:
+def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool = False,
+                overlay: bool = False) -> Workspace:
     """Create a fresh private workspace at `dest` (which must not exist, or be an empty directory).
 
     `source` is a `RepoSource`, or a path (a directory, or an archive by its suffix). Raises
     `InputError` for a missing or malformed source. With `git_init`, the workspace is also a fresh git
     repository with the baseline as its only commit (for agents that expect ``git status``/``git
-    diff``); its ``.git`` is not part of the tree, so it never shows in diffs or hashes.
+    diff``); its ``.git`` is not part of the tree, so it never shows in diffs or hashes. With `overlay`,
+    the workspace is an overlay of the baseline when `overlay_available` (a copy otherwise): use it
+    from the calling thread and the processes it starts only (see the module docstring).
     """
     if not isinstance(source, RepoSource):
         source = RepoSource.parse(str(source), Path.cwd())
@@ -133,6 +167,10 @@ def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool =
             raise HarnessError(f"workspace destination {dest} exists and is not empty")
         os.rmdir(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    if overlay and overlay_available() and baseline_entries(base) >= OVERLAY_MIN_ENTRIES:
+        ws = _overlay_workspace(source, base, dest, git_init)
+        if ws is not None:
+            return ws
     try:
         record = record_copy(base, dest)
         if git_init:
@@ -141,6 +179,49 @@ def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool =
         remove_tree(dest)
         raise
     return Workspace(path=dest, base=base, source=source, _record=record)
+
+
+OVERLAY_MIN_ENTRIES = 256
+"""Below this many entries a copy is cheaper than mounting and unmounting an overlay
+(``benchmarks/bench_workspace.py`` measures both)."""
+
+
+def baseline_entries(base: Path) -> int:
+    """Entries of the baseline tree `base`, counted once per process while its root is unchanged (the
+    count only chooses between two correct ways to materialise, so a stale count is harmless)."""
+    st = os.stat(base)
+    return _entries(str(base), st.st_ino, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=512)
+def _entries(base: str, ino: int, mtime_ns: int) -> int:
+    return tree_stats(Path(base)).entries
+
+
+def _overlay_workspace(source: RepoSource, base: Path, dest: Path, git_init: bool) -> Workspace | None:
+    """The overlay workspace, or None (nothing left behind) when this baseline cannot be mounted (e.g. a
+    path overlayfs options cannot carry): the caller copies instead."""
+    meta = dest.with_name(f".{dest.name}.reqbench")
+    remove_tree(meta)
+    dest.mkdir()
+    ws = Workspace(path=dest, base=base, source=source, meta=meta)
+    try:
+        try:
+            ws._overlay = mount_overlay(base, meta / "overlay", dest)
+        except OSError:
+            os.rmdir(dest)
+            remove_meta(meta)
+            return None
+        if git_init:
+            _git_init(dest)
+    except BaseException:
+        if ws._overlay is not None:
+            ws._overlay.unmount()
+            ws._overlay = None
+        remove_tree(dest)
+        remove_meta(meta)
+        raise
+    return ws
 
 
 def _git_init(path: Path) -> None:
