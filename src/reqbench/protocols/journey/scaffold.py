@@ -16,6 +16,7 @@ along a repository's real history; its synthesis path is `journey synthesize`).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +24,10 @@ from pathlib import Path
 
 from reqbench.core.checks import CheckStatus, run_check
 from reqbench.core.errors import HarnessError, InputError
+from reqbench.core.hashing import sha256_json, write_json
 from reqbench.core.workspace import RepoSource
+from reqbench.core.workspace.sources import cache_root
+from reqbench.core.workspace.trees import tree_hash
 from reqbench.protocols.journey.models import EnvironmentSpec
 from reqbench.protocols.journey.online import environment_check
 from reqbench.protocols.journey.scaffold_plan import Plan, plan
@@ -144,11 +148,24 @@ def environment(tests: str, pythonpath: list[str], opts: Options, hidden_tests: 
 
 
 def run_release(env: EnvironmentSpec, release: Release, hidden_dir: Path) -> dict[str, bool]:
-    """Every test node's result on one release, as the instance's verifier will see it."""
+    """Every test node's result on one release, as the instance's verifier will see it; kept in the cache
+    (``journey-scaffold/``, keyed by the environment, the hidden tests and the release tree) so a second
+    scaffold over an overlapping chain runs only the releases it has not seen."""
+    key = sha256_json({"env": env.model_dump(mode="json"), "hidden": tree_hash(hidden_dir),
+                       "tree": tree_hash(release.tree)})
+    cached = cache_root() / "journey-scaffold" / f"{key}.json"
+    if cached.is_file():
+        return {str(k): bool(v) for k, v in json.loads(cached.read_text(encoding="utf-8")).items()}
     result = run_check(environment_check(env, []), release.tree, hidden_dir, env=env.env, base=release.tree)
+    if result.timed_out:  # one hanging test costs every node of the release: name it, do not guess
+        raise HarnessError(f"the tests did not finish on release {release.label} within {env.timeout_seconds:g}s "
+                           "(a test hangs there? deselect it with --pytest-args '-k \"not NAME\"' or start the "
+                           "chain later)")
     if result.status not in (CheckStatus.PASS, CheckStatus.FAIL) or result.probes is None:
         raise HarnessError(f"hidden tests could not run on release {release.label}: {result.status.value} "
                            f"{result.detail} {result.stderr_tail[-300:]}".strip())
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    write_json(cached, result.probes)
     return dict(result.probes)
 
 
