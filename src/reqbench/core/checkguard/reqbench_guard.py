@@ -17,9 +17,9 @@ token:
   ``configured`` once pytest accepted the full command line (so an exit 4 between the two is a usage
   error of the harness's command);
 * ``item`` for every collected test, ``collect_error`` for every failed collector;
-* ``phase`` for each of setup/call/teardown of a test, computed from the raw ``CallInfo.excinfo`` in a
-  hookwrapper around ``pytest_runtest_makereport`` -- never from the report objects, which code under test
-  can rewrite;
+* ``phase`` for each of setup/call/teardown of a test, computed from the raw ``CallInfo.excinfo`` (for a
+  ``unittest.TestCase`` test also the failure pytest stored on the item) in a hookwrapper around
+  ``pytest_runtest_makereport`` -- never from the report objects, which code under test can rewrite;
 * ``tampered`` when pytest's report machinery was replaced during the run;
 * ``finish`` at ``pytest_sessionfinish`` with the session's exit status.
 
@@ -85,9 +85,16 @@ for _entry in reversed([p for p in os.environ.pop("REQBENCH_GUARD_PYTHONPATH", "
     sys.path.insert(0, _entry)
 
 
-def _outcome(excinfo: Any) -> str:
+def _outcome(excinfo: Any, item: Any = None) -> str:
     if excinfo is None:
-        return "passed"
+        # A unittest.TestCase test never raises out of its call: pytest's unittest support stores the
+        # failure (addFailure/addError/addSkip) in the item's ``_excinfo`` and a later makereport hook moves
+        # it into CallInfo -- after this wrapper has looked. Read the stored failure here, before any other
+        # hook runs (otherwise a failing TestCase test would be recorded as passed).
+        pending = getattr(item, "_excinfo", None) if item is not None else None
+        if not pending:
+            return "passed"
+        excinfo = pending[0]
     if isinstance(excinfo.value, pytest.skip.Exception):
         return "skipped"
     return "failed"
@@ -108,7 +115,7 @@ def pytest_configure(config: Any) -> None:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any) -> Any:
-    outcome = _outcome(call.excinfo)
+    outcome = _outcome(call.excinfo, item)
     _emit("phase", id=item.nodeid, when=call.when, outcome=outcome)
     yield
 

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reqbench.core.checks import CheckStatus, run_check
+from reqbench.core.checks import GUARD_DIR, CheckStatus, run_check
 from reqbench.core.errors import HarnessError, InputError
-from reqbench.core.hashing import sha256_json, write_json
+from reqbench.core.hashing import sha256_file, sha256_json, write_json
 from reqbench.core.workspace import RepoSource
 from reqbench.core.workspace.sources import cache_root
 from reqbench.core.workspace.trees import tree_hash
@@ -149,10 +149,11 @@ def environment(tests: str, pythonpath: list[str], opts: Options, hidden_tests: 
 
 def run_release(env: EnvironmentSpec, release: Release, hidden_dir: Path) -> dict[str, bool]:
     """Every test node's result on one release, as the instance's verifier will see it; kept in the cache
-    (``journey-scaffold/``, keyed by the environment, the hidden tests and the release tree) so a second
+    (``journey-scaffold/``, keyed by the environment, the hidden tests, the release tree and the guard plugin)
+    so a second
     scaffold over an overlapping chain runs only the releases it has not seen."""
     key = sha256_json({"env": env.model_dump(mode="json"), "hidden": tree_hash(hidden_dir),
-                       "tree": tree_hash(release.tree)})
+                       "tree": tree_hash(release.tree), "guard": sha256_file(GUARD_DIR / "reqbench_guard.py")})
     cached = cache_root() / "journey-scaffold" / f"{key}.json"
     if cached.is_file():
         return {str(k): bool(v) for k, v in json.loads(cached.read_text(encoding="utf-8")).items()}
