@@ -106,7 +106,8 @@ def _importables(root: Path) -> list[str]:
     """Top-level packages and modules of a tree (names relative to `root`)."""
     found = []
     for entry in sorted(root.iterdir()):
-        if entry.name.startswith((".", "_")) or entry.name in _NOT_LIBRARY or entry.name.endswith(".egg-info"):
+        if (entry.name.startswith((".", "_", "test")) or entry.name in _NOT_LIBRARY
+                or entry.name.endswith(".egg-info")):
             continue
         if entry.is_dir() and (entry / "__init__.py").is_file():
             found.append(f"{entry.name}/*")
@@ -182,6 +183,8 @@ def scaffold(releases: list[Release], opts: Options, hidden_for: Callable[[Envir
     final = releases[-1]
     tests = test_folder(final.tree, opts.tests)
     paths, roots = library_layout(final.tree)
+    for release in releases[:-1]:  # a module that became a package (or moved) is library in both forms
+        paths += [g for g in library_layout(release.tree)[0] if g not in paths]
     paths = opts.paths or paths
     pythonpath = opts.pythonpath or roots
     on_pypi = all(r.name for r in releases)

@@ -46,8 +46,10 @@ def _local_patch(old: Path, new: Path, paths: list[str]) -> str:
 def _reference(sc: Scaffold, step: Step, out: Path, sub_id: str) -> str:
     a, b = sc.releases[step.start], sc.releases[step.end]
     if sc.on_pypi:
-        return (f"pypi-diff:{a.name}=={a.label}..{b.label}#paths={','.join(sc.paths)}"
+        spec = (f"pypi-diff:{a.name}=={a.label}..{b.label}#paths={','.join(sc.paths)}"
                 f"&sha256={a.sha256},{b.sha256}")
+        sources.patch(out, spec)  # fetched and checked now: an empty change is a construction mistake
+        return spec
     text = _local_patch(a.tree, b.tree, sc.paths)
     if not text.strip():
         raise InputError(f"the library paths {sc.paths} did not change between {a.label} and {b.label}; "
