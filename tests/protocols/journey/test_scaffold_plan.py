@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reqbench.core.errors import InputError
+from reqbench.protocols.journey.scaffold import library_layout
 from reqbench.protocols.journey.scaffold_plan import plan
 
 T, F = True, False
@@ -53,3 +56,19 @@ def test_nothing_passes_at_the_final_release_names_the_layout() -> None:
 def test_one_release_is_not_a_chain() -> None:
     with pytest.raises(InputError, match="at least two releases"):
         plan([{"t::x": T}])
+
+
+def test_library_layout_of_flat_src_and_test_modules(tmp_path: Path) -> None:
+    flat = tmp_path / "flat"
+    for rel in ("parse.py", "test_parse.py", "setup.py", "tests/test_x.py", "docs/conf.py", "pkg/__init__.py",
+                "parse.egg-info/PKG-INFO"):
+        (flat / rel).parent.mkdir(parents=True, exist_ok=True)
+        (flat / rel).write_text("")
+    assert library_layout(flat) == (["parse.py", "pkg/*"], ["."])
+    src = tmp_path / "src-layout"
+    for rel in ("src/cachetools/__init__.py", "src/cachetools.egg-info/PKG-INFO", "tests/__init__.py"):
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text("")
+    assert library_layout(src) == (["src/cachetools/*"], ["src"])
+    with pytest.raises(InputError, match="--paths"):
+        library_layout(tmp_path / "flat" / "tests")  # only test modules: no library to name
