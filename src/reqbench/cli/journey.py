@@ -1,4 +1,5 @@
-"""`reqbench journey ...`: SWE-Journey commands (calibrate an instance, list personas, run one session)."""
+"""`reqbench journey ...`: SWE-Journey commands (calibrate an instance, list personas, run one session,
+scaffold an instance from real releases)."""
 
 from __future__ import annotations
 
@@ -141,6 +142,51 @@ def synthesize_cmd(
                    max_retries=max_retries, max_replans=max_replans, seed=seed_value, instance_id=instance_id)
     path = Synthesizer(load_seed(seed), opts).run(out)
     typer.echo(f"{path} (unreviewed; see synthesis.json)")
+
+
+@app.command("scaffold")
+def scaffold_cmd(
+    releases: list[str] = typer.Argument(..., help="Two or more releases of one project, oldest first: "
+                                         "NAME==VERSION (PyPI sdist; NAME==V1,V2,V3 for several), or local "
+                                         "trees git:PATH@TAG, dir:PATH, archive:PATH."),
+    out: Path = typer.Option(..., "--out", help="New instance directory to write (must not exist)."),
+    instance_id: str = typer.Option("", "--id", help="Instance id (default: the project name)."),
+    tests: str = typer.Option("", "--tests", help="Test folder of the final release (default: the first "
+                              "of tests, test, testing)."),
+    paths: str = typer.Option("", "--paths", help="Comma-separated globs of the library files whose change "
+                              "is each reference patch (default: the top-level packages and modules, or "
+                              "src/PKG/* for a src/ layout)."),
+    pythonpath: str = typer.Option("", "--pythonpath", help="Comma-separated import roots of the tree "
+                                   "under test (default: src for a src/ layout, else .)."),
+    pytest_args: str = typer.Option("", "--pytest-args", help="Extra pytest arguments of the test command, "
+                                    "e.g. '-k \"not slow_test\"'."),
+    timeout: float = typer.Option(300.0, "--timeout", min=1, help="Seconds per test run."),
+) -> None:
+    """Build a journey instance from a project's real release history: the final release's tests run on
+    every release (sandboxed, as the verifier runs them); each step whose results differ becomes a subtask
+    (F2P: fails before the step, passes at it and after; P2P: passes on every release); steps no test tells
+    apart are folded into the next. Writes instance.yaml (PyPI: pinned sdist hashes and pypi-diff:
+    reference patches; local trees: repo/, hidden/, patches/) and scaffold.json. Replace the TODO requests
+    with the release notes in a user's words, then run `reqbench journey calibrate`.
+
+    Example: reqbench journey scaffold cachetools==5.5.0,5.5.1,5.5.2 --out suites/mine/cachetools
+    """
+    from reqbench.protocols.journey.scaffold import Options, expand, resolve
+    from reqbench.protocols.journey.scaffold_write import write_instance
+
+    opts = Options(tests=tests, paths=[g.strip() for g in paths.split(",") if g.strip()],
+                   pythonpath=[p.strip() for p in pythonpath.split(",") if p.strip()],
+                   pytest_args=pytest_args, timeout_seconds=timeout, instance_id=instance_id)
+    chain = [resolve(arg) for arg in expand(releases)]
+    sc = write_instance(chain, opts, out, progress=lambda line: console.print(line, highlight=False))
+    folded = sum(len(s.folded) for s in sc.plan.steps)
+    console.print(f"{out}: {len(sc.plan.steps)} subtasks ({folded} releases folded), "
+                  f"F2P {sum(len(s.f2p) for s in sc.plan.steps)}, P2P {len(sc.plan.p2p)}, "
+                  f"{len(sc.plan.unstable)} unstable nodes left out", highlight=False)
+    for k, step in enumerate(sc.plan.steps, 1):
+        console.print(f"  T{k}: {chain[step.start].label} -> {chain[step.end].label} F2P {len(step.f2p)}"
+                      + (f" (folded {', '.join(chain[i].label for i in step.folded)})" if step.folded else ""),
+                      highlight=False)
 
 
 @app.command("select-seeds")

@@ -78,6 +78,10 @@ class EnvironmentSpec(_Strict):
     hidden_include: list[str] = Field(default_factory=list, description="With a fetched hidden_tests "
                                       "source (pypi:...): the top-level entries of that tree the hidden "
                                       "directory keeps, e.g. [tests] (see `journey.sources`).")
+    pythonpath: list[str] = Field(default_factory=lambda: ["."], description="Import roots of the tree "
+                                  "under test, relative to its root, put on sys.path after pytest starts: "
+                                  "['.'] for a flat layout, ['src'] when the package lives in src/ (the "
+                                  "tree is imported the way the project imports it; nothing is installed).")
     timeout_seconds: float = Field(120.0, description="Wall-clock limit for one hidden test run.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the "
                                 "test command (the environment is otherwise scrubbed).")
@@ -86,6 +90,14 @@ class EnvironmentSpec(_Strict):
     @classmethod
     def _guarded_runner(cls, value: str) -> str:
         return upgrade_pytest_command(value)
+
+    @field_validator("pythonpath")
+    @classmethod
+    def _inside_tree(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if not entry or entry.startswith("/") or ".." in Path(entry).parts:
+                raise ValueError(f"pythonpath entry {entry!r} must be a relative path inside the tree")
+        return value
 
 
 class InstanceSpec(_Strict):

@@ -24,7 +24,7 @@ from pathlib import Path
 from reqbench.core.checks import Check, CheckStatus, run_check
 from reqbench.core.errors import HarnessError
 from reqbench.protocols.journey.env import tree_hash
-from reqbench.protocols.journey.models import Instance
+from reqbench.protocols.journey.models import EnvironmentSpec, Instance
 
 
 @dataclass(frozen=True)
@@ -58,13 +58,19 @@ class _Cache:
 _CACHE = _Cache()
 
 
+def environment_check(env_spec: EnvironmentSpec, nodes: list[str]) -> Check:
+    """An instance environment's test command as a core `Check` expecting `nodes` (none: every node the
+    run reports is a result, which is how `scaffold` discovers them); the tree's import roots are
+    `env_spec.pythonpath` (``src`` for a src/ layout)."""
+    return Check(name="hidden-tests", command=env_spec.test_command, timeout_seconds=env_spec.timeout_seconds,
+                 expected_tests=nodes, pythonpath=list(env_spec.pythonpath))
+
+
 def hidden_check(instance: Instance) -> Check:
     """The instance's test command as a core `Check`; every node of the instance is an expected test."""
-    env_spec = instance.spec.environment
     nodes = list(dict.fromkeys([*instance.spec.common_p2p, *instance.whole_f2p, *instance.whole_p2p,
                                 *(n for sub in instance.subtasks for n in [*sub.f2p, *sub.p2p])]))
-    return Check(name="hidden-tests", command=env_spec.test_command, timeout_seconds=env_spec.timeout_seconds,
-                 expected_tests=nodes)
+    return environment_check(instance.spec.environment, nodes)
 
 
 def run_hidden_tests(instance: Instance, tree: Path, scratch: Path | None = None) -> TestRun:

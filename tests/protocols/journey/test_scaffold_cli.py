@@ -1,0 +1,81 @@
+"""`reqbench journey scaffold` as a user runs it (real subprocesses): a local src/-layout project's
+releases become an instance that `reqbench journey calibrate` accepts; the same on real PyPI releases
+(skipped when PyPI is unreachable)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.support.pypi import need_release, pypi_cache  # noqa: F401  (fixture)
+
+from .scaffold_fixture import F2P, P2P, write_releases
+
+
+def _reqbench(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "REQBENCH_CACHE": str(cache), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "reqbench.cli.main", "journey", *args], capture_output=True,
+                          text=True, env=env, check=False, timeout=600)
+
+
+def test_scaffold_local_releases_then_calibrate(tmp_path: Path) -> None:
+    trees = write_releases(tmp_path / "releases")
+    out = tmp_path / "tally"
+    proc = _reqbench("scaffold", *(f"dir:{t}" for t in trees), "--out", str(out), cache=tmp_path / "cache")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "2 subtasks (1 releases folded), F2P 2, P2P 1" in proc.stdout
+    spec = yaml.safe_load((out / "instance.yaml").read_text())
+    assert spec["repo"] == "repo" and spec["environment"]["pythonpath"] == ["src"]
+    assert spec["environment"]["hidden_tests"] == "hidden"
+    assert spec["common_p2p"] == P2P
+    subs = [s for stage in spec["stages"] for s in stage["subtasks"]]
+    assert {s["id"]: s["f2p"] for s in subs} == F2P
+    assert subs[1]["p2p_include"] == ["T1"] and subs[1]["depends_on"] == ["T1"]
+    assert all(s["request"].startswith("TODO") for s in subs)
+    assert (out / "hidden" / "tests" / "test_tally.py").is_file() and (out / "repo" / "src" / "tally").is_dir()
+    # T2's reference patch is v2 -> v4 restricted to the library: the docstring of v3 and mul of v4
+    patch = (out / subs[1]["reference_patch"]).read_text()
+    assert "+def mul(a, b):" in patch and "small arithmetic" in patch and "tests/" not in patch
+    record = json.loads((out / "scaffold.json").read_text())
+    assert [r["passed"] for r in record["releases"]] == [1, 2, 2, 3]
+    assert record["subtasks"][1]["folded"] == ["v3"] and record["paths"] == ["src/tally/*"]
+    cal = _reqbench("calibrate", str(out), "--json", cache=tmp_path / "cache")
+    assert cal.returncode == 0, cal.stdout + cal.stderr
+    assert json.loads(cal.stdout)["ok"] is True
+
+
+def test_scaffold_refuses_an_existing_directory(tmp_path: Path) -> None:
+    trees = write_releases(tmp_path / "releases")
+    (tmp_path / "taken").mkdir()
+    proc = _reqbench("scaffold", f"dir:{trees[0]}", f"dir:{trees[1]}", "--out", str(tmp_path / "taken"),
+                     cache=tmp_path / "cache")
+    assert proc.returncode != 0 and "already exists" in proc.stdout + proc.stderr
+
+
+PYPI_CHAIN = ("cachetools==5.5.0", "cachetools==5.5.1", "cachetools==5.5.2")
+
+
+def test_scaffold_pypi_releases_then_calibrate(tmp_path: Path, pypi_cache: Path) -> None:  # noqa: F811
+    need_release(*PYPI_CHAIN)
+    out = tmp_path / "cachetools"
+    proc = _reqbench("scaffold", "cachetools==5.5.0,5.5.1,5.5.2", "--out", str(out), cache=pypi_cache)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    spec = yaml.safe_load((out / "instance.yaml").read_text())
+    assert spec["repo"].startswith("pypi:cachetools==5.5.0#sha256=")
+    assert spec["environment"]["hidden_tests"].startswith("pypi:cachetools==5.5.2#sha256=")
+    assert spec["environment"]["hidden_include"] == ["tests"] and spec["environment"]["pythonpath"] == ["src"]
+    subs = [s for stage in spec["stages"] for s in stage["subtasks"]]
+    # 5.5.2's 216 tests: 5.5.1 only added documentation (folded); 5.5.2's fewer lock operations fix
+    # cache_info under a lock, the one node that fails before
+    assert "1 subtasks (1 releases folded), F2P 1, P2P 215" in proc.stdout
+    assert subs[0]["reference_patch"].startswith("pypi-diff:cachetools==5.5.0..5.5.2#")
+    assert subs[0]["f2p"] == ["tests/test_cached.py::CacheWrapperTest::test_decorator_lock_info"]
+    assert all("#paths=src/cachetools/*&sha256=" in s["reference_patch"] for s in subs)
+    assert not (out / "repo").exists() and not (out / "hidden").exists()
+    cal = _reqbench("calibrate", str(out), "--json", cache=pypi_cache)
+    assert cal.returncode == 0, cal.stdout + cal.stderr
