@@ -18,7 +18,16 @@ from typing import Any
 import pytest
 
 from reqbench.core.agents.base import AgentStatus
-from tests.support.real_agents import TASK, git, installed, make_workspace, new_store, run_row, same_patch, score
+from tests.support.real_agents import (
+    TASK,
+    git,
+    installed,
+    make_workspace,
+    new_store,
+    replays_offline,
+    run_row,
+    score,
+)
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 from tests.support.wire import chat_body
 
@@ -69,12 +78,5 @@ def test_real_aider_through_the_gateway_then_offline_replay(tmp_path: Path) -> N
     assert result.reply == messages[-1][1]
 
     ws2 = make_workspace(tmp_path / "ws2")
-    with ScriptedOpenAI(script) as upstream:
-        replayed = run_row("aider", ROW, store, ws2, upstream.base_url, offline=True, model="openai/gpt-4o", key=KEY)
-        assert upstream.requests == []  # zero upstream requests offline
-    assert replayed.status is AgentStatus.COMPLETED, replayed.detail
-    assert score(ws2) == 1.0
-    first, second = same_patch(ws, ws2)
-    assert second == first
-    assert [c.source for c in recorder.calls(ROW)[1:]] == ["replay"]
+    replays_offline("aider", ROW, store, recorder, ws, ws2, script, live_calls=1, model="openai/gpt-4o", key=KEY)
     print(f"aider row live + offline replay in {time.monotonic() - started:.1f}s")

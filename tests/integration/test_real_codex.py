@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from reqbench.core.agents.base import AgentStatus
-from tests.support.real_agents import installed, make_workspace, new_store, run_row, same_patch, score
+from tests.support.real_agents import installed, make_workspace, new_store, replays_offline, run_row, same_patch, score
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 from tests.support.wire import responses_body
 
@@ -97,13 +97,7 @@ def test_real_codex_through_the_gateway_then_offline_replay(tmp_path: Path) -> N
     assert events[-1].kind == "reply" and events[-1].data["content"] == result.reply
 
     ws2 = make_workspace(tmp_path / "ws2")
-    with ScriptedOpenAI(upstream_script(1)) as upstream:
-        replayed = run_row("codex", ROW, store, ws2, upstream.base_url, offline=True, model="gpt-5-codex", key=KEY)
-        assert upstream.requests == []  # zero upstream requests offline
-    assert replayed.status is AgentStatus.COMPLETED, replayed.detail
-    assert score(ws2) == 1.0
-    first, second = same_patch(ws, ws2)
-    assert second == first
+    replayed = replays_offline("codex", ROW, store, recorder, ws, ws2, upstream_script(1), live_calls=3,
+                               model="gpt-5-codex", key=KEY)
     assert (replayed.usage.prompt_tokens, replayed.usage.completion_tokens) == (6300, 112)
-    assert [c.source for c in recorder.calls(ROW)[3:]] == ["replay"] * 3
     print(f"codex row live + offline replay in {time.monotonic() - started:.1f}s")

@@ -28,7 +28,16 @@ from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.llm.run_access import offline_run
 from reqbench.core.store import RunStore
 from reqbench.core.store.active import activate
-from tests.support.real_agents import TASK, git, installed, make_workspace, new_store, run_row, same_patch, score
+from tests.support.real_agents import (
+    TASK,
+    git,
+    installed,
+    make_workspace,
+    new_store,
+    replays_offline,
+    run_row,
+    score,
+)
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, completion
 
 KEY = "sk-openai-loopback-provider-key"
@@ -128,15 +137,9 @@ def test_real_openhands_through_the_gateway_then_offline_replay(tmp_path: Path) 
     assert [c["function_name"] for step in atif for c in step.get("tool_calls", [])] == ["bash", "edit_file"]
 
     ws2 = make_workspace(tmp_path / "ws2")
-    with ScriptedOpenAI(upstream_script(1, ws2)) as upstream:
-        replayed = run_row("openhands", ROW, store, ws2, upstream.base_url, offline=True, model=MODEL, key=KEY)
-        assert upstream.requests == []  # zero upstream requests offline
-    assert replayed.status is AgentStatus.COMPLETED, replayed.detail
-    assert score(ws2) == 1.0
-    first, second = same_patch(ws, ws2)
-    assert second == first
+    replayed = replays_offline("openhands", ROW, store, recorder, ws, ws2, upstream_script(1, ws2), live_calls=3,
+                               model=MODEL, key=KEY)
     assert (replayed.usage.prompt_tokens, replayed.usage.completion_tokens) == (9300, 112)
-    assert [c.source for c in recorder.calls(ROW)[3:]] == ["replay"] * 3
     print(f"openhands row {row_seconds:.1f}s live; live + offline replay in {time.monotonic() - started:.1f}s")
 
 

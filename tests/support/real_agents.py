@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents import versions
-from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
+from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.llm.run_access import offline_run
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.core.store.active import activate
+from tests.support.scripted_openai import ScriptedOpenAI
 
 TASK = "Make greet.py print Goodbye instead of Hello."
 
@@ -70,3 +71,19 @@ def run_row(agent_name: str, row: str, store: RunStore, ws: Path, base_url: str,
 def same_patch(ws: Path, ws2: Path) -> tuple[str, str]:
     """The two workspaces' diffs, the second with its folder name mapped back to the first."""
     return git(ws, "diff"), git(ws2, "diff").replace(ws2.name, ws.name)
+
+
+def replays_offline(agent_name: str, row: str, store: RunStore, recorder: StoreRecorder, ws: Path, ws2: Path,
+                    script: Any, *, live_calls: int, model: str, key: str, **opts: Any) -> AgentResult:
+    """Re-run the row `--offline` in the fresh workspace `ws2`: zero upstream requests, a completed row
+    scored 1.0, the same patch as the live run in `ws`, and the recorder's next calls all replays."""
+    with ScriptedOpenAI(script) as upstream:
+        replayed = run_row(agent_name, row, store, ws2, upstream.base_url, offline=True, model=model, key=key,
+                           **opts)
+        assert upstream.requests == []  # zero upstream requests offline
+    assert replayed.status is AgentStatus.COMPLETED, replayed.detail
+    assert score(ws2) == 1.0
+    first, second = same_patch(ws, ws2)
+    assert second == first
+    assert [c.source for c in recorder.calls(row)[live_calls:]] == ["replay"] * live_calls
+    return replayed
