@@ -18,6 +18,7 @@ from reqbench.cli.generic import headline_table
 from reqbench.cli.generic_report import print_report
 from reqbench.cli.generic_run import run_suite, unmeasured_rows
 from reqbench.core.execute.types import RunOptions
+from reqbench.protocols.journey.models import load_suite as load_journey_suite
 from reqbench.protocols.pace.case import load_suite as load_pace_suite
 from reqbench.protocols.pace.sizes import case_size
 from reqbench.protocols.specpath.calibration import calibrate_family
@@ -46,44 +47,45 @@ def _first_number(value: object) -> float | None:
         return None
 
 
-def sizes_table() -> Table:
-    table = Table(title="real specpath families: sizes computed from the files")
-    for col in ("family", "files", "+lines", "-lines", "probes", "probe tests", "atoms", "histories"):
-        table.add_column(col, justify="left" if col == "family" else "right", no_wrap=col == "family")
-    for fam in families(SUITES["specpath"]).values():
-        s = family_size(fam)
-        table.add_row(s.family, str(s.files), str(s.added), str(s.removed), str(s.probes),
-                      str(s.probe_cases), str(s.atoms), str(s.histories))
+def _table(title: str, columns: tuple[str, ...], rows: list[tuple[object, ...]]) -> Table:
+    """A sizes table: the first column names the item, the others are right-aligned counts."""
+    table = Table(title=f"{title}: sizes computed from the files")
+    for n, col in enumerate(columns):
+        table.add_column(col, justify="right" if n else "left", no_wrap=not n)
+    for row in rows:
+        table.add_row(*map(str, row))
     return table
 
 
-def pace_sizes_table() -> Table:
-    table = Table(title="real pace cases: sizes computed from the files")
-    for col in ("case", "files", "+lines", "-lines", "Code Points", "criteria", "integration/registration"):
-        table.add_column(col, justify="left" if col == "case" else "right", no_wrap=col == "case")
-    for case in load_pace_suite(SUITES["pace"])[1]:
-        s = case_size(case)
-        table.add_row(s.case, str(s.files), str(s.added), str(s.removed), str(s.points), str(s.criteria),
-                      str(s.integration_points))
-    return table
-
-
-def takeover_sizes_table() -> Table:
-    s = suite_size(SUITES["takeover"], with_repository=True)
-    table = Table(title="real takeover suite: sizes computed from the files")
-    for col in ("suite", "messages", "atoms", "events", "event types", "targets", "delivery", "hidden tests",
-                "repo .py lines"):
-        table.add_column(col, justify="left" if col == "suite" else "right", no_wrap=col == "suite")
-    table.add_row(s.suite, str(s.messages), str(s.atoms), str(s.events), str(len(s.events_by_type)),
-                  str(s.targets), str(s.delivery_targets), str(s.hidden_tests), str(s.repository_python_lines))
-    return table
+def sizes_tables() -> list[Table]:
+    specpath = [family_size(f) for f in families(SUITES["specpath"]).values()]
+    pace = [case_size(c) for c in load_pace_suite(SUITES["pace"])[1]]
+    journey = load_journey_suite(SUITES["journey"])[1]
+    takeover = suite_size(SUITES["takeover"], with_repository=True)
+    return [
+        _table("real specpath families",
+               ("family", "files", "+lines", "-lines", "probes", "probe tests", "atoms", "histories"),
+               [(s.family, s.files, s.added, s.removed, s.probes, s.probe_cases, s.atoms, s.histories)
+                for s in specpath]),
+        _table("real journey instances", ("instance", "subtasks", "F2P nodes", "P2P nodes"),
+               [(i.id, len(i.subtasks), len(i.whole_f2p), len(i.whole_p2p)) for i in journey]),
+        _table("real pace cases",
+               ("case", "files", "+lines", "-lines", "Code Points", "criteria", "integration/registration"),
+               [(s.case, s.files, s.added, s.removed, s.points, s.criteria, s.integration_points) for s in pace]),
+        _table("real takeover suite",
+               ("suite", "messages", "atoms", "events", "event types", "targets", "delivery", "hidden tests",
+                "repo .py lines"),
+               [(takeover.suite, takeover.messages, takeover.atoms, takeover.events, len(takeover.events_by_type),
+                 takeover.targets, takeover.delivery_targets, takeover.hidden_tests,
+                 takeover.repository_python_lines)]),
+    ]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("runs/demo-real"))
     args = parser.parse_args()
-    console = Console()
+    console = Console(width=max(Console().width, 120))  # sizes and reports stay readable in a log
     headlines, failures = [], []
     for fam in families(SUITES["specpath"]).values():  # runs use only calibrated verifiers (cached on a pass)
         if calibration_source(fam) is None:
@@ -111,9 +113,8 @@ def main() -> int:
             for metric, want in EXPECTED.get((protocol, agent), {}).items():
                 if _first_number(headline.get(metric)) != want:
                     failures.append(f"{protocol} {agent}: {metric} = {headline.get(metric)}, expected {want}")
-    console.print(sizes_table())
-    console.print(pace_sizes_table())
-    console.print(takeover_sizes_table())
+    for table in sizes_tables():
+        console.print(table)
     console.print(headline_table(headlines))
     for failure in failures:
         console.print(f"[red]demo-real failed:[/red] {failure}")
