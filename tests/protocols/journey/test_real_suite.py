@@ -73,6 +73,7 @@ def test_sizes_from_the_files() -> None:
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(1800)  # whole real suites: minutes on a busy machine
 def test_reference_sizes(pypi_cache: Path) -> None:  # noqa: F811
     """Files and lines of every reference patch (the upstream changes; fetches every release step)."""
     print()
@@ -111,6 +112,7 @@ def test_real_first_subtask_reference_full_marks_null_zero(first_subtask: Path, 
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(1800)  # whole real suites: minutes on a busy machine
 def test_every_real_instance_calibrates(pypi_cache: Path) -> None:  # noqa: F811
     for inst in _need_suite():
         report = calibrate(inst)

@@ -88,6 +88,7 @@ def test_one_real_case_end_to_end(pypi_cache: Path, tmp_path: Path) -> None:  # 
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(1800)  # whole real suites: minutes on a busy machine
 def test_whole_real_suite_validates_and_brackets(pypi_cache: Path, tmp_path: Path) -> None:  # noqa: F811
     need_release(*_releases())
     assert validate_path(REAL) == []

@@ -74,6 +74,7 @@ def test_one_real_family_brackets(pypi_cache: Path, tmp_path: Path) -> None:  # 
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(1800)  # whole real suites: minutes on a busy machine
 def test_whole_real_suite_brackets_and_calibrates(pypi_cache: Path, tmp_path: Path) -> None:  # noqa: F811
     need_release(*RELEASES)
     for fam in families(REAL).values():

@@ -86,6 +86,7 @@ def test_one_real_target_admitted_and_bracketed(pypi_cache: Path, tmp_path: Path
 
 
 @pytest.mark.integration
+@pytest.mark.timeout(1800)  # whole real suites: minutes on a busy machine
 def test_whole_real_suite_admitted_and_bracketed(pypi_cache: Path, tmp_path: Path) -> None:  # noqa: F811
     need_release(RELEASE)
     assert PROTOCOL.validate(REAL) == []
