@@ -48,51 +48,82 @@ class _ChannelReader(threading.Thread):
 
 
 def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
-              env: dict[str, str] | None = None, base: Path | None = None) -> CheckResult:
+              env: dict[str, str] | None = None, base: Path | None = None,
+              consume: bool = False) -> CheckResult:
     """Run `check` on a snapshot copy of `workspace` and map the evidence to a `CheckResult`.
 
     `base` is the tree the submission started from: protected paths of the snapshot are restored from
     it before the check runs (without a base nothing can be restored and nothing is recorded).
+
+    `consume=True` is for a tree the harness itself made for this check alone and that no agent process
+    was ever given (e.g. a fresh base with a frozen patch applied): instead of being copied it is moved
+    into the check's private scratch directory for the run and moved back after it, protected paths
+    restored and whatever the check wrote left in it, so the caller must discard it afterwards. Where it
+    cannot be moved (another file system, a mount point) it is copied as usual. Never pass it for a
+    tree an agent worked in: a process of the agent could still hold it open.
     """
     item = f"check {check.name!r}"
     if hidden_dir is not None and not Path(hidden_dir).is_dir():
         raise InputError("hidden directory not found", file=str(hidden_dir), item=item)
     report_name = check.report_name()
-    with tempfile.TemporaryDirectory(prefix="reqbench-check-") as scratch_name:
+    workspace = Path(workspace)
+    parent = str(workspace.absolute().parent) if consume else None
+    with tempfile.TemporaryDirectory(prefix="reqbench-check-", dir=parent) as scratch_name:
         scratch = Path(scratch_name)
         snapshot, output = scratch / "workspace", scratch / "output"
-        copy_tree(Path(workspace), snapshot)
-        output.mkdir()
-        touched = (restore_protected(snapshot, Path(base), [*DEFAULT_PROTECTED, *check.protected])
-                   if base is not None else [])
-        values = {"workspace": str(snapshot), "output": str(output),
-                  "junit": str(output / report_name), "python": sys.executable}
-        binds: dict[Path, Path] = {}
-        run_env = {"REQBENCH_WORKSPACE": str(snapshot), "REQBENCH_OUTPUT": str(output)}
-        if hidden_dir is not None:
-            hidden = scratch / "hidden"
-            copy_tree(Path(hidden_dir), hidden)  # the suite's own copy is never exposed to a check
-            values["hidden"] = str(hidden)
-            run_env["REQBENCH_HIDDEN"] = str(hidden)
-            binds[hidden] = hidden
-        run_env.update(env or {})
-        if not check.runs_pytest:
-            command = render_command(check.command, values, item=item)
-            proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
-                                 writable=[output], readonly_binds=binds, network=False,
-                                 bind_named_files=True)
-            result = _plain_result(check, proc, output, report_name, [snapshot, *binds])
-        else:
-            proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env, item)
-            status, probes, detail = judge_pytest(ev, proc, check.expected_tests, check.timeout_seconds)
-            result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
-                                 proc.stdout_tail(), proc.stderr_tail())
-            result.collection_errors = sorted(set(ev.collect_errors))
-        result.protected_touched = touched
-        result.timed_out = proc.timed_out
-        if touched:
-            result.detail = (result.detail + f"; protected paths restored: {touched[:10]}").lstrip("; ")
-        return result
+        moved = consume and _move(workspace, snapshot)
+        if not moved:
+            copy_tree(workspace, snapshot)
+        try:
+            return _run_in(check, snapshot, output, scratch, hidden_dir, env, base, report_name, item)
+        finally:
+            if moved:
+                _move(snapshot, workspace)  # else something took its old path: the scratch goes with it
+
+
+def _move(src: Path, dest: Path) -> bool:
+    """Rename `src` to `dest` (same file system, not a mount point); False where that is impossible."""
+    try:
+        os.rename(src, dest)
+    except OSError:
+        return False
+    return True
+
+
+def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_dir: Path | None,
+            env: dict[str, str] | None, base: Path | None, report_name: str, item: str) -> CheckResult:
+    """The check on `snapshot` (already in place below `scratch`)."""
+    output.mkdir()
+    touched = (restore_protected(snapshot, Path(base), [*DEFAULT_PROTECTED, *check.protected])
+               if base is not None else [])
+    values = {"workspace": str(snapshot), "output": str(output),
+              "junit": str(output / report_name), "python": sys.executable}
+    binds: dict[Path, Path] = {}
+    run_env = {"REQBENCH_WORKSPACE": str(snapshot), "REQBENCH_OUTPUT": str(output)}
+    if hidden_dir is not None:
+        hidden = scratch / "hidden"
+        copy_tree(Path(hidden_dir), hidden)  # the suite's own copy is never exposed to a check
+        values["hidden"] = str(hidden)
+        run_env["REQBENCH_HIDDEN"] = str(hidden)
+        binds[hidden] = hidden
+    run_env.update(env or {})
+    if not check.runs_pytest:
+        command = render_command(check.command, values, item=item)
+        proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
+                             writable=[output], readonly_binds=binds, network=False,
+                             bind_named_files=True)
+        result = _plain_result(check, proc, output, report_name, [snapshot, *binds])
+    else:
+        proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env, item)
+        status, probes, detail = judge_pytest(ev, proc, check.expected_tests, check.timeout_seconds)
+        result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
+                             proc.stdout_tail(), proc.stderr_tail())
+        result.collection_errors = sorted(set(ev.collect_errors))
+    result.protected_touched = touched
+    result.timed_out = proc.timed_out
+    if touched:
+        result.detail = (result.detail + f"; protected paths restored: {touched[:10]}").lstrip("; ")
+    return result
 
 
 def _plain_result(check: Check, proc: ProcessResult, output: Path, report_name: str,

@@ -81,7 +81,8 @@ class PidsCgroup:
     def kill_all(self) -> None:
         """SIGKILL every member until none is left, then remove the cgroup."""
         procs = self.path / "cgroup.procs"
-        for _ in range(100):
+        pause, waited = 0.001, 0.0
+        while waited < KILL_PATIENCE_SECONDS:
             try:
                 pids = [int(p) for p in procs.read_text().split()]
             except OSError:
@@ -93,11 +94,17 @@ class PidsCgroup:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            time.sleep(0.02)
+            time.sleep(pause)  # killed members leave within a few ms: wait short, then longer
+            waited += pause
+            pause = min(pause * 2, 0.02)
         try:
             self.path.rmdir()
         except OSError as exc:
             log.warning("could not remove cgroup %s: %s", self.path, exc)
+
+
+KILL_PATIENCE_SECONDS = 2.0
+"""How long `PidsCgroup.kill_all` keeps killing before it gives up on the cgroup."""
 
 
 def rlimit_prefix() -> list[str]:

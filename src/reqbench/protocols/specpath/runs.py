@@ -198,7 +198,8 @@ def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str,
         except PatchApplyError as exc:
             return row_outcome(Reason.PATCH_APPLY, base, detail=str(exc), artifacts=artifacts, extra=extra)
         clock.lap("verify_setup")
-        run = run_verifier(family, vws.path, timeout)
+        # vws is this function's own fresh base + frozen patch, never given to an agent: no copy needed
+        run = run_verifier(family, vws.path, timeout, consume=True)
         clock.lap("verify")
     finally:
         vws.close()

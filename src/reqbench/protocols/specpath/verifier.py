@@ -89,8 +89,12 @@ def read_result(family: Family, result: CheckResult) -> VerifierRun:
                        timed_out=result.timed_out, collection_errors=list(result.collection_errors))
 
 
-def run_verifier(family: Family, workspace: Path, timeout: float | None = None) -> VerifierRun:
-    """Run V_i on a snapshot of `workspace`; never raises for a verifier or submission problem."""
+def run_verifier(family: Family, workspace: Path, timeout: float | None = None, *,
+                 consume: bool = False) -> VerifierRun:
+    """Run V_i on a snapshot of `workspace`; never raises for a verifier or submission problem.
+
+    `consume=True` only for a harness-made tree no agent process ever had (`core.checks.run_check`):
+    the check then runs on it instead of on a copy, and the caller discards it afterwards."""
     result = run_check(verifier_check(family, timeout), Path(workspace), family.hidden_dir,
-                       base=family.base_repo)
+                       base=family.base_repo, consume=consume)
     return read_result(family, result)
