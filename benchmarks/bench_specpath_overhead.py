@@ -48,7 +48,7 @@ def measure(repeats: int) -> dict[str, float]:
     for a in attempts:
         for name, sec in a.result.get("timings", {}).items():
             out[f"phase {name}"] = out.get(f"phase {name}", 0.0) + sec
-    out["phase verify outside the verifier process (snapshot copy, sandbox)"] = (
+    out["phase verify outside the verifier process (scratch, copies, sandbox set-up)"] = (
         out.pop("phase verify", 0.0) - verifier)
     return out
 
