@@ -51,6 +51,14 @@ def test_consumed_tree_comes_back_after_a_failing_check(tmp_path: Path) -> None:
     assert ws.is_dir() and not (ws / "calc.py").exists()
 
 
+def test_a_link_to_a_tree_is_copied_not_moved(tmp_path: Path) -> None:
+    ws = _tree(tmp_path)
+    link = tmp_path / "link"
+    link.symlink_to(ws)
+    assert run_check(Check(name="c", command=PLANT), link, consume=True).status is CheckStatus.PASS
+    assert link.is_symlink() and not (ws / "planted.txt").exists()
+
+
 @pytest.mark.skipif(not overlay_available(), reason="overlayfs mounts need root and overlayfs")
 def test_a_mount_point_cannot_be_moved_so_it_is_copied(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()

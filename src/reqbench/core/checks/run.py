@@ -82,7 +82,10 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
 
 
 def _move(src: Path, dest: Path) -> bool:
-    """Rename `src` to `dest` (same file system, not a mount point); False where that is impossible."""
+    """Rename the directory `src` to `dest` (same file system, not a mount point); False where that is
+    impossible, and for a link (its target would be checked in place)."""
+    if src.is_symlink() or not src.is_dir():
+        return False
     try:
         os.rename(src, dest)
     except OSError:
