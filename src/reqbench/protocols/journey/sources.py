@@ -19,21 +19,10 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
-from reqbench.core.workspace import RepoSource
 from reqbench.core.workspace.sources import _publish, cache_root, read_patch
+from reqbench.core.workspace.sources import is_source_spec as is_source
+from reqbench.core.workspace.sources import source_tree as tree
 from reqbench.core.workspace.trees import copy_tree, tree_hash
-
-SOURCE_PREFIXES = ("pypi:", "pypi-diff:", "git:", "archive:")
-
-
-def is_source(text: str) -> bool:
-    """True when `text` names a repository source rather than an instance-relative path."""
-    return text.strip().startswith(SOURCE_PREFIXES)
-
-
-def tree(root: Path, text: str) -> Path:
-    """The directory `text` names: a fetched (cached) source tree, or a folder of the instance."""
-    return RepoSource.parse(text, base_dir=root).baseline() if is_source(text) else root / text
 
 
 def patch(root: Path, text: str) -> str:

@@ -28,9 +28,8 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import PatchApplyError, RepoSource, materialize
 from reqbench.core.workspace.pypi_diff import is_pypi_diff
-from reqbench.core.workspace.sources import read_patch
+from reqbench.core.workspace.sources import is_source_spec, read_patch
 
-SOURCE_PREFIXES = ("pypi:", "pypi-diff:", "git:", "archive:")
 REFERENCE = "reference"
 _SEP = " + "
 _COMPOSED: dict[str, str] = {}
@@ -39,7 +38,7 @@ _LOCK = threading.Lock()
 
 def base_source(root: Path, base_repo: str) -> RepoSource | None:
     """The repository source named by ``base_repo``, or None when it is a family-relative folder."""
-    if not base_repo.strip().startswith(SOURCE_PREFIXES):
+    if not is_source_spec(base_repo):
         return None
     return RepoSource.parse(base_repo, base_dir=root)
 
