@@ -13,23 +13,13 @@ from reqbench.core.judges.base import JudgePending, JudgeRejected, JudgeRequest
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.core.judges.factory import make_judge
 from reqbench.core.judges.replay import ReplayJudge
-from tests.support.judge_requests import classify_request
+from tests.support.judge_requests import ALIGN, classify_request
 
 
 def _request(contract: str, items: dict[str, dict], fields: dict[str, list[str]]) -> JudgeRequest:
     return classify_request(contract, items, fields)
 
 
-ALIGN = {
-    "relation": [
-        "SAME_ATOM",
-        "MERGED_ATOMS",
-        "SUBPART_OF_ATOM",
-        "RELATED_DIFFERENT_ATOM",
-        "UNRELATED",
-        "UNCERTAIN",
-    ]
-}
 
 
 def test_exact_applies_the_rule_the_request_carries_to_each_candidate() -> None:

@@ -6,6 +6,18 @@ from typing import Any
 
 from reqbench.core.judges.base import JudgeRequest
 
+# The label fields of the takeover alignment contract.
+ALIGN = {
+    "relation": [
+        "SAME_ATOM",
+        "MERGED_ATOMS",
+        "SUBPART_OF_ATOM",
+        "RELATED_DIFFERENT_ATOM",
+        "UNRELATED",
+        "UNCERTAIN",
+    ]
+}
+
 
 def classify_request(contract: str, items: dict[str, dict], fields: dict[str, list[str]],
                      exact_rule: Any = None) -> JudgeRequest:

@@ -5,23 +5,13 @@ from __future__ import annotations
 from reqbench.core.judges.base import JudgeRequest
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.protocols.takeover.judging.exact_rules import RULES, normalise
-from tests.support.judge_requests import classify_request
+from tests.support.judge_requests import ALIGN, classify_request
 
 
 def _request(contract: str, items: dict[str, dict], fields: dict[str, list[str]]) -> JudgeRequest:
     return classify_request(contract, items, fields, RULES[contract])
 
 
-ALIGN = {
-    "relation": [
-        "SAME_ATOM",
-        "MERGED_ATOMS",
-        "SUBPART_OF_ATOM",
-        "RELATED_DIFFERENT_ATOM",
-        "UNRELATED",
-        "UNCERTAIN",
-    ]
-}
 
 
 def test_exact_alignment_ignores_case_and_whitespace_but_not_wording() -> None:
