@@ -5,19 +5,26 @@ Why: a structurally perfect family can still score its reference 0 — e.g. a fl
 (package at the top) under the default ``verifier.pythonpath: ["src"]``, whose probes then cannot import
 the code. That must fail `validate`, not the run. This is the cheap part of calibration (one verifier run
 per family on the base + reference, no history file); `reqbench specpath calibrate` runs every gate
-(base fails, negatives fail their probes, invariance across histories).
+(base fails, negatives fail their probes, invariance across histories). A family whose reference passed
+is remembered under the content address of everything the check reads (`core.verdicts`), so validating
+an unchanged suite again costs a few tree hashes, not a verifier run per family.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from reqbench import __version__
 from reqbench.core.errors import InputError
+from reqbench.core.hashing import sha256_json, sha256_text
 from reqbench.core.steps import steps
+from reqbench.core.verdicts import VerdictCache
+from reqbench.core.workspace import tree_hash
 from reqbench.protocols.specpath.calibration import verify_patch
 from reqbench.protocols.specpath.family import Family
 
@@ -49,13 +56,35 @@ def reference_problem(family: Family) -> str | None:
     return None
 
 
+def reference_key(family: Family) -> str:
+    """Content address of one reference check: the family's files (family.yaml with its verifier settings,
+    patches, hidden tests), its base repository, the reference patch text (which may come from a fetched
+    source), the reqbench version (the guard) and the interpreter the verifier runs with."""
+    return sha256_json({"family": tree_hash(family.root), "base": tree_hash(family.base_repo),
+                        "hidden": tree_hash(family.hidden_dir),
+                        "reference": sha256_text(family.patch_text(family.spec.reference_patch)),
+                        "reqbench": __version__, "python": sys.executable})
+
+
 def reference_problems(families: list[Family]) -> list[str]:
-    """`reference_problem` of every family, run in parallel, with progress for whoever is watching."""
-    progress = steps("reference check", len(families), "families: reference patch through the verifier")
+    """`reference_problem` of every family, run in parallel, with progress for whoever is watching; a family
+    whose unchanged content passed before is not run again."""
+    progress = steps("reference check", len(families), "families: reference patch through the verifier "
+                     "(passes cached by content)")
+    verdicts = VerdictCache("specpath-reference")
 
     def one(family: Family) -> str | None:
         started = time.perf_counter()
+        try:
+            key = reference_key(family)
+        except InputError:
+            key = None  # reference_problem names what cannot be read
+        if key is not None and verdicts.passed(key):
+            progress.advance(family.id, None)
+            return None
         problem = reference_problem(family)
+        if problem is None and key is not None:
+            verdicts.record_pass(key)
         progress.advance(family.id, time.perf_counter() - started)
         return problem
 

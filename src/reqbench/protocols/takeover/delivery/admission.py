@@ -9,16 +9,15 @@ A delivery target is admitted only when, on fresh copies of its initial reposito
 
 Each of these *variants* is independent of the others, so `suite_admission_problems` runs all variants of
 all targets side by side (one thread per core; the checks are subprocesses), reports each as it ends
-(`core.steps`, shown by ``reqbench validate``), and remembers each verdict under its content address in
-``$REQBENCH_CACHE/takeover-admission/`` — a cache the sandbox hides from agents and checks. Only admitted
-variants are cached (a problem is checked again on every validation, so a fixed suite or environment is
-seen at once), and never a verdict reached through a harness error (a check that could not run).
+(`core.steps`, shown by ``reqbench validate``), and remembers each admitted variant under its content
+address (`core.verdicts`, ``$REQBENCH_CACHE/takeover-admission/``, hidden from agents and checks). Only
+admitted variants are cached, and never a verdict reached through a harness error (a check that could
+not run).
 `admission_problems` returns one sentence per violation; [] means admitted.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import tempfile
@@ -31,9 +30,10 @@ from typing import Any
 
 from reqbench import __version__
 from reqbench.core.errors import ReqbenchError
-from reqbench.core.hashing import atomic_write_text, sha256_bytes, sha256_json
+from reqbench.core.hashing import sha256_bytes, sha256_json
 from reqbench.core.steps import steps
-from reqbench.core.workspace import apply_patch, cache_root, materialize, tree_hash
+from reqbench.core.verdicts import VerdictCache
+from reqbench.core.workspace import apply_patch, materialize, tree_hash
 
 DECIDED = {"PASS", "FAIL", "SKIPPED"}
 """Gate statuses that are a verdict about the code; anything else (a harness error) is not cached."""
@@ -126,23 +126,22 @@ def suite_admission_problems(ctx, workers: int | None = None) -> list[str]:  # t
     """Admission of every delivery target: all variants in parallel, each verdict cached by content."""
     jobs = [v for d in ctx.suite.delivery for v in variants(ctx, d.target_id)]
     keys = {d.target_id: target_key(ctx, d.target_id) for d in ctx.suite.delivery}
-    folder = cache_root() / "takeover-admission"
+    verdicts = VerdictCache("takeover-admission")
     progress = steps("admission", len(jobs), f"checks of {len(keys)} delivery targets (build, target, regression "
                      "gates on fresh copies; verdicts cached by content)")
     initial_locks = {tid: threading.Lock() for tid in keys}
 
     def admit(index: int, variant: Variant, scratch: Path) -> list[str]:
-        cached = folder / f"{variant_key(keys[variant.target_id], variant)}.json"
-        if cached.is_file():
-            problems = list(json.loads(cached.read_text(encoding="utf-8")))
+        key = variant_key(keys[variant.target_id], variant)
+        if verdicts.passed(key):
             progress.advance(f"{variant.target_id} {variant.label}", None)
-            return problems
+            return []
         started = time.perf_counter()
         with initial_locks[variant.target_id]:  # variants of one target share its initial repository
             ctx.initial_repository(variant.target_id)
         problems, decided = check_variant(ctx, variant, scratch / f"v{index}")
         if decided and not problems:
-            atomic_write_text(cached, json.dumps(problems))
+            verdicts.record_pass(key)
         progress.advance(f"{variant.target_id} {variant.label}" + (" ✗" if problems else " ✓"),
                          time.perf_counter() - started)
         return problems
