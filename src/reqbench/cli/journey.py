@@ -161,6 +161,8 @@ def scaffold_cmd(
     pytest_args: str = typer.Option("", "--pytest-args", help="Extra pytest arguments of the test command, "
                                     "e.g. '-k \"not slow_test\"'."),
     timeout: float = typer.Option(300.0, "--timeout", min=1, help="Seconds per test run."),
+    runs: int = typer.Option(2, "--runs", min=1, help="Test runs per release; a test whose result differs "
+                             "between runs is flaky and left out of every subtask."),
 ) -> None:
     """Build a journey instance from a project's real release history: the final release's tests run on
     every release (sandboxed, as the verifier runs them); each step whose results differ becomes a subtask
@@ -176,13 +178,13 @@ def scaffold_cmd(
 
     opts = Options(tests=tests, paths=[g.strip() for g in paths.split(",") if g.strip()],
                    pythonpath=[p.strip() for p in pythonpath.split(",") if p.strip()],
-                   pytest_args=pytest_args, timeout_seconds=timeout, instance_id=instance_id)
+                   pytest_args=pytest_args, timeout_seconds=timeout, instance_id=instance_id, runs=runs)
     chain = [resolve(arg) for arg in expand(releases)]
     sc = write_instance(chain, opts, out, progress=lambda line: console.print(line, highlight=False))
     folded = sum(len(s.folded) for s in sc.plan.steps)
     console.print(f"{out}: {len(sc.plan.steps)} subtasks ({folded} releases folded), "
                   f"F2P {sum(len(s.f2p) for s in sc.plan.steps)}, P2P {len(sc.plan.p2p)}, "
-                  f"{len(sc.plan.unstable)} unstable nodes left out", highlight=False)
+                  f"{len(sc.plan.unstable)} unstable and {len(sc.flaky)} flaky nodes left out", highlight=False)
     for k, step in enumerate(sc.plan.steps, 1):
         console.print(f"  T{k}: {chain[step.start].label} -> {chain[step.end].label} F2P {len(step.f2p)}"
                       + (f" (folded {', '.join(chain[i].label for i in step.folded)})" if step.folded else ""),

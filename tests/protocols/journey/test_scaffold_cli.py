@@ -49,6 +49,24 @@ def test_scaffold_local_releases_then_calibrate(tmp_path: Path) -> None:
     assert json.loads(cal.stdout)["ok"] is True
 
 
+def test_a_test_whose_result_differs_between_runs_is_left_out_as_flaky(tmp_path: Path) -> None:
+    trees = write_releases(tmp_path / "releases")[:2]
+    coin = "\n\ndef test_coin():\n    import os\n    assert os.urandom(1)[0] % 2\n"
+    for tree in trees:  # a coin toss: 8 runs per release agree on both releases with p = 2**-14
+        with (tree / "tests" / "test_tally.py").open("a") as fh:
+            fh.write(coin)
+    out = tmp_path / "tally"
+    proc = _reqbench("scaffold", *(f"dir:{t}" for t in trees), "--out", str(out), "--runs", "8",
+                     cache=tmp_path / "cache")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "1 subtasks (0 releases folded), F2P 1, P2P 1, 0 unstable and 1 flaky nodes left out" in proc.stdout
+    record = json.loads((out / "scaffold.json").read_text())
+    assert record["flaky_left_out"] == ["tests/test_tally.py::test_coin"]
+    assert [r["nodes"] for r in record["releases"]] == [3, 3]  # add, sub, mul: the flaky node is in none
+    spec = yaml.safe_load((out / "instance.yaml").read_text())
+    assert [s["f2p"] for stage in spec["stages"] for s in stage["subtasks"]] == [F2P["T1"]]
+
+
 def test_scaffold_refuses_an_existing_directory(tmp_path: Path) -> None:
     trees = write_releases(tmp_path / "releases")
     (tmp_path / "taken").mkdir()

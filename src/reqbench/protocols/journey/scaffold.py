@@ -5,7 +5,10 @@ Given a chain of releases of one project (``NAME==VERSION`` on PyPI, or local tr
 (`online.environment_check`: sandbox, guard plugin, no network), on every release of the chain. Each
 release step whose results differ becomes a subtask (`scaffold_plan`): its F2P nodes fail before the
 step and pass at it and at every later step, P2P nodes pass everywhere, steps no test tells apart are
-folded into the next. `scaffold_write` then writes ``instance.yaml`` -- for PyPI releases with pinned
+folded into the next. Each release runs `Options.runs` times (default 2); a node whose result is not the
+same in every run of some release is *flaky* and is left out of every subtask, as a verifier cannot
+stand on it (the practice of SWE-bench-style validation, which re-runs before trusting a test).
+`scaffold_write` then writes ``instance.yaml`` -- for PyPI releases with pinned
 sdist hashes, ``pypi-diff:`` reference patches and the final sdist's tests as the hidden suite, so nothing
 of the project is copied; for local trees with ``repo/``, ``hidden/`` and ``patches/`` -- and the
 subtasks' requests are placeholders for the user to write (the release notes, paraphrased).
@@ -57,6 +60,7 @@ class Options:
     pytest_args: str = ""
     timeout_seconds: float = 300.0
     instance_id: str = ""
+    runs: int = 2  # test runs per release; nodes whose results differ between runs are flaky (left out)
 
 
 @dataclass
@@ -69,6 +73,7 @@ class Scaffold:
     results: list[dict[str, bool]]
     plan: Plan
     instance_id: str
+    flaky: list[str] = field(default_factory=list)
 
     @property
     def on_pypi(self) -> bool:
@@ -148,13 +153,14 @@ def environment(tests: str, pythonpath: list[str], opts: Options, hidden_tests: 
                            timeout_seconds=opts.timeout_seconds)
 
 
-def run_release(env: EnvironmentSpec, release: Release, hidden_dir: Path) -> dict[str, bool]:
+def run_release(env: EnvironmentSpec, release: Release, hidden_dir: Path, run: int = 0) -> dict[str, bool]:
     """Every test node's result on one release, as the instance's verifier will see it; kept in the cache
-    (``journey-scaffold/``, keyed by the environment, the hidden tests, the release tree and the guard plugin)
-    so a second
-    scaffold over an overlapping chain runs only the releases it has not seen."""
+    (``journey-scaffold/``, keyed by the environment, the hidden tests, the release tree, the guard plugin
+    and the run number `run`) so a second scaffold over an overlapping chain runs only what it has not
+    seen."""
     key = sha256_json({"env": env.model_dump(mode="json"), "hidden": tree_hash(hidden_dir),
-                       "tree": tree_hash(release.tree), "guard": sha256_file(GUARD_DIR / "reqbench_guard.py")})
+                       "tree": tree_hash(release.tree), "guard": sha256_file(GUARD_DIR / "reqbench_guard.py"),
+                       **({"run": run} if run else {})})
     cached = cache_root() / "journey-scaffold" / f"{key}.json"
     if cached.is_file():
         return {str(k): bool(v) for k, v in json.loads(cached.read_text(encoding="utf-8")).items()}
@@ -190,11 +196,25 @@ def scaffold(releases: list[Release], opts: Options, hidden_for: Callable[[Envir
     on_pypi = all(r.name for r in releases)
     env = environment(tests, pythonpath, opts, final.spec if on_pypi else "hidden", [tests] if on_pypi else [])
     hidden = hidden_for(env, tests)
-    results = []
+    if opts.runs < 1:
+        raise InputError("must be at least 1", item="runs")
+    results, flaky = [], set()
     for release in releases:
-        progress(f"running the tests of {final.label} on {release.label}")
-        results.append(run_release(env, release, hidden))
+        progress(f"running the tests of {final.label} on {release.label}"
+                 + (f" ({opts.runs} runs)" if opts.runs > 1 else ""))
+        runs = [run_release(env, release, hidden, r) for r in range(opts.runs)]
+        flaky |= disagreeing(runs)
+        results.append(runs[0])
         passed = sum(results[-1].values())
         progress(f"  {release.label}: {passed} of {len(results[-1])} nodes pass")
+    if flaky:
+        progress(f"{len(flaky)} flaky nodes (results differ between runs) left out")
+        results = [{n: ok for n, ok in r.items() if n not in flaky} for r in results]
     name = releases[0].name or final.label
-    return Scaffold(releases, env, paths, results, plan(results), opts.instance_id or name)
+    return Scaffold(releases, env, paths, results, plan(results), opts.instance_id or name, sorted(flaky))
+
+
+def disagreeing(runs: list[dict[str, bool]]) -> set[str]:
+    """Nodes whose result is not the same in every run (a node some run did not report counts as differing)."""
+    nodes = set().union(*runs)
+    return {n for n in nodes if len({r.get(n) for r in runs}) > 1}

@@ -106,7 +106,7 @@ def record(sc: Scaffold) -> dict[str, Any]:
             "subtasks": [{"id": f"T{k}", "from": sc.releases[s.start].label, "to": sc.releases[s.end].label,
                           "folded": [sc.releases[i].label for i in s.folded], "f2p": len(s.f2p)}
                          for k, s in enumerate(sc.plan.steps, 1)],
-            "p2p": len(sc.plan.p2p), "unstable_left_out": sc.plan.unstable,
+            "p2p": len(sc.plan.p2p), "unstable_left_out": sc.plan.unstable, "flaky_left_out": sc.flaky,
             "failing_at_final_release": sc.plan.failing_at_end, "paths": sc.paths}
 
 
