@@ -57,6 +57,10 @@ for f in $(find $TARGETS \( -name 'test_*.py' -o -name 'conftest.py' \) -type f 
   printf 'def test_forged():\n    pass\n' > "$f" 2>/dev/null
 done
 echo forged >> "$R/run.sqlite" 2>/dev/null
+# ... and plant passing verdicts where validation remembers them (`core.verdicts`)
+for d in specpath-reference takeover-admission; do
+  mkdir -p "$C/$d" 2>/dev/null && echo '[]' > "$C/$d/planted.json" 2>/dev/null
+done
 # 3. escape as root
 umount -l /tmp 2>/dev/null; umount -l /proc 2>/dev/null; mount -o remount,rw /usr 2>/dev/null
 mount -t tmpfs none /mnt 2>/dev/null
@@ -129,7 +133,8 @@ def _run(protocol: str, root: Path) -> dict[str, Any]:
             "unsandboxed_rc": unsandboxed.returncode,
             "reports": reports, "before": before, "root": str(root), "canary": canary, "token": token,
             "daemons_alive": alive,
-            "after": {"suite": tree_hash(suite), "elsewhere": tree_hash(elsewhere)}}
+            "after": {"suite": tree_hash(suite), "elsewhere": tree_hash(elsewhere)},
+            "planted": sorted(str(p.relative_to(cache)) for p in cache.rglob("planted*"))}
 
 
 def cheat_and_null(protocol: str, shared: Path) -> dict[str, Any]:

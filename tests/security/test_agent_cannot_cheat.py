@@ -63,6 +63,11 @@ def test_agent_tampering_with_the_suite_and_other_copies_changes_no_file(facts: 
 
 
 @pytest.mark.parametrize("facts", PROTOCOLS, indirect=True)
+def test_agent_cannot_plant_a_remembered_validation_verdict(facts: dict[str, Any]) -> None:
+    assert facts["planted"] == []  # the cache of passing verdicts is hidden from the sandbox
+
+
+@pytest.mark.parametrize("facts", PROTOCOLS, indirect=True)
 def test_agent_reading_the_harness_secrets_leaks_no_canary_into_the_run(facts: dict[str, Any]) -> None:
     needle = facts["canary"].encode()
     run_dir = Path(facts["root"]) / "cheat"
