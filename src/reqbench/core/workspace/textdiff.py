@@ -1,0 +1,306 @@
+"""In-process unified diffs of small UTF-8 text changes, in the exact layout ``git diff-tree -p`` prints.
+
+`text_patch` is the common case of `objects.ObjectStore.diff`: when every changed path is a regular file
+(mode 100644/100755, unchanged, or the file is added or deleted) whose content is UTF-8 without NUL on
+both sides, whose name is UTF-8 and needs no C-quoting, and the change is small (`MAX_BYTES` read in all,
+`MAX_LINES` lines per file, `MAX_EDITS` line edits per file), the patch is written here without storing
+objects and without a git process. Anything else returns None and the caller diffs the *whole* change
+set with git (never a mix of the two).
+
+Same as git (``--full-index --no-renames``, 3 lines of context, default ``funcname`` rule):
+``diff --git``/``new file mode``/``deleted file mode``/``index <full sha>..<full sha>[ <mode>]`` lines,
+``---``/``+++`` names (``/dev/null``; a tab after a name with a space), no ``---``/``+++`` for an empty
+file added or deleted, ``@@`` headers (a count of 1 omitted, the start of an empty side one line
+earlier), the nearest earlier line of the old file that starts with a letter, ``_`` or ``$`` after the
+``@@`` (cut at 80 bytes, trailing white space dropped), changes at most 6 lines apart in one hunk,
+``\\ No newline at end of file``, files in git's path order (byte order of the full path).
+
+Where the output may differ from git's: the lines a change consists of. The common prefix and suffix of
+the two sides are trimmed and the middle is diffed with Myers' greedy O(ND) algorithm, but git's extra
+passes (dropping lines unique to one side before the search, sliding change groups and the indent
+heuristic that picks among equivalent placements, e.g. which blank line of an inserted function counts
+as added) are not reproduced. A single region of change whose placement is unambiguous (the usual
+one-place edit) prints byte for byte what git prints; an ambiguous one is still a minimal, valid patch
+that ``git apply`` turns into the same tree.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from reqbench.core.errors import AgentWorkspaceError
+from reqbench.core.workspace.fileio import open_regular, read_chunks
+from reqbench.core.workspace.limits import show
+
+if TYPE_CHECKING:
+    from reqbench.core.workspace.objects import BlobRef
+
+MAX_BYTES = 256 * 1024
+"""Most bytes (old and new sides of every changed file together) diffed in process."""
+MAX_LINES = 5000
+"""Most lines per side of one file diffed in process."""
+MAX_EDITS = 400
+"""Most line insertions plus deletions per file in the middle region (bounds Myers' O(ND) work)."""
+CONTEXT = 3
+TEXT_MODES = ("100644", "100755")
+ZERO = "0" * 40
+_FUNC_BYTES = 80
+_HEADER_BYTES = 128
+
+
+@dataclass(frozen=True)
+class _Side:
+    mode: str
+    sha: str
+    data: bytes
+
+
+def plain_name(rel: str) -> bool:
+    """True for a path git prints as it is (with ``core.quotepath=false``): UTF-8, no control character,
+    no DEL, no ``"`` or backslash."""
+    try:
+        raw = os.fsencode(rel)
+        raw.decode("utf-8")
+    except (UnicodeDecodeError, UnicodeEncodeError):
+        return False
+    return bool(raw) and not any(c < 0x20 or c in (0x22, 0x5C, 0x7F) for c in raw)
+
+
+def text_patch(base: Mapping[str, BlobRef], new: Mapping[str, BlobRef], changed: set[str]) -> str | None:
+    """The patch for the paths `changed` between `base` and `new`, or None when git must compute it."""
+    total = 0
+    for rel in changed:
+        old_ref, new_ref = base.get(rel), new.get(rel)
+        if not plain_name(rel):
+            return None
+        for ref in (old_ref, new_ref):
+            if ref is not None:
+                if ref.mode not in TEXT_MODES or ref.text is False:
+                    return None
+                total += ref.size
+        if old_ref is not None and new_ref is not None and old_ref.mode != new_ref.mode:
+            return None
+    if total > MAX_BYTES:
+        return None
+    sides: list[tuple[str, _Side | None, _Side | None]] = []
+    for rel in sorted(changed, key=os.fsencode):
+        old_side, new_side = _read(base.get(rel)), _read(new.get(rel))
+        if old_side is False or new_side is False:
+            return None
+        assert not isinstance(old_side, bool) and not isinstance(new_side, bool)
+        sides.append((rel, old_side, new_side))
+    parts = []
+    for rel, old_side, new_side in sides:
+        part = file_patch(rel, old_side, new_side)
+        if part is None:
+            return None
+        parts.append(part)
+    return b"".join(parts).decode("utf-8", "surrogateescape")
+
+
+def _read(ref: BlobRef | None) -> _Side | None | bool:
+    """The content of `ref` (None for a missing side; False when it is not NUL-free UTF-8). The content is
+    re-hashed: a file rewritten since it was hashed is the agent's error, as on the git path."""
+    if ref is None:
+        return None
+    fd = open_regular(ref.path, ref.rel)
+    try:
+        data = b"".join(read_chunks(fd, ref.size, ref.rel))
+    finally:
+        os.close(fd)
+    if hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest() != ref.sha:
+        raise AgentWorkspaceError(f"file changed while the diff was computed: {show(ref.rel)}")
+    if b"\0" in data:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return _Side(ref.mode, ref.sha, data)
+
+
+def file_patch(rel: str, old: _Side | None, new: _Side | None) -> bytes | None:
+    """One file's section of the patch (None when it is beyond the in-process caps)."""
+    name = os.fsencode(rel)
+    out = [b"diff --git a/%s b/%s\n" % (name, name)]
+    if old is None and new is not None:
+        out.append(b"new file mode %s\nindex %s..%s\n" % (new.mode.encode(), ZERO.encode(), new.sha.encode()))
+    elif new is None and old is not None:
+        out.append(b"deleted file mode %s\nindex %s..%s\n" % (old.mode.encode(), old.sha.encode(), ZERO.encode()))
+    elif old is not None and new is not None:
+        out.append(b"index %s..%s %s\n" % (old.sha.encode(), new.sha.encode(), new.mode.encode()))
+    a = split_lines(old.data if old else b"")
+    b = split_lines(new.data if new else b"")
+    if not a and not b:
+        return b"".join(out)
+    if len(a) > MAX_LINES or len(b) > MAX_LINES:
+        return None
+    hunks = unified_hunks(a, b)
+    if hunks is None:
+        return None
+    tab = b"\t" if b" " in name else b""
+    out.append(b"--- a/%s%s\n" % (name, tab) if old else b"--- /dev/null\n")
+    out.append(b"+++ b/%s%s\n" % (name, tab) if new else b"+++ /dev/null\n")
+    out.extend(hunks)
+    return b"".join(out)
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """`data` as lines, each with its ``\\n`` (the last one without, when the file does not end in one)."""
+    lines = data.split(b"\n")
+    last = lines.pop()
+    out = [line + b"\n" for line in lines]
+    if last:
+        out.append(last)
+    return out
+
+
+def unified_hunks(a: list[bytes], b: list[bytes]) -> list[bytes] | None:
+    """The hunks turning lines `a` into lines `b` (None when the edit is larger than `MAX_EDITS`)."""
+    changes = edit_groups(a, b)
+    if changes is None:
+        return None
+    out: list[bytes] = []
+    func: bytes = b""
+    searched = -1
+    i = 0
+    while i < len(changes):
+        j = i
+        while j + 1 < len(changes) and changes[j + 1][0] - (changes[j][0] + changes[j][2]) <= 2 * CONTEXT:
+            j += 1
+        first, last = changes[i], changes[j]
+        s1, s2 = max(first[0] - CONTEXT, 0), max(first[1] - CONTEXT, 0)
+        tail = min(CONTEXT, len(a) - (last[0] + last[2]), len(b) - (last[1] + last[3]))
+        e1, e2 = last[0] + last[2] + tail, last[1] + last[3] + tail
+        for line_no in range(s1 - 1, searched, -1):
+            found = _func_name(a[line_no])
+            if found is not None:
+                func = found
+                break
+        searched = s1 - 1
+        out.append(_hunk_header(s1, e1 - s1, s2, e2 - s2, func))
+        pos1 = s1
+        for k in range(i, j + 1):
+            i1, i2, n1, n2 = changes[k]
+            out.extend(_body(b" ", a[pos1:i1]))
+            out.extend(_body(b"-", a[i1:i1 + n1]))
+            out.extend(_body(b"+", b[i2:i2 + n2]))
+            pos1 = i1 + n1
+        out.extend(_body(b" ", a[pos1:e1]))
+        i = j + 1
+    return out
+
+
+def _body(tag: bytes, lines: list[bytes]) -> Iterator[bytes]:
+    for line in lines:
+        yield tag + line if line.endswith(b"\n") else tag + line + b"\n\\ No newline at end of file\n"
+
+
+def _func_name(line: bytes) -> bytes | None:
+    """git's default ``funcname``: a line starting with an ASCII letter, ``_`` or ``$``, cut at 80 bytes,
+    trailing white space (space, tab, CR, LF) dropped."""
+    if not line or not (line[:1].isalpha() and line[0] < 0x80 or line[:1] in (b"_", b"$")):
+        return None
+    return line[:_FUNC_BYTES].rstrip(b" \t\r\n")
+
+
+def _hunk_header(s1: int, c1: int, s2: int, c2: int, func: bytes) -> bytes:
+    def rng(start: int, count: int) -> bytes:
+        first = b"%d" % (start + 1 if count else start)
+        return first if count == 1 else first + b",%d" % count
+
+    head = b"@@ -" + rng(s1, c1) + b" +" + rng(s2, c2) + b" @@"
+    if func:
+        head += b" " + func[:_HEADER_BYTES - len(head) - 2]
+    return head + b"\n"
+
+
+def edit_groups(a: list[bytes], b: list[bytes]) -> list[tuple[int, int, int, int]] | None:
+    """Change groups ``(i1, i2, deleted, inserted)`` turning `a` into `b`, in order (None: too many
+    edits). Common prefix and suffix are trimmed first, as git does; the middle is Myers' diff."""
+    n, m = len(a), len(b)
+    p = 0
+    while p < n and p < m and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < n - p and s < m - p and a[n - 1 - s] == b[m - 1 - s]:
+        s += 1
+    flags = _myers(a[p:n - s], b[p:m - s])
+    if flags is None:
+        return None
+    del_a, ins_b = flags
+    ca = [False] * n
+    cb = [False] * m
+    for x in del_a:
+        ca[p + x] = True
+    for y in ins_b:
+        cb[p + y] = True
+    groups = []
+    i1 = i2 = 0
+    while i1 < n or i2 < m:
+        if (i1 < n and ca[i1]) or (i2 < m and cb[i2]):
+            s1, s2 = i1, i2
+            while i1 < n and ca[i1]:
+                i1 += 1
+            while i2 < m and cb[i2]:
+                i2 += 1
+            groups.append((s1, s2, i1 - s1, i2 - s2))
+        else:
+            i1 += 1
+            i2 += 1
+    return groups
+
+
+def _myers(a: list[bytes], b: list[bytes]) -> tuple[list[int], list[int]] | None:
+    """Indices deleted from `a` and inserted from `b` by a shortest edit script (None past `MAX_EDITS`)."""
+    n, m = len(a), len(b)
+    if not n or not m:
+        return list(range(n)), list(range(m))
+    ids: dict[bytes, int] = {}
+    xa = [ids.setdefault(line, len(ids)) for line in a]
+    xb = [ids.setdefault(line, len(ids)) for line in b]
+    limit = min(n + m, MAX_EDITS)
+    off = limit + 1
+    v = [0] * (2 * limit + 3)
+    trace: list[list[int]] = []
+    for d in range(limit + 1):
+        trace.append(v[off - d - 1:off + d + 2])
+        for k in range(-d, d + 1, 2):
+            if k == -d or (k != d and v[off + k - 1] < v[off + k + 1]):
+                x = v[off + k + 1]
+            else:
+                x = v[off + k - 1] + 1
+            y = x - k
+            while x < n and y < m and xa[x] == xb[y]:
+                x += 1
+                y += 1
+            v[off + k] = x
+            if x >= n and y >= m:
+                return _backtrack(trace, n, m)
+    return None
+
+
+def _backtrack(trace: list[list[int]], n: int, m: int) -> tuple[list[int], list[int]]:
+    deleted, inserted = [], []
+    x, y = n, m
+    for d in range(len(trace) - 1, 0, -1):
+        saved = trace[d]  # v before step d, for diagonals -d-1 .. d+1
+
+        def v(k: int, saved: list[int] = saved, d: int = d) -> int:
+            return saved[k + d + 1]
+
+        k = x - y
+        down = k == -d or (k != d and v(k - 1) < v(k + 1))
+        prev_k = k + 1 if down else k - 1
+        prev_x = v(prev_k)
+        prev_y = prev_x - prev_k
+        if down:
+            inserted.append(prev_y)
+        else:
+            deleted.append(prev_x)
+        x, y = prev_x, prev_y
+    return deleted, inserted
