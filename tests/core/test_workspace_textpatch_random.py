@@ -14,7 +14,7 @@ from reqbench.core.workspace import apply_patch, tree_hash
 from tests.core.textpatch_support import compare_apply, diffs
 
 SEED = 20261201
-ROUNDS = 150
+ROUNDS = 100
 WORDS = ["def f():", "    return 1", "", "x = 1", "class A:", "    pass", "# c", "_y = 2", "\u00e9 = '\u00fc'", "w\r"]
 PATHS = ["m.py", "pkg/n.py", "z.txt", "pkg/sub/q.py", "d/only.py", "s p.py"]
 
@@ -47,7 +47,7 @@ def mutate(rng: random.Random, patch: str) -> str:
         del lines[i]
     elif r < 0.4:
         lines.insert(i, lines[i])
-    elif r < 0.55:
+    elif r < 0.55 and "\n@@" in patch:
         heads = [k for k, line in enumerate(lines) if line.startswith("@@")]
         k = rng.choice(heads)
         lines[k] = re.sub(r"\d+", lambda m: str(max(0, int(m.group()) + rng.choice([-1, 1, 2]))), lines[k],
