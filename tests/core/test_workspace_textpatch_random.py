@@ -1,4 +1,5 @@
-"""Seeded random edits: the in-process diff always yields a patch git applies to the exact new tree, and
+"""Seeded random edits: the in-process diff is git's patch byte for byte or defers, git's patch applies to
+the exact new tree, and
 the in-process apply of that patch, and of mutated copies of it (wrong context, wrong counts, truncated,
 dropped or repeated lines, escaping names, other modes), always equals `git apply` or defers to it."""
 
@@ -67,7 +68,7 @@ def mutate(rng: random.Random, patch: str) -> str:
 
 def test_random_edits_round_trip_and_apply_as_git_does(tmp_path: Path) -> None:
     rng = random.Random(SEED)
-    same_text = applied = deferred = 0
+    in_process = applied = deferred = 0
     for n in range(ROUNDS):
         work = tmp_path / str(n)
         base, new = work / "base", work / "new"
@@ -88,10 +89,12 @@ def test_random_edits_round_trip_and_apply_as_git_does(tmp_path: Path) -> None:
             (new / "new").mkdir()
             (new / "new" / "n.py").write_text(random_text(rng))
         mine, theirs = diffs(base, new)
-        assert mine is not None
+        if mine is not None:
+            assert mine == theirs  # written in process only where git's choice is certain
+            in_process += 1
+        mine = theirs
         if not mine:
             continue
-        same_text += mine == theirs
         target = work / "target"
         shutil.copytree(base, target, symlinks=True)
         apply_patch(target, mine, in_process=False)
@@ -104,5 +107,5 @@ def test_random_edits_round_trip_and_apply_as_git_does(tmp_path: Path) -> None:
             else:
                 deferred += 1
         shutil.rmtree(work)
-    assert same_text > ROUNDS * 0.6  # identical to git's text in the usual case, valid in every case
+    assert in_process > ROUNDS * 0.2  # a ten-word vocabulary repeats lines far more than real code
     assert applied and deferred  # both sides of the invariant were exercised

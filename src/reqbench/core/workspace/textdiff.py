@@ -3,9 +3,9 @@
 `text_patch` is the common case of `objects.ObjectStore.diff`: when every changed path is a regular file
 (mode 100644/100755, unchanged, or the file is added or deleted) whose content is UTF-8 without NUL on
 both sides, whose name is UTF-8 and needs no C-quoting, and the change is small (`MAX_BYTES` read in all,
-`MAX_LINES` lines per file, `MAX_EDITS` line edits per file), the patch is written here without storing
-objects and without a git process. Anything else returns None and the caller diffs the *whole* change
-set with git (never a mix of the two).
+`MAX_LINES` lines per file, `MAX_EDITS` line edits per file) and git's choice of lines is certain
+(below), the patch is written here without storing objects and without a git process. Anything else
+returns None and the caller diffs the *whole* change set with git (never a mix of the two).
 
 Same as git (``--full-index --no-renames``, 3 lines of context, default ``funcname`` rule):
 ``diff --git``/``new file mode``/``deleted file mode``/``index <full sha>..<full sha>[ <mode>]`` lines,
@@ -15,19 +15,25 @@ earlier), the nearest earlier line of the old file that starts with a letter, ``
 ``@@`` (cut at 80 bytes, trailing white space dropped), changes at most 6 lines apart in one hunk,
 ``\\ No newline at end of file``, files in git's path order (byte order of the full path).
 
-Where the output may differ from git's: the lines a change consists of. The common prefix and suffix of
-the two sides are trimmed and the middle is diffed with Myers' greedy O(ND) algorithm, but git's extra
-passes (dropping lines unique to one side before the search, sliding change groups and the indent
-heuristic that picks among equivalent placements, e.g. which blank line of an inserted function counts
-as added) are not reproduced. A single region of change whose placement is unambiguous (the usual
-one-place edit) prints byte for byte what git prints; an ambiguous one is still a minimal, valid patch
-that ``git apply`` turns into the same tree.
+The lines a change consists of are git's too, because the patch is written here only when git's
+choice is certain; otherwise None. git's xdiff trims the common prefix and suffix, then searches the
+middle. Here the middle must be such that every minimal edit script is the same: each line the two
+middles share occurs once in each middle, in the same order, and fewer times in the other whole file
+than xdiff's "too many matches" limit (``xdl_bogosqrt`` of the line count, so xdiff never discards it);
+then the shared lines are the unique longest common subsequence, which xdiff's search finds exactly below
+an edit cost of 256 (`MAX_EDITS`). Last, no run of changed lines may be able to slide by a line (its
+first line equal to the line after it, or its last to the line before it): git would then pick its place
+by the indent heuristic. The usual edit, one place changed, adds or removes lines that meet that rule;
+a change that repeats a line next to it, or several places separated by repeated lines (blank lines,
+``pass``), goes to git. A patch written here is byte for byte the one git writes (the random test in
+``tests/core/test_workspace_textpatch_random.py`` checks it against git on every case).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -43,8 +49,11 @@ MAX_BYTES = 256 * 1024
 """Most bytes (old and new sides of every changed file together) diffed in process."""
 MAX_LINES = 5000
 """Most lines per side of one file diffed in process."""
-MAX_EDITS = 400
-"""Most line insertions plus deletions per file in the middle region (bounds Myers' O(ND) work)."""
+MAX_EDITS = 200
+"""Most line insertions plus deletions per file (below xdiff's 256, where its search is exact)."""
+MAX_KEPT = 1000
+"""Most unchanged lines between the first and the last change of one file."""
+_MAX_EQLIMIT = 1024
 CONTEXT = 3
 TEXT_MODES = ("100644", "100755")
 ZERO = "0" * 40
@@ -160,7 +169,7 @@ def split_lines(data: bytes) -> list[bytes]:
 
 
 def unified_hunks(a: list[bytes], b: list[bytes]) -> list[bytes] | None:
-    """The hunks turning lines `a` into lines `b` (None when the edit is larger than `MAX_EDITS`)."""
+    """The hunks turning lines `a` into lines `b` (None when git's own choice is not certain)."""
     changes = edit_groups(a, b)
     if changes is None:
         return None
@@ -220,8 +229,8 @@ def _hunk_header(s1: int, c1: int, s2: int, c2: int, func: bytes) -> bytes:
 
 
 def edit_groups(a: list[bytes], b: list[bytes]) -> list[tuple[int, int, int, int]] | None:
-    """Change groups ``(i1, i2, deleted, inserted)`` turning `a` into `b`, in order (None: too many
-    edits). Common prefix and suffix are trimmed first, as git does; the middle is Myers' diff."""
+    """Change groups ``(i1, i2, deleted, inserted)`` turning `a` into `b`, in order, when git's are known
+    without running its search (the module docstring says when); None otherwise."""
     n, m = len(a), len(b)
     p = 0
     while p < n and p < m and a[p] == b[p]:
@@ -229,16 +238,27 @@ def edit_groups(a: list[bytes], b: list[bytes]) -> list[tuple[int, int, int, int
     s = 0
     while s < n - p and s < m - p and a[n - 1 - s] == b[m - 1 - s]:
         s += 1
-    flags = _myers(a[p:n - s], b[p:m - s])
-    if flags is None:
+    a_mid, b_mid = a[p:n - s], b[p:m - s]
+    if len(a_mid) + len(b_mid) > MAX_EDITS + 2 * MAX_KEPT:
         return None
-    del_a, ins_b = flags
-    ca = [False] * n
-    cb = [False] * m
-    for x in del_a:
-        ca[p + x] = True
-    for y in ins_b:
-        cb[p + y] = True
+    common = set(a_mid) & set(b_mid)
+    if common:
+        if len(common) > MAX_KEPT:
+            return None
+        count_a, count_b = Counter(a), Counter(b)
+        mid_a, mid_b = Counter(a_mid), Counter(b_mid)
+        lim_a, lim_b = _bogosqrt(n), _bogosqrt(m)
+        for line in common:
+            if mid_a[line] != 1 or mid_b[line] != 1 or count_b[line] >= lim_a or count_a[line] >= lim_b:
+                return None
+        if [x for x in a_mid if x in common] != [y for y in b_mid if y in common]:
+            return None
+    if len(a_mid) + len(b_mid) - 2 * len(common) > MAX_EDITS:
+        return None
+    ca = [False] * p + [x not in common for x in a_mid] + [False] * s
+    cb = [False] * p + [y not in common for y in b_mid] + [False] * s
+    if _slides(a, ca) or _slides(b, cb):
+        return None
     groups = []
     i1 = i2 = 0
     while i1 < n or i2 < m:
@@ -255,52 +275,26 @@ def edit_groups(a: list[bytes], b: list[bytes]) -> list[tuple[int, int, int, int
     return groups
 
 
-def _myers(a: list[bytes], b: list[bytes]) -> tuple[list[int], list[int]] | None:
-    """Indices deleted from `a` and inserted from `b` by a shortest edit script (None past `MAX_EDITS`)."""
-    n, m = len(a), len(b)
-    if not n or not m:
-        return list(range(n)), list(range(m))
-    ids: dict[bytes, int] = {}
-    xa = [ids.setdefault(line, len(ids)) for line in a]
-    xb = [ids.setdefault(line, len(ids)) for line in b]
-    limit = min(n + m, MAX_EDITS)
-    off = limit + 1
-    v = [0] * (2 * limit + 3)
-    trace: list[list[int]] = []
-    for d in range(limit + 1):
-        trace.append(v[off - d - 1:off + d + 2])
-        for k in range(-d, d + 1, 2):
-            if k == -d or (k != d and v[off + k - 1] < v[off + k + 1]):
-                x = v[off + k + 1]
-            else:
-                x = v[off + k - 1] + 1
-            y = x - k
-            while x < n and y < m and xa[x] == xb[y]:
-                x += 1
-                y += 1
-            v[off + k] = x
-            if x >= n and y >= m:
-                return _backtrack(trace, n, m)
-    return None
+def _bogosqrt(n: int) -> int:
+    """xdiff's ``xdl_bogosqrt``: a power of two near the square root of `n` (its "too many matches" limit)."""
+    i = 1
+    while n > 0:
+        i <<= 1
+        n >>= 2
+    return min(i, _MAX_EQLIMIT)
 
 
-def _backtrack(trace: list[list[int]], n: int, m: int) -> tuple[list[int], list[int]]:
-    deleted, inserted = [], []
-    x, y = n, m
-    for d in range(len(trace) - 1, 0, -1):
-        saved = trace[d]  # v before step d, for diagonals -d-1 .. d+1
-
-        def v(k: int, saved: list[int] = saved, d: int = d) -> int:
-            return saved[k + d + 1]
-
-        k = x - y
-        down = k == -d or (k != d and v(k - 1) < v(k + 1))
-        prev_k = k + 1 if down else k - 1
-        prev_x = v(prev_k)
-        prev_y = prev_x - prev_k
-        if down:
-            inserted.append(prev_y)
-        else:
-            deleted.append(prev_x)
-        x, y = prev_x, prev_y
-    return deleted, inserted
+def _slides(lines: list[bytes], changed: list[bool]) -> bool:
+    """True when some run of changed lines could move up or down by one line (git would then choose its
+    place by its indent heuristic)."""
+    k, n = 0, len(lines)
+    while k < n:
+        if not changed[k]:
+            k += 1
+            continue
+        start = k
+        while k < n and changed[k]:
+            k += 1
+        if (start > 0 and lines[start - 1] == lines[k - 1]) or (k < n and lines[start] == lines[k]):
+            return True
+    return False
