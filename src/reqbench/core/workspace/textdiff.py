@@ -17,16 +17,16 @@ earlier), the nearest earlier line of the old file that starts with a letter, ``
 
 The lines a change consists of are git's too, because the patch is written here only when git's
 choice is certain; otherwise None. git's xdiff trims the common prefix and suffix, then searches the
-middle. Here the middle must be such that every minimal edit script is the same: each line the two
-middles share occurs once in each middle, in the same order, and fewer times in the other whole file
-than xdiff's "too many matches" limit (``xdl_bogosqrt`` of the line count, so xdiff never discards it);
-then the shared lines are the unique longest common subsequence, which xdiff's search finds exactly below
-an edit cost of 256 (`MAX_EDITS`). Last, no run of changed lines may be able to slide by a line (its
-first line equal to the line after it, or its last to the line before it): git would then pick its place
-by the indent heuristic. The usual edit, one place changed, adds or removes lines that meet that rule;
-a change that repeats a line next to it, or several places separated by repeated lines (blank lines,
-``pass``), goes to git. A patch written here is byte for byte the one git writes (the random test in
-``tests/core/test_workspace_textpatch_random.py`` checks it against git on every case).
+middle for a minimal edit script; below an edit cost of 256 (`MAX_EDITS`) that search is exact, so when
+the two middles have exactly one longest-common-subsequence alignment (counted by dynamic programming,
+`_unique_alignment`) git finds that one. xdiff leaves out of its search a line that occurs too often in
+the other file (``xdl_bogosqrt`` of its line count); a shared line that frequent defers. Last, git slides
+a run of changed lines that can move by a line (its first line equal to the line after it, or its last
+to the line before it) to the place its indent heuristic prefers: such a run defers too. What defers is
+typically an edit whose alignment is ambiguous because of repeated lines (which blank line of an
+inserted function is the new one); an edit of distinct lines is written here. A patch written here is
+byte for byte the one git writes (``tests/core/test_workspace_textpatch_random.py`` compares every case
+with git).
 """
 
 from __future__ import annotations
@@ -51,8 +51,8 @@ MAX_LINES = 5000
 """Most lines per side of one file diffed in process."""
 MAX_EDITS = 200
 """Most line insertions plus deletions per file (below xdiff's 256, where its search is exact)."""
-MAX_KEPT = 1000
-"""Most unchanged lines between the first and the last change of one file."""
+MAX_CELLS = 40_000
+"""Most (old lines x new lines) between the first and the last change of one file (the search is quadratic)."""
 _MAX_EQLIMIT = 1024
 CONTEXT = 3
 TEXT_MODES = ("100644", "100755")
@@ -239,24 +239,19 @@ def edit_groups(a: list[bytes], b: list[bytes]) -> list[tuple[int, int, int, int
     while s < n - p and s < m - p and a[n - 1 - s] == b[m - 1 - s]:
         s += 1
     a_mid, b_mid = a[p:n - s], b[p:m - s]
-    if len(a_mid) + len(b_mid) > MAX_EDITS + 2 * MAX_KEPT:
+    if len(a_mid) * len(b_mid) > MAX_CELLS:
         return None
-    common = set(a_mid) & set(b_mid)
-    if common:
-        if len(common) > MAX_KEPT:
-            return None
+    shared = set(a_mid) & set(b_mid)
+    if shared:
         count_a, count_b = Counter(a), Counter(b)
-        mid_a, mid_b = Counter(a_mid), Counter(b_mid)
         lim_a, lim_b = _bogosqrt(n), _bogosqrt(m)
-        for line in common:
-            if mid_a[line] != 1 or mid_b[line] != 1 or count_b[line] >= lim_a or count_a[line] >= lim_b:
-                return None
-        if [x for x in a_mid if x in common] != [y for y in b_mid if y in common]:
-            return None
-    if len(a_mid) + len(b_mid) - 2 * len(common) > MAX_EDITS:
+        if any(count_b[line] >= lim_a or count_a[line] >= lim_b for line in shared):
+            return None  # xdiff may leave such a line out of its search
+    flags = _unique_alignment(a_mid, b_mid)
+    if flags is None:
         return None
-    ca = [False] * p + [x not in common for x in a_mid] + [False] * s
-    cb = [False] * p + [y not in common for y in b_mid] + [False] * s
+    ca = [False] * p + flags[0] + [False] * s
+    cb = [False] * p + flags[1] + [False] * s
     if _slides(a, ca) or _slides(b, cb):
         return None
     groups = []
@@ -273,6 +268,47 @@ def edit_groups(a: list[bytes], b: list[bytes]) -> list[tuple[int, int, int, int
             i1 += 1
             i2 += 1
     return groups
+
+
+def _unique_alignment(a: list[bytes], b: list[bytes]) -> tuple[list[bool], list[bool]] | None:
+    """Which lines of `a` and of `b` are changed under the only longest common subsequence alignment, or
+    None when there are several (each an equally minimal script git might pick) or too many edits."""
+    n, m = len(a), len(b)
+    if not n or not m:
+        return [True] * n, [True] * m
+    length = [[0] * (m + 1) for _ in range(n + 1)]
+    count = [[1] * (m + 1) for _ in range(n + 1)]  # distinct alignments of that length, capped at 2
+    for i in range(1, n + 1):
+        row, up = length[i], length[i - 1]
+        crow, cup = count[i], count[i - 1]
+        line = a[i - 1]
+        for j in range(1, m + 1):
+            if line == b[j - 1]:
+                row[j] = up[j - 1] + 1
+                total = cup[j - 1]
+            else:
+                row[j] = up[j] if up[j] >= row[j - 1] else row[j - 1]
+                total = 0
+            if up[j] == row[j]:
+                total += cup[j]
+            if row[j - 1] == row[j]:
+                total += crow[j - 1]
+            if up[j - 1] == row[j]:
+                total -= cup[j - 1]
+            crow[j] = min(total, 2)
+    if count[n][m] != 1 or n + m - 2 * length[n][m] > MAX_EDITS:
+        return None
+    ca, cb = [True] * n, [True] * m
+    i, j = n, m
+    while i and j:
+        if a[i - 1] == b[j - 1] and length[i][j] == length[i - 1][j - 1] + 1:
+            i, j = i - 1, j - 1
+            ca[i] = cb[j] = False
+        elif length[i - 1][j] >= length[i][j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    return ca, cb
 
 
 def _bogosqrt(n: int) -> int:
