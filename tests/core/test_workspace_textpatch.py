@@ -132,7 +132,14 @@ def test_workspace_diff_and_apply_use_the_in_process_paths(tmp_path: Path) -> No
     assert tree_hash(fresh.path) == tree_hash(ws.path)
 
 
-@pytest.mark.parametrize("why", ["context moved", "mode differs", "added path exists", "deleted path missing",
+@pytest.mark.parametrize("ending", ["\n\n", "\n\n\n"])
+def test_blank_lines_after_the_last_section_are_ignored_as_git_ignores_them(tmp_path: Path, ending: str) -> None:
+    base, new = trees(tmp_path, {"m.py": BODY}, {"m.py": BODY.replace("line 10\n", "ten\n")})
+    patch = diffs(base, new)[1].rstrip("\n") + ending
+    assert compare_apply(base, patch, tmp_path) is True
+
+
+@pytest.mark.parametrize("why", ["crlf patch", "context moved", "mode differs", "added path exists", "deleted path missing",
                                  "leading text", "no index line", "same file twice"])
 def test_apply_defers_to_git_and_git_decides(tmp_path: Path, why: str) -> None:
     base, new = trees(tmp_path, {"m.py": BODY, "gone.py": "x\n"},
@@ -146,6 +153,8 @@ def test_apply_defers_to_git_and_git_decides(tmp_path: Path, why: str) -> None:
         (base / "n.py").write_text("n\n")
     elif why == "deleted path missing":
         (base / "gone.py").unlink()
+    elif why == "crlf patch":
+        patch = patch.replace("\n", "\r\n")
     elif why == "leading text":
         patch = "Subject: a commit message\n\n" + patch
     elif why == "no index line":

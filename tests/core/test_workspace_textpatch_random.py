@@ -15,7 +15,7 @@ from reqbench.core.workspace import apply_patch, tree_hash
 from tests.core.textpatch_support import compare_apply, diffs
 
 SEED = 20261201
-ROUNDS = 100
+ROUNDS = 70
 WORDS = ["def f():", "    return 1", "", "x = 1", "class A:", "    pass", "# c", "_y = 2", "\u00e9 = '\u00fc'", "w\r"]
 PATHS = ["m.py", "pkg/n.py", "z.txt", "pkg/sub/q.py", "d/only.py", "s p.py"]
 

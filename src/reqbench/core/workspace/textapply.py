@@ -122,6 +122,8 @@ def parse_patch(data: bytes) -> list[Section]:
     if len(data) > MAX_PATCH_BYTES or not data.endswith(b"\n") or b"\0" in data:
         raise Defer
     lines = data[:-1].split(b"\n")
+    while lines and not lines[-1]:
+        lines.pop()  # blank lines after the last section: git skips them as garbage between headers
     sections: list[Section] = []
     seen: set[bytes] = set()
     i = 0
