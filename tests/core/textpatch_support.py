@@ -8,6 +8,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from reqbench.core.workspace import diffmemo
 from reqbench.core.workspace.objects import ObjectStore
 from reqbench.core.workspace.patches import PatchApplyError, apply_patch, scan_tree
 from reqbench.core.workspace.textapply import apply_text
@@ -40,6 +41,7 @@ def diffs(base: Path, new: Path) -> tuple[str | None, str]:
                != (getattr(new_refs.get(rel), "sha", None), getattr(new_refs.get(rel), "mode", None))}
     with tempfile.TemporaryDirectory(prefix="reqbench-test-diff-") as tmp:
         git_patch = ObjectStore(Path(tmp) / "o.git").diff(old_refs, new_refs, in_process=False)
+    diffmemo.clear()  # the computation itself, not a section git wrote earlier in this process
     return (text_patch(old_refs, new_refs, changed) if changed else ""), git_patch
 
 

@@ -29,7 +29,7 @@ from reqbench.core.workspace.fileio import open_regular, read_chunks, read_link
 from reqbench.core.workspace.git import git_env, run_git, shared_repository
 from reqbench.core.workspace.limits import show
 from reqbench.core.workspace.packs import BLOB, TREE, ObjectChanged, PackObject, write_pack
-from reqbench.core.workspace.textdiff import text_patch
+from reqbench.core.workspace.textdiff import remember, text_patch
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,10 @@ class ObjectStore:
         except ObjectChanged as exc:
             rel = blobs[exc.sha].rel if exc.sha in blobs else exc.sha
             raise AgentWorkspaceError(f"file changed while the diff was computed: {show(rel)}") from None
-        return "".join(self._diff(*p[:4], binary=p[4]) for p in passes)
+        patch = "".join(self._diff(*p[:4], binary=p[4]) for p in passes)
+        if in_process and not odd:
+            remember(base, new, changed, patch)
+        return patch
 
 
 def _blob_object(ref: BlobRef) -> PackObject:

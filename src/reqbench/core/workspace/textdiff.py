@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from reqbench.core.errors import AgentWorkspaceError
+from reqbench.core.workspace import diffmemo
 from reqbench.core.workspace.fileio import open_regular, read_chunks
 from reqbench.core.workspace.limits import show
 
@@ -66,6 +67,7 @@ class _Side:
     mode: str
     sha: str
     data: bytes
+    digest: str
 
 
 def plain_name(rel: str) -> bool:
@@ -79,8 +81,55 @@ def plain_name(rel: str) -> bool:
     return bool(raw) and not any(c < 0x20 or c in (0x22, 0x5C, 0x7F) for c in raw)
 
 
+Sides = list[tuple[str, "_Side | None", "_Side | None"]]
+
+
 def text_patch(base: Mapping[str, BlobRef], new: Mapping[str, BlobRef], changed: set[str]) -> str | None:
-    """The patch for the paths `changed` between `base` and `new`, or None when git must compute it."""
+    """The patch for the paths `changed` between `base` and `new`, or None when git must compute it.
+    A section git already wrote for the same path and contents (`diffmemo`) is reused as it is."""
+    sides = read_sides(base, new, changed)
+    if sides is None:
+        return None
+    parts = []
+    for rel, old_side, new_side in sides:
+        part = diffmemo.recall(_key(rel, old_side, new_side)) or file_patch(rel, old_side, new_side)
+        if part is None:
+            return None
+        parts.append(part)
+    return b"".join(parts).decode("utf-8", "surrogateescape")
+
+
+def remember(base: Mapping[str, BlobRef], new: Mapping[str, BlobRef], changed: set[str], patch: str) -> None:
+    """File each section of `patch` (git's text pass for exactly `changed`) in `diffmemo`, when every
+    path is one `text_patch` could write; a file rewritten meanwhile is simply not filed."""
+    try:
+        sides = read_sides(base, new, changed)
+    except AgentWorkspaceError:
+        return
+    if sides is None:
+        return
+    data = patch.encode("utf-8", "surrogateescape")
+    sections = [b"diff --git " + part for part in data.split(b"\ndiff --git ")]
+    sections[0] = sections[0][len(b"diff --git "):]
+    sections = [part + b"\n" for part in sections[:-1]] + sections[-1:]  # the split took their last newline
+    if len(sections) != len(sides):
+        return
+    for (rel, _, _), section in zip(sides, sections, strict=True):
+        name = os.fsencode(rel)
+        if not section.startswith(b"diff --git a/%s b/%s\n" % (name, name)):
+            return
+    for (rel, old_side, new_side), section in zip(sides, sections, strict=True):
+        diffmemo.store(_key(rel, old_side, new_side), section)
+
+
+def _key(rel: str, old: _Side | None, new: _Side | None) -> diffmemo.Key:
+    return (rel, old.mode if old else "", old.digest if old else "", new.mode if new else "",
+            new.digest if new else "")
+
+
+def read_sides(base: Mapping[str, BlobRef], new: Mapping[str, BlobRef], changed: set[str]) -> Sides | None:
+    """Both contents of every changed path in git's path order, or None unless each is a regular file of
+    NUL-free UTF-8 text with an unchanged mode and a plain name, and all of it within `MAX_BYTES`."""
     total = 0
     for rel in changed:
         old_ref, new_ref = base.get(rel), new.get(rel)
@@ -95,20 +144,14 @@ def text_patch(base: Mapping[str, BlobRef], new: Mapping[str, BlobRef], changed:
             return None
     if total > MAX_BYTES:
         return None
-    sides: list[tuple[str, _Side | None, _Side | None]] = []
+    sides: Sides = []
     for rel in sorted(changed, key=os.fsencode):
         old_side, new_side = _read(base.get(rel)), _read(new.get(rel))
         if old_side is False or new_side is False:
             return None
         assert not isinstance(old_side, bool) and not isinstance(new_side, bool)
         sides.append((rel, old_side, new_side))
-    parts = []
-    for rel, old_side, new_side in sides:
-        part = file_patch(rel, old_side, new_side)
-        if part is None:
-            return None
-        parts.append(part)
-    return b"".join(parts).decode("utf-8", "surrogateescape")
+    return sides
 
 
 def _read(ref: BlobRef | None) -> _Side | None | bool:
@@ -129,7 +172,7 @@ def _read(ref: BlobRef | None) -> _Side | None | bool:
         data.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    return _Side(ref.mode, ref.sha, data)
+    return _Side(ref.mode, ref.sha, data, hashlib.sha256(data).hexdigest())
 
 
 def file_patch(rel: str, old: _Side | None, new: _Side | None) -> bytes | None:
