@@ -6,8 +6,9 @@ overlay mount in this thread's namespace, where `core.workspace.overlay` is avai
 hash is re-checked after every run (no write reaches it). Also times `diff()` after a one-file edit on
 both kinds of workspace, and the removal of each (``close`` vs ``shutil.rmtree`` of the copytree copy).
 Last, the patch step itself after that edit, in process vs git side by side (`patch_figures`): the
-object store's diff of the changed entries (`textdiff` vs a pack and ``git diff-tree``) and applying the
-patch (`textapply` vs ``git apply``), each alternated many times on the same data.
+object store's diff of the changed entries (`textdiff` vs a pack and ``git diff-tree``), the same for an
+edit only git places (the second time, from `diffmemo`), and applying the patch (`textapply` vs ``git
+apply``), each alternated many times on the same data.
 
     python benchmarks/bench_workspace.py [--files 5000] [--runs 5]
 """
@@ -24,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from reqbench.core.workspace import apply_patch, materialize, tree_hash
+from reqbench.core.workspace import apply_patch, diffmemo, materialize, tree_hash
 from reqbench.core.workspace.changes import changed_refs
 from reqbench.core.workspace.limits import TreeMeter
 from reqbench.core.workspace.objects import ObjectStore
@@ -123,8 +124,21 @@ def patch_figures(src: Path, tmp: Path, runs: int = 200) -> None:
             apply_patch(tree, patch, in_process=in_process)
             times[f"apply {kind}"].append(time.perf_counter() - start)
             assert copy.read_text() == target.read_text()
+    # an edit git must place itself (a repeated line can slide): computed by git once, then remembered
+    target.write_text(original.replace("value_5 = 5\n", "value_5 = 5\nvalue_5 = 5\n"))
+    base, new = changed_refs(ws._record, ws.path, TreeMeter())  # type: ignore[arg-type]
+    diffmemo.clear()
+    assert store.diff(base, new) == store.diff(base, new, in_process=False)
+    times.update({"diff remembered": [], "diff git again": []})
+    for _ in range(runs):
+        for in_process in (True, False):
+            start = time.perf_counter()
+            store.diff(base, new, in_process=in_process)
+            times["diff remembered" if in_process else "diff git again"].append(time.perf_counter() - start)
     ws.close()
     med = {k: statistics.median(v) for k, v in times.items()}
+    figure("workspace: diff of an edit git places itself, second time (remembered)", med["diff remembered"],
+           "the same diff by git", med["diff git again"])
     figure("workspace: diff of one edited file, in process", med["diff in process"],
            "the same diff by git (pack + git diff-tree)", med["diff git"])
     figure("workspace: apply that patch, in process", med["apply in process"], "git apply", med["apply git"])
