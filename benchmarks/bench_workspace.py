@@ -5,6 +5,10 @@ reported with the ratio: `shutil.copytree`, `materialize` as a copy, and `materi
 overlay mount in this thread's namespace, where `core.workspace.overlay` is available). The source tree
 hash is re-checked after every run (no write reaches it). Also times `diff()` after a one-file edit on
 both kinds of workspace, and the removal of each (``close`` vs ``shutil.rmtree`` of the copytree copy).
+Last, the patch step itself after that edit, in process vs git side by side (`patch_figures`): the
+object store's diff of the changed entries (`textdiff` vs a pack and ``git diff-tree``), the same for an
+edit only git places (the second time, from `diffmemo`), and applying the patch (`textapply` vs ``git
+apply``), each alternated many times on the same data.
 
     python benchmarks/bench_workspace.py [--files 5000] [--runs 5]
 """
@@ -21,7 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from reqbench.core.workspace import materialize, tree_hash
+from reqbench.core.workspace import apply_patch, diffmemo, materialize, tree_hash
+from reqbench.core.workspace.changes import changed_refs
+from reqbench.core.workspace.limits import TreeMeter
+from reqbench.core.workspace.objects import ObjectStore
 from reqbench.core.workspace.overlay import overlay_available
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -87,6 +94,54 @@ def main() -> None:
                    med["rmtree"])
             figure(f"workspace: diff after one edit ({kind})", med[f"diff {kind}"], "lstat of every file",
                    med["stat walk"], "<= 50 ms absolute")
+        patch_figures(src, Path(tmp))
+
+
+def patch_figures(src: Path, tmp: Path, runs: int = 200) -> None:
+    """In-process vs git: the diff of one edited file, and applying that patch (medians of `runs` each,
+    alternated in one loop)."""
+    ws = materialize(src, tmp / "patch-ws")
+    target = ws.path / "pkg0" / "mod0" / "file0.py"
+    original = target.read_text()
+    target.write_text(original.replace("value_3 = 3\n", "value_3 = 'three'\n"))
+    base, new = changed_refs(ws._record, ws.path, TreeMeter())  # type: ignore[arg-type]
+    store = ObjectStore(tmp / "patch-store" / "objects.git")
+    patch = store.diff(base, new)
+    assert patch == store.diff(base, new, in_process=False), "in-process diff differs from git's"
+    tree = tmp / "patch-tree"
+    (tree / "pkg0" / "mod0").mkdir(parents=True)
+    copy = tree / "pkg0" / "mod0" / "file0.py"
+    times: dict[str, list[float]] = {"diff in process": [], "diff git": [], "apply in process": [],
+                                     "apply git": []}
+    for _ in range(runs):
+        for in_process in (True, False):
+            kind = "in process" if in_process else "git"
+            start = time.perf_counter()
+            store.diff(base, new, in_process=in_process)
+            times[f"diff {kind}"].append(time.perf_counter() - start)
+            copy.write_text(original)
+            start = time.perf_counter()
+            apply_patch(tree, patch, in_process=in_process)
+            times[f"apply {kind}"].append(time.perf_counter() - start)
+            assert copy.read_text() == target.read_text()
+    # an edit git must place itself (a repeated line can slide): computed by git once, then remembered
+    target.write_text(original.replace("value_5 = 5\n", "value_5 = 5\nvalue_5 = 5\n"))
+    base, new = changed_refs(ws._record, ws.path, TreeMeter())  # type: ignore[arg-type]
+    diffmemo.clear()
+    assert store.diff(base, new) == store.diff(base, new, in_process=False)
+    times.update({"diff remembered": [], "diff git again": []})
+    for _ in range(runs):
+        for in_process in (True, False):
+            start = time.perf_counter()
+            store.diff(base, new, in_process=in_process)
+            times["diff remembered" if in_process else "diff git again"].append(time.perf_counter() - start)
+    ws.close()
+    med = {k: statistics.median(v) for k, v in times.items()}
+    figure("workspace: diff of an edit git places itself, second time (remembered)", med["diff remembered"],
+           "the same diff by git", med["diff git again"])
+    figure("workspace: diff of one edited file, in process", med["diff in process"],
+           "the same diff by git (pack + git diff-tree)", med["diff git"])
+    figure("workspace: apply that patch, in process", med["apply in process"], "git apply", med["apply git"])
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Modules: `sources` (RepoSource, cache), `archives` (checked extraction), `trees` (walk, hash, copy),
 `fileio` (safe open/read/copy/remove on agent-controlled trees), `limits` (WorkspaceLimits),
 `patches` (diff_trees, apply_patch, Submission), `objects` (the private git object store diffs are
-computed in), `packs` (its objects as one pack file), `git` (configuration-free git calls), `changes`
+computed in), `packs` (its objects as one pack file), `textdiff`/`textapply` (the common case of a diff and
+of an apply done in process, git's output or git's outcome exactly), `git` (configuration-free git calls), `changes`
 (what changed since a copy, by stat), `overlay` (overlay workspaces in the row thread's own mount
 namespace, the change set read from the upper directory), `workspace` (materialize, Workspace), `guard`
 (safe_submission / safe_diff: an agent's unusable workspace as an `AgentFailure`).

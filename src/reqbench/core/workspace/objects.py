@@ -5,7 +5,8 @@ A diff is computed between two *restricted* trees that hold only the paths whose
 whole-tree diff). Blobs and tree objects are written in Python in git's loose-object format; the only
 subprocess per diff is ``git diff-tree`` (plus a second one when some path needs the binary pass), so
 the cost follows what changed, not the size of the tree, and no ``git init``, ``update-index`` or
-``write-tree`` process is spawned.
+``write-tree`` process is spawned. The common case (a small change of UTF-8 text files, no mode change or
+symlink) needs no git at all: `textdiff` writes the same layout in process, and nothing is stored.
 
 Paths git itself would refuse in an index (`refused`, the rule of git's ``verify_path`` with
 ``core.protectNTFS``/``core.protectHFS`` off: a symlink with a ``.gitmodules`` component, any letter
@@ -28,6 +29,7 @@ from reqbench.core.workspace.fileio import open_regular, read_chunks, read_link
 from reqbench.core.workspace.git import git_env, run_git, shared_repository
 from reqbench.core.workspace.limits import show
 from reqbench.core.workspace.packs import BLOB, TREE, ObjectChanged, PackObject, write_pack
+from reqbench.core.workspace.textdiff import remember, text_patch
 
 
 @dataclass(frozen=True)
@@ -162,11 +164,13 @@ class ObjectStore:
                       git_env(self.skeleton, objects=self.git_dir / "objects"), config=config if binary else [])
         return out.stdout.decode("utf-8", "surrogateescape")
 
-    def diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef]) -> str:
+    def diff(self, base: dict[str, BlobRef], new: dict[str, BlobRef], *, in_process: bool = True) -> str:
         """Git-style patch from the tree `base` to the tree `new` (binary-safe, no renames, UTF-8).
 
-        The changed blobs and the trees of both sides go into one pack (`packs`), then ``git diff-tree``
-        runs once per pass (text, and binary when some path needs it)."""
+        A small change of UTF-8 text files only is written in process (`textdiff.text_patch`, git's layout);
+        otherwise the changed blobs and the trees of both sides go into one pack (`packs`), then ``git diff-tree``
+        runs once per pass (text, and binary when some path needs it). ``in_process=False`` always uses git
+        (the reference the in-process output is tested and measured against)."""
         self.dropped = sorted({rel for side in (base, new) for rel, ref in side.items() if refused(rel, ref.mode)})
         changed, odd = set(), set()
         blobs: dict[str, BlobRef] = {}
@@ -185,6 +189,12 @@ class ObjectStore:
                 text = ref.text if ref.text is not None else blob_id(ref)[1]
                 if not text:
                     odd.add(rel)
+        if not changed:
+            return ""
+        if in_process and not odd:
+            patch = text_patch(base, new, changed)
+            if patch is not None:
+                return patch
         passes = []
         objects = [_blob_object(ref) for ref in blobs.values()]
         for paths, binary in ((changed - odd, False), (odd, True)):
@@ -201,7 +211,10 @@ class ObjectStore:
         except ObjectChanged as exc:
             rel = blobs[exc.sha].rel if exc.sha in blobs else exc.sha
             raise AgentWorkspaceError(f"file changed while the diff was computed: {show(rel)}") from None
-        return "".join(self._diff(*p[:4], binary=p[4]) for p in passes)
+        patch = "".join(self._diff(*p[:4], binary=p[4]) for p in passes)
+        if in_process and not odd:
+            remember(base, new, changed, patch)
+        return patch
 
 
 def _blob_object(ref: BlobRef) -> PackObject:

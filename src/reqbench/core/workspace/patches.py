@@ -1,6 +1,8 @@
 """Patches between trees: `diff_trees`, `apply_patch`, and the frozen `Submission`.
 
-Both directions use real git on a throw-away object store, never the repository the tree may belong
+The common case is done in process, in the same layout and with the same outcome as git (`textdiff` for
+a small change of UTF-8 text files, `textapply` for a plain text patch that applies exactly); everything
+else uses real git on a throw-away object store, never the repository the tree may belong
 to, with user and system configuration switched off. Diffs are built from blobs reqbench hashes itself
 (`walk_tree`), so in-tree ``.gitattributes``/``.gitignore`` cannot filter, convert or hide content: the
 patch is byte-exact, covers added, deleted, binary and symlink files and mode changes, and has no
@@ -19,6 +21,7 @@ from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace.git import git_env, run_git, shared_repository
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, WorkspaceLimits, show
 from reqbench.core.workspace.objects import BlobRef, ObjectStore, blob_id, is_utf8, link_data
+from reqbench.core.workspace.textapply import apply_text
 from reqbench.core.workspace.trees import TreeEntry, walk_tree
 
 
@@ -103,11 +106,14 @@ def diff_trees(base: Path, changed: Path, limits: WorkspaceLimits | None = DEFAU
     return patch
 
 
-def apply_patch(workspace: Path, patch: str) -> None:
+def apply_patch(workspace: Path, patch: str, *, in_process: bool = True) -> None:
     """Apply `patch` to the tree at `workspace`: cleanly, or not at all (`PatchApplyError`).
 
-    One `git apply` process: it checks every hunk before it writes anything (it is all-or-nothing without
-    ``--reject``), so a failure leaves the workspace exactly as it was. An empty patch is a no-op.
+    A plain text patch that applies exactly is applied in process (`textapply`: the same tree `git apply`
+    makes, or deferral); anything else is one `git apply` process: it checks every hunk before it writes
+    anything (it is all-or-nothing without ``--reject``), so a failure leaves the workspace exactly as it
+    was, and its error names the file and hunk. An empty patch is a no-op. ``in_process=False`` always
+    runs git (the reference `textapply` is tested and measured against).
     """
     workspace = Path(workspace)
     if not workspace.is_dir():
@@ -117,6 +123,12 @@ def apply_patch(workspace: Path, patch: str) -> None:
     data = patch.encode("utf-8", "surrogateescape")
     if not data.endswith(b"\n"):
         data += b"\n"
+    if in_process:
+        try:
+            if apply_text(workspace, data):
+                return
+        except OSError as exc:
+            raise PatchApplyError(f"patch could not be written: {exc.strerror}", file=str(workspace)) from None
     # $GIT_DIR/info/attributes outranks in-tree .gitattributes: no eol/filter/ident conversion.
     git_dir = shared_repository((("info/attributes", _NO_CONVERSION),))
     proc = run_git(["apply", "--whitespace=nowarn", "-"], git_env(git_dir, work_tree=workspace),
