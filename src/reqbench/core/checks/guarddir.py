@@ -1,0 +1,102 @@
+"""The harness-side guard directory of ``{pytest}`` checks: the guard plugin and an empty ``pytest.ini``.
+
+A pytest check imports the guard from this directory (it is the check's ``PYTHONPATH``) and reads its
+configuration from the ini in it (``-c``), so whatever lies in it runs before any submission code. Under
+bubblewrap it is prepared once per process in a private (0700) temporary directory and bound
+read-only into each check's view; `guard_dir` re-reads it before every use and re-creates it
+elsewhere when anything differs from what the harness would write -- an extra entry (a planted
+``pytest.py`` would shadow pytest), a link, a changed byte -- so no check can run with a guard another
+process altered. Without bubblewrap nothing can be bound read-only, so `write_guard_files` gives every
+check its own copy in its scratch folder.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+from reqbench.core.checks.models import GUARD_DIR, GUARD_MODULE
+
+INI_NAME = "pytest.ini"
+INI_TEXT = b"[pytest]\n"
+"""Harness-side pytest configuration: nothing of the workspace's configuration is read."""
+
+_lock = threading.Lock()
+_prepared: dict[int, Path] = {}
+"""Process id -> its guard directory (a forked child prepares its own: the parent removes its copy)."""
+
+
+def guard_files() -> dict[str, bytes]:
+    """File name -> content of the guard directory, as the harness writes it."""
+    return {f"{GUARD_MODULE}.py": (GUARD_DIR / f"{GUARD_MODULE}.py").read_bytes(), INI_NAME: INI_TEXT}
+
+
+def write_guard_files(directory: Path, files: dict[str, bytes] | None = None, *, seal: bool = False) -> None:
+    """Create `directory` with the guard files in it; `seal` makes it read-only for its owner too."""
+    directory.mkdir(mode=0o700)
+    for name, content in (files or guard_files()).items():
+        fd = os.open(directory / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content)
+        if seal:
+            os.chmod(directory / name, 0o400)
+    if seal:
+        directory.chmod(0o500)
+
+
+def guard_dir() -> Path:
+    """This process's shared guard directory, verified against `guard_files` now (re-created if it is
+    not exactly what the harness wrote). Only for a read-only bind: never hand it to a process that
+    can write the host's files."""
+    files = guard_files()
+    with _lock:
+        current = _prepared.get(os.getpid())
+        if current is not None and _intact(current, files):
+            return current
+        if current is not None:
+            _remove(current)
+        fresh = Path(tempfile.mkdtemp(prefix="reqbench-guard-"))
+        fresh.rmdir()
+        write_guard_files(fresh, files, seal=True)
+        _prepared[os.getpid()] = fresh
+        return fresh
+
+
+def _intact(directory: Path, files: dict[str, bytes]) -> bool:
+    """`directory` is a real directory of this user, closed to others, holding exactly `files`."""
+    try:
+        info = os.lstat(directory)
+        if (not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077
+                or sorted(os.listdir(directory)) != sorted(files)):
+            return False
+        for name, content in files.items():
+            fd = os.open(directory / name, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fd).st_mode) or fh.read(len(content) + 1) != content:
+                    return False
+    except OSError:
+        return False
+    return True
+
+
+def _remove(directory: Path) -> None:
+    try:
+        if directory.is_symlink() or not directory.is_dir():
+            directory.unlink()
+            return
+        directory.chmod(0o700)
+    except OSError:
+        pass
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+@atexit.register
+def _cleanup() -> None:
+    current = _prepared.pop(os.getpid(), None)
+    if current is not None:
+        _remove(current)
