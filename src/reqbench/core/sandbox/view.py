@@ -79,11 +79,11 @@ def host_part(env_path: str) -> HostPart:
     """The `HostPart` of a sandbox whose PATH is `env_path`: cached, keyed on everything it depends on."""
     package, cache = _mask_candidates()
     extra = os.environ.get(EXTRA_RO_ENV, "")
-    looked_at = [*SYSTEM_PATHS, sys.prefix, sys.base_prefix, sys.executable, os.path.dirname(sys.executable),
-                 *(e for e in env_path.split(os.pathsep) if os.path.isabs(e)),
-                 *(e for e in extra.split(os.pathsep) if os.path.isabs(e)), package, cache]
+    looked_at = dict.fromkeys([sys.prefix, sys.base_prefix, sys.executable, os.path.dirname(sys.executable),
+                               *(e for e in env_path.split(os.pathsep) if os.path.isabs(e)),
+                               *(e for e in extra.split(os.pathsep) if os.path.isabs(e)), package, cache])
     key = (sys.prefix, sys.base_prefix, sys.executable, env_path, extra, package, cache,
-           *map(_identity, looked_at))
+           *map(_link_identity, SYSTEM_PATHS), *map(_identity, looked_at))
     part = _host_parts.get(key)
     if part is None:
         if len(_host_parts) >= HOST_PART_CACHE_SIZE:
@@ -92,20 +92,23 @@ def host_part(env_path: str) -> HostPart:
     return part
 
 
-def _identity(path: str) -> tuple[object, ...] | None:
-    """What a view depends on about `path`: device, inode and type of the entry and, for a link, its
-    text and its target's (None where nothing exists)."""
+def _identity(path: str) -> tuple[int, int, int] | None:
+    """What a view depends on about `path`: device, inode and type of what it names, links followed
+    (None where nothing exists): a replaced directory or a re-pointed link changes it."""
     try:
-        own = os.lstat(path)
+        st = os.stat(path)
     except OSError:
         return None
-    if own.st_mode & 0o170000 != 0o120000:
-        return own.st_dev, own.st_ino, own.st_mode
+    return st.st_dev, st.st_ino, st.st_mode
+
+
+def _link_identity(path: str) -> tuple[object, ...]:
+    """`_identity`, and whether `path` itself is a link and to what (a system directory that is a link
+    is recreated as one)."""
     try:
-        target = os.stat(path)
-        return own.st_dev, own.st_ino, os.readlink(path), target.st_dev, target.st_ino, target.st_mode
+        return _identity(path), os.readlink(path)
     except OSError:
-        return own.st_dev, own.st_ino, os.readlink(path)
+        return _identity(path), None
 
 
 def _mask_candidates() -> tuple[str, str]:
