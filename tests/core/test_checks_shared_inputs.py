@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core import sandbox
-from reqbench.core.checks import Check, CheckStatus, run_check
-from reqbench.core.checks import guarddir
+from reqbench.core.checks import Check, CheckStatus, guarddir, run_check
 from reqbench.core.checks.guarddir import INI_NAME, INI_TEXT, guard_dir, guard_files
 from reqbench.core.sandbox import available_isolation
 
