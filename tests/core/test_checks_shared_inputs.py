@@ -12,6 +12,7 @@ import pytest
 from reqbench.core import sandbox
 from reqbench.core.checks import Check, CheckStatus, guarddir, run_check
 from reqbench.core.checks.guarddir import INI_NAME, INI_TEXT, guard_dir, guard_files
+from reqbench.core.checks.run import sandbox_can_read
 from reqbench.core.sandbox import available_isolation
 
 needs_bwrap = pytest.mark.skipif(available_isolation() != "bwrap", reason="bubblewrap not usable here")
@@ -52,6 +53,35 @@ def _inode_check(hidden: Path) -> Check:
 @needs_bwrap
 def test_with_bubblewrap_the_hidden_directory_is_bound_not_copied(workspace: Path, hidden: Path) -> None:
     assert run_check(_inode_check(hidden), workspace, hidden).status is CheckStatus.PASS
+
+
+@needs_bwrap
+@pytest.mark.parametrize("oddity", ["unreadable file", "unsearchable folder", "fifo"])
+def test_a_hidden_directory_a_bind_would_show_differently_is_copied(workspace: Path, hidden: Path,
+                                                                    oddity: str) -> None:
+    """A file only the harness's capabilities can read (a suite checked out with umask 077 by another
+    user), or a special file, would make the bound directory differ from a copy: it is copied."""
+    if oddity != "fifo" and os.getuid() != 0:
+        pytest.skip("only a harness running as root can read (and copy) what its sandbox cannot")
+    assert sandbox_can_read(hidden)
+    if oddity == "unreadable file":
+        os.chmod(hidden / "test_calc.py", 0o000)
+    elif oddity == "unsearchable folder":
+        (hidden / "data").mkdir()
+        (hidden / "data" / "x.txt").write_text("x\n")
+        os.chmod(hidden / "data", 0o600)
+    else:
+        os.mkfifo(hidden / "pipe")
+    try:
+        assert not sandbox_can_read(hidden)
+        assert run_check(_inode_check(hidden), workspace, hidden).status is CheckStatus.FAIL  # a copy
+        reads = Check(name="r", command="cat {hidden}/test_calc.py >/dev/null && test ! -e {hidden}/pipe"
+                                        " && { test ! -e {hidden}/data || cat {hidden}/data/x.txt; }")
+        assert run_check(reads, workspace, hidden).status is CheckStatus.PASS
+    finally:
+        os.chmod(hidden / "test_calc.py", 0o644)
+        if (hidden / "data").exists():
+            os.chmod(hidden / "data", 0o755)
 
 
 def test_without_bubblewrap_each_check_gets_its_own_copy(workspace: Path, hidden: Path, no_sandbox: None) -> None:

@@ -6,6 +6,8 @@ directory read-only at ``<scratch>/hidden`` and, for a ``{pytest}`` check, the g
 harness keeps (the suite's hidden directory itself, the process's verified guard directory): a check
 cannot write either, so nothing is copied per check. Without bubblewrap nothing can be bound read-only:
 each check then gets its own copies in its scratch folder, as the hostile code it runs could change them.
+A hidden directory a process without capabilities could not read in full, or holding a special file, is
+copied too (`sandbox_can_read`): the copy is the harness's own, readable, and drops special files.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import os
 import secrets
 import shlex
+import stat
 import sys
 import tempfile
 import threading
@@ -113,9 +116,9 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
     roots = [snapshot]
     if hidden_dir is not None:
         hidden, source = scratch / "hidden", Path(os.path.abspath(hidden_dir))
-        if available_isolation() == "bwrap":  # the suite's directory itself, read-only at the scratch path
-            binds[source] = hidden
-        else:  # nothing is read-only without bubblewrap: the check gets its own copy
+        if available_isolation() == "bwrap" and sandbox_can_read(source):
+            binds[source] = hidden  # the suite's directory itself, read-only at the scratch path
+        else:  # nothing is read-only without bubblewrap, or a copy is needed to read it: a private copy
             copy_tree(source, hidden)
             binds[hidden] = hidden
         values["hidden"] = str(hidden)
@@ -217,6 +220,40 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
         else:
             os.close(read_fd)
     return proc, parse_guard_records(bytes(reader.data), token, overflow=reader.overflow)
+
+
+def sandbox_can_read(root: Path) -> bool:
+    """Every entry below `root` is a directory, regular file or link that a process of this user without
+    capabilities can read (directories: read and search) -- so binding `root` shows what a copy would.
+    False for a special file (a copy drops it) or an entry only root's capabilities could read (a suite
+    checked out with ``umask 077`` by another user, read by a harness running as root)."""
+    uid, gids = os.getuid(), {os.getgid(), *os.getgroups()}
+    pending = [os.fspath(root)]
+    while pending:
+        directory = pending.pop()
+        try:
+            if not _permits(os.stat(directory), uid, gids, 0o5):
+                return False
+            with os.scandir(directory) as listing:
+                for entry in listing:
+                    info = entry.stat(follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        pending.append(entry.path)
+                    elif stat.S_ISREG(info.st_mode):
+                        if not _permits(info, uid, gids, 0o4):
+                            return False
+                    elif not stat.S_ISLNK(info.st_mode):
+                        return False
+        except OSError:
+            return False
+    return True
+
+
+def _permits(info: os.stat_result, uid: int, gids: set[int], wanted: int) -> bool:
+    """The permission class of `uid`/`gids` on `info` (owner, else group, else others) grants `wanted`."""
+    mode = info.st_mode
+    bits = (mode >> 6 if info.st_uid == uid else mode >> 3 if info.st_gid in gids else mode) & 0o7
+    return bits & wanted == wanted
 
 
 def _missing_hidden_paths(command: str, hidden: str | None, source: Path | None) -> list[str]:
