@@ -165,3 +165,18 @@ def test_a_forked_process_prepares_its_own_guard_directory() -> None:
     assert child and child != str(parent)
     assert guard_dir() == parent
     guarddir._remove(Path(child))
+
+
+def test_a_changed_guard_source_is_rewritten_into_the_shared_directory(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "checkguard"
+    source.mkdir()
+    module = source / "reqbench_guard.py"
+    module.write_bytes(guard_files()["reqbench_guard.py"])
+    monkeypatch.setattr(guarddir, "GUARD_DIR", source)
+    before = guard_dir()
+    module.write_bytes(module.read_bytes() + b"\n# revised\n")
+    after = guard_dir()
+    assert after != before and (after / "reqbench_guard.py").read_bytes().endswith(b"# revised\n")
+    monkeypatch.undo()
+    assert not (guard_dir() / "reqbench_guard.py").read_bytes().endswith(b"# revised\n")

@@ -18,6 +18,7 @@ import shutil
 import stat
 import tempfile
 import threading
+from functools import lru_cache
 from pathlib import Path
 
 from reqbench.core.checks.models import GUARD_DIR, GUARD_MODULE
@@ -32,8 +33,18 @@ _prepared: dict[int, Path] = {}
 
 
 def guard_files() -> dict[str, bytes]:
-    """File name -> content of the guard directory, as the harness writes it."""
-    return {f"{GUARD_MODULE}.py": (GUARD_DIR / f"{GUARD_MODULE}.py").read_bytes(), INI_NAME: INI_TEXT}
+    """File name -> content of the guard directory, as the harness writes it (the plugin's source is
+    re-read whenever its file changed)."""
+    source = GUARD_DIR / f"{GUARD_MODULE}.py"
+    info = os.stat(source)
+    key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+    return dict(_files_of(source, key))
+
+
+@lru_cache(maxsize=2)
+def _files_of(source: Path, signature: tuple[int, ...]) -> dict[str, bytes]:
+    """The guard files made from `source` as it is while its stat `signature` holds (the cache key)."""
+    return {f"{GUARD_MODULE}.py": source.read_bytes(), INI_NAME: INI_TEXT}
 
 
 def write_guard_files(directory: Path, files: dict[str, bytes] | None = None, *, seal: bool = False) -> None:
@@ -75,10 +86,12 @@ def _intact(directory: Path, files: dict[str, bytes]) -> bool:
                 or sorted(os.listdir(directory)) != sorted(files)):
             return False
         for name, content in files.items():
-            fd = os.open(directory / name, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fd).st_mode) or fh.read(len(content) + 1) != content:
+            fd = os.open(os.path.join(directory, name), os.O_RDONLY | os.O_NOFOLLOW)
+            try:
+                if not stat.S_ISREG(os.fstat(fd).st_mode) or os.read(fd, len(content) + 1) != content:
                     return False
+            finally:
+                os.close(fd)
     except OSError:
         return False
     return True
