@@ -117,3 +117,16 @@ def test_host_part_matches_a_fresh_build(tmp_path: Path) -> None:
     cached = host_part(os.environ.get("PATH", PATH))
     view._host_parts.clear()
     assert host_part(os.environ.get("PATH", PATH)) == cached
+
+
+@pytest.mark.parametrize("command", [
+    "cat /etc/hostname\t--in=/etc/passwd  /no/such/file",        # no quoting: split on blanks
+    "cat '/etc/hostname' --in=\"/etc/passwd\" /no/such/file",    # quoting: shlex
+    "cat /etc/hostname --in=/etc/passwd /no/such/file 'unclosed",  # unparsable: words kept as they are
+])
+def test_named_files_are_the_existing_absolute_paths_of_the_command_line(command: str) -> None:
+    named = View(cwd=Path("/"), writable=[], argv=["/bin/sh", "-c", command]).named_files()
+    if "unclosed" in command:  # one word: the whole string
+        assert named == [Path("/bin/sh")]
+    else:
+        assert named == [Path("/bin/sh"), Path("/etc/hostname"), Path("/etc/passwd")]

@@ -31,6 +31,7 @@ never cached.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -44,6 +45,9 @@ TMP_SIZE_BYTES = 2 * 1024**3
 BASE_ARGS = ("--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
              "--hostname", "sandbox", "--size", str(TMP_SIZE_BYTES), "--tmpfs", "/tmp",
              "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm")
+_QUOTING = re.compile(r"['\"\\]")
+_SHLEX_BLANKS = re.compile(r"[ \t\r\n]+")
+"""The only characters `shlex.split` treats specially (comments off) and the blanks it splits on."""
 HOST_PART_CACHE_SIZE = 16
 """Distinct host parts kept (one per PATH/interpreter/environment combination a process uses)."""
 
@@ -181,6 +185,9 @@ class View:
         """Existing regular files named by absolute path on the command line (scripts, inputs)."""
         words: list[str] = []
         for arg in self.argv:
+            if not _QUOTING.search(arg):  # what shlex.split gives without quotes or escapes, 20x faster
+                words += [w for w in _SHLEX_BLANKS.split(arg) if w]
+                continue
             try:
                 words += shlex.split(arg)
             except ValueError:
