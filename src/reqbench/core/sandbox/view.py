@@ -176,6 +176,8 @@ class View:
     network: bool = False
     argv: Sequence[str] = ()
     env_path: str = ""
+    host: HostPart | None = None
+    """The host part for `env_path` when the caller already has it (`host_part`)."""
 
     def toolchain(self) -> list[Path]:
         """Read-only toolchain roots: the Python prefixes, PATH's bin dirs, ``$REQBENCH_SANDBOX_RO``."""
@@ -207,7 +209,7 @@ class View:
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap options (without the command) that build this view."""
-        host = host_part(self.env_path)
+        host = self.host or host_part(self.env_path)
         args = [*BASE_ARGS, *(("--share-net",) if self.network else ()), *host.args]
         for path in self.named_files():
             if not any(_under(path, b) for b in host.bound):
