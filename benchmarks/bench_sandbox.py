@@ -2,7 +2,8 @@
 
 Side by side, interleaved, medians over `--launches` rounds:
 
-* ``run_sandboxed`` of ``true`` (argv list and shell string) vs ``subprocess.run(["/bin/true"])``;
+* ``run_sandboxed`` of ``true`` (argv list, and the string ``/usr/bin/true``, which starts without a
+  shell) vs ``subprocess.run(["/bin/true"])``, and that string vs the same through ``/bin/sh -c``;
 * a bare ``bwrap --unshare-all ... true`` (the floor of any bubblewrap launch) vs the same baseline, so
   the launcher's own share (cgroup join, ``prlimit``, view, scratch, drains) is the difference;
 * ``launch.plan`` alone (view, environment, scratch folders; no process), per launch;
@@ -15,6 +16,7 @@ Side by side, interleaved, medians over `--launches` rounds:
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import subprocess
 import sys
@@ -40,12 +42,16 @@ def _median_ms(samples: list[float]) -> float:
 
 
 def side_by_side(rounds: int, **steps: Callable[[], object]) -> dict[str, float]:
-    """Median milliseconds of each step, the steps interleaved round by round (load hits all alike)."""
+    """Median milliseconds of each step, the steps interleaved round by round in a shuffled order (load
+    and whatever one step leaves for the next hit all alike)."""
     times: dict[str, list[float]] = {name: [] for name in steps}
     for step in steps.values():  # warm caches, imports and the interpreter's own paths once
         step()
+    order, shuffle = list(steps), random.Random(16).shuffle
     for _ in range(rounds):
-        for name, step in steps.items():
+        shuffle(order)
+        for name in order:
+            step = steps[name]
             started = time.perf_counter()
             step()
             times[name].append(time.perf_counter() - started)
@@ -81,7 +87,8 @@ def main() -> None:
             args.launches,
             process=lambda: subprocess.run(["/bin/true"], check=True),
             sandboxed=lambda: run_sandboxed(["true"], ws, timeout=30),
-            sandboxed_shell=lambda: run_sandboxed("true", ws, timeout=30),
+            sandboxed_string=lambda: run_sandboxed("/usr/bin/true", ws, timeout=30),
+            sandboxed_shell=lambda: run_sandboxed("/usr/bin/true;", ws, timeout=30),  # ";" needs the shell
             check=lambda: run_check(Check(name="c", command="exit 0", timeout_seconds=30), ws, hidden),
             plan=plan_only,
             **bare)
@@ -89,8 +96,10 @@ def main() -> None:
         print(f"{name:16s} {value:8.2f} ms per launch")
     figure("sandbox: run_sandboxed(['true'])", ms["sandboxed"], "subprocess.run(['/bin/true'])", ms["process"],
            unit="ms")
-    figure("sandbox: run_sandboxed('true') (shell string)", ms["sandboxed_shell"], "subprocess.run(['/bin/true'])",
-           ms["process"], unit="ms")
+    figure("sandbox: run_sandboxed('/usr/bin/true') (string)", ms["sandboxed_string"],
+           "subprocess.run(['/bin/true'])", ms["process"], unit="ms")
+    figure("sandbox: string started without the shell", ms["sandboxed_string"], "the same through /bin/sh -c",
+           ms["sandboxed_shell"], unit="ms")
     if "bare bwrap" in ms:
         figure("sandbox: run_sandboxed(['true'])", ms["sandboxed"], "bare bwrap true", ms["bare bwrap"], unit="ms")
     figure("sandbox: launch.plan per launch", ms["plan"], "subprocess.run(['/bin/true'])", ms["process"], unit="ms")
