@@ -4,6 +4,8 @@ without it; the shared guard directory is re-created whenever it is not exactly 
 from __future__ import annotations
 
 import os
+import subprocess
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -180,3 +182,22 @@ def test_a_changed_guard_source_is_rewritten_into_the_shared_directory(tmp_path:
     assert after != before and (after / "reqbench_guard.py").read_bytes().endswith(b"# revised\n")
     monkeypatch.undo()
     assert not (guard_dir() / "reqbench_guard.py").read_bytes().endswith(b"# revised\n")
+
+
+def test_guard_directories_left_by_ended_processes_are_removed(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone_pid = subprocess.Popen(["true"])  # its pid is gone once it was waited for
+    gone_pid.wait()
+    stale = tmp_path / f"{guarddir.PREFIX}{gone_pid.pid}-abc"
+    alive = tmp_path / f"{guarddir.PREFIX}{os.getppid()}-def"
+    other = tmp_path / f"{guarddir.PREFIX}notapid"
+    for path in (stale, alive, other):
+        path.mkdir()
+    os.chmod(stale, 0o500)
+    guarddir._prepared.pop(os.getpid(), None)  # make this process prepare a fresh one
+    fresh = guard_dir()
+    assert fresh.parent == tmp_path and fresh.name.startswith(f"{guarddir.PREFIX}{os.getpid()}-")
+    assert not stale.exists() and alive.exists() and other.exists()
+    guarddir._remove(fresh)
+    guarddir._prepared.pop(os.getpid(), None)

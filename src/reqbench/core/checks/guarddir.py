@@ -27,6 +27,10 @@ INI_NAME = "pytest.ini"
 INI_TEXT = b"[pytest]\n"
 """Harness-side pytest configuration: nothing of the workspace's configuration is read."""
 
+PREFIX = "reqbench-guard-"
+"""Guard directories are ``<tmp>/reqbench-guard-<pid>-<random>``: a process that ended without its exit
+handlers (a forked worker, a kill) leaves its own behind, and the next process to prepare one removes it."""
+
 _lock = threading.Lock()
 _prepared: dict[int, Path] = {}
 """Process id -> its guard directory (a forked child prepares its own: the parent removes its copy)."""
@@ -71,7 +75,8 @@ def guard_dir() -> Path:
             return current
         if current is not None:
             _remove(current)
-        fresh = Path(tempfile.mkdtemp(prefix="reqbench-guard-"))
+        _sweep_stale()
+        fresh = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         fresh.rmdir()
         write_guard_files(fresh, files, seal=True)
         _prepared[os.getpid()] = fresh
@@ -106,6 +111,26 @@ def _remove(directory: Path) -> None:
     except OSError:
         pass
     shutil.rmtree(directory, ignore_errors=True)
+
+
+def _sweep_stale() -> None:
+    """Remove this user's guard directories whose process is gone."""
+    top = tempfile.gettempdir()
+    try:
+        names = [n for n in os.listdir(top) if n.startswith(PREFIX)]
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(PREFIX):].partition("-")[0]
+        path = Path(top) / name
+        try:
+            if not pid.isdigit() or int(pid) == os.getpid() or os.lstat(path).st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            _remove(path)
+        except OSError:
+            continue
 
 
 @atexit.register
