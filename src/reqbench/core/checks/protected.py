@@ -31,21 +31,31 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
 
 def _entries(root: Path) -> dict[str, tuple[str, bytes]]:
     """Relative posix path -> (kind, content) of every file and symlink below `root` (links not
-    followed; bytecode caches skipped, as `copy_tree` drops them)."""
+    followed; bytecode caches and ``.git`` skipped, as `copy_tree` drops them). One ``scandir`` per
+    directory: the kinds come from the directory entries, not a ``stat`` per path."""
     found: dict[str, tuple[str, bytes]] = {}
     if not root.is_dir():
         return found
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        base = Path(dirpath)
-        links = [d for d in dirnames if (base / d).is_symlink()]
-        dirnames[:] = [d for d in dirnames if d not in links and d not in ("__pycache__", ".git")]
-        for name in [*filenames, *links]:
-            path = base / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                found[rel] = ("link", os.readlink(path).encode())
-            elif path.is_file() and not name.endswith(".pyc"):
-                found[rel] = ("file", b"")
+    pending = [("", os.fspath(root))]
+    while pending:
+        prefix, directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            rel = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    found[rel] = ("link", os.fsencode(os.readlink(entry.path)))
+                elif entry.is_dir(follow_symlinks=False):
+                    if entry.name not in ("__pycache__", ".git"):
+                        pending.append((rel + "/", entry.path))
+                elif entry.is_file(follow_symlinks=False) and not entry.name.endswith(".pyc"):
+                    found[rel] = ("file", b"")
+            except OSError:
+                continue
     return found
 
 

@@ -1,21 +1,31 @@
-"""`run_check`: a check on a fresh snapshot of a tree, in the sandbox, with the guard for `{pytest}` checks."""
+"""`run_check`: a check on a fresh snapshot of a tree, in the sandbox, with the guard for `{pytest}` checks.
+
+The check sees its snapshot (read-write) and output folder below a private scratch folder, the hidden
+directory read-only at ``<scratch>/hidden`` and, for a ``{pytest}`` check, the guard directory
+(`guarddir`) read-only at ``<scratch>/guard``. Under bubblewrap both are bind mounts of the one copy the
+harness keeps (the suite's hidden directory itself, the process's verified guard directory): a check
+cannot write either, so nothing is copied per check. Without bubblewrap nothing can be bound read-only:
+each check then gets its own copies in its scratch folder, as the hostile code it runs could change them.
+A hidden directory a process without capabilities could not read in full, or holding a special file, is
+copied too (`sandbox_can_read`): the copy is the harness's own, readable, and drops special files.
+"""
 
 from __future__ import annotations
 
 import os
 import secrets
 import shlex
-import shutil
+import stat
 import sys
 import tempfile
 import threading
 from pathlib import Path
 
 from reqbench.core.checks.evidence import GuardEvidence, judge_pytest, parse_guard_records
+from reqbench.core.checks.guarddir import INI_NAME, guard_dir, write_guard_files
 from reqbench.core.checks.models import (
     CHANNEL_CAP_BYTES,
     DEFAULT_PROTECTED,
-    GUARD_DIR,
     GUARD_MODULE,
     Check,
     CheckResult,
@@ -26,7 +36,7 @@ from reqbench.core.checks.models import (
 from reqbench.core.checks.protected import restore_protected
 from reqbench.core.checks.reports import read_junit, read_probe_json
 from reqbench.core.errors import InputError
-from reqbench.core.sandbox import ProcessResult, run_sandboxed
+from reqbench.core.sandbox import ProcessResult, available_isolation, run_sandboxed
 from reqbench.core.workspace import copy_tree
 
 
@@ -103,21 +113,27 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
               "junit": str(output / report_name), "python": sys.executable}
     binds: dict[Path, Path] = {}
     run_env = {"REQBENCH_WORKSPACE": str(snapshot), "REQBENCH_OUTPUT": str(output)}
+    roots = [snapshot]
     if hidden_dir is not None:
-        hidden = scratch / "hidden"
-        copy_tree(Path(hidden_dir), hidden)  # the suite's own copy is never exposed to a check
+        hidden, source = scratch / "hidden", Path(os.path.abspath(hidden_dir))
+        if available_isolation() == "bwrap" and sandbox_can_read(source):
+            binds[source] = hidden  # the suite's directory itself, read-only at the scratch path
+        else:  # nothing is read-only without bubblewrap, or a copy is needed to read it: a private copy
+            copy_tree(source, hidden)
+            binds[hidden] = hidden
         values["hidden"] = str(hidden)
         run_env["REQBENCH_HIDDEN"] = str(hidden)
-        binds[hidden] = hidden
+        roots.append(source)
     run_env.update(env or {})
     if not check.runs_pytest:
         command = render_command(check.command, values, item=item)
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
                              writable=[output], readonly_binds=binds, network=False,
                              bind_named_files=True)
-        result = _plain_result(check, proc, output, report_name, [snapshot, *binds])
+        result = _plain_result(check, proc, output, report_name, roots)
     else:
-        proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env, item)
+        proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env,
+                                roots[1] if hidden_dir is not None else None, item)
         status, probes, detail = judge_pytest(ev, proc, check.expected_tests, check.timeout_seconds)
         result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
                              proc.stdout_tail(), proc.stderr_tail())
@@ -157,14 +173,17 @@ def _plain_result(check: Check, proc: ProcessResult, output: Path, report_name: 
 
 
 def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, values: dict[str, str],
-                 binds: dict[Path, Path], run_env: dict[str, str],
+                 binds: dict[Path, Path], run_env: dict[str, str], hidden_source: Path | None,
                  item: str) -> tuple[ProcessResult, GuardEvidence]:
-    """Run a ``{pytest}`` command with the guard and its channel; return the process and the records."""
+    """Run a ``{pytest}`` command with the guard (read-only at ``<scratch>/guard``) and its channel;
+    return the process and the records."""
     guard = scratch / "guard"
-    guard.mkdir()
-    shutil.copyfile(GUARD_DIR / f"{GUARD_MODULE}.py", guard / f"{GUARD_MODULE}.py")
-    ini = guard / "pytest.ini"
-    ini.write_text("[pytest]\n", encoding="utf-8")  # harness-side: no workspace configuration is read
+    if available_isolation() == "bwrap":
+        binds = {**binds, guard_dir(): guard}
+    else:
+        write_guard_files(guard)
+        binds = {**binds, guard: guard}
+    ini = guard / INI_NAME  # harness-side: no workspace configuration is read
     want = check.rootdir or ("hidden" if "hidden" in values else "workspace")
     if want == "hidden" and "hidden" not in values:
         raise InputError("rootdir 'hidden' needs a hidden directory", item=item)
@@ -173,7 +192,7 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
         sys.executable, "-P", "-m", "pytest", "-p", GUARD_MODULE, "-p", "no:cacheprovider",
         "-c", str(ini), "--rootdir", root, "--confcutdir", str(scratch)])}
     command = render_command(check.command, values, item=item)
-    missing = _missing_hidden_paths(command, values.get("hidden"))
+    missing = _missing_hidden_paths(command, values.get("hidden"), hidden_source)
     if missing:  # the suite names hidden tests that are not there: nothing the submission did
         return (ProcessResult(None, False, f"the check names missing hidden paths {missing[:3]}", None, None,
                               0.0, "none"), GuardEvidence())
@@ -190,7 +209,7 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
     reader.start()
     try:
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
-                             writable=[output], readonly_binds={**binds, guard: guard}, network=False,
+                             writable=[output], readonly_binds=binds, network=False,
                              pass_fds=(write_fd, token_r), bind_named_files=True)
     finally:
         os.close(write_fd)
@@ -203,9 +222,44 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
     return proc, parse_guard_records(bytes(reader.data), token, overflow=reader.overflow)
 
 
-def _missing_hidden_paths(command: str, hidden: str | None) -> list[str]:
-    """Words of `command` naming a path below the (read-only) hidden directory that does not exist."""
-    if not hidden:
+def sandbox_can_read(root: Path) -> bool:
+    """Every entry below `root` is a directory, regular file or link that a process of this user without
+    capabilities can read (directories: read and search) -- so binding `root` shows what a copy would.
+    False for a special file (a copy drops it) or an entry only root's capabilities could read (a suite
+    checked out with ``umask 077`` by another user, read by a harness running as root)."""
+    uid, gids = os.getuid(), {os.getgid(), *os.getgroups()}
+    pending = [os.fspath(root)]
+    while pending:
+        directory = pending.pop()
+        try:
+            if not _permits(os.stat(directory), uid, gids, 0o5):
+                return False
+            with os.scandir(directory) as listing:
+                for entry in listing:
+                    info = entry.stat(follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        pending.append(entry.path)
+                    elif stat.S_ISREG(info.st_mode):
+                        if not _permits(info, uid, gids, 0o4):
+                            return False
+                    elif not stat.S_ISLNK(info.st_mode):
+                        return False
+        except OSError:
+            return False
+    return True
+
+
+def _permits(info: os.stat_result, uid: int, gids: set[int], wanted: int) -> bool:
+    """The permission class of `uid`/`gids` on `info` (owner, else group, else others) grants `wanted`."""
+    mode = info.st_mode
+    bits = (mode >> 6 if info.st_uid == uid else mode >> 3 if info.st_gid in gids else mode) & 0o7
+    return bits & wanted == wanted
+
+
+def _missing_hidden_paths(command: str, hidden: str | None, source: Path | None) -> list[str]:
+    """Words of `command` naming a path below the (read-only) hidden directory `hidden` that does not exist
+    in its `source` on the host."""
+    if not hidden or source is None:
         return []
     try:
         words = shlex.split(command)
@@ -215,6 +269,6 @@ def _missing_hidden_paths(command: str, hidden: str | None) -> list[str]:
     for word in words:
         path = word.split("=", 1)[-1].split("::", 1)[0]
         if (path == hidden or path.startswith(hidden + "/")) and not any(c in path for c in "*?[$`") \
-                and not Path(path).exists():
+                and not os.path.exists(str(source) + path[len(hidden):]):
             out.append(path)
     return out

@@ -7,6 +7,9 @@ whole tree is killed. With bubblewrap the tree lives in its own PID namespace (a
 one is available), so nothing it started survives the command; without it, every process still
 carrying the command's marker variable is swept (best effort: a process can clear its environment,
 which is one reason real agents need bubblewrap). `process.run_sandboxed` chains the three.
+
+Under bubblewrap, `plan` takes the host part of the view from `view.host_part` (built once per distinct
+input) and starts a shell string that needs no shell directly (`direct`).
 """
 
 from __future__ import annotations
@@ -28,10 +31,11 @@ from typing import IO
 
 from reqbench.core.errors import HarnessError
 from reqbench.core.sandbox import bridge
+from reqbench.core.sandbox.direct import direct_argv
 from reqbench.core.sandbox.isolation import Isolation, available_isolation
 from reqbench.core.sandbox.limits import PidsCgroup, rlimit_prefix
 from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
-from reqbench.core.sandbox.view import View, readonly_mapping
+from reqbench.core.sandbox.view import View, host_part, readonly_mapping
 
 ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "SOURCE_DATE_EPOCH")
 """The only variables of the harness's environment a sandboxed process inherits."""
@@ -98,6 +102,14 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: 
     home.mkdir()
     tmp.mkdir()
     env = scrubbed_env(options.env, home, tmp, marker)
+    host = host_part(env["PATH"]) if isolation == "bwrap" else None
+    if host is not None and isinstance(command, str):
+        own = [cwd, scratch, *options.writable, *options.readonly_binds.values(), *options.hide,
+               *([bridge.SOCKET_INSIDE] if options.gateway_socket is not None else [])]
+        words = direct_argv(command, env, cwd, host, [Path(os.path.abspath(p)) for p in own])
+        if words is not None:  # what the shell would have run, without the shell (`direct`)
+            argv = words
+            env["PWD"] = str(cwd)
     launch = LaunchPlan(argv, argv, cwd, env, options, isolation, marker, time.monotonic())
     if not cwd.is_dir():
         return launch.failed(f"working directory {cwd} does not exist")
@@ -122,7 +134,7 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: 
         view = View(cwd=cwd, writable=[cwd, scratch, *(Path(os.path.abspath(w)) for w in options.writable)],
                     readonly=readonly_mapping(readonly_binds), hide=[Path(h) for h in options.hide],
                     network=options.network, argv=argv if options.bind_named_files else (),
-                    env_path=env["PATH"])
+                    env_path=env["PATH"], host=host)
         launch.cgroup = PidsCgroup.create()
         prefix = [*(launch.cgroup.join_prefix() if launch.cgroup else []), *rlimit_prefix(), "bwrap",
                   "--json-status-fd", str(launch.status_fds[1]), *view.bwrap_args(), "--"]

@@ -19,7 +19,8 @@ from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
 
 def run_sandboxed(command: list[str] | str, cwd: Path, options: SandboxOptions | None = None,
                   /, **fields: Any) -> ProcessResult:
-    """Run `command` (argv list, or a string for ``/bin/sh -c``) in `cwd`, which is writable.
+    """Run `command` (argv list, or a string for ``/bin/sh -c``, started without the shell where it needs
+    none: `direct`) in `cwd`, which is writable.
 
     The process sees the allow-list view of `view.View`: `cwd` and ``writable`` read-write,
     ``readonly_binds`` (source -> destination) read-only, the system and toolchain read-only, nothing

@@ -18,11 +18,20 @@ what is needed", not "bind / and hide a list"):
 Masked even inside a bound directory (an empty tmpfs on top, which a process without capabilities
 cannot unmount): the installed reqbench package (it may carry bundled suites with their answers), the
 source cache (``$REQBENCH_CACHE``), and whatever the caller passes as `hide`.
+
+The host part of a view (system and toolchain binds, package and cache masks: `HostPart`) is the same
+for every launch of a process, so `host_part` builds it once per distinct input -- the interpreter
+(``sys.prefix``, ``sys.base_prefix``, ``sys.executable``), the sandbox's PATH, ``$REQBENCH_SANDBOX_RO``,
+the package and cache locations, and the identity (device, inode, type, link target) of every path it
+looks at -- and builds it afresh when any of them changed (a path appeared, vanished or was replaced).
+The launch's own part (working directory, writable paths, read-only binds, named files, `hide`) is
+never cached.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,9 +42,17 @@ SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 EXTRA_RO_ENV = "REQBENCH_SANDBOX_RO"
 TMP_SIZE_BYTES = 2 * 1024**3
 """Size of the private /tmp (memory-backed; a flood of it is ENOSPC for the agent, not the host)."""
+BASE_ARGS = ("--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
+             "--hostname", "sandbox", "--size", str(TMP_SIZE_BYTES), "--tmpfs", "/tmp",
+             "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm")
+_QUOTING = re.compile(r"['\"\\]")
+_SHLEX_BLANKS = re.compile(r"[ \t\r\n]+")
+"""The only characters `shlex.split` treats specially (comments off) and the blanks it splits on."""
+HOST_PART_CACHE_SIZE = 16
+"""Distinct host parts kept (one per PATH/interpreter/environment combination a process uses)."""
 
 
-def _under(path: Path, parent: Path) -> bool:
+def _under(path: Path | str, parent: Path | str) -> bool:
     """`path` is `parent` or lies below it (both absolute and normalised; compared as strings, because
     ``Path.parents`` made building a view cost milliseconds)."""
     p, q = os.fspath(path), os.fspath(parent)
@@ -44,6 +61,107 @@ def _under(path: Path, parent: Path) -> bool:
 
 def _absolute(path: Path | str) -> Path:
     return Path(os.path.abspath(path))
+
+
+@dataclass(frozen=True)
+class HostPart:
+    """The launch-independent part of a view (module docstring); immutable, so sharing it is safe."""
+
+    args: tuple[str, ...]
+    """bubblewrap options binding the system directories and the toolchain."""
+    bound: tuple[str, ...]
+    """Directories `args` binds read-only (a named file below one needs no bind of its own)."""
+    toolchain: tuple[Path, ...]
+    masks: tuple[Path, ...]
+    """The reqbench package and the source cache, where a bound directory exposes them."""
+
+
+_host_parts: dict[tuple[object, ...], HostPart] = {}
+
+
+def host_part(env_path: str) -> HostPart:
+    """The `HostPart` of a sandbox whose PATH is `env_path`: cached, keyed on everything it depends on."""
+    package, cache = _mask_candidates()
+    extra = os.environ.get(EXTRA_RO_ENV, "")
+    looked_at = dict.fromkeys([sys.prefix, sys.base_prefix, sys.executable, os.path.dirname(sys.executable),
+                               *(e for e in env_path.split(os.pathsep) if os.path.isabs(e)),
+                               *(e for e in extra.split(os.pathsep) if os.path.isabs(e)), package, cache])
+    key = (sys.prefix, sys.base_prefix, sys.executable, env_path, extra, package, cache,
+           *map(_link_identity, SYSTEM_PATHS), *map(_identity, looked_at))
+    part = _host_parts.get(key)
+    if part is None:
+        if len(_host_parts) >= HOST_PART_CACHE_SIZE:
+            _host_parts.clear()
+        part = _host_parts[key] = _build_host_part(env_path, [Path(package), Path(cache)])
+    return part
+
+
+def _identity(path: str) -> tuple[int, int, int] | None:
+    """What a view depends on about `path`: device, inode and type of what it names, links followed
+    (None where nothing exists): a replaced directory or a re-pointed link changes it."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_mode
+
+
+def _link_identity(path: str) -> tuple[object, ...]:
+    """`_identity`, and whether `path` itself is a link and to what (a system directory that is a link
+    is recreated as one)."""
+    try:
+        return _identity(path), os.readlink(path)
+    except OSError:
+        return _identity(path), None
+
+
+def _mask_candidates() -> tuple[str, str]:
+    import reqbench  # the installed package itself (bundled suites live inside it)
+    from reqbench.core.workspace.sources import cache_root
+
+    return os.path.dirname(reqbench.__file__), os.fspath(cache_root())
+
+
+def _build_host_part(env_path: str, mask_candidates: list[Path]) -> HostPart:
+    args: list[str] = []
+    bound: list[Path] = []
+    for name in SYSTEM_PATHS:
+        path = Path(name)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), name]
+        elif path.is_dir():
+            args += ["--ro-bind", name, name]
+            bound.append(path)
+    toolchain = _toolchain(env_path)
+    for root in toolchain:
+        if not any(_under(root, b) for b in bound):
+            args += _ro_bind(root)
+            bound.append(root)
+    return HostPart(tuple(args), tuple(map(os.fspath, bound)), tuple(toolchain),
+                    tuple(_masks(mask_candidates, bound)))
+
+
+def _toolchain(env_path: str) -> list[Path]:
+    roots = [Path(sys.prefix), Path(sys.base_prefix), _absolute(Path(sys.executable).parent),
+             Path(os.path.realpath(sys.executable)).parent]
+    for entry in env_path.split(os.pathsep):
+        if entry and os.path.isabs(entry) and Path(entry).name in ("bin", "sbin") and Path(entry).is_dir():
+            roots.append(_absolute(entry))
+    for entry in os.environ.get(EXTRA_RO_ENV, "").split(os.pathsep):
+        if entry and os.path.isabs(entry) and Path(entry).exists():
+            roots.append(_absolute(entry))
+    return _minimal(roots)
+
+
+def _masks(candidates: Iterable[Path], bound: Iterable[Path | str]) -> list[Path]:
+    """The directories among `candidates` (as named and as resolved) that lie under a `bound` root."""
+    roots = list(bound)
+    out: list[Path] = []
+    for path in candidates:
+        for form in {_absolute(path), Path(os.path.realpath(path))}:
+            if form.is_dir() and any(_under(form, r) for r in roots) and form not in out:
+                out.append(form)
+    return out
 
 
 @dataclass
@@ -58,23 +176,20 @@ class View:
     network: bool = False
     argv: Sequence[str] = ()
     env_path: str = ""
+    host: HostPart | None = None
+    """The host part for `env_path` when the caller already has it (`host_part`)."""
 
     def toolchain(self) -> list[Path]:
         """Read-only toolchain roots: the Python prefixes, PATH's bin dirs, ``$REQBENCH_SANDBOX_RO``."""
-        roots = [Path(sys.prefix), Path(sys.base_prefix), _absolute(Path(sys.executable).parent),
-                 Path(os.path.realpath(sys.executable)).parent]
-        for entry in self.env_path.split(os.pathsep):
-            if entry and os.path.isabs(entry) and Path(entry).name in ("bin", "sbin") and Path(entry).is_dir():
-                roots.append(_absolute(entry))
-        for entry in os.environ.get(EXTRA_RO_ENV, "").split(os.pathsep):
-            if entry and os.path.isabs(entry) and Path(entry).exists():
-                roots.append(_absolute(entry))
-        return _minimal(roots)
+        return list(host_part(self.env_path).toolchain)
 
     def named_files(self) -> list[Path]:
         """Existing regular files named by absolute path on the command line (scripts, inputs)."""
         words: list[str] = []
         for arg in self.argv:
+            if not _QUOTING.search(arg):  # what shlex.split gives without quotes or escapes, 20x faster
+                words += [w for w in _SHLEX_BLANKS.split(arg) if w]
+                continue
             try:
                 words += shlex.split(arg)
             except ValueError:
@@ -90,42 +205,17 @@ class View:
 
     def masked(self, bound: Iterable[Path]) -> list[Path]:
         """Directories to mask: the reqbench package, the source cache and `hide`, where a bind exposes them."""
-        import reqbench  # the installed package itself (bundled suites live inside it)
-        from reqbench.core.workspace.sources import cache_root
-
-        candidates = [Path(reqbench.__file__).parent, cache_root(), *self.hide]
-        roots = list(bound)
-        out = []
-        for path in candidates:
-            for form in {_absolute(path), Path(os.path.realpath(path))}:
-                if form.is_dir() and any(_under(form, r) for r in roots) and form not in out:
-                    out.append(form)
-        return out
+        return _masks([*map(Path, _mask_candidates()), *self.hide], bound)
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap options (without the command) that build this view."""
-        args = ["--die-with-parent", "--new-session", "--unshare-all", "--cap-drop", "ALL",
-                "--hostname", "sandbox", "--size", str(TMP_SIZE_BYTES), "--tmpfs", "/tmp",
-                "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/dev/shm"]
-        if self.network:
-            args.append("--share-net")
-        bound: list[Path] = []
-        for name in SYSTEM_PATHS:
-            path = Path(name)
-            if path.is_symlink():
-                args += ["--symlink", os.readlink(path), name]
-            elif path.is_dir():
-                args += ["--ro-bind", name, name]
-                bound.append(path)
-        for root in self.toolchain():
-            if not any(_under(root, b) for b in bound):
-                args += _ro_bind(root)
-                bound.append(root)
+        host = self.host or host_part(self.env_path)
+        args = [*BASE_ARGS, *(("--share-net",) if self.network else ()), *host.args]
         for path in self.named_files():
-            if not any(_under(path, b) for b in bound):
+            if not any(_under(path, b) for b in host.bound):
                 args += _ro_bind(path)
-        for path in self.masked(bound):
-            args += ["--tmpfs", str(path)]
+        for mask in [*host.masks, *(m for m in _masks(self.hide, host.bound) if m not in host.masks)]:
+            args += ["--tmpfs", str(mask)]
         for path in self.writable:
             args += ["--bind", str(path), str(path)]
         for src, dst in self.readonly.items():
