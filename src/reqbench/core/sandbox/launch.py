@@ -3,8 +3,9 @@ in its own session, drain its output), `collect` (wait, kill what is left, read 
 
 Whatever the isolation, the process runs in its own session with a scrubbed, allow-listed environment
 (`scrubbed_env`), its output is drained by threads and capped, and at the wall-clock timeout its
-whole tree is killed. With bubblewrap the tree lives in its own PID namespace (and a pids cgroup where
-one is available), so nothing it started survives the command; without it, every process still
+whole tree is killed. In every mode the tree is capped (`limits.TreeLimits`: pids and memory cgroups where
+the machine allows them, rlimits) and its cgroups are swept. With bubblewrap the tree lives in its own PID
+namespace, so nothing it started survives the command; without it, every process still
 carrying the command's marker variable is swept (best effort: a process can clear its environment,
 which is one reason real agents need bubblewrap). `process.run_sandboxed` chains the three.
 """
