@@ -188,6 +188,8 @@ class Group:
         if "memory" in self.controllers and memory is not None:
             if self.version == 1:
                 (self.path / "memory.limit_in_bytes").write_text(str(memory))
+                (self.path / "memory.oom_control").write_text("0")  # kill at the cap, even where a parent
+                # has its OOM killer off (a v1 group inherits that, and its tree would hang at the cap)
                 swap = self.path / "memory.memsw.limit_in_bytes"  # memory + swap: no escape into swap
             else:
                 (self.path / "memory.max").write_text(str(memory))
