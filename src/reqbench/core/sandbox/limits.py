@@ -17,8 +17,9 @@
 * **Core dumps** off (``RLIMIT_CORE`` 0) and **file size** capped (``RLIMIT_FSIZE``,
   ``REQBENCH_SANDBOX_FSIZE``, default 4 GiB), so a single write cannot fill the disk.
 * **OOM preference**: the tree's ``oom_score_adj`` is raised to `OOM_SCORE_ADJ`, so when the machine
-  itself runs out (many trees at once) the kernel kills sandboxed processes before the harness; a
-  process without privileges cannot lower it again.
+  itself runs out (many trees at once) the kernel kills sandboxed processes before the harness. Where the
+  harness holds ``CAP_SYS_RESOURCE`` that is also the floor the tree cannot go below; elsewhere it can
+  go back only as far as the harness's own floor.
 
 All of it is applied by ONE ``/bin/sh`` exec in front of the sandbox (`TreeLimits.prefix`): the shell
 writes its own pid into each group, sets the rlimits with the POSIX ``ulimit`` builtin (soft and hard)
