@@ -133,12 +133,12 @@ def test_the_prefix_is_one_shell_whose_ulimit_units_give_the_byte_values(monkeyp
 
 
 @pytest.mark.skipif(shutil.which("java") is None, reason="no java here")
-def test_a_jvm_runs_under_the_rlimit_fallback_where_an_address_space_cap_breaks_it() -> None:
+def test_a_jvm_runs_under_the_rlimit_fallback_where_an_address_space_cap_breaks_it(tmp_path: Path) -> None:
     """Why RLIMIT_DATA and not RLIMIT_AS: the JVM reserves GiBs of address space it never touches."""
     fallback = TreeLimits(memory_bytes=1024**3, memory_by="rlimit").prefix()
-    assert subprocess.run([*fallback, "java", "-version"], capture_output=True).returncode == 0
+    assert subprocess.run([*fallback, "java", "-version"], capture_output=True, cwd=tmp_path).returncode == 0
     assert subprocess.run(["/bin/sh", "-c", f'ulimit -v {2 * 1024**2} && exec "$@"', "sh", "java", "-version"],
-                          capture_output=True, cwd="/tmp").returncode != 0
+                          capture_output=True, cwd=tmp_path).returncode != 0
 
 
 def test_a_tree_without_cgroups_still_joins_nothing_and_execs_once(monkeypatch: pytest.MonkeyPatch) -> None:
