@@ -40,6 +40,8 @@ SEALED_ID = 65534
 """uid/gid the group's files are given to when the harness runs as root (the kernel's overflow id)."""
 KILL_PATIENCE_SECONDS = 2.0
 """How long `Group.kill_all` keeps killing before it gives up on the group."""
+_WRITABLE: dict[tuple[int, tuple[str, ...]], list[str]] = {}
+"""(version, controllers) -> the writable files of such a group (`Group.seal`)."""
 _UNLIMITED_V1 = 1 << 62
 """v1 reports "no limit" as a page-rounded LONG_MAX; anything from here up is no limit."""
 
@@ -201,11 +203,17 @@ class Group:
         """Give the group and its files to `SEALED_ID` (root only; see the module docstring)."""
         if os.geteuid() != 0:
             return
-        os.chown(self.path, SEALED_ID, SEALED_ID)
-        with os.scandir(self.path) as entries:
-            for entry in entries:
-                if entry.is_file(follow_symlinks=False):
-                    os.chown(entry.path, SEALED_ID, SEALED_ID)
+        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.chown(fd, SEALED_ID, SEALED_ID)
+            key = (self.version, self.controllers)
+            if key not in _WRITABLE:  # every group of a hierarchy has the same files: list them once
+                _WRITABLE[key] = [name for name in os.listdir(fd)
+                                  if os.stat(name, dir_fd=fd, follow_symlinks=False).st_mode & 0o222]
+            for name in _WRITABLE[key]:  # a read-only file has no write handler, whoever owns it
+                os.chown(name, SEALED_ID, SEALED_ID, dir_fd=fd, follow_symlinks=False)
+        finally:
+            os.close(fd)
 
     @property
     def procs(self) -> Path:
