@@ -13,7 +13,7 @@ import pytest
 import reqbench
 from reqbench.core.agents.llm_agent import run_shell
 from reqbench.core.sandbox import run_sandboxed
-from reqbench.core.sandbox.limits import PidsCgroup
+from reqbench.core.sandbox.cgroups import parents
 from reqbench.core.sandbox.view import View
 
 pytestmark = pytest.mark.usefixtures("require_bwrap")
@@ -106,10 +106,8 @@ def test_daemon_that_clears_its_environment_dies_with_the_step(tmp_path: Path) -
 
 
 def test_fork_bomb_is_capped_and_swept(tmp_path: Path) -> None:
-    probe = PidsCgroup.create()
-    if probe is None:
+    if not any("pids" in p.controllers for p in parents()):
         pytest.skip("no writable pids cgroup on this machine")
-    probe.kill_all()
     bomb = f"bomb{os.getpid()}x"
     started = time.monotonic()
     code, out = sh(f"bash -c '{bomb}(){{ {bomb}|{bomb}& }}; {bomb}'; sleep 2; exit 0", tmp_path, timeout=8)

@@ -8,7 +8,8 @@ Placeholders (in every argv element, or in a shell string where they are shell-q
 ``{prompt_file}``, and ``{NAME_file}`` for every input file ``NAME`` (``{instructions_file}``,
 ``{history_file}``, ``{task_file}``, ...). A placeholder the row
 does not provide is an `InputError` naming it. Outcome: exit 0 COMPLETED, any other exit or a start
-failure ERROR, wall-clock budget exceeded TIMEOUT. The reply is stdout (trimmed, capped), so a command
+failure ERROR (its detail names the memory cap when the kernel killed the tree for it), wall-clock
+budget exceeded TIMEOUT. The reply is stdout (trimmed, capped), so a command
 agent can answer text-only stages such as ReqMemBench Phase A.
 """
 
@@ -123,7 +124,8 @@ class CommandAgent:
         elif proc.exit_code == 0:
             status, detail = AgentStatus.COMPLETED, ""
         else:
-            status, detail = AgentStatus.ERROR, f"exit code {proc.exit_code}"
+            status, detail = AgentStatus.ERROR, "; ".join(filter(None, [f"exit code {proc.exit_code}",
+                                                                         proc.memory_note()]))
         if reply is not None and status is AgentStatus.COMPLETED:
             trajectory.append(TrajectoryEvent("reply", {"text": reply}))
         return AgentResult(status=status, trajectory=trajectory, usage=usage, wall_seconds=wall,

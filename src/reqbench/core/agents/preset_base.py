@@ -194,8 +194,8 @@ class CLIPreset(ABC):
         elif used["provider_errors"] > before["provider_errors"]:
             status, detail = AgentStatus.PROVIDER_ERROR, parsed.detail or "the model provider failed"
         else:
-            status, detail = AgentStatus.ERROR, parsed.detail or f"exit code {proc.exit_code}: " \
-                f"{stderr.strip()[-500:]}"
+            status, detail = AgentStatus.ERROR, "; ".join(filter(None, [proc.memory_note(), parsed.detail or (
+                f"exit code {proc.exit_code}: {stderr.strip()[-500:]}")]))
         if used["offline_misses"] > before["offline_misses"] and status is not AgentStatus.COMPLETED:
             raise OfflineCacheMiss(gw.lease.row_key, self.model or self.name)
         usage = Usage(prompt_tokens=used["prompt_tokens"] - before["prompt_tokens"],

@@ -8,7 +8,9 @@ tree -- restored when changed, deleted when new -- and `CheckResult.protected_to
 
 **Plain commands** (``python -m compileall``, a custom verifier) follow ReqMemBench appendix C.2: exit 0
 is PASS, exit 1 is FAIL, any other exit code, a start-up failure or a timeout is HARNESS_ERROR -- an
-infrastructure problem, never an agent failure, re-evaluated on the frozen submission later. Per-probe
+infrastructure problem, never an agent failure, re-evaluated on the frozen submission later -- except a
+command the kernel killed at the sandbox's memory cap: the code under test crashed, a FAIL with every
+probe failed (re-running it would only exhaust the memory again). Per-probe
 results of a plain command come from a file in the harness-owned output directory (``probes: junit`` at
 ``{junit}`` or ``probes: json``); such a file is exactly as trustworthy as the command that writes it.
 

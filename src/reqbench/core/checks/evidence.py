@@ -89,6 +89,15 @@ def expected_probes(tests: dict[str, bool], expected: list[str]) -> dict[str, bo
 
 def judge_pytest(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
                  timeout: float) -> tuple[CheckStatus, dict[str, bool] | None, str]:
+    """`_judge`, with the memory cap named in the detail when the kernel killed part of the tree for it
+    (the status does not change: killed after the runner started, the submission's code was running)."""
+    status, probes, detail = _judge(ev, proc, expected, timeout)
+    note = proc.memory_note()
+    return status, probes, f"{detail}; {note}" if note and note not in detail else detail
+
+
+def _judge(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
+           timeout: float) -> tuple[CheckStatus, dict[str, bool] | None, str]:
     """Status, probes and detail of a ``{pytest}`` check from the guard's records (positive evidence).
 
     * FAIL at a timeout after the ``start`` record: the submission's code was running and did not finish
@@ -100,7 +109,8 @@ def judge_pytest(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
       submission code could run) or between ``conftests`` and ``configured`` (pytest's full parse of
       the harness's command line failed).
     * FAIL with every probe false: the channel was tampered with, or the session never finished (the
-      process ended early -- ``os._exit``, a crash, a killed parent -- after submission code could run).
+      process ended early -- ``os._exit``, a crash, a killed parent, the kernel's kill at the memory
+      cap -- after submission code could run).
     * FAIL: a finished session with exit status other than 0 (failures, collection errors (2), internal
       error (3), usage error after start-up (4), no tests (5)), any collection error, no tests, any test
       without a passing call or with a failing/skipped phase, a missing or failing expected test, or a
@@ -125,8 +135,9 @@ def judge_pytest(ev: GuardEvidence, proc: ProcessResult, expected: list[str],
     if ev.finish_status is None:
         if code == 4 and (not ev.args_read or (ev.conftests and not ev.configured)):
             return CheckStatus.HARNESS_ERROR, None, "pytest rejected the check's command line (exit 4)"
+        why = proc.memory_note() or "the submission's code ended it"
         return CheckStatus.FAIL, zeros, (f"the test process ended before the pytest session finished "
-                                         f"(exit code {code}): the submission's code ended it")
+                                         f"(exit code {code}): {why}")
     probes = dict(tests)
     probes.update({e: ok for e, ok in expected_probes(tests, expected).items() if e not in tests})
     problems: list[str] = []

@@ -21,13 +21,13 @@ class CheckStatus(StrEnum):
     """Plain command: exit 0 (and a non-empty probe report when probes were requested). pytest check:
     the guard saw a finished session in which every test (and every expected test) passed."""
     FAIL = "FAIL"
-    """Plain command: exit 1. pytest check: anything short of a PASS that the submission could have
-    caused (failed/skipped/missing tests, collection errors, a process that ended early, a tampered
-    evidence channel)."""
+    """Plain command: exit 1, or killed at the sandbox's memory cap. pytest check: anything short of a PASS
+    that the submission could have caused (failed/skipped/missing tests, collection errors, a process that
+    ended early, a tampered evidence channel)."""
     HARNESS_ERROR = "HARNESS_ERROR"
     """The harness could not measure: a timeout, a start-up failure, a plain command's exit code other
-    than 0/1, a missing/empty probe report of a plain command, a test runner that never started. Not an
-    agent failure: the row stays pending until re-evaluated."""
+    than 0/1 (unless the memory cap killed it), a missing/empty probe report of a plain command, a test
+    runner that never started. Not an agent failure: the row stays pending until re-evaluated."""
     SKIPPED = "SKIPPED"
     """Not run because an earlier gate decided the outcome (e.g. after Build FAIL); contributes no PASS
     and is not relabelled FAIL."""

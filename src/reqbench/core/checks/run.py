@@ -154,6 +154,11 @@ def _plain_result(check: Check, proc: ProcessResult, output: Path, report_name: 
         result.detail = f"timed out after {check.timeout_seconds:g}s"
     elif proc.start_error:
         result.detail = proc.start_error
+    elif proc.oom_killed:  # the kernel killed the code under test at the memory cap
+        result.detail = proc.memory_note()
+        if result.status is CheckStatus.HARNESS_ERROR:  # its crash, not the harness's: a FAIL, no probe passes
+            result.status, result.probes = CheckStatus.FAIL, {} if check.probes is not None else None
+            return result
     elif result.status is CheckStatus.HARNESS_ERROR:
         result.detail = f"exit code {proc.exit_code} (only 0 and 1 are valid check results)"
     if check.probes is not None and result.status is not CheckStatus.HARNESS_ERROR:

@@ -14,6 +14,8 @@ opt out. With bubblewrap the process gets:
 * **nothing survives**: when the command ends, the PID namespace's init exits and the kernel kills
   every process left in it (daemons included); a pids cgroup caps and sweeps processes where the
   machine allows one (`limits`);
+* a **memory cap** on the whole tree (a memory cgroup, else ``RLIMIT_DATA`` per process; `limits`), in
+  every isolation mode: over it the kernel kills the tree and `ProcessResult.oom_killed` says so;
 * an **allow-listed environment** (`process.scrubbed_env`) and **no network** unless asked for.
 
 Without bubblewrap the process runs under ``unshare -n`` or plainly: no file-system protection. The

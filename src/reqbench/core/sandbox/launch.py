@@ -3,8 +3,9 @@ in its own session, drain its output), `collect` (wait, kill what is left, read 
 
 Whatever the isolation, the process runs in its own session with a scrubbed, allow-listed environment
 (`scrubbed_env`), its output is drained by threads and capped, and at the wall-clock timeout its
-whole tree is killed. With bubblewrap the tree lives in its own PID namespace (and a pids cgroup where
-one is available), so nothing it started survives the command; without it, every process still
+whole tree is killed. In every mode the tree is capped (`limits.TreeLimits`: pids and memory cgroups where
+the machine allows them, rlimits) and its cgroups are swept. With bubblewrap the tree lives in its own PID
+namespace, so nothing it started survives the command; without it, every process still
 carrying the command's marker variable is swept (best effort: a process can clear its environment,
 which is one reason real agents need bubblewrap). `process.run_sandboxed` chains the three.
 
@@ -33,7 +34,7 @@ from reqbench.core.errors import HarnessError
 from reqbench.core.sandbox import bridge
 from reqbench.core.sandbox.direct import direct_argv
 from reqbench.core.sandbox.isolation import Isolation, available_isolation
-from reqbench.core.sandbox.limits import PidsCgroup, rlimit_prefix
+from reqbench.core.sandbox.limits import TreeLimits
 from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
 from reqbench.core.sandbox.view import View, host_part, readonly_mapping
 
@@ -70,7 +71,8 @@ class LaunchPlan:
     isolation: Isolation
     marker: str
     started: float
-    cgroup: PidsCgroup | None = None
+    limits: TreeLimits | None = None
+    """The tree's cgroups and rlimits (`limits.TreeLimits`), applied by the first exec of `argv`."""
     status_fds: tuple[int, int] = (-1, -1)
     """bwrap's ``--json-status-fd`` pipe (read end, write end); -1 without bubblewrap."""
 
@@ -81,10 +83,9 @@ class LaunchPlan:
                              time.monotonic() - self.started, self.isolation)
 
     def release(self) -> None:
-        """Close the status pipe and sweep the cgroup (idempotent)."""
-        if self.cgroup is not None:
-            self.cgroup.kill_all()
-            self.cgroup = None
+        """Close the status pipe and sweep the cgroups (idempotent)."""
+        if self.limits is not None:
+            self.limits.end()
         for fd in self.status_fds:
             if fd >= 0:
                 os.close(fd)
@@ -135,16 +136,15 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: 
                     readonly=readonly_mapping(readonly_binds), hide=[Path(h) for h in options.hide],
                     network=options.network, argv=argv if options.bind_named_files else (),
                     env_path=env["PATH"], host=host)
-        launch.cgroup = PidsCgroup.create()
-        prefix = [*(launch.cgroup.join_prefix() if launch.cgroup else []), *rlimit_prefix(), "bwrap",
-                  "--json-status-fd", str(launch.status_fds[1]), *view.bwrap_args(), "--"]
+        prefix = ["bwrap", "--json-status-fd", str(launch.status_fds[1]), *view.bwrap_args(), "--"]
     else:
         moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
         if moved:
             raise HarnessError(f"cannot bind {sorted(map(str, moved))} without bubblewrap")
         if isolation == "unshare" and not options.network:
             prefix = ["unshare", "-n", "--"]
-    launch.command, launch.argv = argv, [*prefix, *argv]
+    launch.limits = TreeLimits.create(options.memory_bytes)
+    launch.command, launch.argv = argv, [*launch.limits.prefix(), *prefix, *argv]
     return launch
 
 
@@ -226,9 +226,7 @@ def collect(running: Running) -> ProcessResult:
             proc.wait()
             code = None
         _kill_group(proc)
-        if launch.cgroup is not None:
-            launch.cgroup.kill_all()
-            launch.cgroup = None
+        oom_killed = launch.limits.end() if launch.limits is not None else False
         if launch.isolation != "bwrap":
             _sweep(launch.marker)
         for d in drains:
@@ -247,7 +245,8 @@ def collect(running: Running) -> ProcessResult:
             code = 128 - code
         return ProcessResult(code, timed_out, start_error, launch.options.stdout_path,
                              launch.options.stderr_path, time.monotonic() - launch.started, launch.isolation,
-                             bytes(drains[0].buffer), bytes(drains[1].buffer), any(d.truncated for d in drains))
+                             bytes(drains[0].buffer), bytes(drains[1].buffer), any(d.truncated for d in drains),
+                             oom_killed, launch.limits.memory_bytes if launch.limits is not None else None)
     finally:
         launch.release()
         for sink in running.sinks:

@@ -1,115 +1,153 @@
-"""Resource caps of a sandboxed process tree: a pids cgroup where the machine allows one, and rlimits.
+"""Resource caps of a sandboxed process tree, and the one exec that applies them (`TreeLimits`).
 
-A pids cgroup (cgroup v1 ``pids`` hierarchy, or v2 with the ``pids`` controller enabled at the root)
-caps how many processes the tree may hold (a fork bomb hits EAGAIN, not the host) and lets the
-harness kill every member when the command ends, whatever namespace tricks it tried. Where no
-writable cgroup exists, the PID namespace alone ends the tree (bubblewrap) and the cap is absent;
-`PidsCgroup.create` returns None and says so once in the log.
+* **Processes**: a pids cgroup (`cgroups`) caps how many processes the tree may hold (a fork bomb hits
+  EAGAIN, not the host): ``REQBENCH_SANDBOX_PIDS``, default 1024.
+* **Memory**: a memory cgroup caps what the whole tree holds in memory (anonymous memory, tmpfs files
+  such as its ``/tmp``, kernel memory), swap included (memsw / ``memory.swap.max``), so no tree can take
+  the machine and every other row down; over the cap the kernel kills a member and the result says so
+  (`ProcessResult.oom_killed`). The cap is ``SandboxOptions.memory_bytes``, else
+  ``REQBENCH_SANDBOX_MEMORY`` (bytes, or with a K/M/G/T suffix; 0 turns it off), else `default_memory`:
+  min(8 GiB, half the physical memory, half the lowest memory limit on the harness's own cgroup), so a
+  tree can never take the harness's own room. Where no memory cgroup can be made, each process gets
+  ``RLIMIT_DATA`` at the cap instead (said once in the log): weaker, as it caps each process rather than
+  the tree (the pids cap bounds how many) and does not count shared or tmpfs memory, but it counts the
+  heap and every private writable mapping. ``RLIMIT_AS`` would count address space merely reserved, and
+  runtimes reserve far more than they use (V8 reserves a multi-GiB pointer cage, Go and the JVM their
+  whole heap range, sanitizers terabytes of shadow): it breaks Node, Go and Java tools at any sane cap.
+* **Core dumps** off (``RLIMIT_CORE`` 0) and **file size** capped (``RLIMIT_FSIZE``,
+  ``REQBENCH_SANDBOX_FSIZE``, default 4 GiB), so a single write cannot fill the disk.
+* **OOM preference**: the tree's ``oom_score_adj`` is raised to `OOM_SCORE_ADJ`, so when the machine
+  itself runs out (many trees at once) the kernel kills sandboxed processes before the harness. Where the
+  harness holds ``CAP_SYS_RESOURCE`` that is also the floor the tree cannot go below; elsewhere it can
+  go back only as far as the harness's own floor.
 
-rlimits (through util-linux ``prlimit``, so nothing runs in the forked child before exec): no core
-dumps, and a maximum file size so a single write cannot fill the disk.
+All of it is applied by ONE ``/bin/sh`` exec in front of the sandbox (`TreeLimits.prefix`): the shell
+writes its own pid into each group, sets the rlimits with the POSIX ``ulimit`` builtin (soft and hard)
+and execs bubblewrap (or the command), so nothing the command starts runs outside the caps.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import shutil
-import signal
-import time
-import uuid
-from dataclasses import dataclass
+import re
+import resource
+import shlex
+from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
+from typing import Literal
+
+from reqbench.core.errors import InputError
+from reqbench.core.sandbox.cgroups import Group, memory_ceiling, parents
 
 log = logging.getLogger(__name__)
 
 MAX_PIDS = int(os.environ.get("REQBENCH_SANDBOX_PIDS", "1024"))
 MAX_FILE_BYTES = int(os.environ.get("REQBENCH_SANDBOX_FSIZE", str(4 * 1024**3)))
-_V1 = Path("/sys/fs/cgroup/pids")
-_V2 = Path("/sys/fs/cgroup")
+MEMORY_ENV = "REQBENCH_SANDBOX_MEMORY"
+MEMORY_CEILING_BYTES = 8 * 1024**3
+"""The default memory cap never exceeds this (see `default_memory`)."""
+OOM_SCORE_ADJ = 500
+_SUFFIX = {"": 1, "K": 1024, "M": 1024**2, "G": 1024**3, "T": 1024**4}
+_SIZE_RE = re.compile(r"\s*(\d+)\s*([KMGT]?)(?:i?B)?\s*", re.IGNORECASE)
+
+
+def parse_size(text: str, *, item: str) -> int:
+    """Bytes of ``123``, ``512M``, ``8G``, ``8GiB`` (binary units); InputError naming `item` otherwise."""
+    match = _SIZE_RE.fullmatch(text)
+    if match is None:
+        raise InputError(f"{text!r} is not a size (bytes, or a number with K, M, G or T)", item=item)
+    return int(match.group(1)) * _SUFFIX[match.group(2).upper()]
+
+
+def format_size(n: int) -> str:
+    """``209715200`` -> ``200 MiB`` (the largest binary unit that keeps one decimal at most)."""
+    for unit, size in (("TiB", 1024**4), ("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= size:
+            return f"{n / size:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{n} bytes"
+
+
+def physical_memory() -> int:
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
 @cache
-def _cgroup_parent() -> Path | None:
-    candidates = []
-    if (_V1 / "cgroup.procs").exists():
-        candidates.append(_V1)
-    controllers = _V2 / "cgroup.subtree_control"
-    if controllers.is_file() and "pids" in controllers.read_text().split():
-        candidates.append(_V2)
-    for parent in candidates:
-        probe = parent / f"reqbench-probe-{uuid.uuid4().hex[:8]}"
-        try:
-            probe.mkdir()
-            probe.rmdir()
-            return parent
-        except OSError:
-            continue
-    log.info("no writable pids cgroup: sandboxed process trees are not capped in size")
-    return None
+def default_memory() -> int:
+    """The cap of a tree without an explicit one: ``$REQBENCH_SANDBOX_MEMORY`` (0: none), else min(8 GiB,
+    half the physical memory, half the lowest memory limit on the harness's own cgroup)."""
+    env = os.environ.get(MEMORY_ENV, "").strip()
+    if env:
+        return parse_size(env, item=f"${MEMORY_ENV}")
+    bounds = [MEMORY_CEILING_BYTES, physical_memory() // 2]
+    where = next((p for p in parents() if "memory" in p.controllers), None)
+    ceiling = memory_ceiling(where) if where is not None else None
+    if ceiling is not None:
+        bounds.append(ceiling // 2)
+    return min(bounds)
+
+
+@cache
+def _say_fallback(cap: int) -> None:
+    log.info("no writable memory cgroup: each sandboxed process gets RLIMIT_DATA = %s instead of a cap "
+             "on its whole tree (RLIMIT_AS would break runtimes that reserve address space)", format_size(cap))
+
+
+def _clamped(resource_id: int, wanted: int) -> int:
+    """`wanted`, or the harness's own hard limit where that is lower (the sandbox cannot be given more)."""
+    hard = resource.getrlimit(resource_id)[1]
+    return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
 
 
 @dataclass
-class PidsCgroup:
-    """One cgroup for one sandboxed command (see module docstring)."""
+class TreeLimits:
+    """The caps of one sandboxed process tree and the cgroups that hold them (see module docstring)."""
 
-    path: Path
+    memory_bytes: int | None
+    """The memory cap (None: none)."""
+    memory_by: Literal["cgroup", "rlimit"] | None
+    groups: list[Group] = field(default_factory=list)
 
     @classmethod
-    def create(cls, max_pids: int = MAX_PIDS) -> PidsCgroup | None:
-        parent = _cgroup_parent()
-        if parent is None:
-            return None
-        path = parent / f"reqbench-{uuid.uuid4().hex}"
-        try:
-            path.mkdir()
-            (path / "pids.max").write_text(str(max_pids))
-        except OSError as exc:
-            log.info("cannot create a pids cgroup (%s)", exc)
-            try:
-                path.rmdir()
-            except OSError:
-                pass
-            return None
-        return cls(path)
+    def create(cls, memory_bytes: int | None = None) -> TreeLimits:
+        """Groups for one tree (where the machine allows them) with the pids cap and `memory_bytes`
+        (None: `default_memory`; 0: no memory cap)."""
+        cap = default_memory() if memory_bytes is None else memory_bytes
+        if cap < 0:
+            raise InputError(f"{cap} is not a memory cap (bytes >= 0)", item="sandbox memory_bytes")
+        limits = cls(cap or None, None)
+        for parent in parents():
+            if parent.controllers == ("memory",) and limits.memory_bytes is None:
+                continue
+            group = Group.make(parent, pids=MAX_PIDS, memory=limits.memory_bytes)
+            if group is not None:
+                limits.groups.append(group)
+        if limits.memory_bytes is not None:
+            if any("memory" in g.controllers for g in limits.groups):
+                limits.memory_by = "cgroup"
+            else:
+                limits.memory_by = "rlimit"
+                _say_fallback(limits.memory_bytes)
+        return limits
 
-    def join_prefix(self) -> list[str]:
-        """argv prefix that moves itself into the cgroup and then execs the rest (race-free)."""
-        return ["/bin/sh", "-c", 'echo $$ > "$0" && exec "$@"', str(self.path / "cgroup.procs")]
+    def prefix(self) -> list[str]:
+        """argv prefix: one ``/bin/sh`` that joins every group, sets the rlimits and execs the rest."""
+        steps = [f"echo $$ > {shlex.quote(str(g.procs))}" for g in self.groups]
+        steps += ["ulimit -c 0",  # ulimit units: -f and -c 512-byte blocks, -d KiB (POSIX, dash, bash)
+                  f"ulimit -f {_clamped(resource.RLIMIT_FSIZE, MAX_FILE_BYTES) // 512}"]
+        if self.memory_by == "rlimit" and self.memory_bytes is not None:
+            steps.append(f"ulimit -d {_clamped(resource.RLIMIT_DATA, self.memory_bytes) // 1024}")
+        script = (f"{{ echo {OOM_SCORE_ADJ} > /proc/self/oom_score_adj; }} 2>/dev/null; "
+                  + " && ".join([*steps, 'exec "$@"']))
+        return ["/bin/sh", "-c", script, "sh"]
 
-    def kill_all(self) -> None:
-        """SIGKILL every member until none is left, then remove the cgroup."""
-        procs = self.path / "cgroup.procs"
-        pause, waited = 0.001, 0.0
-        while waited < KILL_PATIENCE_SECONDS:
-            try:
-                pids = [int(p) for p in procs.read_text().split()]
-            except OSError:
-                break
-            if not pids:
-                break
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(pause)  # killed members leave within a few ms: wait short, then longer
-            waited += pause
-            pause = min(pause * 2, 0.02)
-        try:
-            self.path.rmdir()
-        except OSError as exc:
-            log.warning("could not remove cgroup %s: %s", self.path, exc)
-
-
-KILL_PATIENCE_SECONDS = 2.0
-"""How long `PidsCgroup.kill_all` keeps killing before it gives up on the cgroup."""
-
-
-def rlimit_prefix() -> list[str]:
-    """``prlimit`` argv prefix (empty where util-linux prlimit is missing)."""
-    binary = shutil.which("prlimit")
-    if binary is None:
-        return []
-    return [binary, "--core=0", f"--fsize={MAX_FILE_BYTES}", "--"]
+    def end(self) -> bool:
+        """Kill every member, remove the groups; True when the OOM killer killed a member for the memory
+        cap (idempotent: False once ended)."""
+        oom = False
+        for group in self.groups:
+            group.kill_all()
+            oom = oom or group.oom_kills() > 0
+            group.remove()
+        self.groups = []
+        return oom

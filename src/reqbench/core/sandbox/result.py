@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.sandbox.isolation import Isolation
+from reqbench.core.sandbox.limits import MEMORY_ENV, format_size
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,9 @@ class SandboxOptions:
     bind_named_files: bool = False
     """Bind, read-only, every existing file the command names by absolute path: only for commands the
     harness or the user wrote (a `command` template, a check, a preset), never one the agent chose."""
+    memory_bytes: int | None = None
+    """Memory cap of the whole process tree in bytes (None: ``$REQBENCH_SANDBOX_MEMORY`` or the default
+    of `limits.default_memory`; 0: none). Over it the kernel kills a member: `ProcessResult.oom_killed`."""
 
 
 @dataclass
@@ -59,6 +63,18 @@ class ProcessResult:
     stderr: bytes = b""
     truncated: bool = False
     """True when stdout or stderr exceeded the output cap (the rest was discarded)."""
+    oom_killed: bool = False
+    """The kernel killed a process of the tree because the tree exceeded its memory cap."""
+    memory_cap_bytes: int | None = None
+    """The tree's memory cap (None: none)."""
+
+    def memory_note(self) -> str:
+        """One sentence naming the memory cap when the tree was killed for it, else ""."""
+        if not self.oom_killed:
+            return ""
+        cap = f" of {format_size(self.memory_cap_bytes)}" if self.memory_cap_bytes else ""
+        return (f"killed by the kernel for exceeding the sandbox's memory cap{cap} "
+                f"(${MEMORY_ENV})")
 
     def _read(self, path: Path | None, data: bytes, limit: int | None) -> str:
         if path is not None and path.is_file():
