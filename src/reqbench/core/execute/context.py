@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.execute.scratch import scratch_base
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.suite import SuiteProtocol
 from reqbench.core.llm.cache import ResponseCache
@@ -59,7 +60,8 @@ class RunContext:
     def scratch(self) -> Path:
         """Worker-local scratch directory of this run (remote rows; the driver's run directory is
         not reachable there)."""
-        return Path(tempfile.gettempdir()) / "reqbench-work" / (self.run_id or "run")
+        base = scratch_base()
+        return (base if base is not None else Path(tempfile.gettempdir()) / "reqbench-work") / (self.run_id or "run")
 
 
 class RecordingCache:

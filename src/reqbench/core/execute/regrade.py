@@ -23,7 +23,8 @@ from __future__ import annotations
 import dataclasses
 
 from reqbench.core.execute.outcomes import Reason
-from reqbench.core.execute.runner import WORK_DIR, run_attempt
+from reqbench.core.execute.runner import remove_stale_attempt_dirs, run_attempt
+from reqbench.core.execute.scratch import run_scratch
 from reqbench.core.execute.suite import Suite
 from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
@@ -51,7 +52,7 @@ def regrade_run(store: RunStore, suite: Suite, options: RunOptions, *, label: st
     if label == ORIGINAL:
         raise ValueError("the original grading cannot be re-graded into")
     counts = dict.fromkeys(("regraded", "scored", "pending", "invalid", "skipped", "done", "not_timed_out"), 0)
-    work_root = store.run_dir / WORK_DIR
+    work_root = run_scratch(store.run_dir)
     note = ""
     if timeout_rerun is not None:
         if timeout_rerun <= 0:
@@ -82,4 +83,5 @@ def regrade_run(store: RunStore, suite: Suite, options: RunOptions, *, label: st
                                      finished=report.finished, parent=parent.attempt_no, grading=label)
                 counts["regraded"] += 1
                 counts[report.outcome.status.value] += 1
+    remove_stale_attempt_dirs(work_root)  # each attempt removed its own folder: this removes the empty root
     return counts

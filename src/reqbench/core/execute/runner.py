@@ -41,6 +41,7 @@ from reqbench.core.execute.executor import Executor, LocalExecutor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.schedule import schedule
+from reqbench.core.execute.scratch import RUN_SCRATCH, run_scratch
 from reqbench.core.execute.shipping import ShippedSuite, pack_suite
 from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_shipped
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
@@ -52,8 +53,9 @@ from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
 from reqbench.core.workspace.overlay import release_under
 
-WORK_DIR = "work"
-"""Scratch space under the run directory: per-attempt directories, and `RunOptions.work_dir` for protocols."""
+WORK_DIR = RUN_SCRATCH
+"""The run directory's scratch folder: `RunOptions.work_dir` for protocols, and per-attempt directories
+where no memory-backed scratch is available (`scratch.run_scratch`)."""
 _ATTEMPT_DIR = re.compile(r"^[0-9a-f]{16}-[0-9a-f]{8}$")
 
 
@@ -144,7 +146,9 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
     isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
     with store.exclusive():
         store.add_plan(suite.plan(options) if rows is None else rows)
-        _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
+        scratch = run_scratch(store.run_dir)
+        for folder in {scratch, store.run_dir / WORK_DIR}:  # a killed run's, wherever it kept them
+            remove_stale_attempt_dirs(folder)
         own = executor is None
         executor = executor or LocalExecutor(options.concurrency)
         progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
@@ -154,11 +158,11 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
                 for batch in schedule(store.plan(), options.seed):
                     context = _context(store, suite.protocol, options, executor, shipped)
                     _run_batch(store, None if shipped else suite, options, batch, executor, progress,
-                               max_attempts, context)
+                               max_attempts, context, scratch)
         finally:
             if own:
                 executor.shutdown()
-            _remove_stale_attempt_dirs(store.run_dir / WORK_DIR)
+            remove_stale_attempt_dirs(scratch)
     return store.counts(max_attempts)
 
 
@@ -182,7 +186,7 @@ def _attempt_dir(work_root: Path, row: Row) -> Path:
     return work_root / f"{sha256_text(row.key)[:16]}-{uuid.uuid4().hex[:8]}"
 
 
-def _remove_stale_attempt_dirs(work_root: Path) -> None:
+def remove_stale_attempt_dirs(work_root: Path) -> None:
     """Scratch directories of attempts that a killed process left behind (only ours: other entries of
     ``work/``, such as a protocol's cache under `RunOptions.work_dir`, are kept)."""
     if not work_root.is_dir():
@@ -195,9 +199,10 @@ def _remove_stale_attempt_dirs(work_root: Path) -> None:
 
 
 def _run_batch(store: RunStore, suite: Suite | None, options: RunOptions, batch: list[Row],
-               executor: Executor, progress: RunProgress, max_attempts: int, context: RunContext) -> None:
-    """Run one repeat's rows to the end of this invocation; returns only when none is in flight."""
-    work_root = store.run_dir / WORK_DIR
+               executor: Executor, progress: RunProgress, max_attempts: int, context: RunContext,
+               work_root: Path) -> None:
+    """Run one repeat's rows to the end of this invocation (attempt directories below `work_root`);
+    returns only when none is in flight."""
     in_flight: dict[Future[AttemptReport], Row] = {}
     fatal: InputError | None = None
 
