@@ -42,6 +42,7 @@ from reqbench.core.errors import AgentWorkspaceError
 from reqbench.core.workspace import diffmemo
 from reqbench.core.workspace.fileio import open_regular, read_chunks
 from reqbench.core.workspace.limits import show
+from reqbench.core.workspace.textapply import split_lines
 
 if TYPE_CHECKING:
     from reqbench.core.workspace.objects import BlobRef
@@ -199,16 +200,6 @@ def file_patch(rel: str, old: _Side | None, new: _Side | None) -> bytes | None:
     out.append(b"+++ b/%s%s\n" % (name, tab) if new else b"+++ /dev/null\n")
     out.extend(hunks)
     return b"".join(out)
-
-
-def split_lines(data: bytes) -> list[bytes]:
-    """`data` as lines, each with its ``\\n`` (the last one without, when the file does not end in one)."""
-    lines = data.split(b"\n")
-    last = lines.pop()
-    out = [line + b"\n" for line in lines]
-    if last:
-        out.append(last)
-    return out
 
 
 def unified_hunks(a: list[bytes], b: list[bytes]) -> list[bytes] | None:
