@@ -43,6 +43,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reqbench.core.workspace.fileio import write_all
+
 MAX_PATCH_BYTES = 4 << 20
 MAX_FILE_BYTES = 16 << 20
 NO_NEWLINE = b"\\ No newline at end of file"
@@ -353,9 +355,7 @@ def _write(root: int, sections: list[Section], results: list[bytes | None]) -> N
             fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, perm,
                          dir_fd=fds[-1])
             try:
-                view = memoryview(content)
-                while view:
-                    view = view[os.write(fd, view):]
+                write_all(fd, content)
             finally:
                 os.close(fd)
         finally:
