@@ -9,12 +9,14 @@ harness side of the test reads the secret it planted, the sandboxed step must no
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from reqbench.core.execute.scratch import run_scratch, scratch_base
 from reqbench.core.sandbox import available_isolation, run_sandboxed
+from tests.security.test_memory_cap import CAP, cap_mode
 
 
 def test_a_sandboxed_step_sees_neither_the_host_shm_nor_other_rows_scratch(
@@ -44,6 +46,22 @@ def test_a_sandboxed_step_sees_neither_the_host_shm_nor_other_rows_scratch(
         assert not (other / "planted.py").exists() and secret.read_text().startswith("ANSWER")
         assert (os.stat(base).st_mode & 0o777) == 0o700
     finally:
-        import shutil
-
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_files_written_into_a_workspace_in_memory_count_toward_the_writer_s_cap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent filling its (memory-backed) workspace cannot take more of the host's memory than its cap."""
+    monkeypatch.delenv("REQBENCH_SCRATCH", raising=False)
+    base = scratch_base()
+    if base is None or not str(base).startswith("/dev/shm/") or cap_mode() != "cgroup":
+        pytest.skip("needs memory-backed scratch and a writable memory cgroup")
+    workspace = run_scratch(tmp_path / "run") / "dddddddddddddddd-00000000" / "agent"
+    try:
+        workspace.mkdir(parents=True)
+        result = run_sandboxed("head -c 600000000 /dev/zero > fill; echo rc=$?", workspace, timeout=120,
+                               memory_bytes=CAP)
+        assert result.oom_killed, result
+        assert (workspace / "fill").stat().st_size <= CAP
+    finally:
+        shutil.rmtree(workspace.parent.parent, ignore_errors=True)
