@@ -18,7 +18,6 @@ import shlex
 import stat
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 from reqbench.core.checks.evidence import GuardEvidence, judge_pytest, parse_guard_records
@@ -38,20 +37,6 @@ from reqbench.core.checks.reports import read_junit, read_probe_json
 from reqbench.core.errors import InputError
 from reqbench.core.sandbox import ProcessResult, available_isolation, run_sandboxed
 from reqbench.core.workspace import copy_tree
-
-
-class _ChannelReader(threading.Thread):
-    def __init__(self, fd: int) -> None:
-        super().__init__(daemon=True)
-        self.fd, self.data, self.overflow = fd, bytearray(), False
-
-    def run(self) -> None:
-        while chunk := os.read(self.fd, 65536):
-            if len(self.data) + len(chunk) > CHANNEL_CAP_BYTES:
-                self.overflow = True
-                continue
-            self.data += chunk
-
 
 # ---------------------------------------------------------------------------------------------------
 # Running a check
@@ -107,6 +92,7 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
             env: dict[str, str] | None, base: Path | None, report_name: str, item: str) -> CheckResult:
     """The check on `snapshot` (already in place below `scratch`)."""
     output.mkdir()
+    (scratch / "sandbox").mkdir()  # the process's HOME and TMPDIR, removed with the scratch tree
     touched = (restore_protected(snapshot, Path(base), [*DEFAULT_PROTECTED, *check.protected])
                if base is not None else [])
     values = {"workspace": str(snapshot), "output": str(output),
@@ -129,7 +115,7 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
         command = render_command(check.command, values, item=item)
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
                              writable=[output], readonly_binds=binds, network=False,
-                             bind_named_files=True)
+                             bind_named_files=True, scratch_dir=scratch / "sandbox")
         result = _plain_result(check, proc, output, report_name, roots)
     else:
         proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env,
@@ -210,21 +196,15 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
                "PYTHONDONTWRITEBYTECODE": "1", "REQBENCH_GUARD_FDS": f"{write_fd}:{token_r}",
                "REQBENCH_GUARD_PYTHONPATH": os.pathsep.join(
                    str(snapshot / p) if p != "." else str(snapshot) for p in check.pythonpath)}
-    reader = _ChannelReader(read_fd)
-    reader.start()
     try:
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
                              writable=[output], readonly_binds=binds, network=False,
-                             pass_fds=(write_fd, token_r), bind_named_files=True)
-    finally:
-        os.close(write_fd)
-        os.close(token_r)
-        reader.join(timeout=10)
-        if reader.is_alive():  # a descendant still holds the write end: what it held back is missing
-            reader.overflow = True
-        else:
-            os.close(read_fd)
-    return proc, parse_guard_records(bytes(reader.data), token, overflow=reader.overflow)
+                             pass_fds=(write_fd, token_r), channel_fd=read_fd,
+                             channel_cap_bytes=CHANNEL_CAP_BYTES, bind_named_files=True,
+                             scratch_dir=scratch / "sandbox")
+    finally:  # the write end and the token went to the process (`run_sandboxed` closed them here)
+        os.close(read_fd)
+    return proc, parse_guard_records(proc.channel, token, overflow=proc.channel_overflow)
 
 
 def sandbox_can_read(root: Path) -> bool:

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Mapping
@@ -35,6 +33,7 @@ from reqbench.core.sandbox import bridge
 from reqbench.core.sandbox.direct import direct_argv
 from reqbench.core.sandbox.isolation import Isolation, available_isolation
 from reqbench.core.sandbox.limits import TreeLimits
+from reqbench.core.sandbox.pump import Pump, Stream
 from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
 from reqbench.core.sandbox.view import View, host_part, readonly_mapping
 
@@ -148,43 +147,27 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: 
     return launch
 
 
-class _Drain(threading.Thread):
-    """Copy a pipe to a file or buffer, keeping at most `cap` bytes and discarding the rest."""
-
-    def __init__(self, pipe: IO[bytes], sink: IO[bytes] | None, cap: int) -> None:
-        super().__init__(daemon=True)
-        self.pipe, self.sink, self.cap = pipe, sink, cap
-        self.kept = 0
-        self.buffer = bytearray()
-        self.truncated = False
-
-    def run(self) -> None:
-        while chunk := self.pipe.read1(65536):  # type: ignore[attr-defined]
-            room = self.cap - self.kept
-            if len(chunk) > room:
-                self.truncated = True
-                chunk = chunk[:max(room, 0)]
-            if chunk:
-                self.kept += len(chunk)
-                if self.sink is not None:
-                    self.sink.write(chunk)
-                else:
-                    self.buffer += chunk
+DRAIN_GRACE_SECONDS = 5.0
+"""How long output still buffered is read after the tree is gone (a pipe a surviving descendant holds
+open is given up then)."""
 
 
 @dataclass
 class Running:
-    """A started process with its output drains and sinks."""
+    """A started process with the streams its `Pump` drains and the files they write to."""
 
     plan: LaunchPlan
     proc: subprocess.Popen[bytes]
-    drains: list[_Drain]
+    pump: Pump
+    stdout: Stream
+    stderr: Stream
+    channel: Stream | None = None
     sinks: list[IO[bytes]] = field(default_factory=list)
 
 
 def spawn(launch: LaunchPlan) -> Running | ProcessResult:
-    """Start the planned process in a new session (stdin closed, output drained), or the result of a
-    start that failed. The plan's resources are released by `collect` (or here, on failure)."""
+    """Start the planned process in a new session (stdin closed, output drained by `collect`), or the
+    result of a start that failed. The plan's resources are released by `collect` (or here, on failure)."""
     opts = launch.options
     sinks: list[IO[bytes]] = [open(p, "wb") for p in (opts.stdout_path, opts.stderr_path) if p]  # noqa: SIM115
     out_sink = sinks[0] if opts.stdout_path else None
@@ -206,20 +189,21 @@ def spawn(launch: LaunchPlan) -> Running | ProcessResult:
             sink.close()
         return launch.failed(f"cannot start {launch.command[0]}: {error}")
     assert proc.stdout is not None and proc.stderr is not None
-    drains = [_Drain(proc.stdout, out_sink, opts.output_cap_bytes),
-              _Drain(proc.stderr, err_sink, opts.output_cap_bytes)]
-    for d in drains:
-        d.start()
-    return Running(launch, proc, drains, sinks)
+    out = Stream(proc.stdout.fileno(), opts.output_cap_bytes, out_sink)
+    err = Stream(proc.stderr.fileno(), opts.output_cap_bytes, err_sink)
+    channel = Stream(opts.channel_fd, opts.channel_cap_bytes) if opts.channel_fd is not None else None
+    streams = [out, err, *([channel] if channel is not None else [])]
+    return Running(launch, proc, Pump(proc, streams), out, err, channel, sinks)
 
 
 def collect(running: Running) -> ProcessResult:
-    """Wait for the process (killing its tree at the timeout), sweep what it left, read its exit status."""
-    launch, proc, drains = running.plan, running.proc, running.drains
+    """Wait for the process while draining its output (killing its tree at the timeout), sweep what it
+    left, read its exit status."""
+    launch, proc, pump = running.plan, running.proc, running.pump
     try:
         timed_out = False
         try:
-            code: int | None = wait_exit(proc, launch.options.timeout)
+            code: int | None = pump.wait(launch.options.timeout)
         except subprocess.TimeoutExpired:
             timed_out = True
             _kill_group(proc)
@@ -229,50 +213,34 @@ def collect(running: Running) -> ProcessResult:
         oom_killed = launch.limits.end() if launch.limits is not None else False
         if launch.isolation != "bwrap":
             _sweep(launch.marker)
-        for d in drains:
-            d.join(timeout=5)
+        pump.finish(DRAIN_GRACE_SECONDS)
         start_error = None
         if launch.isolation == "bwrap":
             status = _read_status(launch.status_fds[0])
             if "child-pid" not in status and not timed_out:
                 start_error = ("bubblewrap could not start the sandbox: "
-                               + bytes(drains[1].buffer).decode("utf-8", "replace")[-500:]
+                               + bytes(running.stderr.data).decode("utf-8", "replace")[-500:]
                                if launch.options.stderr_path is None else "bubblewrap could not start the sandbox")
                 code = None
             elif "exit-code" in status and not timed_out:
                 code = int(status["exit-code"])
         if code is not None and code < 0:  # killed by a signal: report as the shell would
             code = 128 - code
+        channel = running.channel
         return ProcessResult(code, timed_out, start_error, launch.options.stdout_path,
                              launch.options.stderr_path, time.monotonic() - launch.started, launch.isolation,
-                             bytes(drains[0].buffer), bytes(drains[1].buffer), any(d.truncated for d in drains),
-                             oom_killed, launch.limits.memory_bytes if launch.limits is not None else None)
+                             bytes(running.stdout.data), bytes(running.stderr.data),
+                             running.stdout.truncated or running.stderr.truncated,
+                             oom_killed, launch.limits.memory_bytes if launch.limits is not None else None,
+                             bytes(channel.data) if channel is not None else b"",
+                             channel is not None and (channel.truncated or channel.incomplete))
     finally:
         launch.release()
         for sink in running.sinks:
             sink.close()
-
-
-def wait_exit(proc: subprocess.Popen[bytes], timeout: float | None) -> int:
-    """`proc.wait(timeout)` that returns the moment the process ends: a pidfd is polled (``Popen.wait`` with a
-    timeout sleeps in growing steps of up to 50 ms, which every sandboxed step paid after its process had
-    ended). Raises `subprocess.TimeoutExpired` at the timeout."""
-    if timeout is None:
-        return proc.wait()
-    try:
-        fd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):  # no pidfds here, or the process is already reaped
-        return proc.wait(timeout=timeout)
-    try:
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        deadline = time.monotonic() + timeout
-        while not poller.poll(max(0, min(int((deadline - time.monotonic()) * 1000) + 1, 2**31 - 1))):
-            if time.monotonic() >= deadline:
-                raise subprocess.TimeoutExpired(proc.args, timeout)
-    finally:
-        os.close(fd)
-    return proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
 
 
 def _sweep(marker: str) -> None:

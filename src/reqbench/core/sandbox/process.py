@@ -7,9 +7,12 @@ inherited descriptors), given as an object, as keywords, or both (keywords overr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 import shlex
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +32,29 @@ def run_sandboxed(command: list[str] | str, cwd: Path, options: SandboxOptions |
     honoured (e.g. a bind under no isolation), `TypeError` for an unknown option.
     """
     opts = dataclasses.replace(options or SandboxOptions(), **fields)
-    with tempfile.TemporaryDirectory(prefix="reqbench-sbx-") as scratch:
-        launch = plan(command, cwd, opts, Path(scratch))
-        if not isinstance(launch, LaunchPlan):
-            return launch
+    with _scratch(opts.scratch_dir) as scratch:
         try:
-            running = spawn(launch)
-        except BaseException:
-            launch.release()
-            raise
+            launch = plan(command, cwd, opts, scratch)
+            if not isinstance(launch, LaunchPlan):
+                return launch
+            try:
+                running = spawn(launch)
+            except BaseException:
+                launch.release()
+                raise
+        finally:  # handed over: the process has its own copies, and a pipe's reader then sees its end
+            for fd in opts.pass_fds:
+                os.close(fd)
         return running if isinstance(running, ProcessResult) else collect(running)
+
+
+@contextlib.contextmanager
+def _scratch(given: Path | None) -> Iterator[Path]:
+    if given is not None:
+        yield Path(given)
+        return
+    with tempfile.TemporaryDirectory(prefix="reqbench-sbx-") as scratch:
+        yield Path(scratch)
 
 
 def describe(command: list[str] | str) -> str:

@@ -38,10 +38,20 @@ class SandboxOptions:
     output_cap_bytes: int = 10_000_000
     """Per stream; the rest is discarded and `ProcessResult.truncated` set."""
     pass_fds: Sequence[int] = ()
-    """File descriptors the process inherits (e.g. a harness-owned report pipe); all others are closed."""
+    """File descriptors the process inherits (e.g. the write end of a report pipe); all others are closed.
+    They are handed over: `run_sandboxed` closes the harness's copies once the process has started (or
+    could not start), so the process tree holds the only write end of a pipe passed this way."""
+    channel_fd: int | None = None
+    """The read end of a harness pipe whose write end is in `pass_fds`: read while the process runs, into
+    `ProcessResult.channel` (the caller keeps and closes this end)."""
+    channel_cap_bytes: int = 10_000_000
     bind_named_files: bool = False
     """Bind, read-only, every existing file the command names by absolute path: only for commands the
     harness or the user wrote (a `command` template, a check, a preset), never one the agent chose."""
+    scratch_dir: Path | None = None
+    """An empty private directory for the process's HOME and TMPDIR (writable to it), made and removed by
+    the caller -- e.g. inside a check's own memory-backed scratch tree; None: a fresh temporary directory,
+    removed afterwards."""
     memory_bytes: int | None = None
     """Memory cap of the whole process tree in bytes (None: ``$REQBENCH_SANDBOX_MEMORY`` or the default
     of `limits.default_memory`; 0: none). Over it the kernel kills a member: `ProcessResult.oom_killed`."""
@@ -67,6 +77,11 @@ class ProcessResult:
     """The kernel killed a process of the tree because the tree exceeded its memory cap."""
     memory_cap_bytes: int | None = None
     """The tree's memory cap (None: none)."""
+    channel: bytes = b""
+    """What arrived on `SandboxOptions.channel_fd` (up to its cap)."""
+    channel_overflow: bool = False
+    """The channel exceeded its cap, or a descendant still held it open after the tree ended: it may
+    lack what was written last."""
 
     def memory_note(self) -> str:
         """One sentence naming the memory cap when the tree was killed for it, else ""."""
