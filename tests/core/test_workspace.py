@@ -18,6 +18,7 @@ from reqbench.core.workspace import (
     materialize,
     tree_hash,
 )
+from reqbench.core.workspace.workspace import _inside
 
 
 def make_repo(root: Path) -> Path:
@@ -183,6 +184,22 @@ def test_workspace_inside_its_source_is_refused(tmp_path: Path) -> None:
     src = make_repo(tmp_path / "src")
     with pytest.raises(InputError):
         materialize(src, src / "ws")
+
+
+def test_inside_follows_links_and_physical_parents_like_resolving_both_paths(tmp_path: Path) -> None:
+    r = tmp_path
+    (r / "a/b/c").mkdir(parents=True)
+    (r / "x").mkdir()
+    os.symlink(r / "a", r / "x/link")
+    os.symlink(r / "a/b", r / "lb")
+    cases = {(r / "a/b/c/new", r / "a"): True, (r / "x/link/b/new", r / "a"): True, (r / "x/new", r / "a"): False,
+             (r / "lb/c", r / "a/b"): True, (r / "a", r / "a/b"): False, (r / "a/b", r / "lb"): True,
+             (r / "lb/../x", r / "a"): True, (r / "nope/deeper", r / "a"): False,
+             (r / "a/new/../../x", r / "a"): False, (Path("/"), r): False, (r / "a", r): True}
+    for (child, parent), inside in cases.items():
+        assert _inside(child, parent) is inside, (child, parent)
+    with pytest.raises(InputError):  # reached through a link to the source
+        materialize(make_repo(r / "a/b/src"), r / "lb/src/ws")
 
 
 def test_git_initialised_workspace_is_clean_and_its_git_never_enters_the_diff(tmp_path: Path) -> None:

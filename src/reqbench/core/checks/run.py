@@ -36,6 +36,7 @@ from reqbench.core.checks.protected import restore_protected
 from reqbench.core.checks.reports import read_junit, read_probe_json
 from reqbench.core.errors import InputError
 from reqbench.core.sandbox import ProcessResult, available_isolation, run_sandboxed
+from reqbench.core.sandbox.direct import plain_words
 from reqbench.core.workspace import copy_tree
 
 # ---------------------------------------------------------------------------------------------------
@@ -246,10 +247,12 @@ def _missing_hidden_paths(command: str, hidden: str | None, source: Path | None)
     in its `source` on the host."""
     if not hidden or source is None:
         return []
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return []
+    words = plain_words(command)
+    if words is None:
+        try:
+            words = shlex.split(command)
+        except ValueError:
+            return []
     out = []
     for word in words:
         path = word.split("=", 1)[-1].split("::", 1)[0]

@@ -33,14 +33,22 @@ SHELL_WORDS = frozenset("""
 """Keywords and builtins of dash and bash (either may be ``/bin/sh``)."""
 
 
+def plain_words(command: str) -> list[str] | None:
+    """The words of `command` when it is only plain words separated by spaces (then they are exactly what
+    ``shlex.split`` and the shell would make of it, at a fraction of ``shlex``'s cost); else None."""
+    if not command.strip(" ") or not PLAIN.issuperset(command.replace(" ", "")):
+        return None
+    return command.split()
+
+
 def direct_argv(command: str, env: Mapping[str, str], cwd: Path, host: HostPart,
                 own_binds: Iterable[Path]) -> list[str] | None:
     """The argv ``/bin/sh -c command`` would execute in `cwd` with `env`, when the shell would do nothing
     else and the program is shown unchanged by every sandbox (`host`, none of the launch's `own_binds`);
     None otherwise (module docstring)."""
-    if not command.strip(" ") or not PLAIN.issuperset(command.replace(" ", "")):
+    words = plain_words(command)
+    if words is None:
         return None
-    words = command.split()
     first = words[0]
     if "=" in first or first in SHELL_WORDS or ("/" in first and not os.path.isabs(first)):
         return None

@@ -138,11 +138,38 @@ class Workspace:
 
 
 def _inside(child: Path, parent: Path) -> bool:
+    """`child` (which need not exist yet) lies at or below the directory `parent`, links resolved.
+
+    The kernel walks up from `child`'s deepest existing ancestor through ``..`` (physical parents) and
+    each directory's identity is compared with `parent`'s: one stat per level, where resolving both
+    paths took a stat and several string operations per component (twice per row)."""
     try:
-        child.resolve().relative_to(parent.resolve())
-        return True
-    except ValueError:
+        target = os.stat(parent)
+    except OSError:
         return False
+    here, tail = os.fspath(child), []
+    while True:
+        try:
+            st = os.stat(here)
+            break
+        except OSError:
+            up = os.path.dirname(here)
+            if up == here:
+                return False
+            here, tail = up, [os.path.basename(here), *tail]
+    if ".." in tail:  # a missing folder's ".." is textual: resolve it the long way
+        try:
+            child.resolve().relative_to(parent.resolve())
+            return True
+        except ValueError:
+            return False
+    while (st.st_dev, st.st_ino) != (target.st_dev, target.st_ino):
+        here = os.path.join(here, "..")
+        up = os.stat(here)
+        if (up.st_dev, up.st_ino) == (st.st_dev, st.st_ino):
+            return False  # the root is its own parent
+        st = up
+    return True
 
 
 def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool = False,
