@@ -57,5 +57,8 @@ def test_untouched_workspace_diff_is_empty_and_writes_no_object(tmp_path: Path) 
     os.chmod(base / "f", stat.S_IRUSR)
     ws = materialize(base, tmp_path / "ws")
     assert ws.diff() == ""
-    assert ws.meta is not None and not any((ws.meta / "objects.git" / "objects").iterdir())
+    assert ws.meta is not None and not (ws.meta / "objects.git" / "objects").exists()  # nothing written
+    (ws.path / "f").write_text("g\n")
+    assert "+g" in ws.diff()  # in process: still no object on disk
+    assert not (ws.meta / "objects.git" / "objects").exists()
     ws.close()

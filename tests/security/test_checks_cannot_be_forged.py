@@ -36,6 +36,11 @@ BASE_CONFTEST = "# the project's own conftest\n"
 
 @pytest.fixture
 def task(tmp_path: Path) -> dict[str, Path]:
+    return make_task(tmp_path)
+
+
+def make_task(tmp_path: Path) -> dict[str, Path]:
+    """The base tree and hidden tests of the ``calc`` task below `tmp_path`."""
     base = tmp_path / "base"
     (base / "calc").mkdir(parents=True)
     (base / "calc" / "__init__.py").write_text(BASE_ADD)

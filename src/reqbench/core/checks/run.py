@@ -38,6 +38,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.sandbox import ProcessResult, available_isolation, run_sandboxed
 from reqbench.core.sandbox.direct import plain_words
 from reqbench.core.workspace import copy_tree
+from reqbench.core.workspace.discard import discard
 
 # ---------------------------------------------------------------------------------------------------
 # Running a check
@@ -64,8 +65,8 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
     report_name = check.report_name()
     workspace = Path(workspace)
     parent = str(workspace.absolute().parent) if consume else None
-    with tempfile.TemporaryDirectory(prefix="reqbench-check-", dir=parent) as scratch_name:
-        scratch = Path(scratch_name)
+    scratch = Path(tempfile.mkdtemp(prefix="reqbench-check-", dir=parent))
+    try:
         snapshot, output = scratch / "workspace", scratch / "output"
         moved = consume and _move(workspace, snapshot)
         if not moved:
@@ -75,6 +76,8 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
         finally:
             if moved:
                 _move(snapshot, workspace)  # else something took its old path: the scratch goes with it
+    finally:
+        discard(scratch)  # the check's processes are gone: removed in the background
 
 
 def _move(src: Path, dest: Path) -> bool:

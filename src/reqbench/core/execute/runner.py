@@ -35,6 +35,7 @@ from typing import Any
 
 from rich.console import Console
 
+from reqbench.core import idle
 from reqbench.core.errors import InputError
 from reqbench.core.execute.context import RunContext, bind
 from reqbench.core.execute.executor import Executor, LocalExecutor
@@ -51,6 +52,7 @@ from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
+from reqbench.core.workspace.discard import discard, trash_in
 from reqbench.core.workspace.overlay import release_under
 
 WORK_DIR = RUN_SCRATCH
@@ -83,7 +85,7 @@ def run_attempt(suite: Suite | None, row: Row, options: RunOptions, step: NextSt
         scratch = context.scratch() / WORK_DIR
         work_dir = scratch / work_dir.name
         options = dataclasses.replace(options, work_dir=scratch)
-    with bind(context) as recorder:
+    with bind(context) as recorder, idle.working():
         report = _attempt(suite, context, row, options, step, previous, work_dir)
     if recorder is not None:
         report.model_calls = recorder.recorded
@@ -115,7 +117,7 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
                              detail=traceback.format_exc(), reason=Reason.HARNESS_EXCEPTION.value)
     finally:
         release_under(work_dir)  # overlay workspaces a protocol left mounted in this thread's namespace
-        shutil.rmtree(work_dir, ignore_errors=True)
+        discard(work_dir)  # removed in the background (the outcome holds the evidence)
     return AttemptReport(outcome, kind, started, utc_now())
 
 
@@ -154,7 +156,7 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
         progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
         try:
             shipped = _ship_suite(executor, suite.path) if getattr(executor, "remote", False) else None
-            with progress:
+            with progress, trash_in(scratch / TRASH):  # finished attempt folders, removed in the background
                 for batch in schedule(store.plan(), options.seed):
                     context = _context(store, suite.protocol, options, executor, shipped)
                     _run_batch(store, None if shipped else suite, options, batch, executor, progress,
@@ -182,6 +184,10 @@ def _context(store: RunStore, protocol: SuiteProtocol, options: RunOptions, exec
                       protocol=protocol, run_id=sha256_text(str(store.run_dir.resolve()))[:16])
 
 
+TRASH = ".trash"
+"""The run scratch's folder of finished trees awaiting removal (`workspace.discard`)."""
+
+
 def _attempt_dir(work_root: Path, row: Row) -> Path:
     return work_root / f"{sha256_text(row.key)[:16]}-{uuid.uuid4().hex[:8]}"
 
@@ -192,7 +198,7 @@ def remove_stale_attempt_dirs(work_root: Path) -> None:
     if not work_root.is_dir():
         return
     for entry in work_root.iterdir():
-        if _ATTEMPT_DIR.match(entry.name) and entry.is_dir():
+        if (_ATTEMPT_DIR.match(entry.name) or entry.name == TRASH) and entry.is_dir():
             shutil.rmtree(entry, ignore_errors=True)
     if not any(work_root.iterdir()):
         work_root.rmdir()

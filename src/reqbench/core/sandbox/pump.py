@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import IO
 
+from reqbench.core import idle
+
 CHUNK = 65536
 POLL_FALLBACK_SECONDS = 0.02
 """How often the process is polled where the kernel offers no pidfd (Linux < 5.3)."""
@@ -85,21 +87,24 @@ class Pump:
         if pidfd is not None:
             self._poller.register(pidfd, select.POLLIN)
         try:
-            while True:
-                if pidfd is None and self.proc.poll() is not None:
-                    break
-                wait_ms = self._wait_ms(deadline, fallback=pidfd is None)
-                ready = self._poller.poll(wait_ms)
-                if any(fd == pidfd for fd, _ in ready):
-                    break
-                self._read(ready)
-                if deadline is not None and time.monotonic() >= deadline:
-                    raise subprocess.TimeoutExpired(self.proc.args, timeout or 0)
+            with idle.waiting():
+                self._wait_loop(pidfd, deadline, timeout)
         finally:
             if pidfd is not None:
                 self._poller.unregister(pidfd)
                 os.close(pidfd)
         return self.proc.wait()
+
+    def _wait_loop(self, pidfd: int | None, deadline: float | None, timeout: float | None) -> None:
+        while True:
+            if pidfd is None and self.proc.poll() is not None:
+                return
+            ready = self._poller.poll(self._wait_ms(deadline, fallback=pidfd is None))
+            if any(fd == pidfd for fd, _ in ready):
+                return
+            self._read(ready)
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired(self.proc.args, timeout or 0)
 
     def finish(self, grace: float) -> None:
         """Read every stream to end of file (the tree is gone: nothing more is written), for at most

@@ -123,7 +123,7 @@ class ObjectStore:
         self.dropped: list[str] = []
         """Paths of the last `diff`'s entries that git would refuse in a tree (they are not in the patch)."""
         self.skeleton = shared_repository(_SKELETON_FILES)
-        (self.git_dir / "objects").mkdir(parents=True, exist_ok=True)
+        # ``objects/`` is made by the first write: a diff written in process never touches the disk
 
     def _object_path(self, sha: str) -> Path:
         return self.git_dir / "objects" / sha[:2] / sha[2:]
@@ -133,7 +133,7 @@ class ObjectStore:
         sha = hashlib.sha1(data, usedforsecurity=False).hexdigest()
         path = self._object_path(sha)
         if not path.exists():
-            path.parent.mkdir(exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent)
             with os.fdopen(fd, "wb") as fh:
                 fh.write(zlib.compress(data, 1))

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.workspace.changes import CopyRecord, changed_refs, record_copy
+from reqbench.core.workspace.discard import discard
 from reqbench.core.workspace.git import git_env, run_git
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, TreeMeter, TreeStats, WorkspaceLimits
 from reqbench.core.workspace.objects import BlobRef, ObjectStore
@@ -126,9 +127,9 @@ class Workspace:
             self._overlay = None
             os.rmdir(self.path)
         else:
-            remove_tree(self.path)
+            discard(self.path)
         if self.meta is not None:
-            remove_meta(self.meta)
+            discard(self.meta)
 
     def __enter__(self) -> Workspace:
         return self
@@ -147,16 +148,16 @@ def _inside(child: Path, parent: Path) -> bool:
         target = os.stat(parent)
     except OSError:
         return False
-    here, tail = os.fspath(child), []
+    here, tail = os.fspath(child), list[str]()
     while True:
         try:
             st = os.stat(here)
             break
         except OSError:
-            up = os.path.dirname(here)
-            if up == here:
+            above = os.path.dirname(here)
+            if above == here:
                 return False
-            here, tail = up, [os.path.basename(here), *tail]
+            here, tail = above, [os.path.basename(here), *tail]
     if ".." in tail:  # a missing folder's ".." is textual: resolve it the long way
         try:
             child.resolve().relative_to(parent.resolve())

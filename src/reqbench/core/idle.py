@@ -1,0 +1,76 @@
+"""When the harness only waits: background chores run then, off every row's critical path.
+
+A thread running a row is *working* (`working`) from the start of its attempt to its end, except while
+it waits for a sandboxed process (`waiting`, entered by the launcher's poll loop). Chores such as
+`workspace.discard`'s removals wait for `idle` -- no thread working -- before each step, so they take
+neither a core nor the interpreter lock from a row's own harness work: with one chore thread running
+Python beside a row thread, each of them waits for the other at every system call, which costs a
+row more than doing the chore itself inline.
+
+Threads that never entered `working` (the CLI, tests, a driver) do not count, and `waiting` is a no-op
+for them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_cond = threading.Condition()
+_working = 0
+_mine = threading.local()
+
+
+@contextmanager
+def working() -> Iterator[None]:
+    """The calling thread does harness work for the duration (nested uses count once)."""
+    depth = getattr(_mine, "depth", 0)
+    _mine.depth = depth + 1
+    if depth == 0:
+        _add(1)
+    try:
+        yield
+    finally:
+        _mine.depth = depth
+        if depth == 0:
+            _add(-1)
+
+
+@contextmanager
+def waiting() -> Iterator[None]:
+    """The calling thread only waits for the duration (for a working thread: it stops counting)."""
+    counted = getattr(_mine, "depth", 0) > 0 and not getattr(_mine, "waiting", False)
+    if counted:
+        _mine.waiting = True
+        _add(-1)
+    try:
+        yield
+    finally:
+        if counted:
+            _mine.waiting = False
+            _add(1)
+
+
+def idle(timeout: float | None = None) -> bool:
+    """Block until no thread is working (True), or `timeout` seconds pass (False)."""
+    with _cond:
+        return _cond.wait_for(lambda: _working == 0, timeout)
+
+
+def _add(delta: int) -> None:
+    global _working
+    with _cond:
+        _working = max(0, _working + delta)  # a forked child's thread may leave a scope it never entered
+        if _working == 0:
+            _cond.notify_all()
+
+
+def _reset_in_child() -> None:
+    """A forked child starts with no working threads (only the forking thread exists there)."""
+    global _cond, _working, _mine
+    _cond, _working, _mine = threading.Condition(), 0, threading.local()
+
+
+os.register_at_fork(after_in_child=_reset_in_child)
