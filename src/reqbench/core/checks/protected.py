@@ -3,12 +3,14 @@ from the base tree before the check runs, and recorded when the submission touch
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
 from pathlib import Path
 
 
+@functools.lru_cache(maxsize=512)
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """A workspace-relative glob as a regex over posix relative paths: ``**/`` any directories,
     ``/**`` everything below, ``*`` and ``?`` within one path component."""

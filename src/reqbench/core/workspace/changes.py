@@ -15,8 +15,8 @@ over it) changes the inode as well. Symlinks are small and are always re-read.
 
 Racily clean entries (git's term, see ``Documentation/technical/racy-git.txt``): file-system time
 stamps are coarse, so a change made within the same clock tick as the copy could leave ctime equal to
-the recorded one. The record therefore stores a `stamp` (the ctime of a marker file written after the
-copy, same file system and clock); an entry whose recorded ctime is not older than the stamp is always
+the recorded one. The record therefore stores a `stamp`, the newest ctime among the copies it wrote
+(same file system and clock); an entry whose recorded ctime is not older than the stamp is always
 re-read. Any later change gets a ctime at or after the stamp, so it never matches an older record.
 """
 
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,12 +61,9 @@ def record_copy(base: Path, dest: Path) -> CopyRecord:
     meter = TreeMeter()
     seen: dict[str, os.stat_result] = {}
     copy_tree(base, dest, meter=meter, record=seen)
-    fd, marker = tempfile.mkstemp(prefix=f".{dest.name}.stamp.", dir=dest.parent)
-    try:
-        stamp = os.fstat(fd).st_ctime_ns
-    finally:
-        os.close(fd)
-        os.unlink(marker)
+    # The newest ctime the copy left is the stamp: every later change gets a ctime at or after it, and
+    # entries that have it are racy (same clock tick) and always re-read.
+    stamp = max((st.st_ctime_ns for st in seen.values()), default=0)
     return CopyRecord(Path(base), meter.stats, {rel: signature(st) for rel, st in seen.items()}, stamp)
 
 

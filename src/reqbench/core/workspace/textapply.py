@@ -367,15 +367,20 @@ def _chain(root: int, dirs: list[bytes], *, create: bool = False) -> list[int]:
     """fds of the root and each directory of `dirs` below it (created 0777 when missing and `create`)."""
     fds = [os.dup(root)]
     try:
+        flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
         for part in dirs:
-            if create:
-                try:
-                    os.mkdir(part, 0o777, dir_fd=fds[-1])
-                except OSError as exc:
-                    if exc.errno != errno.EEXIST:
-                        raise
-            fds.append(os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC,
-                               dir_fd=fds[-1]))
+            try:
+                fds.append(os.open(part, flags, dir_fd=fds[-1]))
+                continue
+            except FileNotFoundError:
+                if not create:
+                    raise
+            try:
+                os.mkdir(part, 0o777, dir_fd=fds[-1])
+            except OSError as exc:
+                if exc.errno != errno.EEXIST:
+                    raise
+            fds.append(os.open(part, flags, dir_fd=fds[-1]))
     except BaseException:
         for fd in fds:
             os.close(fd)

@@ -8,11 +8,13 @@ file the agent sees is rendered here too (`render_history`): visible text only, 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import read_yaml, validate
+from reqbench.core.workspace import RepoSource
 from reqbench.protocols.specpath import operators, sources
 from reqbench.protocols.specpath.models import ALL_CONDITIONS, AtomSpec, FamilySpec, SuiteSpec, TurnSpec
 from reqbench.protocols.specpath.placeholders import refuse_unfinished
@@ -55,6 +57,17 @@ class Family:
         """The base tree: a family folder, or a fetched release (`sources`; cached after first use)."""
         source = sources.base_source(self.root, self.spec.base_repo)
         return source.baseline() if source is not None else self.root / self.spec.base_repo
+
+    @functools.cached_property
+    def base_source(self) -> RepoSource:
+        """`base_repo` as the `RepoSource` rows materialise (parsed once per loaded family)."""
+        return (sources.base_source(self.root, self.spec.base_repo)
+                or RepoSource.parse(str(self.root / self.spec.base_repo), self.root))
+
+    @functools.cached_property
+    def reference_text(self) -> str:
+        """The reference patch (`patch_text` of `reference_patch`), read once per loaded family."""
+        return self.patch_text(self.spec.reference_patch)
 
     @property
     def hidden_dir(self) -> Path:

@@ -112,12 +112,12 @@ def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> Ro
     base = {"family": family.id, "config": row.agent, "condition": row.condition, "repeat": row.repeat}
     clock = _Clock()
     agent = make_agent(options.agent, **agent_options)
-    ws = materialize(family.base_repo, work_dir / "agent", overlay=True)  # the row owns its thread
+    ws = materialize(family.base_source, work_dir / "agent", overlay=True)  # the row owns its thread
     history_path = ws.path / HISTORY_FILE
     history_path.write_text(history_text, encoding="utf-8")
     inputs = AgentInputs(files={"history": history_path},
                          prompt=INSTRUCTIONS.format(file=HISTORY_FILE, history=history_text),
-                         context={"reference_patch": family.patch_text(family.spec.reference_patch),
+                         context={"reference_patch": family.reference_text,
                                   "row_key": row.key, "family": family.id, "condition": row.condition})
     budget = Budget(wall_seconds=settings.get("agent_timeout", DEFAULT_AGENT_TIMEOUT),
                     max_cost_usd=settings.get("cost_limit"))
@@ -191,7 +191,7 @@ def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str,
                       timeout: float | None = None, clock: _Clock | None = None) -> RowOutcome:
     """Apply a frozen patch to a fresh base workspace and run the verifier (host-side verification)."""
     clock = clock or _Clock()
-    vws = materialize(family.base_repo, scratch, overlay=True)
+    vws = materialize(family.base_source, scratch, overlay=True)
     try:
         try:
             vws.apply(patch)
