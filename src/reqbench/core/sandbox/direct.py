@@ -20,6 +20,7 @@ import string
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from reqbench.core.kernelpath import real_path
 from reqbench.core.sandbox.view import HostPart, _under
 
 PLAIN = frozenset(string.ascii_letters + string.digits + "_./=:,+@%-")
@@ -52,13 +53,13 @@ def direct_argv(command: str, env: Mapping[str, str], cwd: Path, host: HostPart,
     first = words[0]
     if "=" in first or first in SHELL_WORDS or ("/" in first and not os.path.isabs(first)):
         return None
-    if "PWD" in env or any(k.startswith("BASH_FUNC_") for k in env) or os.path.realpath(cwd) != str(cwd):
+    if "PWD" in env or any(k.startswith("BASH_FUNC_") for k in env) or real_path(cwd) != str(cwd):
         return None
     found = shutil.which(first, path=env.get("PATH", ""))
     if found is None or not os.path.isabs(found) or os.path.normpath(found) != found:
         return None  # ".." is resolved by the kernel after the folder before it, which may not be shown
     own = [os.fspath(p) for p in own_binds]
-    for path in {found, os.path.realpath(found)}:
+    for path in {found, real_path(found)}:
         if (not any(_under(path, b) for b in host.bound) or any(_under(path, m) for m in host.masks)
                 or any(_under(path, o) for o in own)):
             return None

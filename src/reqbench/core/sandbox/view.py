@@ -38,6 +38,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reqbench.core.kernelpath import real_path
+
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 EXTRA_RO_ENV = "REQBENCH_SANDBOX_RO"
 TMP_SIZE_BYTES = 2 * 1024**3
@@ -225,7 +227,7 @@ class View:
 
 def _ro_bind(path: Path) -> list[str]:
     """Bind `path` read-only at its own name and, when a symlink lies on the way, at its real name."""
-    real = os.path.realpath(path)
+    real = real_path(path)
     args = ["--ro-bind", real, str(path)]
     if real != str(path):
         args += ["--ro-bind", real, real]

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.errors import HarnessError, InputError
+from reqbench.core.kernelpath import kernel_name
 from reqbench.core.workspace.changes import CopyRecord, changed_refs, record_copy
 from reqbench.core.workspace.discard import discard
 from reqbench.core.workspace.git import git_env, run_git
@@ -151,7 +152,7 @@ def _inside(child: Path, parent: Path) -> bool:
         if above == here:
             return False
         here, tail = above, [os.path.basename(here), *tail]
-    real_child, real_parent = _kernel_path(here), _kernel_path(os.fspath(parent))
+    real_child, real_parent = kernel_name(here), kernel_name(parent)
     if real_child is None or real_parent is None or ".." in tail:
         try:
             child.resolve().relative_to(parent.resolve())
@@ -159,21 +160,6 @@ def _inside(child: Path, parent: Path) -> bool:
         except (ValueError, OSError):
             return False
     return real_child == real_parent or real_child.startswith(real_parent.rstrip("/") + "/")
-
-
-def _kernel_path(path: str) -> str | None:
-    """The absolute path the kernel resolved `path` to (links followed), or None where it cannot say."""
-    try:
-        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        named = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return named if named.startswith("/") and not named.endswith(" (deleted)") else None
 
 
 def materialize(source: RepoSource | Path | str, dest: Path, *, git_init: bool = False,
