@@ -184,6 +184,10 @@ def _context(store: RunStore, protocol: SuiteProtocol, options: RunOptions, exec
                       protocol=protocol, run_id=sha256_text(str(store.run_dir.resolve()))[:16])
 
 
+RECORD_DEFER_SECONDS = 1.0
+"""How long the driver may hold a finished attempt before recording it, waiting for a moment when no row
+thread is working (`core.idle`): the store's transaction then never competes with a row's own harness
+work for the interpreter lock (a row that just started sets up its workspaces right then)."""
 TRASH = ".trash"
 """The run scratch's folder of finished trees awaiting removal (`workspace.discard`)."""
 
@@ -224,6 +228,7 @@ def _run_batch(store: RunStore, suite: Suite | None, options: RunOptions, batch:
             submit(row, step)
     while in_flight:
         done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
+        idle.idle(timeout=RECORD_DEFER_SECONDS)  # record while the rows wait on their processes
         for future in done:
             row = in_flight.pop(future)
             if future.cancelled():
