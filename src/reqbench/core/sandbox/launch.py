@@ -1,9 +1,9 @@
 """The launcher's three steps: `plan` (what to run, with which view and environment), `spawn` (start it
-in its own session, drain its output), `collect` (wait, kill what is left, read how it ended).
+in its own session), `collect` (wait while draining its output, kill what is left, read how it ended).
 
 Whatever the isolation, the process runs in its own session with a scrubbed, allow-listed environment
-(`scrubbed_env`), its output is drained by threads and capped, and at the wall-clock timeout its
-whole tree is killed. In every mode the tree is capped (`limits.TreeLimits`: pids and memory cgroups where
+(`scrubbed_env`), its output is drained and capped by one poll loop in the calling thread (`pump`), and
+at the wall-clock timeout its whole tree is killed. In every mode the tree is capped (`limits.TreeLimits`: pids and memory cgroups where
 the machine allows them, rlimits) and its cgroups are swept. With bubblewrap the tree lives in its own PID
 namespace, so nothing it started survives the command; without it, every process still
 carrying the command's marker variable is swept (best effort: a process can clear its environment,
