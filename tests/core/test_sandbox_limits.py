@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -174,3 +175,27 @@ def test_a_real_group_carries_the_caps_is_sealed_and_removed() -> None:
         assert tree.end() is False
     assert not any(p.exists() for p in paths)
     assert tree.end() is False  # idempotent
+
+
+def test_groups_a_killed_harness_left_are_swept_but_live_and_recent_ones_kept() -> None:
+    found = cgroups.parents()
+    if not found:
+        pytest.skip("no writable cgroup on this machine")
+    parent = found[0]
+    stale, recent, busy = (cgroups.Group.make(parent, pids=64, memory=None) for _ in range(3))
+    assert stale is not None and recent is not None and busy is not None
+    member = subprocess.Popen(["sleep", "30"])
+    try:
+        (busy.path / "cgroup.procs").write_text(str(member.pid))
+        past = time.time() - cgroups.STALE_SECONDS - 60  # as if made eleven minutes ago
+        for group in (stale, busy):
+            os.utime(group.path, (past, past))
+        removed = cgroups.sweep_stale(parent)  # other processes' fresh groups are too young to touch
+        assert stale.path.name in removed and not stale.path.exists()
+        assert recent.path.exists() and busy.path.exists()  # too young; a member still runs
+        assert recent.path.name not in removed and busy.path.name not in removed
+    finally:
+        member.kill()
+        member.wait()
+        for group in (stale, recent, busy):
+            group.remove()

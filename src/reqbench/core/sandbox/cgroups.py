@@ -134,9 +134,14 @@ def find_parents(mounts: list[Mount], own: dict[str, str], wanted: tuple[str, ..
 
 @cache
 def parents(wanted: tuple[str, ...] = ("pids", "memory")) -> tuple[Parent, ...]:
-    """`find_parents` for this process (cached: the machine's hierarchies do not change under it)."""
+    """`find_parents` for this process (cached: the machine's hierarchies do not change under it); the
+    groups a killed harness left there are swept once (`sweep_stale`)."""
     found = find_parents(parse_mounts(_read(Path("/proc/self/mounts"))),
                          parse_own(_read(Path("/proc/self/cgroup"))), wanted)
+    for parent in found:
+        gone = sweep_stale(parent)
+        if gone:
+            log.info("removed %d empty cgroups a killed harness left in %s", len(gone), parent.path)
     for name in wanted:
         where = next((p for p in found if name in p.controllers), None)
         if where is None:
@@ -144,6 +149,36 @@ def parents(wanted: tuple[str, ...] = ("pids", "memory")) -> tuple[Parent, ...]:
         else:
             log.debug("%s cgroups of sandboxed trees are made in %s (v%d)", name, where.path, where.version)
     return tuple(found)
+
+
+STALE_SECONDS = 600.0
+"""An empty per-command group older than this was left by a harness that died: a live group is joined
+within milliseconds of being made and removed when its command ends."""
+_GROUP_NAME = re.compile(r"reqbench-[0-9a-f]{32}")
+
+
+def sweep_stale(parent: Parent, now: float | None = None) -> list[str]:
+    """Remove the per-command groups a killed harness left below `parent`: named like ours, without a
+    member process, made more than `STALE_SECONDS` ago. Returns the names removed (the kernel refuses
+    to remove a group that has members or sub-groups, so a live one is never lost)."""
+    now = time.time() if now is None else now
+    removed: list[str] = []
+    try:
+        entries = list(os.scandir(parent.path))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not _GROUP_NAME.fullmatch(entry.name) or not entry.is_dir(follow_symlinks=False):
+            continue
+        procs = Path(entry.path) / "cgroup.procs"
+        try:
+            if now - entry.stat(follow_symlinks=False).st_mtime < STALE_SECONDS or procs.read_text().strip():
+                continue
+            os.rmdir(entry.path)
+        except OSError:
+            continue
+        removed.append(entry.name)
+    return removed
 
 
 def memory_ceiling(parent: Parent) -> int | None:
