@@ -3,11 +3,12 @@ in its own session), `collect` (wait while draining its output, kill what is lef
 
 Whatever the isolation, the process runs in its own session with a scrubbed, allow-listed environment
 (`scrubbed_env`), its output is drained and capped by one poll loop in the calling thread (`pump`), and
-at the wall-clock timeout its whole tree is killed. In every mode the tree is capped (`limits.TreeLimits`: pids and memory cgroups where
-the machine allows them, rlimits) and its cgroups are swept. With bubblewrap the tree lives in its own PID
-namespace, so nothing it started survives the command; without it, every process still
-carrying the command's marker variable is swept (best effort: a process can clear its environment,
-which is one reason real agents need bubblewrap). `process.run_sandboxed` chains the three.
+at the wall-clock timeout its whole tree is killed. In every mode the tree is capped
+(`limits.TreeLimits`: pids and memory cgroups where the machine allows them, rlimits) and its cgroups
+are swept. With bubblewrap the tree lives in its own PID namespace, so nothing it started survives the
+command; without it, every process still carrying the command's marker variable is swept (best effort:
+a process can clear its environment, which is one reason real agents need bubblewrap).
+`process.run_sandboxed` chains the three.
 
 Under bubblewrap, `plan` takes the host part of the view from `view.host_part` (built once per distinct
 input) and starts a shell string that needs no shell directly (`direct`).
