@@ -37,7 +37,7 @@ def test_a_row_that_keeps_working_holds_back_another_rows_record_only_briefly(tm
             busy_started.set()
             started = time.monotonic()
             while not _recorded(run_dir, "quick") and time.monotonic() - started < 30:
-                time.sleep(0.02)
+                time.sleep(0.005)
             waited["busy"] = time.monotonic() - started
         return run_row(r, ctx)
 
@@ -47,7 +47,7 @@ def test_a_row_that_keeps_working_holds_back_another_rows_record_only_briefly(tm
         rows = [r for r in loaded.plan(RunOptions()) if r.condition == "A"]  # one quick row, one busy row
         execute_run(store, loaded, RunOptions(concurrency=2), rows=rows)
         assert store.counts()["scored"] == 2
-    assert RECORD_DEFER_SECONDS - 0.5 < waited["busy"] < RECORD_DEFER_SECONDS + 10
+    assert 0.9 * RECORD_DEFER_SECONDS <= waited["busy"] < RECORD_DEFER_SECONDS + 10  # deferred, briefly
 
 
 def test_idle_counts_only_working_threads_that_are_not_waiting() -> None:

@@ -184,10 +184,12 @@ def _context(store: RunStore, protocol: SuiteProtocol, options: RunOptions, exec
                       protocol=protocol, run_id=sha256_text(str(store.run_dir.resolve()))[:16])
 
 
-RECORD_DEFER_SECONDS = 1.0
-"""How long the driver may hold a finished attempt before recording it, waiting for a moment when no row
-thread is working (`core.idle`): the store's transaction then never competes with a row's own harness
-work for the interpreter lock (a row that just started sets up its workspaces right then)."""
+RECORD_DEFER_SECONDS = 0.05
+"""How long the driver may hold finished attempts before recording them, waiting for a moment when no
+row thread is working (`core.idle`): the store's transaction then does not compete for the interpreter
+lock with a row's own harness work -- a row that just started sets up its workspaces right then, for a
+few ms. A row still working after this (an agent talking to a model, a long set-up) does not hold
+recording back any longer."""
 TRASH = ".trash"
 """The run scratch's folder of finished trees awaiting removal (`workspace.discard`)."""
 
