@@ -89,8 +89,9 @@ class TreeMeter:
         if cap is not None and self.stats.entries > cap:
             raise WorkspaceLimitExceeded(f"workspace has more than {cap} entries (at {show(rel)})",
                                          limit="max_entries")
-        length = len(os.fsencode(rel))
-        self.stats.longest_path = max(self.stats.longest_path, length)
+        length = len(rel) if rel.isascii() else len(os.fsencode(rel))  # bytes of the name on disk
+        if length > self.stats.longest_path:
+            self.stats.longest_path = length
         cap = self.limits.max_path_bytes
         if cap is not None and length > cap:
             raise WorkspaceLimitExceeded(f"relative path of {length} bytes (limit {cap}): {show(rel)}",
@@ -107,7 +108,8 @@ class TreeMeter:
     def file(self, rel: str, size: int) -> None:
         self.entry(rel)
         self.stats.total_bytes += size
-        self.stats.largest_file = max(self.stats.largest_file, size)
+        if size > self.stats.largest_file:
+            self.stats.largest_file = size
         cap = self.limits.max_file_bytes
         if cap is not None and size > cap:
             raise WorkspaceLimitExceeded(f"file {show(rel)} has {size} bytes (limit {cap})",
