@@ -80,7 +80,8 @@ class PaceProtocol:
         return LoadedSuite(self, Path(path))
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        options = RunOptions(agent="reference", judge="token-overlap", conditions=("prd", *CONTROL_CONDITIONS[1:]))
+        options = RunOptions(agent="reference", judge="token-overlap", conditions=("prd", *CONTROL_CONDITIONS[1:]),
+                             concurrency=2)
         return [(bundled_suite("pace"), options)]
 
 

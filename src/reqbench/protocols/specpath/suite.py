@@ -149,7 +149,7 @@ class SpecPathProtocol:
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("specpath")
-        return [(suite, RunOptions(agent="reference")), (suite, RunOptions(agent="null"))]
+        return [(suite, RunOptions(agent=agent, concurrency=2)) for agent in ("reference", "null")]
 
 
 

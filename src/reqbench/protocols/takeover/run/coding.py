@@ -9,6 +9,7 @@ fresh copy and runs build → target → regression from the hidden directory. `
 from __future__ import annotations
 
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,11 @@ def run_gates(ctx: SuiteContext, target_id: str, workspace: Path, base: Path | N
     hidden = ctx.hidden_dir(target_id)
     base = base if base is not None else ctx.initial_repository(target_id)
     results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden, base=base)}
-    for name in gates_to_run(results["build"].status.value):
-        results[name] = run_check(checks[name], workspace, hidden, base=base)
+    after = gates_to_run(results["build"].status.value)
+    if after:  # independent of each other (each checks its own snapshot of the tree): side by side
+        with ThreadPoolExecutor(max_workers=len(after), thread_name_prefix="takeover-gate") as pool:
+            running = {name: pool.submit(run_check, checks[name], workspace, hidden, base=base) for name in after}
+            results.update({name: future.result() for name, future in running.items()})
     statuses = {g: results[g].status.value if g in results else CheckStatus.SKIPPED.value for g in GATES}
     return statuses, {g: r.to_dict() for g, r in results.items()}
 
