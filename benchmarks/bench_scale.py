@@ -7,6 +7,8 @@ Figures, all from one run (each a ratio, so a busy machine shifts both sides ali
 * whole run: (wall x concurrency - verifier - agent) / verifier time; the worker time the harness
   spends outside verifiers and agents, including planning, store writes, start-up, idle slots
   at the barriers between repeats                                                     goal <= 5 %
+* the same, stricter: the sandbox's own start-up and teardown (`run_sandboxed(['true'])`, measured
+  here before the matrix) moved from the verifier's side to the harness's, once per check launch
 * peak RSS of the driver process                                                      goal <= 300 MB
 * store size per row (run.sqlite + WAL + artifacts)
 * with ``--executors local,ray`` (the default when Ray is installed): rows/s of Ray relative to local on
@@ -86,6 +88,21 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
             "payload": payload}
 
 
+def sandbox_launch_seconds(tmp: Path, runs: int = 30) -> float:
+    """Median wall time of `run_sandboxed(['true'])`: what a launch costs before and after its command."""
+    from statistics import median
+
+    from reqbench.core.sandbox import run_sandboxed
+
+    run_sandboxed(["true"], tmp, timeout=60)  # the first launch builds the cached host part of the view
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        run_sandboxed(["true"], tmp, timeout=60)
+        times.append(time.perf_counter() - started)
+    return median(times)
+
+
 def peak_rss_mb() -> float:
     """This process's peak RSS: ``VmHWM`` (ru_maxrss would include the parent's size at fork time)."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -114,6 +131,7 @@ def main() -> None:
     parser.add_argument("--executors", default="local,ray" if importlib.util.find_spec("ray") else "local")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+        launch = sandbox_launch_seconds(Path(tmp))
         suite = generate(Path(tmp) / "suite", args.families)
         results = {}
         for name in args.executors.split(","):
@@ -133,6 +151,10 @@ def main() -> None:
     for name, r in results.items():
         figure(f"scale {r['rows']} rows [{name}]: harness inside rows", r["inside"], "verifier time", r["verifier"],
                "<= 0.02")
+        sandbox = launch * r["attempts"]  # one check launch per attempt of a specpath row
+        figure(f"scale {r['rows']} rows [{name}]: harness inside rows incl. sandbox start-up "
+               f"({1000 * launch:.1f} ms per launch)", r["inside"] + sandbox, "verifier time less it",
+               r["verifier"] - sandbox)
         figure(f"scale {r['rows']} rows [{name}]: harness whole run", r["whole"], "verifier time", r["verifier"],
                "<= 0.05")
         figure(f"scale {r['rows']} rows [{name}]: store size", r["store"] / 1024, "stored results and artifacts",
