@@ -61,3 +61,18 @@ def test_idle_counts_only_working_threads_that_are_not_waiting() -> None:
                 assert idle.idle(timeout=0)
         assert not idle.idle(timeout=0)
     assert idle.idle(timeout=0)
+
+
+def test_side_by_side_threads_work_for_a_working_caller_which_only_waits() -> None:
+    both_started = threading.Barrier(2, timeout=30)
+    seen: list[bool] = []
+
+    def call(value: int) -> int:
+        both_started.wait()  # the two calls run at the same time
+        seen.append(idle.idle(timeout=0))  # the other call is working: not idle
+        return value
+
+    with idle.working():
+        assert idle.side_by_side([lambda: call(1), lambda: call(2)]) == [1, 2]
+    assert seen == [False, False]
+    assert idle.side_by_side([lambda: 3]) == [3] and idle.idle(timeout=0)  # a caller that never worked

@@ -8,15 +8,20 @@ Python beside a row thread, each of them waits for the other at every system cal
 row more than doing the chore itself inline.
 
 Threads that never entered `working` (the CLI, tests, a driver) do not count, and `waiting` is a no-op
-for them.
+for them. `side_by_side` runs independent calls of a working thread in threads of their own that count
+as working while the caller only waits.
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TypeVar
+
+T = TypeVar("T")
 
 _cond = threading.Condition()
 _working = 0
@@ -51,6 +56,23 @@ def waiting() -> Iterator[None]:
         if counted:
             _mine.waiting = False
             _add(1)
+
+
+def side_by_side(calls: Sequence[Callable[[], T]]) -> list[T]:
+    """The results of `calls`, run at the same time in threads of their own (in order; the first exception
+    is raised). Where the caller is working, each thread is working too and the caller only waits."""
+    inherit = getattr(_mine, "depth", 0) > 0
+
+    def run(call: Callable[[], T]) -> T:
+        if not inherit:
+            return call()
+        with working():
+            return call()
+
+    with ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="reqbench-side") as pool:
+        futures = [pool.submit(run, call) for call in calls]
+        with waiting():
+            return [future.result() for future in futures]
 
 
 def idle(timeout: float | None = None) -> bool:

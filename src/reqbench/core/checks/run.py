@@ -43,6 +43,9 @@ from reqbench.core.workspace.discard import discard
 # ---------------------------------------------------------------------------------------------------
 # Running a check
 
+SANDBOX_HOME = "sandbox"
+"""The folder of a check's scratch tree holding its process's HOME and TMPDIR (removed with the tree)."""
+
 
 def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
               env: dict[str, str] | None = None, base: Path | None = None,
@@ -96,7 +99,7 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
             env: dict[str, str] | None, base: Path | None, report_name: str, item: str) -> CheckResult:
     """The check on `snapshot` (already in place below `scratch`)."""
     output.mkdir()
-    (scratch / "sandbox").mkdir()  # the process's HOME and TMPDIR, removed with the scratch tree
+    (scratch / SANDBOX_HOME).mkdir()
     touched = (restore_protected(snapshot, Path(base), [*DEFAULT_PROTECTED, *check.protected])
                if base is not None else [])
     values = {"workspace": str(snapshot), "output": str(output),
@@ -119,7 +122,7 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
         command = render_command(check.command, values, item=item)
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
                              writable=[output], readonly_binds=binds, network=False,
-                             bind_named_files=True, scratch_dir=scratch / "sandbox")
+                             bind_named_files=True, scratch_dir=scratch / SANDBOX_HOME)
         result = _plain_result(check, proc, output, report_name, roots)
     else:
         proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env,
@@ -205,7 +208,7 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
                              writable=[output], readonly_binds=binds, network=False,
                              pass_fds=(write_fd, token_r), channel_fd=read_fd,
                              channel_cap_bytes=CHANNEL_CAP_BYTES, bind_named_files=True,
-                             scratch_dir=scratch / "sandbox")
+                             scratch_dir=scratch / SANDBOX_HOME)
     finally:  # the write end and the token went to the process (`run_sandboxed` closed them here)
         os.close(read_fd)
     return proc, parse_guard_records(proc.channel, token, overflow=proc.channel_overflow)

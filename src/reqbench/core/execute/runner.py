@@ -25,7 +25,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import shutil
 import traceback
 import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -53,6 +52,7 @@ from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
 from reqbench.core.workspace.discard import discard, trash_in
+from reqbench.core.workspace.fileio import remove_tree
 from reqbench.core.workspace.overlay import release_under
 
 WORK_DIR = RUN_SCRATCH
@@ -205,7 +205,7 @@ def remove_stale_attempt_dirs(work_root: Path) -> None:
         return
     for entry in work_root.iterdir():
         if (_ATTEMPT_DIR.match(entry.name) or entry.name == TRASH) and entry.is_dir():
-            shutil.rmtree(entry, ignore_errors=True)
+            remove_tree(entry)  # also opens folders an agent closed (mode 000), which rmtree leaves
     if not any(work_root.iterdir()):
         work_root.rmdir()
 

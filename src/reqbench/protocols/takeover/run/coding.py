@@ -8,12 +8,13 @@ fresh copy and runs build → target → regression from the hidden directory. `
 
 from __future__ import annotations
 
+import functools
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import idle
 from reqbench.core.agents.base import AgentResult, AgentStatus
 from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
 from reqbench.core.errors import ReqbenchError
@@ -59,10 +60,10 @@ def run_gates(ctx: SuiteContext, target_id: str, workspace: Path, base: Path | N
     base = base if base is not None else ctx.initial_repository(target_id)
     results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden, base=base)}
     after = gates_to_run(results["build"].status.value)
-    if after:  # independent of each other (each checks its own snapshot of the tree): side by side
-        with ThreadPoolExecutor(max_workers=len(after), thread_name_prefix="takeover-gate") as pool:
-            running = {name: pool.submit(run_check, checks[name], workspace, hidden, base=base) for name in after}
-            results.update({name: future.result() for name, future in running.items()})
+    # independent of each other (each checks its own snapshot of the tree): side by side
+    done = idle.side_by_side([functools.partial(run_check, checks[name], workspace, hidden, base=base)
+                              for name in after])
+    results.update(zip(after, done, strict=True))
     statuses = {g: results[g].status.value if g in results else CheckStatus.SKIPPED.value for g in GATES}
     return statuses, {g: r.to_dict() for g, r in results.items()}
 
