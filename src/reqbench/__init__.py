@@ -6,9 +6,24 @@ sandboxed checks, agents, judges, a resumable run store and reports.
 The version is defined once, in pyproject.toml; `__version__` reads it from the installed metadata.
 """
 
+import sys
 from importlib.metadata import PackageNotFoundError, version
 
 try:
     __version__ = version("reqbench")
 except PackageNotFoundError:  # a source tree on sys.path without an install
     __version__ = "0+unknown"
+
+
+def __getattr__(name: str) -> object:
+    """`reqbench.run`, `reqbench.report`, `reqbench.RunHandle` (`reqbench.api`), imported on first use so
+    `import reqbench` and `reqbench --version` stay fast."""
+    if name in ("run", "RunHandle"):
+        from reqbench import api
+
+        return getattr(api, name)
+    if name == "report":  # the report package, callable as `reqbench.report(run_dir)`
+        import reqbench.report
+
+        return sys.modules["reqbench.report"]
+    raise AttributeError(f"module 'reqbench' has no attribute {name!r}")

@@ -15,19 +15,18 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from reqbench.cli.consoles import console, err_console
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core.errors import InputError
-from reqbench.core.execute.executor import EXECUTOR_NAMES, make_executor
-from reqbench.core.execute.lifecycle import discard_if_empty, open_or_resume
-from reqbench.core.execute.options import options_from_json, with_work_dir
-from reqbench.core.execute.preflight import preflight
+from reqbench import api
+from reqbench.core.execute.executor import EXECUTOR_NAMES
+from reqbench.core.execute.options import options_from_json
 from reqbench.core.execute.progress import progress_enabled
-from reqbench.core.execute.runner import WORK_DIR, execute_run
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import RowStatus, RunOptions
-from reqbench.core.steps import ConsoleSteps, watching
+from reqbench.core.steps import ConsoleSteps
 from reqbench.core.store import RunStore, is_run_dir
 
 EXIT_NOTHING_MEASURED = 3
@@ -52,15 +51,13 @@ def validate_suite(suite: Path, *, show_progress: bool = True) -> SuiteProtocol:
 
     Long validation steps (a takeover suite's admission checks) report each finished unit on stderr
     unless `show_progress` is False."""
-    protocol = protocol_for_suite(suite)
-    with watching(ConsoleSteps(err_console) if show_progress else None):
-        problems = protocol.validate(suite)
-    for problem in problems:
-        console.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
-    if problems:
-        raise InputError(f"{len(problems)} validation problem(s); fix them before running",
-                         file=str(suite))
+    protocol: SuiteProtocol = api.validate(suite, on_problem=_print_problem,
+                                           progress=ConsoleSteps(err_console) if show_progress else None)
     return protocol
+
+
+def _print_problem(problem: str) -> None:
+    console.print(f"[red]✗[/red] {escape(problem)}", highlight=False, soft_wrap=True)
 
 
 def unmeasured_rows(counts: dict[str, int]) -> dict[str, int]:
@@ -85,31 +82,10 @@ def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
 
 def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, executor_name: str = "local",
               quiet: bool = False) -> tuple[RunStore, Suite]:
-    """Preflight, validate, load and plan the suite, open the run directory, execute every unfinished row;
-    returns the open store and the loaded suite.
-
-    Nothing is created unless preflight, validation and planning pass; a run directory this call created
-    is removed again when the run fails before its first attempt is stored."""
-    suite = suite.resolve()
-    facts = preflight(options)
-    protocol = validate_suite(suite, show_progress=not quiet)
-    loaded = protocol.load(suite)
-    rows = loaded.plan(options)  # bad options surface before anything is written
-    executor = make_executor(executor_name, options.concurrency)
-    try:
-        store, created = open_or_resume(run_dir, protocol.name, suite, options, resume=resume,
-                                        provenance={"agent": facts.to_json()})
-        try:
-            execute_run(store, loaded, with_work_dir(options, store.run_dir / WORK_DIR),
-                        rows=rows, executor=executor, show_progress=progress_enabled(console, quiet),
-                        console=console)
-        except BaseException:
-            if not discard_if_empty(store, created):
-                store.close()
-            raise
-    finally:
-        executor.shutdown()
-    return store, loaded
+    """`reqbench.api.execute` with the command line's console: problems, admission steps and progress."""
+    return api.execute(suite, options, run_dir, resume=resume, executor_name=executor_name,  # type: ignore[no-any-return]
+                       on_problem=_print_problem, progress=None if quiet else ConsoleSteps(err_console),
+                       console=console, show_progress=progress_enabled(console, quiet))
 
 
 def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOptions]:
