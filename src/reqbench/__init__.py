@@ -23,7 +23,7 @@ def __getattr__(name: str) -> object:
 
         return getattr(api, name)
     if name == "report":  # the report package, callable as `reqbench.report(run_dir)`
-        import reqbench.report
+        import reqbench.report  # noqa: F401  (binds the submodule)
 
         return sys.modules["reqbench.report"]
     raise AttributeError(f"module 'reqbench' has no attribute {name!r}")

@@ -17,10 +17,10 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from reqbench import api
 from reqbench.cli.consoles import console, err_console
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core.errors import InputError
-from reqbench import api
 from reqbench.core.execute.executor import EXECUTOR_NAMES
 from reqbench.core.execute.options import options_from_json
 from reqbench.core.execute.progress import progress_enabled
