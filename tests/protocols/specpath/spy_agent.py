@@ -1,7 +1,9 @@
 """A small real agent for tests: records what it was shown, then edits the workspace as told.
 
 Options: ``log`` (file to write {files, prompt, context keys} to), ``write`` (dict path -> text to
-write into the workspace), ``status`` (AgentStatus value to end with), ``cost`` (reported USD).
+write into the workspace), ``status`` (AgentStatus value to end with), ``cost`` (reported USD),
+``provider`` (an OpenAI-compatible base URL: one real chat call through the harness's client first; a
+`ProviderError` ends the run as an ERROR, as an adapter that caught it would).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class SpyAgent:
     write: dict[str, str] = field(default_factory=dict)
     status: str = "completed"
     cost: float | None = None
+    provider: str | None = None
     name: str = "spy"
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
@@ -29,6 +32,16 @@ class SpyAgent:
                                                   "context": sorted(inputs.context),
                                                   "history": {k: str(v) for k, v in inputs.files.items()},
                                                   "budget": budget.wall_seconds}))
+        if self.provider:
+            from reqbench.core.llm.client import ChatClient, LLMConfig
+            from reqbench.core.llm.errors import ProviderError
+
+            client = ChatClient(LLMConfig(base_url=self.provider, api_key="k", attempts=3, backoff_base=0.01,
+                                          backoff_max=0.01))
+            try:
+                client.complete([{"role": "user", "content": "hi"}], model="m")
+            except ProviderError:
+                return AgentResult(AgentStatus.ERROR, detail="provider failed")
         for rel, text in self.write.items():
             target = Path(workspace) / rel
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+
+from reqbench.core.llm.ledger import row_ledger
+from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 import yaml
 
 from reqbench.core.agents import registry
@@ -85,7 +88,8 @@ def test_editing_only_the_history_file_is_no_patch(tally_family: Path, tmp_path:
 
 
 @pytest.mark.parametrize(("opts", "status", "reason"), [
-    ({"status": "provider_error"}, RowStatus.INVALID, "provider_error"),
+    # an adapter's own claim of a provider failure is not evidence: without a recorded failure it is its exit
+    ({"status": "provider_error"}, RowStatus.SCORED, "agent_exit"),
     ({"status": "timeout"}, RowStatus.SCORED, "agent_timeout"),
     ({"status": "error"}, RowStatus.SCORED, "agent_exit"),
     ({"cost": 0.5, "specpath.cost_limit": "0.25"}, RowStatus.SCORED, "budget_exhausted"),
@@ -126,3 +130,15 @@ def test_submitted_pytest_module_cannot_replace_the_verifier(tally_family: Path,
                                                       "src/tally/__init__.py": "def tally(w):\n    return {}\n"})
     assert (out.status, out.result["reason"], out.result["signature"]) == \
         (RowStatus.SCORED, "checks_failed", [0, 0])
+
+
+@pytest.mark.parametrize(("replies", "status", "reason"), [
+    ([Reply(status=503)] * 3, RowStatus.INVALID, "provider_error"),
+    ([Reply(status=429, retry_after=0)] * 3, RowStatus.INVALID, "provider_rate_limit"),
+    ([Reply(status=429, retry_after=0), reply("ok")], RowStatus.SCORED, "passed"),
+])
+def test_only_a_provider_failure_the_harness_recorded_makes_the_row_invalid(
+        tally_family: Path, tmp_path: Path, replies: list[Reply], status: RowStatus, reason: str) -> None:
+    with ScriptedOpenAI(replies) as srv, row_ledger():
+        out = _run(tally_family, tmp_path, "spy", write={"src/tally/__init__.py": GOOD}, provider=srv.base_url)
+    assert (out.status, out.reason) == (status, reason)

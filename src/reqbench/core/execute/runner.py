@@ -48,6 +48,7 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.llm.cache import as_response_cache
 from reqbench.core.llm.gateway.scope import row_scope
+from reqbench.core.llm.ledger import row_ledger
 from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
@@ -102,8 +103,10 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
             suite = load_shipped(context.protocol, context.suite)
         if suite is None:
             raise TypeError("a local attempt needs its loaded suite")
-        ctx = RowContext(options, work_dir)
-        with row_scope(row.key):  # model calls of the row's agents are recorded under its key
+        ctx = RowContext(options, work_dir, row)
+        # model calls of the row's agents are recorded under its key; failures the harness observes
+        # during the attempt go to its ledger (`core.execute.verdict`)
+        with row_scope(row.key), row_ledger():
             if step == NextStep.REEVALUATE:
                 assert previous is not None
                 outcome = suite.reevaluate(row, previous, ctx)

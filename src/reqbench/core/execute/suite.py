@@ -15,21 +15,39 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from reqbench.core import registry
+from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.execute.shipping import ShippedSuite
+from reqbench.core.execute.step import AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.summary import Summary
 
 
 @dataclass(frozen=True)
 class RowContext:
-    """What one row call gets besides the row: the run's options and the attempt's scratch directory
-    (fresh, removed after the attempt; evidence goes into the outcome's artifacts)."""
+    """What one row call gets besides the row: the run's options, the attempt's scratch directory
+    (fresh, removed after the attempt; evidence goes into the outcome's artifacts), and the only way to run
+    the agent: `step` (one run) or `session` (a conversation), see `core.execute.step`."""
 
     options: RunOptions
     work_dir: Path
+    row: Row | None = None
+
+    def step(self, workspace: Path, inputs: AgentInputs, budget: Budget, *, answers: dict[str, Any] | None = None,
+             agent_options: dict[str, Any] | None = None) -> AgentStep:
+        """Run the row's agent once in `workspace` and classify how it ended. `answers` reach control agents
+        only; `agent_options` replaces the run's (a protocol passes them without its own settings)."""
+        opts = self.options.agent_options if agent_options is None else agent_options
+        return run_step(self.options.agent, opts, workspace, inputs, budget, answers)
+
+    def session(self, workspace: Path, *, answers: dict[str, Any] | None = None,
+                agent_options: dict[str, Any] | None = None, rerun: Any = None) -> StepSession:
+        """The row's agent as a conversation in one persistent workspace (each turn an `AgentStep`)."""
+        opts = self.options.agent_options if agent_options is None else agent_options
+        sample = self.row.key if self.row is not None else 0
+        return open_session(self.options.agent, opts, workspace, answers, sample=sample, rerun=rerun)
 
 
 Outcomes = list[tuple[Row, RowOutcome]]

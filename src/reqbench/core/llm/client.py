@@ -41,6 +41,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
 from reqbench.core.llm.cache import MemoryResponseCache, ResponseCache, SqliteResponseCache, as_response_cache
 from reqbench.core.llm.errors import MalformedOutput, OfflineCacheMiss, ProviderError
+from reqbench.core.llm.ledger import FailureKind, note, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices
 from reqbench.core.llm.run_access import default_cache, run_offline
 
@@ -224,16 +225,16 @@ class ChatClient:
         if cfg.api_key:
             headers["Authorization"] = f"Bearer {cfg.api_key}"
         slot = _endpoint_slot(cfg.base_url, cfg.concurrency)
-        last = "no attempt made"
+        last, kind = "no attempt made", FailureKind.PROVIDER
         for attempt in range(1, cfg.attempts + 1):
             wait: float | None = None
             try:
                 with slot:
                     resp = self._client().post(url, json=body, headers=headers)
             except httpx.TimeoutException as exc:
-                last = f"timeout after {cfg.timeout:g}s ({type(exc).__name__})"
+                last, kind = f"timeout after {cfg.timeout:g}s ({type(exc).__name__})", FailureKind.TIMEOUT
             except httpx.TransportError as exc:
-                last = f"connection error: {type(exc).__name__}: {exc}"
+                last, kind = f"connection error: {type(exc).__name__}: {exc}", FailureKind.PROVIDER
             else:
                 if resp.status_code == 200:
                     try:
@@ -244,6 +245,7 @@ class ChatClient:
                         raise MalformedOutput("response body is not a JSON object", raw=resp.text[:2000])
                     return data, attempt
                 last = f"HTTP {resp.status_code}: {resp.text[:300]}"
+                kind = upstream_failure_kind(resp.status_code) or FailureKind.PROVIDER
                 if resp.status_code not in RETRYABLE_STATUS:
                     raise ProviderError(f"provider refused the request: {last}", status=resp.status_code,
                                         attempts=attempt)
@@ -251,6 +253,7 @@ class ChatClient:
             if attempt < cfg.attempts:
                 cfg.sleep(wait if wait is not None
                           else min(cfg.backoff_max, cfg.backoff_base * 2 ** (attempt - 1)))
+        note(kind, f"model client: {last}")  # the harness's own observation (`core.llm.ledger`)
         raise ProviderError(f"provider failed after {cfg.attempts} attempts: {last}", attempts=cfg.attempts)
 
     def _parse(self, raw: dict[str, Any], body: dict[str, Any], model: str, key: str, *, cached: bool,

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import IO
 
 from reqbench.core.errors import HarnessError
+from reqbench.core.llm.ledger import FailureKind, note
 from reqbench.core.sandbox import bridge
 from reqbench.core.sandbox.direct import direct_argv
 from reqbench.core.sandbox.isolation import Isolation, available_isolation
@@ -225,6 +226,8 @@ def collect(running: Running) -> ProcessResult:
                 code = None
             elif "exit-code" in status and not timed_out:
                 code = int(status["exit-code"])
+        if start_error is not None:  # bubblewrap's own status channel said so: the harness observed it
+            note(FailureKind.LAUNCHER, start_error)
         if code is not None and code < 0:  # killed by a signal: report as the shell would
             code = 128 - code
         channel = running.channel

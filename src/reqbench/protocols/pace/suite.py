@@ -11,11 +11,13 @@ Rows are ``(case, condition, agent, repeat)``. Conditions:
 A row whose score is blocked by unresolved evidence or a pending judge is *pending* and re-evaluated on
 ``--resume`` from its frozen patch; the agent is never re-run.
 
-Operational failures stay out of the case score (PACE-Bench, "Result validation": they "are retained
-separately from accepted scoring records and do not become implementation-failure labels"): a provider
-error is *invalid* (retried at the same budget, then attrition); any other agent status than completed
-(timeout, crash, no submission) and a patch that does not apply are recorded with their reason and
-``operational_failure`` set, excluded from the case mean and counted in the attrition table.
+Every case is scored (PACE-Bench §4 "Evaluation scope": every configuration on all cases): an agent that
+timed out, crashed, submitted nothing or left a patch that does not apply is scored on the candidate it
+left (the empty candidate: every Code Point Missing, case score 0), with ``agent_reason`` recorded. Only
+*operational* failures stay out of the case score ("Result validation": they "are retained separately from
+accepted scoring records"): a provider or launcher failure the harness recorded in the agent's step is
+*invalid* (re-run at the same budget, then attrition), a pending judge or unresolved evidence is *pending*;
+both are counted in the attrition table (`core.execute.verdict`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,8 @@ from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
-from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.outcomes import Reason, classified
+from reqbench.core.execute.step import AgentStep
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.summary import Summary
@@ -59,10 +62,6 @@ TASK_INSTRUCTION = (
 )
 
 INTERVAL_ESTIMATOR = "se: standard error of the equal-weight case mean (sample SD / sqrt(n), paper §4.1)"
-
-_OPERATIONAL = {"timeout": Reason.AGENT_TIMEOUT, "error": Reason.AGENT_EXIT,
-                "no_submission": Reason.EMPTY_SUBMISSION}
-"""Agent statuses other than completed that are the agent's own (provider errors are external)."""
 
 CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated", "control:identifier_only")
 
@@ -116,28 +115,26 @@ class LoadedSuite:
         raise InputError(f"no case {case_id!r} in the suite", file=str(self.path))
 
     def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
-        options, work_dir = ctx.options, ctx.work_dir
+        """Score the control patch, or the candidate the agent left -- whatever way its step ended, unless
+        the harness failed the step (a provider or launcher failure it recorded: invalid, re-run)."""
+        options = ctx.options
         case = self._case(row.task_id)
         scorer = Scorer(case)
-        trajectory: list[dict[str, Any]] = []
         if row.condition.startswith("control:"):
-            patch = self._control_patch(scorer, row.condition.split(":", 1)[1])
-        else:
-            patch, trajectory, status, detail, rejected = self._run_agent(scorer, row, options,
-                                                                          Path(work_dir))
-            if rejected:  # the workspace could not be taken: the agent's failure, scored like an empty patch
-                out = self._score(scorer, "", options, trajectory)
-                out.result.update(agent_status=status, workspace_rejected=rejected)
-                out.detail = rejected
-                out.reason = Reason.WORKSPACE_OVER_LIMIT
-                return out
-            if status != "completed":
-                reason = _OPERATIONAL.get(status) or provider_reason(detail)
-                result = {"case_id": case.id, "agent_status": status, "score": None, "complete": False,
-                          "verdicts": {}, "trajectory": trajectory, "operational_failure": reason.value}
-                return classified(reason, result, f"agent ended with {status}: {detail}".rstrip(": "),
-                                  {"patch": patch.encode()})
-        return self._score(scorer, patch, options, trajectory)
+            return self._score(scorer, self._control_patch(scorer, row.condition.split(":", 1)[1]), options, [])
+        step, patch, rejected = self._run_agent(scorer, ctx)
+        trajectory = [e.to_dict() for e in step.result.trajectory]
+        agent = {"agent_status": step.result.status.value,
+                 "agent_reason": step.reason.value if step.reason else None}
+        if step.invalid:
+            assert step.reason is not None
+            return classified(step.reason, {"case_id": case.id, "score": None, **agent, "trajectory": trajectory},
+                              step.detail)
+        out = self._score(scorer, patch, options, trajectory)
+        out.result.update(agent)
+        if rejected:  # the workspace could not be taken: the agent's failure, scored as the empty candidate
+            out.result["workspace_rejected"] = rejected
+        return out
 
     def _control_patch(self, scorer: Scorer, name: str) -> str:
         case, base = scorer.case, scorer.base
@@ -151,41 +148,34 @@ class LoadedSuite:
             ref = repo.candidate_tree(base, case.reference_patch, Path(tmp) / "ref")
             return identifier_only_patch(case, base, ref)
 
-    def _run_agent(
-        self, scorer: Scorer, row: Row, options: RunOptions, work_dir: Path
-    ) -> tuple[str, list[dict[str, Any]], str, str, str]:
-        """The agent's patch, trajectory, status, its detail, and why its workspace was rejected ('' if it
-        was not)."""
-        from reqbench.core.agents.registry import make_agent
-
-        ws = work_dir / "workspace"
+    def _run_agent(self, scorer: Scorer, ctx: RowContext) -> tuple[AgentStep, str, str]:
+        """The agent's step, the candidate patch it left ('' when its workspace was rejected), and why it was
+        rejected ('' if it was not)."""
+        ws = ctx.work_dir / "workspace"
         repo.candidate_tree(scorer.base, "", ws)
         (ws / "prd").mkdir(exist_ok=True)
         (ws / "prd" / "prd.md").write_text(scorer.case.prd, encoding="utf-8")
         reference = scorer.case.reference_patch  # a file's text or the fetched upstream change
-        inputs = AgentInputs(
-            files={"prd": ws / "prd" / "prd.md"},
-            prompt=TASK_INSTRUCTION,
-            context={"reference_patch": reference, "reference_patch_text": reference},
-        )
-        agent = make_agent(row.agent, **options.agent_options)
-        result = agent.run(ws, inputs, Budget())
+        inputs = AgentInputs(files={"prd": ws / "prd" / "prd.md"}, prompt=TASK_INSTRUCTION)
+        row_key = ctx.row.key if ctx.row is not None else ""
+        step = ctx.step(ws, inputs, Budget(), answers={"reference_patch": reference,
+                                                       "reference_patch_text": reference, "row_key": row_key})
         remove_tree(ws / "prd")  # whatever the agent turned it into
         patch = safe_diff(scorer.base, ws)
-        trajectory = [e.to_dict() for e in result.trajectory]
         if isinstance(patch, AgentFailure):
-            return "", trajectory, result.status.value, result.detail, patch.reason
-        return patch, trajectory, result.status.value, result.detail, ""
+            return step, "", patch.reason
+        return step, patch, ""
 
     def _score(
         self, scorer: Scorer, patch: str, options: RunOptions, trajectory: list[dict[str, Any]]
     ) -> RowOutcome:
         try:
             res = scorer.score(patch, options.judge)
-        except repo.PatchApplyError as exc:
-            failed = {"case_id": scorer.case.id, "score": None, "operational_failure": Reason.PATCH_APPLY.value}
-            return classified(Reason.PATCH_APPLY, failed, f"patch does not apply: {exc}",
-                              {"patch": patch.encode()})
+        except repo.PatchApplyError as exc:  # the candidate's failure: scored as the empty candidate (§4)
+            out = self._score(scorer, "", options, trajectory)
+            out.result["patch_apply_failure"] = str(exc)[:500]
+            out.artifacts["patch"] = patch.encode()
+            return out
         result = res.to_dict()
         result["attribution"] = attribute_case(scorer.case, res)
         result["process_signals"] = process_signals(scorer.case, patch, trajectory)
@@ -232,7 +222,10 @@ class LoadedSuite:
                     loss[sym] = loss.get(sym, 0.0) + v
             systems[label] = {
                 **s.to_dict(),
-                "operational": sum(1 for _, o in items if o.result.get("operational_failure")),
+                # operational failures: kept apart, never scored (runs stored before every case was
+                # scored also marked agent failures `operational_failure`)
+                "operational": sum(1 for _, o in items if o.status is not RowStatus.SCORED
+                                   or o.result.get("operational_failure")),
                 "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
                 "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
             }

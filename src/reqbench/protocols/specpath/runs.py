@@ -14,14 +14,13 @@ from __future__ import annotations
 import fnmatch
 import json
 import time
-import traceback
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
-from reqbench.core.agents.registry import make_agent
+from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.errors import InputError
-from reqbench.core.execute.outcomes import Reason, provider_reason
+from reqbench.core.execute.outcomes import Reason
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import AgentFailure, PatchApplyError, materialize, remove_tree, safe_submission
@@ -73,24 +72,6 @@ def forbidden_paths(patch: str, patterns: list[str]) -> list[str]:
     return bad
 
 
-def _agent_reason(result: Any, settings: dict[str, float]) -> Reason | None:
-    """Reason from the agent record alone (provider first, then metadata, then fixed-budget outcomes)."""
-    if not isinstance(result, AgentResult) or not isinstance(result.status, AgentStatus):
-        return Reason.METADATA
-    if result.status is AgentStatus.PROVIDER_ERROR:
-        return provider_reason(result.detail)
-    if result.status is AgentStatus.TIMEOUT:
-        return Reason.AGENT_TIMEOUT
-    if result.status is AgentStatus.ERROR:
-        return Reason.AGENT_EXIT
-    if result.status is AgentStatus.NO_SUBMISSION:
-        return Reason.EMPTY_SUBMISSION
-    limit, cost = settings.get("cost_limit"), result.usage.cost_usd
-    if limit is not None and cost is not None and cost > limit:
-        return Reason.BUDGET_EXHAUSTED
-    return None
-
-
 class _Clock:
     """Wall-clock laps of a row's phases (setup, agent, diff, verify_setup, verify), in seconds."""
 
@@ -104,41 +85,34 @@ class _Clock:
         self._last = now
 
 
-def run_row(family: Family, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+def run_row(family: Family, row: Row, ctx: RowContext) -> RowOutcome:
     """Execute one (family, condition, config, repeat) row and classify it (`outcomes.row_outcome`)."""
-    settings, agent_options = split_options(options)
+    settings, agent_options = split_options(ctx.options)
+    work_dir = ctx.work_dir
     history = family.histories[row.condition]
     history_text = render_history(history)
     base = {"family": family.id, "config": row.agent, "condition": row.condition, "repeat": row.repeat}
     clock = _Clock()
-    agent = make_agent(options.agent, **agent_options)
     ws = materialize(family.base_source, work_dir / "agent", overlay=True)  # the row owns its thread
     history_path = ws.path / HISTORY_FILE
     history_path.write_text(history_text, encoding="utf-8")
     inputs = AgentInputs(files={"history": history_path},
                          prompt=INSTRUCTIONS.format(file=HISTORY_FILE, history=history_text),
-                         context={"reference_patch": family.reference_text,
-                                  "row_key": row.key, "family": family.id, "condition": row.condition})
+                         context={"family": family.id, "condition": row.condition})
     budget = Budget(wall_seconds=settings.get("agent_timeout", DEFAULT_AGENT_TIMEOUT),
                     max_cost_usd=settings.get("cost_limit"))
     artifacts = {"history": history_text.encode("utf-8")}
     clock.lap("setup")
-    try:
-        result = agent.run(ws.path, inputs, budget)
-    except InputError:
-        raise
-    except Exception:
-        return row_outcome(Reason.INFRASTRUCTURE, base, detail=traceback.format_exc(), artifacts=artifacts)
+    step = ctx.step(ws.path, inputs, budget, agent_options=agent_options,
+                    answers={"reference_patch": family.reference_text, "row_key": row.key})
     clock.lap("agent")
+    result = step.result
     extra: dict[str, Any] = {"history_sha256": sha256_text(history_text), "timings": clock.laps}
-    if isinstance(result, AgentResult):
-        artifacts["agent_result"] = json.dumps(result.to_dict(), default=str).encode("utf-8")
-        extra.update(agent_status=result.status.value, cost_usd=result.usage.cost_usd,
-                     agent_seconds=round(result.wall_seconds, 3))
-    reason = _agent_reason(result, settings)
-    if reason is not None:
-        return row_outcome(reason, base, detail=getattr(result, "detail", "") or reason.value,
-                           artifacts=artifacts, extra=extra)
+    artifacts["agent_result"] = json.dumps(result.to_dict(), default=str).encode("utf-8")
+    extra.update(agent_status=result.status.value, cost_usd=result.usage.cost_usd,
+                 agent_seconds=round(result.wall_seconds, 3))
+    if step.reason is not None:
+        return row_outcome(step.reason, base, detail=step.detail, artifacts=artifacts, extra=extra)
     remove_tree(history_path)  # whatever the agent turned it into
     delivered = safe_submission(ws)
     ws.close()

@@ -185,7 +185,7 @@ class LoadedSuite:
         return fam
 
     def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
-        return run_row(self._family(row), row, ctx.options, ctx.work_dir)
+        return run_row(self._family(row), row, ctx)
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         return reevaluate_row(self._family(row), previous, ctx.options, ctx.work_dir)

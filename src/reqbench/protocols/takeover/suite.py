@@ -100,7 +100,7 @@ class LoadedSuite:
         return out
 
     def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
-        return rows.run_row(self._row_context(ctx), row, ctx.options, ctx.work_dir)
+        return rows.run_row(self._row_context(ctx), row, ctx)
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         return rows.reevaluate(self._row_context(ctx), row, previous, ctx.options, ctx.work_dir)

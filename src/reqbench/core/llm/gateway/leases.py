@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reqbench.core.llm.gateway.recorder import ReplayCursor
+from reqbench.core.llm.ledger import RowLedger, current_ledger
 
 BUDGET_EXHAUSTED = "budget exhausted"
 
@@ -47,6 +48,8 @@ class Lease:
     provider_errors: int = 0
     offline_misses: int = 0
     exhausted: str | None = None
+    ledger: RowLedger | None = field(default_factory=current_ledger, repr=False)
+    """The ledger of the row that opened the lease (`core.llm.ledger`): provider failures are noted there."""
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _step: int = 0
 

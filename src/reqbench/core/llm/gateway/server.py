@@ -34,6 +34,7 @@ import httpx
 from reqbench.core.llm.gateway import apis, sse
 from reqbench.core.llm.gateway.leases import Lease, RowBudget
 from reqbench.core.llm.gateway.recorder import MemoryRecorder, ModelCall, Recorder, ReplayCursor
+from reqbench.core.llm.ledger import FailureKind, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices
 
 RETRYABLE = frozenset({408, 409, 429}) | frozenset(range(500, 600))
@@ -145,6 +146,8 @@ class Gateway:
             if refusal is not None:
                 lease.refused += 1
         if refusal is not None:
+            if lease.ledger is not None:
+                lease.ledger.note(FailureKind.BUDGET, refusal)
             return self._refuse(api, lease, step, body, refusal, "budget_exhausted", started)
         if self.offline:
             recorded = lease.cursor.take(api, body) if lease.cursor is not None else None
@@ -157,11 +160,14 @@ class Gateway:
             source = "upstream" if status == 200 else "refused"
         prompt, completion = apis.usage_of(api, response) if status == 200 else (0, 0)
         cost = call_cost(model, prompt, completion, self.prices) if status == 200 else 0.0
+        failure = upstream_failure_kind(status) if status != 200 else None
         with lease.lock:
             if status == 200:
                 lease.add(prompt, completion, cost)
-            else:
+            elif failure is not None:  # a 4xx the request caused is the caller's, not the provider's
                 lease.provider_errors += 1
+        if failure is not None and lease.ledger is not None:
+            lease.ledger.note(failure, f"model gateway: upstream answered HTTP {status} after retries")
         self.recorder.record(ModelCall(row_key=lease.row_key, step=step, api=api, model=model, request=body,
                                        response=response, status=status, prompt_tokens=prompt,
                                        completion_tokens=completion, cost_usd=cost,

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from reqbench.core.execute.outcomes import Reason
+
 GATES = ("build", "target", "regression")
 
 
@@ -41,6 +43,8 @@ class DeliveryOutcome:
     """Gate name -> PASS | FAIL | HARNESS_ERROR | SKIPPED | NOT_RUN."""
     primary_failure: str | None = None
     reason: str = ""
+    cause: Reason | None = None
+    """Rule 1 only: the taxonomy reason the agent failed with (its step's, or the submission's)."""
 
     @property
     def score(self) -> int | None:
@@ -51,12 +55,13 @@ class DeliveryOutcome:
 
     def to_dict(self) -> dict[str, Any]:
         return {"decision": self.decision.value, "score": self.score, "statuses": dict(self.statuses),
-                "primary_failure": self.primary_failure, "reason": self.reason}
+                "primary_failure": self.primary_failure, "reason": self.reason,
+                "cause": self.cause.value if self.cause else None}
 
 
-def agent_failure(reason: str) -> DeliveryOutcome:
-    """Rule 1: no deliverable. Gates are NOT_RUN and contribute no PASS."""
-    return DeliveryOutcome(Decision.AGENT_FAILURE, {g: "NOT_RUN" for g in GATES}, None, reason)
+def agent_failure(reason: str, cause: Reason) -> DeliveryOutcome:
+    """Rule 1: no deliverable. Gates are NOT_RUN and contribute no PASS; `cause` is the row's reason."""
+    return DeliveryOutcome(Decision.AGENT_FAILURE, {g: "NOT_RUN" for g in GATES}, None, reason, cause)
 
 
 def decide(statuses: dict[str, str]) -> DeliveryOutcome:

@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core import idle
-from reqbench.core.agents.base import AgentResult, AgentStatus
+from reqbench.core.agents.base import AgentResult
 from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
 from reqbench.core.errors import ReqbenchError
-from reqbench.core.execute.types import RunOptions
+from reqbench.core.execute.outcomes import Reason
+from reqbench.core.execute.step import AgentStep
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.workspace import AgentFailure, Submission, apply_patch, materialize, safe_submission
 from reqbench.protocols.takeover.delivery.gates import (
     GATES,
@@ -37,6 +39,8 @@ class CodingResult:
     submission: Submission | None
     outcome: DeliveryOutcome
     checks: dict[str, dict[str, Any]]
+    step: AgentStep | None = None
+    """The coding step when it did not complete (its reason decides the row, `core.execute.verdict`)."""
 
 
 def gate_checks(ctx: SuiteContext, target_id: str, timeout: float | None = None) -> dict[str, Check]:
@@ -76,26 +80,31 @@ def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch:
     try:
         apply_patch(ws.path, submission.patch)
     except ReqbenchError as exc:
-        return CodingResult(None, submission, agent_failure(f"submission does not apply: {exc}"), {})
+        return CodingResult(None, submission, agent_failure(f"submission does not apply: {exc}",
+                                                             Reason.PATCH_APPLY), {})
     statuses, details = run_gates(ctx, target_id, ws.path, initial, timeout)
     return CodingResult(None, submission, decide(statuses), details)
 
 
-def deliver(ctx: SuiteContext, options: RunOptions, target_id: str, stage: StageInputs, work_dir: Path,
-            row_key: str) -> CodingResult:
+def deliver(ctx: SuiteContext, rctx: RowContext, target_id: str, stage: StageInputs) -> CodingResult:
     """Coding stage + evaluation. No completed run or an empty diff is an agent failure (Table 12)."""
+    work_dir = rctx.work_dir
     ws = materialize(ctx.initial_repository(target_id), work_dir / "workspace")
     stage.context.setdefault("reference_patch", (ctx.suite_dir / ctx.delivery(target_id).reference_patch)
                              .read_text(encoding="utf-8"))
-    result = run_agent(options, "coding", ws.path, work_dir / "inputs-coding", stage, CODING_BUDGET, row_key,
-                       [ctx.suite_dir])
-    if result.status is not AgentStatus.COMPLETED:
-        return CodingResult(result, None, agent_failure(f"agent {result.status.value}: {result.detail}"), {})
+    step = run_agent(rctx, "coding", ws.path, work_dir / "inputs-coding", stage, CODING_BUDGET, [ctx.suite_dir])
+    if step.reason is not None:
+        failed = CodingResult(step.result, None, agent_failure(f"agent {step.reason.value}: {step.detail}",
+                                                               step.reason), {})
+        failed.step = step
+        return failed
+    result = step.result
     submission = safe_submission(ws)
     if isinstance(submission, AgentFailure):
-        return CodingResult(result, None, agent_failure(submission.reason), {})
+        return CodingResult(result, None, agent_failure(submission.reason, Reason.WORKSPACE_OVER_LIMIT), {})
     if not submission.patch.strip():
-        return CodingResult(result, submission, agent_failure("no deliverable: the project is unchanged"), {})
+        return CodingResult(result, submission, agent_failure("no deliverable: the project is unchanged",
+                                                              Reason.EMPTY_SUBMISSION), {})
     with tempfile.TemporaryDirectory(prefix="eval-", dir=work_dir) as scratch:
         evaluated = evaluate(ctx, target_id, submission, Path(scratch))
     evaluated.agent = result

@@ -25,8 +25,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentResult, AgentStatus
-from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.outcomes import Reason, classified
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.judges.factory import make_judge
 from reqbench.core.workspace import Submission
@@ -63,8 +63,9 @@ def _package_stage(ctx: SuiteContext, target_id: str, condition: str) -> StageIn
     return StageInputs(files, instructions, {"reference_reply": json.dumps(gold, ensure_ascii=False)})
 
 
-def _phase_a(ctx: SuiteContext, options: RunOptions, row: Row, work_dir: Path) -> PhaseAResult:
+def _phase_a(ctx: SuiteContext, rctx: RowContext, row: Row) -> PhaseAResult:
     target_id = row.task_id
+    work_dir = rctx.work_dir
     if row.condition == "oracle-pre":
         inst = ctx.instances(target_id)
         files = {"task.json": ctx.public_files(target_id, "C1")["task.json"],
@@ -81,7 +82,7 @@ def _phase_a(ctx: SuiteContext, options: RunOptions, row: Row, work_dir: Path) -
     # instructions), as the Phase-A instructions say.
     workspace = work_dir / "phase-a"
     workspace.mkdir(parents=True, exist_ok=True)
-    return run_phase_a(options, workspace, workspace, stage, visible, row.key, [ctx.suite_dir])
+    return run_phase_a(rctx, workspace, workspace, stage, visible, [ctx.suite_dir])
 
 
 def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> StageInputs:
@@ -106,20 +107,21 @@ def _outcome(result: dict[str, Any], reason: Reason, artifacts: dict[str, bytes]
     return classified(reason, result, "pending re-evaluation" if pending else reason.value, artifacts)
 
 
-def _provider_failure(agent: AgentResult | None) -> Reason | None:
-    if agent is not None and agent.status is AgentStatus.PROVIDER_ERROR:
-        return provider_reason(agent.detail)
+def _harness_failure(phase_a: PhaseAResult | None, coding: CodingResult | None) -> Reason | None:
+    """An agent step the harness, not the agent, failed (a provider failure the gateway or client recorded,
+    a launcher failure): the row is invalid with that step's reason (`core.execute.verdict`)."""
+    for step in (phase_a.step if phase_a else None, coding.step if coding else None):
+        if step is not None and step.invalid:
+            return step.reason
     return None
-
-
-_AGENT_STATUS = {AgentStatus.TIMEOUT: Reason.AGENT_TIMEOUT, AgentStatus.ERROR: Reason.AGENT_EXIT,
-                 AgentStatus.NO_SUBMISSION: Reason.EMPTY_SUBMISSION}
 
 
 def delivery_reason(result: dict[str, Any], coding: CodingResult) -> Reason:
     """The reason of a delivery row. Whether a gate's timeout is the submission's (a FAIL: its code was
     running) or the harness's (HARNESS_ERROR, so the row is pending) is decided once, by the check
-    (`core.checks`); a failed gate that timed out gives ``verifier_timeout``."""
+    (`core.checks`); a failed gate that timed out gives ``verifier_timeout``; an agent failure carries its
+    own cause (the step's reason, CLARIFY, an invalid Phase-A response, a submission that does not
+    apply)."""
     outcome = coding.outcome
     if outcome.decision is Decision.PASS:
         return Reason.PASSED
@@ -128,16 +130,7 @@ def delivery_reason(result: dict[str, Any], coding: CodingResult) -> Reason:
         return Reason.VERIFIER_TIMEOUT if timed_out else Reason.CHECKS_FAILED
     if outcome.decision is Decision.PENDING:
         return Reason.CHECK_INFRASTRUCTURE
-    if coding.agent is not None and coding.agent.status in _AGENT_STATUS:
-        return _AGENT_STATUS[coding.agent.status]
-    why = outcome.reason
-    if why.startswith("CLARIFY"):
-        return Reason.CLARIFY
-    if why.startswith("invalid Phase-A"):
-        return Reason.INVALID_RESPONSE
-    if "does not apply" in why:
-        return Reason.PATCH_APPLY
-    return Reason.EMPTY_SUBMISSION
+    return outcome.cause or Reason.EMPTY_SUBMISSION
 
 
 def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | None,
@@ -158,8 +151,7 @@ def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | Non
         artifacts["trajectory.json"] = json.dumps(coding.agent.to_dict(), ensure_ascii=False).encode()
     if phase_a and phase_a.response:
         artifacts["phase_a_response.json"] = json.dumps(phase_a.response, ensure_ascii=False).encode()
-    reason = (_provider_failure(coding.agent) or _provider_failure(phase_a.agent if phase_a else None)
-              or delivery_reason(result, coding))
+    reason = _harness_failure(phase_a, coding) or delivery_reason(result, coding)
     return _outcome(result, reason, artifacts)
 
 
@@ -172,34 +164,38 @@ def _score(ctx: SuiteContext, options: RunOptions, target_id: str, condition: st
     return {**score.as_json(), "judge_records": score.judge_records}
 
 
-def _diagnostic_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+def _diagnostic_row(ctx: SuiteContext, row: Row, rctx: RowContext) -> RowOutcome:
     """diag-C1 / diag-C2: Phase A only; the frozen response is scored on RQ1-RQ3."""
-    phase_a = _phase_a(ctx, options, row, work_dir)
+    options = rctx.options
+    phase_a = _phase_a(ctx, rctx, row)
     score = _score(ctx, options, row.task_id, history_condition(row.condition), phase_a.response)
     result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
               "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
     art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
-    return _outcome(result, _provider_failure(phase_a.agent) or _diagnostic_reason(score), art)
+    return _outcome(result, _harness_failure(phase_a, None) or _diagnostic_reason(score), art)
 
 
 def _diagnostic_reason(score: dict[str, Any]) -> Reason:
     return Reason.JUDGE_UNAVAILABLE if score["status"] == "pending" else Reason.EVALUATED
 
 
-def run_row(ctx: SuiteContext, row: Row, options: RunOptions, work_dir: Path) -> RowOutcome:
+def run_row(ctx: SuiteContext, row: Row, rctx: RowContext) -> RowOutcome:
+    options = rctx.options
     if row.condition in DIAGNOSTIC_CONDITIONS:
-        return _diagnostic_row(ctx, row, options, work_dir)
+        return _diagnostic_row(ctx, row, rctx)
     phase_a: PhaseAResult | None = None
     score: dict[str, Any] | None = None
     if row.condition in ("oracle-pre", "two-phase-C1", "two-phase-C2"):
-        phase_a = _phase_a(ctx, options, row, work_dir)
+        phase_a = _phase_a(ctx, rctx, row)
         if row.condition != "oracle-pre":
             score = _score(ctx, options, row.task_id, history_condition(row.condition), phase_a.response)
         if phase_a.decision != "ACT":  # CLARIFY or invalid: never reaches coding (D.2)
-            why = "CLARIFY" if phase_a.decision == "CLARIFY" else "invalid Phase-A response"
-            coding = CodingResult(None, None, agent_failure(f"{why}: no coding stage"), {})
+            clarify = phase_a.decision == "CLARIFY"
+            cause = (Reason.CLARIFY if clarify else phase_a.step.reason or Reason.INVALID_RESPONSE)
+            why = "CLARIFY" if clarify else "invalid Phase-A response"
+            coding = CodingResult(None, None, agent_failure(f"{why}: no coding stage", cause), {})
             return _delivery_result(row, coding, phase_a, score)
-    coding = deliver(ctx, options, row.task_id, _coding_stage(ctx, row, phase_a), work_dir, row.key)
+    coding = deliver(ctx, rctx, row.task_id, _coding_stage(ctx, row, phase_a))
     return _delivery_result(row, coding, phase_a, score)
 
 

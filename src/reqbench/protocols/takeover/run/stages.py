@@ -13,10 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
-from reqbench.core.agents.registry import make_agent
-from reqbench.core.errors import InputError
-from reqbench.core.execute.types import RunOptions
+from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
+from reqbench.core.execute.step import AgentStep
+from reqbench.core.execute.suite import RowContext
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.protocols.takeover.prompts import render
 from reqbench.protocols.takeover.response import ResponseCheck, check_response_text
@@ -37,8 +36,12 @@ class StageInputs:
 
 @dataclass
 class PhaseAResult:
-    agent: AgentResult
+    step: AgentStep
     check: ResponseCheck
+
+    @property
+    def agent(self) -> AgentResult:
+        return self.step.result
 
     @property
     def valid(self) -> bool:
@@ -54,7 +57,9 @@ class PhaseAResult:
         return resp["decision"] if resp else None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"agent_status": self.agent.status.value, "valid": self.valid, "decision": self.decision,
+        return {"agent_status": self.agent.status.value,
+                "step_reason": self.step.reason.value if self.step.reason else None, "valid": self.valid,
+                "decision": self.decision,
                 "problems": list(self.check.problems),
                 "response_sha256": self.check.frozen.sha256 if self.check.frozen else None}
 
@@ -74,26 +79,22 @@ def write_inputs(inputs_dir: Path, stage: StageInputs) -> dict[str, Path]:
     return paths
 
 
-def run_agent(options: RunOptions, stage_name: str, workspace: Path, inputs_dir: Path,
-              stage: StageInputs, budget: Budget, row_key: str, hide: list[Path]) -> AgentResult:
-    """Run the configured agent for one stage (`stage` option tells presets diagnostic vs coding).
-
-    `hide` (the suite folder) and the run folder are hidden from sandboxed agents; the workspace and
-    the stage's input files stay visible.
-    """
+def run_agent(rctx: RowContext, stage_name: str, workspace: Path, inputs_dir: Path, stage: StageInputs,
+              budget: Budget, hide: list[Path]) -> AgentStep:
+    """Run the row's agent for one stage through core (`RowContext.step`); the `stage` option tells presets
+    diagnostic vs coding. `hide` (the suite folder) and the run folder are hidden from sandboxed agents;
+    the workspace and the stage's input files stay visible. The stage's context (reference patch or
+    reply, the replay key) reaches control agents only."""
+    options = rctx.options
     hidden = [*hide, *([options.work_dir.parent] if options.work_dir is not None else [])]
     paths = write_inputs(inputs_dir, stage)
-    agent = make_agent(options.agent, **{**options.agent_options, "stage": stage_name})
     inputs = AgentInputs(files={k.removesuffix("_file"): v for k, v in paths.items()},
                          prompt=paths["instructions_file"].read_text(encoding="utf-8"),
-                         context={**stage.context, "row_key": stage_row_key(row_key, stage_name),
-                                  "stage": stage_name, "hide": hidden})
-    try:
-        return agent.run(workspace, inputs, budget)
-    except InputError:  # the user's (e.g. an --offline replay miss): stops the run, never the agent's fault
-        raise
-    except Exception as exc:  # an adapter crash is the agent's failure, not the harness's
-        return AgentResult(AgentStatus.ERROR, detail=f"{type(exc).__name__}: {exc}")
+                         context={"stage": stage_name, "hide": hidden})
+    row_key = rctx.row.key if rctx.row is not None else ""
+    answers = {**stage.context, "row_key": stage_row_key(row_key, stage_name)}
+    return rctx.step(workspace, inputs, budget, answers=answers,
+                     agent_options={**options.agent_options, "stage": stage_name})
 
 
 def stage_row_key(row_key: str, stage_name: str) -> str:
@@ -105,15 +106,15 @@ def stage_row_key(row_key: str, stage_name: str) -> str:
     return "|".join([task, f"{condition}:{stage_name}", *rest])
 
 
-def run_phase_a(options: RunOptions, workspace: Path, inputs_dir: Path, stage: StageInputs,
-                visible_message_ids: list[Any], row_key: str, hide: list[Path]) -> PhaseAResult:
+def run_phase_a(rctx: RowContext, workspace: Path, inputs_dir: Path, stage: StageInputs,
+                visible_message_ids: list[Any], hide: list[Path]) -> PhaseAResult:
     """Phase A: the agent answers with one rq-agent-response-v1 JSON object, frozen after validation.
 
     A reply that is missing or invalid is an agent failure (C.2), never a crash.
     """
-    result = run_agent(options, "diagnostic", workspace, inputs_dir, stage, PHASE_A_BUDGET, row_key, hide)
-    text = strip_fence(result.reply) if result.status is AgentStatus.COMPLETED else None
-    return PhaseAResult(result, check_response_text(text, visible_message_ids))
+    step = run_agent(rctx, "diagnostic", workspace, inputs_dir, stage, PHASE_A_BUDGET, hide)
+    text = strip_fence(step.result.reply) if step.completed else None
+    return PhaseAResult(step, check_response_text(text, visible_message_ids))
 
 
 def strip_fence(reply: str | None) -> str | None:
