@@ -179,8 +179,12 @@ class LLMSimulator:
             return fence.wrap("\n".join(map(display_name, snapshot_files(root))), label=FILE_LIST)
         if name == "read_file":
             asked = str(call.get("path", ""))
-            target = (root / asked).resolve()
-            if not target.is_relative_to(root.resolve()) or not target.is_file():
+            try:  # a model-chosen path may hold NUL or be too long: then it names no file
+                target = (root / asked).resolve()
+                found = target.is_relative_to(root.resolve()) and target.is_file()
+            except (OSError, ValueError):
+                found = False
+            if not found:
                 return "No such file. The path you asked for:\n" + fence.wrap(display_name(asked),
                                                                               label=FILE_PATH)
             path = display_name(target.relative_to(root.resolve()).as_posix())
