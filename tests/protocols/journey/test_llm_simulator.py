@@ -81,3 +81,31 @@ def test_llm_simulator_gives_up_after_one_failed_correction(calc_instance: Path,
 
         with pytest.raises(SimulatorError, match="after one correction"):
             sim.open(run_hidden_tests(inst, inst.repo_dir))
+
+
+def test_context_overflow_retry_keeps_the_fence_of_the_tool_results(calc_instance: Path, tmp_path: Path) -> None:
+    """The retry at the low watermark rebuilds the first message with the same fence id, so a tool result
+    already in the conversation stays fenced under the id the rebuilt message declares."""
+    from reqbench.protocols.journey.online import run_hidden_tests
+    from reqbench.protocols.journey.simulators.base import Observation
+    from reqbench.protocols.journey.simulators.llm import LLMSimulator
+    from tests.support.fenced import declared_id, regions
+
+    inst = load_instance(calc_instance)
+    base = run_hidden_tests(inst, inst.repo_dir)
+    ok = _msg("Thanks.", {"T1": "active", "T2": "hidden", "T3": "hidden"}, 60, ["T1"])
+    overflow = scripted.Reply(status=400, body={"error": {"message": "maximum context length exceeded"}})
+    script = [scripted.reply(ok), scripted.reply(json.dumps({"tool": "list_files"})), overflow,
+              scripted.reply(ok)]
+    with scripted.ScriptedOpenAI(script) as srv:
+        client = client_mod.ChatClient(client_mod.LLMConfig(base_url=srv.base_url, api_key="k", attempts=1))
+        sim = LLMSimulator(inst, preset("new-developer"), model="scripted-sim", client=client, revise=False)
+        sim.open(base)
+        sim.respond(Observation(turn=1, reply="Done.", changed_files=["calc.py"], tests=base, previous=base,
+                                snapshot=inst.repo_dir))
+        first, retried = srv.chat_requests[2], srv.chat_requests[3]
+    fid = declared_id(first)
+    assert fid is not None and declared_id(retried) == fid
+    tool_result = retried["messages"][-1]["content"]
+    assert tool_result.startswith("TOOL RESULT:") and [lab for lab, _ in regions(tool_result, fid)[1]] == [
+        "repository file list"]
