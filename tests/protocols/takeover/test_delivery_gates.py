@@ -2,6 +2,7 @@
 
 import pytest
 
+from reqbench.core.execute.outcomes import Reason
 from reqbench.protocols.takeover.delivery.gates import Decision, agent_failure, decide, gates_to_run
 
 
@@ -40,6 +41,6 @@ def test_missing_gate_is_unfinished_not_pass():
 
 
 def test_agent_failure_scores_zero_with_no_component_pass():
-    out = agent_failure("no deliverable")
-    assert out.score == 0
+    out = agent_failure("no deliverable", Reason.EMPTY_SUBMISSION)
+    assert out.score == 0 and out.cause is Reason.EMPTY_SUBMISSION
     assert set(out.statuses.values()) == {"NOT_RUN"}

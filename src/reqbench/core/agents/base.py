@@ -98,9 +98,12 @@ class AgentResult:
     reply: str | None = None
     """Final text answer (Phase-A responses, replies to a simulated user)."""
     detail: str = ""
+    context_overflow: bool = False
+    """The model refused the prompt as longer than its context (the adapter read it from the provider's
+    answer). Never a verdict: it only lets a conversational protocol retry the turn with a shorter history."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"status": self.status.value, "usage": self.usage.to_dict(),
+        return {"status": self.status.value, "usage": self.usage.to_dict(), "context_overflow": self.context_overflow,
                 "wall_seconds": self.wall_seconds, "reply": self.reply, "detail": self.detail,
                 "trajectory": [e.to_dict() for e in self.trajectory]}
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +178,7 @@ class LLMConversation:
         """Add a user message and work until a reply (journey's Session protocol)."""
         start = time.monotonic()
         turn_start = len(self.trajectory)
-        usage, steps = Usage(), 0
+        usage, steps, overflow = Usage(), 0, False
         self.messages.append({"role": "user", "content": user_message})
         self._event("message", {"role": "user", "content": user_message})
         try:
@@ -195,10 +196,17 @@ class LLMConversation:
             status, detail, reply = fin.status, fin.detail, fin.reply
         except (ProviderError, MalformedOutput) as exc:
             status, detail, reply = AgentStatus.PROVIDER_ERROR, str(exc), None
+            overflow = isinstance(exc, ProviderError) and exc.status == 400 and "context" in str(exc).lower()
         finally:
             self._save()
         return AgentResult(status=status, trajectory=self.trajectory[turn_start:], usage=usage,
-                           wall_seconds=time.monotonic() - start, reply=reply, detail=detail)
+                           wall_seconds=time.monotonic() - start, reply=reply, detail=detail,
+                           context_overflow=overflow)
+
+    def compact_history(self, keep: Callable[[list[dict[str, Any]]], list[dict[str, Any]]]) -> None:
+        """Replace the chat history by ``keep(history)`` (a protocol's watermark policy, SWE-Journey B.1): the
+        one sanctioned way to shorten this session's private state from outside."""
+        self.messages = [dict(m) for m in keep([dict(m) for m in self.messages])]
 
     def close(self) -> None:
         self._save()

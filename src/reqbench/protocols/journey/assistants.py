@@ -18,17 +18,14 @@ A session that offers ``checkpoint()`` / ``restore(state)`` can be resumed after
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentInputs, AgentResult, Budget, Session
-from reqbench.core.agents.controls import NullAgent, ReferenceAgent, ReplayAgent
+from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
+from reqbench.core.execute.step import StepSession
+from reqbench.core.execute.suite import RowContext
 from reqbench.protocols.journey.models import Instance
-
-CONTROLS = (NullAgent, ReferenceAgent, ReplayAgent)
-"""The agents that may read a row's answers (reference patches, disclosed subtasks) from its context."""
 
 
 class RerunSession:
@@ -64,21 +61,10 @@ def control_context(instance: Instance, disclosed: Callable[[], list[str]], row_
     return {"reference_steps": steps, "disclosed": disclosed, "row_key": row_key}
 
 
-def open_session(agent_spec: str, instance: Instance, workspace: Path, disclosed: Callable[[], list[str]],
-                 agent_options: dict[str, Any] | None = None, row_key: str = "") -> Session:
-    """The assistant session for one journey session."""
-    from reqbench.core.agents.registry import make_agent
-
-    agent = make_agent(agent_spec, **(agent_options or {}))
-    starter = getattr(agent, "start_session", None)
-    if callable(starter):
-        params = inspect.signature(starter).parameters
-        if isinstance(agent, CONTROLS):  # the answers go to controls only, never to an agent under test
-            inputs = AgentInputs(context=control_context(instance, disclosed, row_key))
-            session: Session = starter(workspace, inputs=inputs)
-        elif "sample" in params:
-            session = starter(workspace, sample=row_key or 0)
-        else:
-            session = starter(workspace)
-        return session
-    return RerunSession(agent, workspace)
+def open_session(ctx: RowContext, instance: Instance, workspace: Path, disclosed: Callable[[], list[str]],
+                 agent_options: dict[str, Any] | None = None) -> StepSession:
+    """The assistant session for one journey session, opened by core (`RowContext.session`): the controls
+    get their answers (`control_context`), an agent with only ``run`` is re-run every turn."""
+    row_key = ctx.row.key if ctx.row is not None else ""
+    return ctx.session(workspace, answers=control_context(instance, disclosed, row_key),
+                       agent_options=agent_options, rerun=RerunSession)

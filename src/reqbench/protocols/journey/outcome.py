@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from reqbench.core.errors import HarnessError
-from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.types import RowOutcome, RunOptions
 from reqbench.core.hashing import pretty_json
 from reqbench.core.workspace import remove_tree
@@ -36,9 +36,8 @@ def snapshot_name(turn: int) -> str:
 def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, judge_spec: str = "") -> RowOutcome:
     """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
     every turn's diff as artifacts."""
-    if record.end_reason == "provider_error":
-        reason = provider_reason(record.end_detail)
-        return classified(reason, {"mode": record.mode}, "assistant provider error")
+    if record.invalid_reason:  # an agent step the harness failed (`core.execute.verdict`)
+        return classified(Reason(record.invalid_reason), {"mode": record.mode}, record.end_detail)
     metrics = session_metrics(record, instance)
     caps = session_capabilities(record, instance, judge_spec, final_confidence(record))
     trace = [{"turn": t.index, "disclosed": t.disclosed, "active": t.active, "stage": t.stage,

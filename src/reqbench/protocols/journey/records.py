@@ -67,7 +67,10 @@ class SessionRecord:
     initial_confidence: int | None = None
     final_diff: str = ""
     end_detail: str = ""
-    """The provider's message when the session ended in ``provider_error`` (classifies the retry)."""
+    """Why the harness ended the session when ``end_reason`` is `HARNESS_ENDED`."""
+    invalid_reason: str = ""
+    """The `core.execute.outcomes.Reason` of an agent step the harness failed (a provider or launcher
+    failure it recorded): the session ended there and the row is invalid (`core.execute.verdict`)."""
     snapshots: dict[int, bytes] = field(default_factory=dict, repr=False)
     """Turn index -> the workspace snapshot after that turn, packed (`checkpoints.pack_tree`)."""
 
@@ -87,6 +90,7 @@ class SessionRecord:
             turns.append(d)
         return {"instance": self.instance, "condition": self.condition, "mode": self.mode,
                 "end_reason": self.end_reason, "final_message": self.final_message,
+                "invalid_reason": self.invalid_reason,
                 "stage_exit_turn": {str(k): v for k, v in self.stage_exit_turn.items()},
                 "assistant_usage": self.assistant_usage.to_dict(),
                 "simulator_usage": self.simulator_usage.to_dict(),
@@ -105,7 +109,7 @@ class SessionRecord:
             turns.append(TurnRecord(**item))
         return cls(instance=data["instance"], condition=data["condition"], mode=data["mode"],
                    base_probes=dict(data["base_probes"]), turns=turns, end_reason=data.get("end_reason", ""),
-                   final_message=data.get("final_message", ""),
+                   final_message=data.get("final_message", ""), invalid_reason=data.get("invalid_reason", ""),
                    stage_exit_turn={int(k): int(v) for k, v in data.get("stage_exit_turn", {}).items()},
                    assistant_usage=Usage(**data.get("assistant_usage", {})),
                    simulator_usage=Usage(**data.get("simulator_usage", {})),

@@ -27,7 +27,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentStatus, Budget, Session, Usage
+from reqbench.core.agents.base import Budget, Usage
+from reqbench.core.execute.step import StepSession
 from reqbench.core.hashing import sha256_bytes
 from reqbench.core.workspace import remove_tree
 from reqbench.protocols.journey.checkpoints import Checkpoints, restore_tree
@@ -54,15 +55,15 @@ def _stage_now(instance: Instance, statuses: dict[str, str]) -> int:
     return max(seen, default=0)
 
 
-def resumable(session: Session) -> bool:
+def resumable(session: StepSession) -> bool:
     """Whether the assistant session can hand over and take back its state (`checkpoint` / `restore`)."""
-    return callable(getattr(session, "checkpoint", None)) and callable(getattr(session, "restore", None))
+    return session.offers("checkpoint") and session.offers("restore")
 
 
 class _Loop:
     """The state of one interactive session between turns, and the steps that advance it."""
 
-    def __init__(self, instance: Instance, simulator: UserSimulator, session: Session, ev: Evaluator,
+    def __init__(self, instance: Instance, simulator: UserSimulator, session: StepSession, ev: Evaluator,
                  sender: Sender, record: SessionRecord, cp: Checkpoints) -> None:
         self.instance, self.simulator, self.session, self.ev = instance, simulator, session, ev
         self.sender, self.record, self.cp = sender, record, cp
@@ -86,8 +87,11 @@ class _Loop:
 
     def assistant(self, budget: Budget) -> tuple[dict[str, Any], bytes] | None:
         """Send the user's message; returns the turn's assistant part and packed snapshot, or None when the
-        provider failed (the turn is recorded and the session ends, `provider_error`)."""
-        result, retried = self.sender.send(self.user.message, budget)
+        harness failed the step (a provider or launcher failure it recorded: the turn is recorded, the
+        session ends and the row is invalid, `core.execute.verdict`). A turn the agent itself failed is
+        recorded as failed and the session goes on."""
+        step, retried = self.sender.send(self.user.message, budget)
+        result = step.result
         diff = self.ev.take()
         turn = {"index": len(self.record.turns) + 1, "user_message": self.user.message,
                 "disclosed": list(self.user.disclosed),
@@ -97,15 +101,17 @@ class _Loop:
                 "changed_files": changed_files(diff), "retried_overflow": retried,
                 "reasoning": reasoning(result), "workspace_rejected": self.ev.rejected}
         blob = self.ev.pack()
-        part = {"turn": turn, "tree_blob": sha256_bytes(blob), "failed": result.status is not AgentStatus.COMPLETED}
-        if result.status is AgentStatus.PROVIDER_ERROR:
+        part = {"turn": turn, "tree_blob": sha256_bytes(blob), "failed": not step.completed}
+        if step.invalid:
+            assert step.reason is not None
             run = self.ev.test()
             self._append(part, run, blob)
-            self.record.end_reason, self.record.end_detail = "provider_error", result.detail
+            self.record.end_reason, self.record.end_detail = EndReason.HARNESS_ENDED.value, step.detail
+            self.record.invalid_reason = step.reason.value
             return None
         if self.cp.enabled:
             self.cp.put_blob(blob)
-            self.cp.put(f"t{turn['index']}a", {**part, "session": self.session.checkpoint()})  # type: ignore[attr-defined]
+            self.cp.put(f"t{turn['index']}a", {**part, "session": self.session.call("checkpoint")})
         return part, blob
 
     def _append(self, part: dict[str, Any], run: TestRun, blob: bytes) -> TurnRecord:
@@ -155,7 +161,7 @@ class _Loop:
             self.simulator.restore(reaction["simulator"])
         if last is None:
             return None
-        self.session.restore(last["session"])  # type: ignore[attr-defined]
+        self.session.call("restore", last["session"])
         remove_tree(workspace)
         restore_tree(self.cp.tree_blob(last["tree_blob"]), workspace)
         self.ev.adopt(snapshot(workspace, self.ev.dir / f"turn_{last['turn']['index']:03d}"), last["turn"]["index"])
@@ -163,7 +169,7 @@ class _Loop:
         return last if pending else None
 
 
-def run_session(instance: Instance, condition: str, simulator: UserSimulator, session: Session,
+def run_session(instance: Instance, condition: str, simulator: UserSimulator, session: StepSession,
                 workspace: Path, work_dir: Path, limits: SessionLimits,
                 checkpoints: Checkpoints | None = None) -> SessionRecord:
     """Run one interactive session to its end; returns the full record (nothing is scored here).
@@ -213,7 +219,7 @@ def single_shot_prompt(instance: Instance) -> str:
     return "\n\n".join(parts)
 
 
-def run_single_shot(instance: Instance, session: Session, workspace: Path, work_dir: Path,
+def run_single_shot(instance: Instance, session: StepSession, workspace: Path, work_dir: Path,
                     limits: SessionLimits) -> SessionRecord:
     """Single-shot mode (B.2): no simulator, no feedback; the final repository state is scored."""
     ev = Evaluator(instance, workspace, work_dir)
@@ -223,9 +229,10 @@ def run_single_shot(instance: Instance, session: Session, workspace: Path, work_
     budget = Budget(wall_seconds=limits.wall_seconds_per_turn, max_steps=limits.max_steps_per_turn)
     prompt = single_shot_prompt(instance)
     try:
-        result, retried = Sender(session, limits.watermarks).send(prompt, budget)
+        step, retried = Sender(session, limits.watermarks).send(prompt, budget)
     finally:
         session.close()
+    result = step.result
     record.assistant_usage.add(result.usage)
     diff, run = ev.after_turn()
     record.snapshots[1] = ev.pack()
@@ -236,7 +243,9 @@ def run_single_shot(instance: Instance, session: Session, workspace: Path, work_
                                    steps=len(result.trajectory), diff=diff, changed_files=changed_files(diff),
                                    probes=run.probes, tree=run.tree, retried_overflow=retried,
                                    reasoning=reasoning(result), workspace_rejected=ev.rejected))
-    record.end_reason = ("provider_error" if result.status is AgentStatus.PROVIDER_ERROR
-                         else EndReason.SINGLE_SHOT.value)
+    record.end_reason = EndReason.HARNESS_ENDED.value if step.invalid else EndReason.SINGLE_SHOT.value
+    if step.invalid:
+        assert step.reason is not None
+        record.invalid_reason, record.end_detail = step.reason.value, step.detail
     record.final_diff = ev.final_diff()
     return record

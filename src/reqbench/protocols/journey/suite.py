@@ -136,8 +136,8 @@ class LoadedSuite:
         kept = False
         try:
             if row.condition == SINGLE_SHOT:
-                session = open_session(row.agent, instance, workspace,
-                                       lambda: [s.id for s in instance.subtasks], agent_options, row.key)
+                session = open_session(ctx, instance, workspace, lambda: [s.id for s in instance.subtasks],
+                                       agent_options)
                 kept = False
                 record = run_single_shot(instance, session, workspace, work_dir, limits)
                 simulator_kind = "none"
@@ -146,8 +146,8 @@ class LoadedSuite:
                 sim = make_simulator(simulator_kind, instance, row.condition, Path(path),
                                      seed=options.seed + row.repeat,
                                      model=str(settings.get("simulator_model", suite.simulator_model)))
-                session = open_session(row.agent, instance, workspace, lambda: list(sim.state.disclosed),
-                                       agent_options, row.key)
+                session = open_session(ctx, instance, workspace, lambda: list(sim.state.disclosed),
+                                       agent_options)
                 checkpoints = Checkpoints(row.key)
                 kept = checkpoints.enabled and resumable(session)
                 record = run_session(instance, row.condition, sim, session, workspace, work_dir, limits,

@@ -10,8 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentResult, AgentStatus, Budget, Session
+from reqbench.core.agents.base import AgentResult, Budget
 from reqbench.core.errors import AgentWorkspaceError
+from reqbench.core.execute.step import AgentStep, StepSession
 from reqbench.core.workspace import DEFAULT_LIMITS, AgentFailure, remove_tree, tree_stats
 from reqbench.protocols.journey.checkpoints import pack_tree
 from reqbench.protocols.journey.env import diff_trees, snapshot
@@ -72,49 +73,41 @@ class Evaluator:
         return diff_trees(self.first, self.prev)
 
 
-def _is_overflow(result: AgentResult) -> bool:
-    return result.status is AgentStatus.PROVIDER_ERROR and "context" in result.detail.lower()
-
-
 class Sender:
     """Sends user turns to the assistant session, keeping its history within the watermarks (B.1).
 
-    A session exposing its chat history as a ``messages`` list (the built-in llm agent) is truncated
-    here: at the high watermark before each turn, and forced to the low watermark for the one retry
-    after a context overflow. A session may instead offer ``force_low_watermark()`` itself.
+    A session that offers ``compact_history(keep)`` (the built-in llm agent) is compacted through it: at
+    the high watermark before each turn, and forced to the low watermark for the one retry after a
+    context overflow the agent reported (`AgentResult.context_overflow`). A session may instead offer
+    ``force_low_watermark()`` itself. The session's own state is never edited from here.
     """
 
-    def __init__(self, session: Session, marks: Watermarks) -> None:
+    def __init__(self, session: StepSession, marks: Watermarks) -> None:
         self.session, self.marks = session, marks
         self.user_turns: set[str] = set()
 
-    def _chat(self) -> list[dict[str, Any]] | None:
-        messages = getattr(self.session, "messages", None)
-        if isinstance(messages, list) and all(isinstance(m, dict) and "role" in m for m in messages):
-            return messages
-        return None
-
-    def _fit(self, force_low: bool) -> bool:
-        messages = self._chat()
-        if messages is None:
+    def _fit(self, force_low: bool, drop_last: str | None = None) -> bool:
+        if not self.session.offers("compact_history"):
             return False
-        messages[:] = truncate_chat(messages, self.user_turns, self.marks, force_low=force_low)
+
+        def keep(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            if drop_last is not None and messages and messages[-1].get("content") == drop_last:
+                messages = messages[:-1]  # the failed turn's user message is sent again by the retry
+            return truncate_chat(messages, self.user_turns, self.marks, force_low=force_low)
+
+        self.session.call("compact_history", keep)
         return True
 
-    def send(self, message: str, budget: Budget) -> tuple[AgentResult, bool]:
+    def send(self, message: str, budget: Budget) -> tuple[AgentStep, bool]:
         self.user_turns.add(message)
         self._fit(force_low=False)
-        result = self.session.send(message, budget)
-        if not _is_overflow(result):
-            return result, False
-        lower = getattr(self.session, "force_low_watermark", None)
-        if callable(lower):
-            lower()
-        elif not self._fit(force_low=True):
-            return result, False
-        messages = self._chat()
-        if messages and messages[-1].get("content") == message:
-            messages.pop()  # the failed turn's user message is sent again by the retry
+        step = self.session.send(message, budget)
+        if not step.result.context_overflow or step.invalid:
+            return step, False
+        if self.session.offers("force_low_watermark"):
+            self.session.call("force_low_watermark")
+        elif not self._fit(force_low=True, drop_last=message):
+            return step, False
         return self.session.send(message, budget), True
 
 

@@ -47,6 +47,8 @@ class EndReason(StrEnum):
     """The shared turn limit was reached."""
     SINGLE_SHOT = "single_shot"
     """Single-shot mode: one prompt, one assistant turn, no simulator (B.2)."""
+    HARNESS_ENDED = "harness_ended"
+    """The harness failed an assistant step (a provider or launcher failure it recorded): not scored."""
 
 
 @dataclass
