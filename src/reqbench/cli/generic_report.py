@@ -58,7 +58,7 @@ def report(
         by_condition = status_by_condition(store, grading)
         if as_json:
             payload = build_payload(store, suite, grading)
-            typer.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+            console.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
         else:
             payload = print_report(store, suite, grading)
         if html is not None or plots is not None:
@@ -93,14 +93,14 @@ def export(
 
         with RunStore.open(run_dir, read_only=True) as store:
             n = export_atif(store, out)
-        console.print(f"wrote {n} trajectories under {out} (atif)", highlight=False, soft_wrap=True)
+        console.print(f"wrote {n} trajectories under {out} (atif)")
         return
     from reqbench.report.export_rows import export_rows, format_for
 
     chosen = format_for(out, "parquet" if parquet else fmt)
     with RunStore.open(run_dir) as store:
         n = export_rows(store, out, chosen)
-    console.print(f"wrote {n} rows to {out} ({chosen})", highlight=False, soft_wrap=True)
+    console.print(f"wrote {n} rows to {out} ({chosen})")
 
 
 def view(
@@ -116,8 +116,7 @@ def view(
 
     server = make_server(path, port=port)
     bound = server.server_address[1]
-    console.print(f"serving {path} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
-                  soft_wrap=True)
+    console.print(f"serving {path} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
