@@ -106,21 +106,28 @@ def export(
 def view(
     path: Path = typer.Argument(..., help="A run directory, or a folder: every run under it is listed."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    host: list[str] = typer.Option([], "--host", metavar="NAME",
+                                   help="Also answer requests addressed to this host name (e.g. the name an "
+                                   "SSH tunnel or proxy uses); repeatable. The viewer still listens on "
+                                   "127.0.0.1 only."),
 ) -> None:
     """Browse runs in a local web viewer (127.0.0.1, offline): runs list, run page with plots, row table,
     row pages (diff, checks, trajectory, protocol detail), compare two runs. Ctrl-C stops it.
+
+    Open the URL it prints: it carries a token made for this launch. Without it
+    (another web page, another user) the viewer answers 403, as it does to a
+    request for any host name but 127.0.0.1, localhost, [::1] and --host.
 
     Example: reqbench view runs/demo --port 8765
     """
     from reqbench.report.viewer import make_server
 
-    server = make_server(path, port=port)
-    bound = server.server_address[1]
-    console.print(f"serving {path} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)")
+    server = make_server(path, port=port, hosts=tuple(host))
+    console.print(f"serving {path} at {server.url} (Ctrl-C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-        server.viewer.close()  # type: ignore[attr-defined]
+        server.viewer.close()
