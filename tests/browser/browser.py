@@ -40,16 +40,17 @@ def browser() -> Iterator[Any]:
 
 
 @contextmanager
-def served(path: Path) -> Iterator[tuple[str, Any]]:
-    """`reqbench view PATH` on a free port: yields (base URL, viewer)."""
+def served(path: Path) -> Iterator[tuple[str, Any, str]]:
+    """`reqbench view PATH` on a free port: yields (base URL, viewer, the URL with this launch's token,
+    which a page must open first)."""
     from reqbench.report.viewer import make_server
 
     server = make_server(path, port=0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", server.viewer  # type: ignore[attr-defined]
+        yield f"http://127.0.0.1:{server.server_address[1]}", server.viewer, server.url
     finally:
         server.shutdown()
         server.server_close()
-        server.viewer.close()  # type: ignore[attr-defined]
+        server.viewer.close()

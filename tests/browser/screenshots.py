@@ -24,8 +24,9 @@ def main(runs: Path, out: Path) -> int:
         print(f"cannot take screenshots: {why}", file=sys.stderr)
         return 2
     out.mkdir(parents=True, exist_ok=True)
-    with served(runs) as (base, viewer), browser() as b:
+    with served(runs) as (base, viewer, entry), browser() as b:
         page = b.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(entry)
         names = list(viewer.runs)
         shots: list[str] = []
 

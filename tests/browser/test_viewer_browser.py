@@ -14,8 +14,9 @@ from tests.browser.browser import browser, served
 
 @pytest.fixture(scope="module")
 def site(runs: Path) -> Iterator[tuple[str, Any, Any]]:
-    with served(runs) as (base, viewer), browser() as b:
+    with served(runs) as (base, viewer, entry), browser() as b:
         page = b.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(entry)  # the printed URL: sets this launch's cookie, then every page opens
         yield base, viewer, page
 
 

@@ -6,8 +6,6 @@ import json
 import re
 import subprocess
 import threading
-import urllib.error
-import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
@@ -20,14 +18,7 @@ from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.report.viewer import make_server
 from tests.cli.generic_helpers import REPO, cli_cmd, cli_env
 from tests.core.toy_protocol import ToyProtocol, write_suite
-
-
-def get(url: str) -> tuple[int, str, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=30) as resp:
-            return resp.status, resp.headers["Content-Type"], resp.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers["Content-Type"], exc.read()
+from tests.support.viewer_client import logged_in
 
 
 @pytest.fixture
@@ -46,6 +37,7 @@ def test_viewer_serves_overview_rows_attempts_and_artifacts(run_dir: Path) -> No
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
+    get = logged_in(server.url).get
     try:
         status, ctype, body = get(base + "/")
         assert status == 200 and ctype.startswith("text/html")
@@ -81,7 +73,7 @@ def test_viewer_serves_overview_rows_attempts_and_artifacts(run_dir: Path) -> No
     finally:
         server.shutdown()
         server.server_close()
-        server.viewer.close()  # type: ignore[attr-defined]
+        server.viewer.close()
 
 
 def test_view_command_listens_on_loopback(run_dir: Path) -> None:
@@ -91,9 +83,9 @@ def test_view_command_listens_on_loopback(run_dir: Path) -> None:
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        match = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
         assert match, line + (proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
-        status, _, body = get(f"http://127.0.0.1:{match.group(1)}/")
+        status, _, body = logged_in(match.group(0)).get(match.group(0))
         assert status == 200 and b"scored rows" in body  # the protocol's summary table is on the overview
     finally:
         proc.kill()

@@ -5,7 +5,6 @@ command group appear, with no edit to core, cli or report."""
 from __future__ import annotations
 
 import json
-import urllib.request
 from pathlib import Path
 
 import pytest
@@ -41,27 +40,24 @@ def test_plugin_protocol_runs_end_to_end_through_the_cli(tmp_path: Path) -> None
 
 
 def test_plugin_protocol_run_is_served_by_the_viewer(tmp_path: Path) -> None:
+    import re
     import subprocess
     import sys
-    import time
 
     from tests.cli.generic_helpers import cli_cmd, cli_env
+    from tests.support.viewer_client import logged_in
 
     suite = write_suite(tmp_path / "suite", [{"id": "t1", "value": 3}])
     run_dir = tmp_path / "run"
     assert reqbench("run", str(suite), "--agent", "reference", "--out", str(run_dir), "--quiet").returncode == 0
-    port = 18000 + (hash(str(tmp_path)) % 1000)
-    proc = subprocess.Popen(cli_cmd("view", str(run_dir), "--port", str(port)), env=cli_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(cli_cmd("view", str(run_dir), "--port", "0"), env=cli_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
-        body = ""
-        for _ in range(100):
-            try:
-                body = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2).read().decode()
-                break
-            except OSError:
-                time.sleep(0.1)
-        assert "toy" in body
+        assert proc.stdout is not None
+        url = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", proc.stdout.readline())
+        assert url is not None
+        status, _, body = logged_in(url.group(0)).get(url.group(0))
+        assert status == 200 and b"toy" in body
     finally:
         proc.terminate()
         proc.wait(timeout=10)

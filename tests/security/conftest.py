@@ -10,7 +10,7 @@ from reqbench.core.sandbox import available_isolation
 from tests.protocols.journey.conftest import calc_instance  # noqa: F401 - shared fixture
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def require_bwrap() -> None:
     """Skip where bubblewrap cannot isolate (a developer's machine); fail under CI, which must test it."""
     if available_isolation() != "bwrap":

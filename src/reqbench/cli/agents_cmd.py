@@ -10,10 +10,9 @@ import shutil
 from typing import Any
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 from rich.table import Table
 
+from reqbench.cli.consoles import ScreenConsole, console
 from reqbench.core import registry
 from reqbench.core.agents.versions import PACKAGES, cached_binary, install, split_spec
 
@@ -66,15 +65,15 @@ def register(app: typer.Typer) -> None:
             return
         rows = describe_agents()
         if as_json:
-            typer.echo(json.dumps(rows, indent=2))
+            console.echo(json.dumps(rows, indent=2))
             return
         table = Table("agent", "description", "command", "pinned", "installed", show_lines=True)
         for row in rows:
             commands = "\n".join(f"[{stage}] {cmd}" if len(row["commands"]) > 1 else cmd
                                   for stage, cmd in row["commands"].items())
-            table.add_row(escape(row["name"]), escape(row["description"]), escape(commands),
-                          escape(row["pinned_version"] or ""), escape(row["installed"] or ""))
-        Console(width=240).print(table)
+            table.add_row(row["name"], row["description"], commands, row["pinned_version"] or "",
+                          row["installed"] or "")
+        ScreenConsole(width=240).print(table)
 
     @group.command("install")
     def install_cmd(spec: str = typer.Argument(..., help="NAME or NAME@VERSION (default: the pinned one)."),
@@ -87,5 +86,5 @@ def register(app: typer.Typer) -> None:
         binary, seconds = install(name, version)
         record = {"agent": name, "version": version or PACKAGES[name].pinned, "binary": str(binary),
                   "seconds": round(seconds, 1)}
-        typer.echo(json.dumps(record) if as_json else
-                   f"{name} {record['version']}: {binary} ({seconds:.1f}s)")
+        console.echo(json.dumps(record) if as_json else
+                     f"{name} {record['version']}: {binary} ({seconds:.1f}s)")

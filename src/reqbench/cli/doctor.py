@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from reqbench.cli.consoles import console
+from reqbench.cli.consoles import console, marked
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_bytes
 from reqbench.core.store.runstore import ARTIFACTS_DIR, DB_NAME, RunStore
@@ -52,8 +52,8 @@ def doctor(run_dir: Path = typer.Argument(..., help="A run directory made by `re
         raise InputError(f"{DB_NAME} is corrupt or truncated ({exc}); the run cannot be read",
                          file=str(Path(run_dir) / DB_NAME)) from exc
     for problem in problems:
-        console.print(f"[red]✗[/red] {problem}", highlight=False, soft_wrap=True)
+        console.print(marked("✗", "red", problem))
     if problems:
         raise InputError(f"{len(problems)} integrity problem(s) in the run directory", file=str(run_dir))
-    console.print(f"[green]✓[/green] {run_dir}: database intact, {checked} artifact(s) present and "
-                  "hash-correct", highlight=False, soft_wrap=True)
+    console.print(marked("✓", "green", f"{run_dir}: database intact, {checked} artifact(s) present and "
+                                          "hash-correct"))

@@ -13,7 +13,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from reqbench.cli.consoles import console, err_console
+from reqbench.cli.consoles import console, err_console, marked
 from reqbench.cli.doctor import doctor
 from reqbench.cli.generic_report import export, print_report, report, view
 from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
@@ -35,10 +35,9 @@ def validate(suite: Path = typer.Argument(..., help="Suite directory (or a singl
     """
     protocol = validate_suite(suite.resolve())
     for warning in getattr(protocol, "warnings", lambda _p: [])(suite.resolve()):
-        err_console.print(f"[yellow]warning:[/yellow] {warning}", highlight=False)
+        err_console.print(marked("warning:", "yellow", warning))
     note = getattr(protocol, "validation_note", "")
-    console.print(f"[green]✓[/green] {suite}: valid {protocol.name} suite" + (f" ({note})" if note else ""),
-                  highlight=False, soft_wrap=True)
+    console.print(marked("✓", "green", f"{suite}: valid {protocol.name} suite" + (f" ({note})" if note else "")))
 
 
 def schema(name: str | None = typer.Argument(None, help="Format name; omit to list them.")) -> None:
@@ -48,9 +47,9 @@ def schema(name: str | None = typer.Argument(None, help="Format name; omit to li
     """
     if name is None:
         for known in sorted(SCHEMAS):
-            typer.echo(known)
+            console.echo(known)
         return
-    typer.echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
+    console.echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
 
 
 def demo(
@@ -89,11 +88,11 @@ def demo(
         try:
             store, loaded = run_suite(Path(suite), options, out / name, resume=True, quiet=True)
         except ReqbenchError as exc:
-            err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(marked("error:", "red", exc))
             failures.append(f"{name}: {exc}")
             continue
         with store:
-            console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
+            console.print(f"run directory: {store.run_dir}")
             payload = print_report(store, loaded)
             headline = Summary.from_json(payload["summary"]).headline
             if headline:
@@ -107,7 +106,7 @@ def demo(
         console.print(headline_table(headlines))
     if failures:
         for failure in failures:
-            err_console.print(f"[red]demo failed:[/red] {failure}", highlight=False, soft_wrap=True)
+            err_console.print(marked("demo failed:", "red", failure))
         raise typer.Exit(1)
 
 

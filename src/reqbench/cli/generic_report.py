@@ -58,7 +58,7 @@ def report(
         by_condition = status_by_condition(store, grading)
         if as_json:
             payload = build_payload(store, suite, grading)
-            typer.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+            console.echo(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
         else:
             payload = print_report(store, suite, grading)
         if html is not None or plots is not None:
@@ -93,35 +93,41 @@ def export(
 
         with RunStore.open(run_dir, read_only=True) as store:
             n = export_atif(store, out)
-        console.print(f"wrote {n} trajectories under {out} (atif)", highlight=False, soft_wrap=True)
+        console.print(f"wrote {n} trajectories under {out} (atif)")
         return
     from reqbench.report.export_rows import export_rows, format_for
 
     chosen = format_for(out, "parquet" if parquet else fmt)
     with RunStore.open(run_dir) as store:
         n = export_rows(store, out, chosen)
-    console.print(f"wrote {n} rows to {out} ({chosen})", highlight=False, soft_wrap=True)
+    console.print(f"wrote {n} rows to {out} ({chosen})")
 
 
 def view(
     path: Path = typer.Argument(..., help="A run directory, or a folder: every run under it is listed."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    host: list[str] = typer.Option([], "--host", metavar="NAME",
+                                   help="Also answer requests addressed to this host name (e.g. the name an "
+                                   "SSH tunnel or proxy uses); repeatable. The viewer still listens on "
+                                   "127.0.0.1 only."),
 ) -> None:
     """Browse runs in a local web viewer (127.0.0.1, offline): runs list, run page with plots, row table,
     row pages (diff, checks, trajectory, protocol detail), compare two runs. Ctrl-C stops it.
+
+    Open the URL it prints: it carries a token made for this launch. Without it
+    (another web page, another user) the viewer answers 403, as it does to a
+    request for any host name but 127.0.0.1, localhost, [::1] and --host.
 
     Example: reqbench view runs/demo --port 8765
     """
     from reqbench.report.viewer import make_server
 
-    server = make_server(path, port=port)
-    bound = server.server_address[1]
-    console.print(f"serving {path} at http://127.0.0.1:{bound}/ (Ctrl-C to stop)", highlight=False,
-                  soft_wrap=True)
+    server = make_server(path, port=port, hosts=tuple(host))
+    console.print(f"serving {path} at {server.url} (Ctrl-C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
         server.server_close()
-        server.viewer.close()  # type: ignore[attr-defined]
+        server.viewer.close()

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 
 from reqbench import api
-from reqbench.cli.consoles import console, err_console
+from reqbench.cli.consoles import console, err_console, marked
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES
@@ -57,7 +56,7 @@ def validate_suite(suite: Path, *, show_progress: bool = True) -> SuiteProtocol:
 
 
 def _print_problem(problem: str) -> None:
-    console.print(f"[red]✗[/red] {escape(problem)}", highlight=False, soft_wrap=True)
+    console.print(marked("✗", "red", problem))
 
 
 def unmeasured_rows(counts: dict[str, int]) -> dict[str, int]:
@@ -170,19 +169,18 @@ def run(
     except KeyboardInterrupt:
         if is_run_dir(out):
             err_console.print(f"interrupted: finished rows are saved in {out}; continue with\n  "
-                              f"{resume_command(out)}", highlight=False, soft_wrap=True)
+                              f"{resume_command(out)}")
         else:
-            err_console.print("interrupted before the first row finished; nothing was kept", highlight=False)
+            err_console.print("interrupted before the first row finished; nothing was kept")
         raise typer.Exit(130) from None
     with store:
-        console.print(f"run directory: {store.run_dir}", highlight=False, soft_wrap=True)
+        console.print(f"run directory: {store.run_dir}")
         print_report(store, loaded)
         counts = store.counts()
         unmeasured = unmeasured_rows(counts)
         example = first_invalid_detail(store)
     if counts["planned"] and not counts["scored"] and not counts["pending"]:
         summary = ", ".join(f"{n} {status}" for status, n in unmeasured.items())
-        err_console.print(f"[red]error:[/red] every row ended invalid ({summary} of {counts['planned']}): the "
-                          "run measured nothing" + (f"; first invalid row {example}" if example else ""),
-                          highlight=False, soft_wrap=True)
+        err_console.print(marked("error:", "red", f"every row ended invalid ({summary} of {counts['planned']}): "
+                                  "the run measured nothing" + (f"; first invalid row {example}" if example else "")))
         raise typer.Exit(EXIT_NOTHING_MEASURED)

@@ -8,8 +8,9 @@ import tempfile
 from pathlib import Path
 
 import typer
+from rich.text import Text
 
-from reqbench.cli.consoles import console
+from reqbench.cli.consoles import console, styled
 from reqbench.cli.protocol_lookup import suite_spec
 
 app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users; weak-to-strong "
@@ -34,15 +35,14 @@ def calibrate_cmd(
     reports = [calibrate(inst) for inst in instances]
     if as_json:
         payload = reports[0].to_dict() if len(reports) == 1 else [r.to_dict() for r in reports]
-        typer.echo(json.dumps(payload, indent=2))
+        console.echo(json.dumps(payload, indent=2))
     else:
         for rep in reports:
-            mark = "[green]ok[/green]" if rep.ok else "[red]FAILED[/red]"
-            console.print(f"{rep.instance}: {mark} ({len(rep.subtasks)} subtasks, whole-task F2P "
-                          f"{rep.whole_f2p}, P2P {rep.whole_p2p}, {rep.test_runs} test runs)",
-                          highlight=False)
+            mark = styled("ok", "green") if rep.ok else styled("FAILED", "red")
+            console.print(Text.assemble(f"{rep.instance}: ", mark, f" ({len(rep.subtasks)} subtasks, whole-task "
+                                        f"F2P {rep.whole_f2p}, P2P {rep.whole_p2p}, {rep.test_runs} test runs)"))
             for f in rep.findings:
-                console.print(f"  {f.sentence()}", highlight=False, soft_wrap=True)
+                console.print(f"  {f.sentence()}")
     if not all(r.ok for r in reports):
         raise typer.Exit(1)
 
@@ -57,12 +57,12 @@ def personas_cmd(as_json: bool = typer.Option(False, "--json", help="Print the p
 
     items = [p.model_dump(mode="json") for p in presets()]
     if as_json:
-        typer.echo(json.dumps(items, indent=2))
+        console.echo(json.dumps(items, indent=2))
         return
     for p in items:
         console.print(f"{p['name']}: expertise={p['expertise']} detail={p['detail_preference']} "
                       f"control={p['control_style']} goals={p['goal_stability']} "
-                      f"verification={p['verification_style']}", highlight=False)
+                      f"verification={p['verification_style']}")
 
 
 @app.command("session")
@@ -104,12 +104,12 @@ def session_cmd(
         write_json(transcript, json.loads(out.artifacts.get("transcript.json", b"{}")))
     result = {k: v for k, v in out.result.items() if k != "trace"}
     if as_json:
-        typer.echo(json.dumps({"status": str(out.status), "detail": out.detail, **result}, indent=2))
+        console.echo(json.dumps({"status": str(out.status), "detail": out.detail, **result}, indent=2))
     else:
-        console.print(f"status={out.status} {out.detail}".strip(), highlight=False)
+        console.print(f"status={out.status} {out.detail}".strip())
         for key in ("end_reason", "turns", "proc_f2p", "final_f2p", "final_p2p", "final_confidence",
                     "cost_usd"):
-            console.print(f"  {key}: {result.get(key)}", highlight=False)
+            console.print(f"  {key}: {result.get(key)}")
 
 
 @app.command("synthesize")
@@ -141,7 +141,7 @@ def synthesize_cmd(
                    stages=stages, subtasks_per_stage=subtasks, angles_per_stage=angles,
                    max_retries=max_retries, max_replans=max_replans, seed=seed_value, instance_id=instance_id)
     path = Synthesizer(load_seed(seed), opts).run(out)
-    typer.echo(f"{path} (unreviewed; see synthesis.json)")
+    console.echo(f"{path} (unreviewed; see synthesis.json)")
 
 
 @app.command("scaffold")
@@ -180,15 +180,14 @@ def scaffold_cmd(
                    pythonpath=[p.strip() for p in pythonpath.split(",") if p.strip()],
                    pytest_args=pytest_args, timeout_seconds=timeout, instance_id=instance_id, runs=runs)
     chain = [resolve(arg) for arg in expand(releases)]
-    sc = write_instance(chain, opts, out, progress=lambda line: console.print(line, highlight=False))
+    sc = write_instance(chain, opts, out, progress=lambda line: console.print(line))
     folded = sum(len(s.folded) for s in sc.plan.steps)
     console.print(f"{out}: {len(sc.plan.steps)} subtasks ({folded} releases folded), "
                   f"F2P {sum(len(s.f2p) for s in sc.plan.steps)}, P2P {len(sc.plan.p2p)}, "
-                  f"{len(sc.plan.unstable)} unstable and {len(sc.flaky)} flaky nodes left out", highlight=False)
+                  f"{len(sc.plan.unstable)} unstable and {len(sc.flaky)} flaky nodes left out")
     for k, step in enumerate(sc.plan.steps, 1):
         console.print(f"  T{k}: {chain[step.start].label} -> {chain[step.end].label} F2P {len(step.f2p)}"
-                      + (f" (folded {', '.join(chain[i].label for i in step.folded)})" if step.folded else ""),
-                      highlight=False)
+                      + (f" (folded {', '.join(chain[i].label for i in step.folded)})" if step.folded else ""))
 
 
 @app.command("select-seeds")
@@ -207,7 +206,7 @@ def select_seeds_cmd(
     loaded = {str(p): load_seed(p) for p in seeds}
     pool = [(k, s.spec.repository or s.spec.id, s.spec.labels) for k, s in loaded.items()]
     for key in select_seeds(pool, count):
-        typer.echo(key)
+        console.echo(key)
 
 
 @app.command("table")
@@ -227,4 +226,4 @@ def table_cmd(run_dir: Path = typer.Argument(..., help="A run directory of a jou
         if store.meta.protocol != "journey":
             raise InputError(f"not a journey run (protocol {store.meta.protocol})", file=str(run_dir))
         summary = summarize_rows(store.outcomes())
-        typer.echo(markdown_table(summary) + comparison_tables(summary), nl=False)
+        console.echo(markdown_table(summary) + comparison_tables(summary), end="")

@@ -1,5 +1,7 @@
 """The `reqbench` command. Groups live in their own modules; this file only wires them and maps errors.
 
+Everything printed goes through `cli.consoles` (control characters shown, never obeyed; no markup read).
+
 Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `reqbench demo`), 2 bad input
 (one sentence naming file, item, rule), 3 a run that measured nothing (`reqbench run`: every row invalid).
 """
@@ -8,11 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+import traceback
 
 import typer
 
 from reqbench import __version__
-from reqbench.cli.consoles import err_console
+from reqbench.cli.consoles import console, err_console, marked, route_python_messages
 from reqbench.core.errors import InputError
 
 app = typer.Typer(
@@ -26,7 +29,7 @@ app = typer.Typer(
 
 def _version(value: bool) -> None:
     if value:
-        typer.echo(f"reqbench {__version__}")
+        console.echo(f"reqbench {__version__}")
         raise typer.Exit(0)
 
 
@@ -54,15 +57,19 @@ _register()
 
 
 def main() -> None:
+    route_python_messages()
     try:
         app(prog_name="reqbench")
     except InputError as exc:
-        err_console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        err_console.print(marked("error:", "red", exc))
         sys.exit(2)
     except sqlite3.DatabaseError as exc:  # a corrupt or truncated run.sqlite is bad input, not a crash
-        err_console.print(f"[red]error:[/red] the run database (run.sqlite) is corrupt or truncated ({exc}); "
-                          "`reqbench doctor RUN_DIR` checks a run directory", highlight=False, soft_wrap=True)
+        err_console.print(marked("error:", "red", f"the run database (run.sqlite) is corrupt or truncated ({exc}); "
+                                  "`reqbench doctor RUN_DIR` checks a run directory"))
         sys.exit(2)
+    except Exception:  # a bug: its traceback, where a message may quote a run's text, printed visibly
+        err_console.echo(traceback.format_exc(), end="")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from reqbench.cli.consoles import console
+from reqbench.cli.consoles import console, marked
 from reqbench.cli.protocol_lookup import suite_spec
 from reqbench.core.errors import InputError
 
@@ -22,7 +22,7 @@ app = typer.Typer(
 
 
 def _print_json(value: object) -> None:
-    typer.echo(json.dumps(value, ensure_ascii=False, indent=2))
+    console.echo(json.dumps(value, ensure_ascii=False, indent=2))
 
 
 def _read(path: Path, what: str) -> str:
@@ -48,7 +48,7 @@ def validate(
         _print_json({"valid": not problems, "problems": problems})
     else:
         for p in problems:
-            console.print(f"[red]-[/red] {p}", highlight=False)
+            console.print(marked("-", "red", p))
         console.print("valid" if not problems else f"{len(problems)} problem(s)")
     raise typer.Exit(2 if problems else 0)  # exit 2 on bad input, like every other validator
 
@@ -61,7 +61,7 @@ def freeze(case: Path = typer.Argument(..., help="Case folder.", callback=suite_
     """
     from reqbench.protocols.pace.case import freeze_case
 
-    typer.echo(freeze_case(case))
+    console.echo(freeze_case(case))
 
 
 @app.command()
@@ -93,7 +93,7 @@ def score(
     if json_out:
         _print_json(result)
     else:
-        typer.echo(render_case(result))
+        console.echo(render_case(result))
 
 
 @app.command()
@@ -127,8 +127,8 @@ def controls(
             return
         for r in per_case:
             _print_controls(r, CONTROL_NAMES)
-        typer.echo(f"identifier_only pooled over {pooled['targeted_points']} targeted behavioural points: "
-                   f"{'blocked' if pooled['score'] is None else format(pooled['score'], '.2f')}")
+        console.echo(f"identifier_only pooled over {pooled['targeted_points']} targeted behavioural points: "
+                     f"{'blocked' if pooled['score'] is None else format(pooled['score'], '.2f')}")
         return
     target = load_case(case)
     parent = Path(case).resolve().parent
@@ -146,11 +146,11 @@ def _print_controls(result: dict, names: tuple[str, ...]) -> None:
     from reqbench.protocols.pace.judges import judge_notice
 
     if notice := judge_notice(str(result["judge"])):
-        typer.echo(f"NOTE: {notice}")
-    typer.echo(f"case {result['case_id']}")
+        console.echo(f"NOTE: {notice}")
+    console.echo(f"case {result['case_id']}")
     for name in (*names, "identifier_only_targeted"):
         v = result[name]
-        typer.echo(f"  {name:<26} {'excluded' if v is None else f'{v:.2f}'}")
+        console.echo(f"  {name:<26} {'excluded' if v is None else f'{v:.2f}'}")
 
 
 @app.command()
@@ -179,7 +179,7 @@ def evidence(
     if json_out:
         _print_json([p.to_dict() for p in pkgs])
     else:
-        typer.echo("\n".join(p.render() for p in pkgs))
+        console.echo("\n".join(p.render() for p in pkgs))
 
 
 @app.command()
@@ -196,7 +196,7 @@ def agreement(
     from reqbench.protocols.pace.agreement import load_record
 
     out = agree(load_record(judged)["verdicts"], load_record(consensus)["verdicts"])
-    _print_json(out) if json_out else typer.echo(
+    _print_json(out) if json_out else console.echo(
         f"n={out['n']} agreement={out['exact_agreement']:.3f} kappa_w={out['weighted_kappa']} "
         f"severe={out['severe_disagreement']:.3f}"
     )
@@ -226,17 +226,17 @@ def stability(
         _print_json(out)
         return
     j = out["judging"]
-    typer.echo(
+    console.echo(
         f"mean case SD: execution {out['execution']['mean_case_sd']:.2f} vs judging "
         f"{j['mean_case_sd']:.2f} (ratio {out['sd_ratio']}); mean case range ratio {out['range_ratio']}"
     )
     kappa = j["mean_pairwise_weighted_kappa"]
-    typer.echo(f"judging: mean pairwise weighted kappa {'-' if kappa is None else f'{kappa:.3f}'} over "
-               f"{j['pairs']} pair(s); severe disagreement {j['mean_pairwise_severe_disagreement']}")
+    console.echo(f"judging: mean pairwise weighted kappa {'-' if kappa is None else f'{kappa:.3f}'} over "
+                 f"{j['pairs']} pair(s); severe disagreement {j['mean_pairwise_severe_disagreement']}")
     for i, r in enumerate(j["records"], 1):
         rate = r["covered_point_rate"]
-        typer.echo(f"  record {i}: covered-point rate {'-' if rate is None else f'{rate:.1%}'}, "
-                   f"complete {r['complete_deliveries']}")
+        console.echo(f"  record {i}: covered-point rate {'-' if rate is None else f'{rate:.1%}'}, "
+                     f"complete {r['complete_deliveries']}")
 
 
 @app.command()
@@ -255,7 +255,7 @@ def heatmap(
     for p in results:
         data = read_json(p)
         cases += data if isinstance(data, list) else [data]
-    typer.echo(str(heatmap_png(cases, out)))
+    console.echo(str(heatmap_png(cases, out)))
 
 
 @app.command()
@@ -289,13 +289,13 @@ def synthesize(
         prd_text = reconstruct_prd(load_record(record), resolve_model(model))
         prd_path = out.with_name(out.stem + ".prd.md")
         atomic_write_text(prd_path, prd_text)
-        typer.echo(str(prd_path))
+        console.echo(str(prd_path))
         source = str(record)
     else:
         assert prd is not None
         prd_text = _read(prd, "PRD")
     path = run(prd_text, diff_text, out, model=model, audit=audit, reconstructed_from=source)
-    typer.echo(str(path))
+    console.echo(str(path))
 
 
 @app.command("difficulty")
@@ -326,8 +326,8 @@ def difficulty_cmd(
         _print_json(out)
         return
     for g, row in out["groups"].items():
-        typer.echo(f"{g:<8} cases {row['cases']:<3} mean {row['mean_score']}")
-    typer.echo(f"Spearman rho {out['spearman']['rho']} (p {out['spearman']['p']}, n {out['spearman']['n']})")
+        console.echo(f"{g:<8} cases {row['cases']:<3} mean {row['mean_score']}")
+    console.echo(f"Spearman rho {out['spearman']['rho']} (p {out['spearman']['p']}, n {out['spearman']['n']})")
 
 
 @app.command("scaffold")
@@ -347,5 +347,5 @@ def scaffold_cmd(
     from reqbench.protocols.pace.scaffold import scaffold
 
     made = scaffold(old, new, out, tuple(g.strip() for g in paths.split(",") if g.strip()))
-    typer.echo(f"{made.out}: {made.files} files, +{made.added}/-{made.removed} lines, "
-               f"{made.points} draft Code Points (edit them, then validate and freeze)")
+    console.echo(f"{made.out}: {made.files} files, +{made.added}/-{made.removed} lines, "
+                 f"{made.points} draft Code Points (edit them, then validate and freeze)")

@@ -52,4 +52,4 @@ def regrade(
                   f"frozen submission, {counts['done']} already done"
                   + (f", {counts['not_timed_out']} without a verifier timeout" if timeout_rerun else "")
                   + f"; report: reqbench report {run_dir} "
-                  f"--grading {name}", highlight=False, soft_wrap=True)
+                  f"--grading {name}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import typer
 
-from reqbench.cli.consoles import console
+from reqbench.cli.consoles import console, err_console, marked
 from reqbench.cli.protocol_lookup import suite_spec
 
 app = typer.Typer(help="SpecPath: contract-equivalent specification histories. Intervals: 95% percentile "
@@ -22,7 +22,7 @@ app = typer.Typer(help="SpecPath: contract-equivalent specification histories. I
 
 
 def _emit_json(data: Any) -> None:
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
+    console.echo(json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False))
 
 
 @app.command("check")
@@ -43,16 +43,16 @@ def check(family: Path = typer.Argument(..., help="Family folder (with family.ya
                     "provenance_warnings": provenance_warnings(fam)})
     else:
         for line in provenance_lines(fam):
-            console.print(f"provenance {line}", highlight=False)
+            console.print(f"provenance {line}")
         for warning in provenance_warnings(fam):
-            console.print(f"[yellow]warning[/yellow] {warning}", highlight=False)
+            console.print(marked("warning", "yellow", warning))
         for cond, atoms in report.histories.items():
-            console.print(f"{cond:28} -> {{{', '.join(atoms)}}}", highlight=False)
+            console.print(f"{cond:28} -> {{{', '.join(atoms)}}}")
         for line in [*report.errors, *(d.sentence() for d in report.divergences)]:
-            console.print(f"[red]FAIL[/red] {line}", highlight=False)
+            console.print(marked("FAIL", "red", line))
         if report.ok:
-            console.print(f"[green]OK[/green] {len(report.histories)} histories of {report.family!r} are "
-                          f"contract-equivalent", highlight=False)
+            console.print(marked("OK", "green", f"{len(report.histories)} histories of {report.family!r} are "
+                                                f"contract-equivalent"))
     raise typer.Exit(0 if report.ok else 1)
 
 
@@ -67,14 +67,14 @@ def validate(suite: Path = typer.Argument(..., help="SpecPath suite or family fo
 
     protocol = SpecPathProtocol()
     for warning in protocol.warnings(suite):
-        typer.echo(f"warning: {warning}", err=True)
+        err_console.echo(f"warning: {warning}")
     problems = protocol.validate(suite)
     for problem in problems:
-        typer.echo(problem, err=True)
+        err_console.echo(problem)
     if problems:
-        typer.echo(f"{len(problems)} problem(s) in {suite}", err=True)
+        err_console.echo(f"{len(problems)} problem(s) in {suite}")
         raise typer.Exit(2)
-    typer.echo(f"{suite}: valid specpath suite ({protocol.validation_note})")
+    console.echo(f"{suite}: valid specpath suite ({protocol.validation_note})")
 
 
 @app.command("calibrate")
@@ -101,10 +101,10 @@ def calibrate(family: Path = typer.Argument(..., help="Family folder (with famil
         _emit_json(record)
     else:
         for gate in audit.gates:
-            mark = "[green]PASS[/green]" if gate.passed else "[red]FAIL[/red]"
-            console.print(f"{mark} {gate.name}: {gate.detail}", highlight=False)
+            console.print(marked("PASS", "green", f"{gate.name}: {gate.detail}") if gate.passed
+                          else marked("FAIL", "red", f"{gate.name}: {gate.detail}"))
         console.print(f"{sum(len(v) for v in audit.signatures.values())} verifier runs, "
-                      f"{audit.verifier_seconds:.1f}s of verifier time", highlight=False)
+                      f"{audit.verifier_seconds:.1f}s of verifier time")
     raise typer.Exit(0 if audit.passed else 1)
 
 
@@ -129,7 +129,7 @@ def scaffold_cmd(old: str = typer.Argument(..., help="The base release, NAME==A 
 
     result = scaffold(old, new, out, [g for g in paths.split(",") if g.strip()])
     for line in message(result):
-        typer.echo(line)
+        console.echo(line)
 
 
 @app.command("stats")
@@ -162,7 +162,7 @@ def stats(results: Path = typer.Argument(..., help="Results JSONL (one row per l
     if as_json:
         _emit_json(summary)
     else:
-        typer.echo(render_text(summary))
+        console.echo(render_text(summary))
 
 
 @app.command("results")
@@ -177,4 +177,4 @@ def results_cmd(run_dir: Path = typer.Argument(..., help="Run directory of a spe
 
     rows = results_from_run(run_dir)
     atomic_write_text(out, "".join(row_to_json(r) + "\n" for r in rows))
-    console.print(f"{len(rows)} rows -> {out}", highlight=False)
+    console.print(f"{len(rows)} rows -> {out}")

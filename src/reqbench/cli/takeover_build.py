@@ -7,11 +7,11 @@ Thin: parse options, call `reqbench.protocols.takeover`, print. Bad input raises
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import typer
 
+from reqbench.cli.consoles import console, err_console
 from reqbench.cli.protocol_lookup import suite_spec
 
 # The protocol modules are imported inside the commands so `reqbench --help` stays fast.
@@ -29,13 +29,13 @@ def validate_cmd(
 
     problems = validate_project(project)
     if as_json:
-        typer.echo(json.dumps({"valid": not problems, "problems": problems}, ensure_ascii=False, indent=2))
+        console.echo(json.dumps({"valid": not problems, "problems": problems}, ensure_ascii=False, indent=2))
     elif problems:
         for p in problems:
-            typer.echo(p, err=True)
-        typer.echo(f"{len(problems)} problem(s) in {project}", err=True)
+            err_console.echo(p)
+        err_console.echo(f"{len(problems)} problem(s) in {project}")
     else:
-        typer.echo(f"{project}: valid")
+        console.echo(f"{project}: valid")
     if problems:
         raise typer.Exit(2)
 
@@ -54,7 +54,7 @@ def replay_cmd(
 
     text = pretty_json(replay(load_project(project)).to_json())
     if out is None:
-        sys.stdout.write(text)
+        console.echo(text, end="")
     else:
         atomic_write_text(out, text)
 
@@ -98,10 +98,10 @@ def build_cmd(
         code_environments=code_environment,
     )
     if as_json:
-        typer.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+        console.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
     else:
         counts = ", ".join(f"{rq} {n}" for rq, n in result.instance_counts.items())
-        typer.echo(
+        console.echo(
             f"built {out}: release {result.input_release}; instances {counts}; "
             f"{len(result.packages)} Phase-A packages"
         )

@@ -8,8 +8,9 @@ from typing import Any
 
 import typer
 from rich.table import Table as RichTable
+from rich.text import Text
 
-from reqbench.cli.consoles import console
+from reqbench.cli.consoles import console, styled
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.core.judges.factory import JUDGE_SPECS, make_judge
@@ -117,18 +118,18 @@ def score(
         data["rq4"] = _score_rq4(rq4, condition, check, *(v if isinstance(v, Path) else None
                                                           for v in (repository, judge_result, judge_workspace)))
     if as_json:
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        console.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    console.print(f"[bold]{data['target_id']}[/bold] {condition}: status {data['status']}")
+    console.print(Text.assemble(styled(data["target_id"], "bold"), f" {condition}: status {data['status']}"))
     for problem in (data.get("rq4") or {}).get("problems", []):
-        console.print(f"  RQ4 judge result problem: {problem}", highlight=False)
+        console.print(f"  RQ4 judge result problem: {problem}")
     for problem in data["problems"]:
-        console.print(f"  response problem: {problem}", highlight=False)
+        console.print(f"  response problem: {problem}")
     for reason in data["pending"]:
-        console.print(f"  pending: {reason}", highlight=False)
+        console.print(f"  pending: {reason}")
     for flag in (data["consistency"] or {}).get("flags", []):
         console.print(f"  RQ1/RQ2 label conflict for {flag['prediction_ref']} vs {flag['gold_ref']}: "
-                      f"{flag['rq1_relation']} / {flag['rq2_relation']} (needs review)", highlight=False)
+                      f"{flag['rq1_relation']} / {flag['rq2_relation']} (needs review)")
     table = RichTable("metric", "value")
     for name, value in _rows(data):
         table.add_row(name, value)
@@ -172,7 +173,7 @@ def score_run(
         out: dict[str, Any] = {"aggregates": summary, "targets": targets}
         if rq4 is not None:
             out["rq4"] = rq4
-        typer.echo(pretty_json(out), nl=False)
+        console.echo(pretty_json(out), end="")
         return
     for t in tables:
         rt = RichTable(*t.columns, title=f"{t.name}. {t.title}")

@@ -1,13 +1,14 @@
 """`reqbench view`: a local, read-only web viewer of one run or of every run under a folder.
 
 Stdlib `http.server` on 127.0.0.1, server-rendered HTML, no scripts and no external resources (every
-page is sent with a Content-Security-Policy that forbids scripts). Modules: `server` (routes, HTTP),
+page is sent with a Content-Security-Policy that forbids scripts), answering only to its own host names
+and to a browser holding the launch's token. Modules: `server` (routes, HTTP), `access` (host and token),
 `index` (the SQLite row index behind the paged, sorted, filtered row table), `pages_run` (runs list,
 run page, row table), `pages_row` (one row: diff, checks, trajectory), `panels` (per-protocol parts of
 a row page), `pages_compare` (two runs side by side), `render` (HTML helpers; everything from a run is
 escaped there).
 """
 
-from reqbench.report.viewer.server import Viewer, make_server
+from reqbench.report.viewer.server import Viewer, ViewerServer, make_server
 
-__all__ = ["Viewer", "make_server"]
+__all__ = ["Viewer", "ViewerServer", "make_server"]

@@ -1,5 +1,6 @@
 """The viewer's HTTP side: finds the runs under a folder, routes requests to the page modules, serves
-artifacts as inert text, and binds 127.0.0.1 only.
+artifacts as inert text, binds 127.0.0.1 only, and answers only requests `access.Gate` admits (the
+viewer's own host name, the launch's token).
 
 Routes: ``/`` runs list (one run: its page), ``/run/NAME/`` run page, ``/run/NAME/rows`` row table
 (``status``, ``outcome``, ``q``, ``sort``, ``dir``, ``page``, ``size``), ``/run/NAME/row?key=KEY``,
@@ -9,6 +10,7 @@ Routes: ``/`` runs list (one run: its page), ``/run/NAME/`` run page, ``/run/NAM
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cached_property
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +23,7 @@ from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir
 from reqbench.core.summary import Cell, Summary, unavailable
 from reqbench.report.tables import TableData
 from reqbench.report.viewer import pages_compare, pages_row, pages_run
+from reqbench.report.viewer.access import Admission, Gate, host_name
 from reqbench.report.viewer.index import RowIndex
 from reqbench.report.viewer.panels import RUN_PANELS
 from reqbench.report.viewer.render import q
@@ -139,10 +142,25 @@ class Viewer:
         return text.encode("utf-8"), ctype, HTTPStatus.OK
 
 
-def _handler(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
+REFUSED = {
+    Admission.WRONG_HOST: b"forbidden: this viewer answers only to 127.0.0.1, localhost and [::1] (or a name "
+                          b"given with reqbench view --host)",
+    Admission.NO_TOKEN: b"forbidden: open the URL reqbench view printed (it carries this launch's token)",
+}
+
+
+def _handler(viewer: Viewer, gate: Gate) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server API)
             url = urlsplit(self.path)
+            admission = gate.admit(self.headers.get("Host"), self.headers.get("Cookie"), url.query)
+            if admission is Admission.LOGIN:
+                self._send(b"", "text/plain; charset=utf-8", HTTPStatus.SEE_OTHER,
+                           gate.login_headers(url.path, url.query))
+                return
+            if admission is not Admission.SERVE:
+                self._send(REFUSED[admission], "text/plain; charset=utf-8", HTTPStatus.FORBIDDEN)
+                return
             query = {k: v[0] for k, v in parse_qs(url.query).items()}
             try:
                 answer = viewer.route(url.path, query)
@@ -151,12 +169,15 @@ def _handler(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
                           HTTPStatus.INTERNAL_SERVER_ERROR)
             if answer is None:
                 answer = (b"not found", "text/plain; charset=utf-8", HTTPStatus.NOT_FOUND)
-            body, ctype, code = answer
+            self._send(*answer)
+
+        def _send(self, body: bytes, ctype: str, code: HTTPStatus,
+                  extra: Sequence[tuple[str, str]] = ()) -> None:
             self.send_response(code)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Content-Security-Policy", CSP)
-            self.send_header("X-Content-Type-Options", "nosniff")
+            for name, value in [("Content-Type", ctype), ("Content-Length", str(len(body))),
+                                ("Content-Security-Policy", CSP), ("X-Content-Type-Options", "nosniff"),
+                                ("Referrer-Policy", "no-referrer"), ("Cache-Control", "no-store"), *extra]:
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(body)
 
@@ -166,15 +187,34 @@ def _handler(viewer: Viewer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def make_server(path: Path, *, port: int = 0) -> ThreadingHTTPServer:
+class ViewerServer(ThreadingHTTPServer):
+    """The viewer's server: `viewer` (its runs), `gate` (host names and token), `url` (open this)."""
+
+    viewer: Viewer
+    gate: Gate
+
+    @property
+    def token(self) -> str:
+        return self.gate.token
+
+    @property
+    def url(self) -> str:
+        return self.gate.url()
+
+
+def make_server(path: Path, *, port: int = 0, hosts: tuple[str, ...] = ()) -> ViewerServer:
     """A server for the run directory or folder of runs `path`, bound to 127.0.0.1:`port` (0 = any free
-    port); call `serve_forever()`, then `server_close()` (which also closes the runs)."""
+    port), answering also to the host names `hosts`; call `serve_forever()`, then `server_close()` and
+    `viewer.close()`."""
+    extra = tuple(host_name(h) for h in hosts)
     viewer = Viewer(path)
     try:
-        server = ThreadingHTTPServer(("127.0.0.1", port), _handler(viewer))
+        server = ViewerServer(("127.0.0.1", port), BaseHTTPRequestHandler)
     except OSError as exc:
         viewer.close()
         raise InputError(f"cannot listen on 127.0.0.1:{port} ({exc.strerror or exc})",
                          item="--port") from exc
-    server.viewer = viewer  # type: ignore[attr-defined]
+    server.viewer = viewer
+    server.gate = Gate(port=server.server_address[1], extra_hosts=extra)
+    server.RequestHandlerClass = _handler(viewer, server.gate)
     return server
