@@ -12,9 +12,10 @@ One parser per tool, each for the machine-readable output its preset asks for:
 * Aider: its plain-text ``Tokens: N sent, M received. Cost: $x message, $y session.`` lines.
 
 `status` is set only when the output itself decides it (limits hit, a provider failure, a tool error);
-otherwise the preset decides from the exit code. A provider failure is recognised by the provider
-error names and phrases the tools print (rate limits, 5xx, connection errors), never guessed from
-unrelated text.
+otherwise the preset decides from the exit code. A provider failure the tool *prints* (rate limits, 5xx,
+connection errors) is labelled ``PROVIDER_ERROR`` for the trajectory, but it is only the tool's word: the
+row's verdict counts a provider failure only when the harness's gateway recorded one in that step
+(`core.execute.verdict`), so a tool that prints "429" on the tasks it fails is scored on them.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ import httpx
 
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
+from reqbench.core.execute.step import split_step_options
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.judges.spec import parse_judge_spec
 from reqbench.core.sandbox import available_isolation, isolation_gate, run_sandboxed
@@ -91,8 +92,10 @@ def preflight(options: RunOptions) -> AgentFacts:
 
 
 def _construct_options(agent_options: dict[str, Any]) -> dict[str, Any]:
-    """Agent options as the protocols pass them to the factory (protocol-namespaced keys removed)."""
-    return {k: v for k, v in agent_options.items() if "." not in k}
+    """Agent options as the protocols pass them to the factory (protocol-namespaced keys and core's own
+    step options removed, `core.execute.step.split_step_options`)."""
+    _, rest = split_step_options(agent_options)
+    return {k: v for k, v in rest.items() if "." not in k}
 
 
 def _program(agent: Any) -> str | None:
