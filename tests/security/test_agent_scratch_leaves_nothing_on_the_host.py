@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget
+from reqbench.core.agents.preset_base import ResumablePreset
 from reqbench.core.agents.registry import make_agent
 from tests.security.hostile_scratch import PLANTER, leftovers, reqbench_entries, script
 
@@ -76,6 +77,7 @@ def test_a_preset_session_s_state_folder_is_removed_at_close(tmp_path: Path, hos
     agent = make_agent("claude-code", binary=str(exe),
                        env={"MARK": mark, "HOST_DIR": str(host_dir), "TARGETS": "HOME TMPDIR CLAUDE_CONFIG_DIR",
                             "DEPTH": "100", "FILES": "1000"})
+    assert isinstance(agent, ResumablePreset)
     session = agent.start_session(ws)
     try:
         first = session.send("plant", Budget(wall_seconds=300))
