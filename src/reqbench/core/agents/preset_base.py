@@ -185,9 +185,9 @@ class CLIPreset(ABC):
             status, detail = AgentStatus.TIMEOUT, f"wall-clock budget of {budget.wall_seconds:g}s exhausted"
         elif exhausted:
             status, detail = AgentStatus.TIMEOUT, exhausted
-        elif over or proc.limit_notes():
-            status, detail = AgentStatus.ERROR, "; ".join(filter(None, [over, proc.limit_notes(), parsed.detail or (
-                f"exit code {proc.exit_code}")]))
+        elif over or proc.limit_notes():  # past the state folder's bound, the scratch or the memory cap
+            notes = [over, proc.limit_notes(), parsed.detail or f"exit code {proc.exit_code}"]
+            status, detail = AgentStatus.ERROR, "; ".join(filter(None, notes))
         elif parsed.status is not None:
             status, detail = parsed.status, parsed.detail
         elif proc.exit_code == 0:
@@ -221,7 +221,7 @@ class CLISession:
 
     def __init__(self, preset: CLIPreset, workspace: Path) -> None:
         self.preset, self.workspace = preset, workspace
-        self.scratch = make_state_folder(f"{preset.name}-session")
+        self.scratch = make_state_folder(f"{preset.name}-session", keep=preset.keep_scratch)
         self.session_id: str | None = None
         self._stack = ExitStack()
         self._use: GatewayUse | None = None

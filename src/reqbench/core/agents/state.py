@@ -43,11 +43,13 @@ MAX_DEPTH = 256
 """Deeper folders are over the bound: nothing a tool keeps nests deeper, and paths stay measurable."""
 
 
-def make_state_folder(name: str) -> Path:
-    """A new private folder for agent `name`'s shared files (see the module docstring); `release` it."""
+def make_state_folder(name: str, *, keep: bool = False) -> Path:
+    """A new private folder for agent `name`'s shared files (see the module docstring); `release` it. One
+    to `keep` (``keep_scratch``, for debugging) is never made in the run's trash, which goes with the run."""
     from reqbench.core.execute.scratch import scratch_base
 
-    parent = discard.current_trash() or scratch_base() or Path(tempfile.gettempdir())
+    trash = None if keep else discard.current_trash()
+    parent = trash or scratch_base() or Path(tempfile.gettempdir())
     return Path(tempfile.mkdtemp(prefix=f"reqbench-{name}-", dir=parent))
 
 
@@ -65,7 +67,7 @@ def release(folder: Path) -> None:
 @contextmanager
 def state_folder(name: str, *, keep: bool = False) -> Iterator[Path]:
     """`make_state_folder` for the block, released at its end unless `keep` (then its path is logged)."""
-    folder = make_state_folder(name)
+    folder = make_state_folder(name, keep=keep)
     try:
         yield folder
     finally:
