@@ -4,7 +4,9 @@
 HOME, its TMPDIR and every folder named on its command line after ``--chat-history-file`` (a preset's
 state folder), a folder ``$MARK`` holding a 10,000-deep tree, 100,000 files, a FIFO and a link to the host
 folder ``$HOST_DIR``. `FILLER` writes ``$FILL_BYTES`` to each target instead. `leftovers` finds anything
-named ``$MARK`` in the places the host could keep an agent's scratch.
+named ``$MARK`` in the places the host could keep an agent's scratch; `assert_nothing_left` also looks
+through every ``reqbench-*`` entry that appeared since a listing taken before the step. Variables
+``TARGETS`` (names of the variables holding the target folders), ``DEPTH`` and ``FILES`` tune them.
 """
 
 from __future__ import annotations
@@ -78,12 +80,14 @@ def reqbench_entries() -> set[Path]:
     return {p for place in host_places() for p in place.glob("reqbench-*")}
 
 
-def leftovers(mark: str, depth: int = 4) -> list[Path]:
-    """Entries named `mark` up to `depth` levels below the ``reqbench-*`` entries of the temporary folders
-    and below the scratch base (links not followed)."""
+def leftovers(mark: str, roots: set[Path] | None = None, depth: int = 4) -> list[Path]:
+    """Entries named `mark` up to `depth` levels below `roots` (default: the ``reqbench-*`` entries of the
+    temporary folders, and the scratch base); links are not followed."""
     found: list[Path] = []
-    base = Path(f"/dev/shm/reqbench-{os.geteuid()}")
-    stack = [(p, 0) for p in {*reqbench_entries(), *([base] if base.is_dir() else [])}]
+    if roots is None:
+        base = Path(f"/dev/shm/reqbench-{os.geteuid()}")
+        roots = {*reqbench_entries(), *([base] if base.is_dir() else [])}
+    stack = [(p, 0) for p in roots]
     while stack:
         folder, level = stack.pop()
         if folder.name == mark:
@@ -99,3 +103,10 @@ def leftovers(mark: str, depth: int = 4) -> list[Path]:
             elif level < depth and entry.is_dir(follow_symlinks=False):
                 stack.append((Path(entry.path), level + 1))
     return found
+
+
+def assert_nothing_left(mark: str, before: set[Path]) -> None:
+    """Nothing named `mark` anywhere an agent's scratch could lie, and no ``reqbench-*`` entry that appeared
+    since the listing `before` holds it (entries other processes of the machine make come and go)."""
+    assert leftovers(mark) == []
+    assert leftovers(mark, reqbench_entries() - before, depth=8) == []

@@ -20,7 +20,7 @@ from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget
 from reqbench.core.agents.llm_agent import run_shell
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.sandbox.scratch import SCRATCH_ENV
-from tests.security.hostile_scratch import FILLER, leftovers, reqbench_entries, script
+from tests.security.hostile_scratch import FILLER, assert_nothing_left, reqbench_entries, script
 
 pytestmark = pytest.mark.usefixtures("require_bwrap")
 
@@ -51,10 +51,9 @@ def test_an_agent_filling_its_home_or_tmpdir_stops_at_the_bound_and_fails_with_i
     assert result.status is AgentStatus.ERROR, result.detail  # although the script exits 0
     assert "filled its HOME/TMPDIR scratch of 64 MiB" in result.detail and SCRATCH_ENV in result.detail
     assert "No space left on device" in result.trajectory[0].data["stderr_tail"]
-    assert leftovers(mark) == []
-    assert not any(leftovers(mark, 1) for _ in reqbench_entries() - before)
+    assert_nothing_left(mark, before)
     # 200 MiB (400 MiB for both) would have landed on the host's disk; allow for others' activity
-    assert disk - free_bytes("/") < 100 * MiB and tmp - free_bytes("/tmp") < 100 * MiB
+    assert disk - free_bytes("/") < FILL * 3 // 4 and tmp - free_bytes("/tmp") < FILL * 3 // 4
 
 
 def test_a_preset_whose_state_folder_outgrows_the_bound_fails_and_its_files_are_dropped(tmp_path: Path) -> None:
@@ -64,11 +63,12 @@ def test_a_preset_whose_state_folder_outgrows_the_bound_fails_and_its_files_are_
     exe = script(tmp_path, "aider", FILLER)
     ws = tmp_path / "ws"
     ws.mkdir()
+    before = reqbench_entries()
     agent = make_agent("aider", binary=str(exe), env={"MARK": mark, "FILL_BYTES": str(100 * MiB), "TARGETS": ""})
     result = agent.run(ws, AgentInputs(prompt="fill"), Budget(wall_seconds=120))
     assert result.status is AgentStatus.ERROR
     assert "state folder holds more than the scratch bound of 64 MiB" in result.detail, result.detail
-    assert leftovers(mark) == []
+    assert_nothing_left(mark, before)
 
 
 def test_a_shell_command_of_the_llm_agent_that_fills_its_scratch_tells_the_model_the_bound(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ import pytest
 from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget
 from reqbench.core.agents.preset_base import ResumablePreset
 from reqbench.core.agents.registry import make_agent
-from tests.security.hostile_scratch import PLANTER, leftovers, reqbench_entries, script
+from tests.security.hostile_scratch import PLANTER, assert_nothing_left, reqbench_entries, script
 
 pytestmark = pytest.mark.usefixtures("require_bwrap")
 
@@ -35,8 +35,7 @@ def host_dir(tmp_path: Path) -> Path:
 
 
 def assert_host_clean(mark: str, before: set[Path], host_dir: Path) -> None:
-    assert leftovers(mark) == []
-    assert all(not leftovers(mark, 0) for _ in reqbench_entries() - before)
+    assert_nothing_left(mark, before)
     assert sorted(p.name for p in host_dir.iterdir()) == ["keep.txt"]
     assert (host_dir / "keep.txt").read_text() == "host data\n"
 
