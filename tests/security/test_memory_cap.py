@@ -17,6 +17,8 @@ import pytest
 
 from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget
 from reqbench.core.agents.command import CommandAgent
+from reqbench.core.agents.llm_agent import run_shell
+from reqbench.core.agents.registry import make_agent
 from reqbench.core.checks import Check, CheckStatus, run_check
 from reqbench.core.sandbox import launch, limits, run_sandboxed
 from reqbench.core.sandbox.limits import TreeLimits
@@ -205,3 +207,23 @@ def test_an_agent_step_killed_at_the_cap_is_the_agent_s_error_with_the_reason(tm
     result = agent.run(tmp_path, AgentInputs(prompt="x"), Budget(wall_seconds=120))
     assert result.status is AgentStatus.ERROR
     assert "exit code 137" in result.detail and "memory cap of 200 MiB" in result.detail
+
+
+@pytest.mark.usefixtures("cgroup_cap", "small_default")
+def test_a_preset_turn_killed_at_the_cap_is_the_agent_s_error_with_the_reason(tmp_path: Path) -> None:
+    exe = tmp_path / "bin" / "aider"
+    exe.parent.mkdir()
+    exe.write_text(f"#!/bin/sh\nexec python3 -c \"{HOG}\"\n")
+    exe.chmod(0o755)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    result = make_agent("aider", binary=str(exe)).run(ws, AgentInputs(prompt="x"), Budget(wall_seconds=120))
+    assert result.status is AgentStatus.ERROR
+    assert "memory cap of 200 MiB" in result.detail and "exit code 137" in result.detail, result.detail
+
+
+@pytest.mark.usefixtures("cgroup_cap", "small_default")
+def test_a_shell_command_of_the_llm_agent_killed_at_the_cap_tells_the_model_the_cap(tmp_path: Path) -> None:
+    code, output, timed_out = run_shell(f'python3 -c "{HOG}"', tmp_path, 120)
+    assert (code, timed_out) == (137, False)
+    assert "memory cap of 200 MiB" in output

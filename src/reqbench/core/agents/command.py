@@ -3,12 +3,16 @@
 `CommandAgent` is also the base the CLI presets (Claude Code, Codex, Aider, ...) build on: they supply
 an argv template, environment and a `parse_usage` hook that reads token usage from the tool's output.
 
+HOME and TMPDIR are the sandbox's size-limited tmpfs (`core.sandbox.scratch`); the prompt file lies in a
+private folder of the harness (`state`), shown read-only.
+
 Placeholders (in every argv element, or in a shell string where they are shell-quoted):
 ``{workspace}``, ``{prompt}`` (the prompt text), ``{stage}`` (e.g. diagnostic or coding),
 ``{prompt_file}``, and ``{NAME_file}`` for every input file ``NAME`` (``{instructions_file}``,
 ``{history_file}``, ``{task_file}``, ...). A placeholder the row
 does not provide is an `InputError` naming it. Outcome: exit 0 COMPLETED, any other exit or a start
-failure ERROR (its detail names the memory cap when the kernel killed the tree for it), wall-clock
+failure ERROR (its detail names the memory cap when the kernel killed the tree for it, the scratch bound
+when the tree filled its HOME/TMPDIR -- then even exit 0 is ERROR), wall-clock
 budget exceeded TIMEOUT. The reply is stdout (trimmed, capped), so a command
 agent can answer text-only stages such as ReqMemBench Phase A.
 """
@@ -17,7 +21,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +35,7 @@ from reqbench.core.agents.base import (
     TrajectoryEvent,
     Usage,
 )
+from reqbench.core.agents.state import state_folder
 from reqbench.core.errors import InputError
 from reqbench.core.sandbox import ProcessResult, describe, run_sandboxed
 
@@ -89,14 +93,14 @@ class CommandAgent:
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         workspace = Path(workspace).absolute()
         started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="reqbench-agent-") as scratch:
-            prompt_file = Path(scratch) / "prompt.txt"
+        with state_folder("agent") as scratch:
+            prompt_file = scratch / "prompt.txt"
             prompt_file.write_text(inputs.prompt, encoding="utf-8")
             command = render_template(self.argv_template,
                                       self.values(workspace, inputs, prompt_file), agent=self.name)
             # The agent sees its workspace (rw), its input files (ro) and the system; the protocol may
             # hide more (context "hide": e.g. the suite with its hidden checks, the run folder).
-            binds = {Path(scratch): Path(scratch)}
+            binds = {scratch: scratch}
             binds.update({Path(p).absolute(): Path(p).absolute() for p in inputs.files.values()
                           if Path(p).is_absolute() and Path(p).exists()})
             proc = run_sandboxed(command, workspace, timeout=self.effective_timeout(budget),
@@ -121,11 +125,11 @@ class CommandAgent:
             status, detail = AgentStatus.TIMEOUT, f"wall-clock limit reached after {wall:.1f}s"
         elif proc.start_error:
             status, detail = AgentStatus.ERROR, proc.start_error
-        elif proc.exit_code == 0:
+        elif proc.exit_code == 0 and not proc.limit_notes():
             status, detail = AgentStatus.COMPLETED, ""
         else:
             status, detail = AgentStatus.ERROR, "; ".join(filter(None, [f"exit code {proc.exit_code}",
-                                                                         proc.memory_note()]))
+                                                                         proc.limit_notes()]))
         if reply is not None and status is AgentStatus.COMPLETED:
             trajectory.append(TrajectoryEvent("reply", {"text": reply}))
         return AgentResult(status=status, trajectory=trajectory, usage=usage, wall_seconds=wall,

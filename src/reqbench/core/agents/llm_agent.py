@@ -123,8 +123,8 @@ def run_shell(command: str, workspace: Path, timeout: float, *, readonly: list[P
     output = proc.stdout_text() + proc.stderr_text()
     if proc.start_error:
         output += f"\n[could not start: {proc.start_error}]"
-    if proc.oom_killed:
-        output += f"\n[{proc.memory_note()}]"
+    if proc.limit_notes():
+        output += f"\n[{proc.limit_notes()}]"
     code = proc.exit_code if proc.exit_code is not None else -1
     return code, output, proc.timed_out
 

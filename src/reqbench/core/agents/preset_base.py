@@ -1,8 +1,11 @@
 """What every third-party CLI preset shares: one sandboxed tool run, its model gateway, its session.
 
 A preset's tool runs in the sandbox (`reqbench.core.sandbox.run_sandboxed`) with the workspace as working
-directory, the prompt passed by file or stdin, and private files (prompt, config, trajectory, a fresh HOME) in a
-scratch directory outside the workspace so they never show up in the diff. The tool gets **no
+directory, the prompt passed by file or stdin, HOME and TMPDIR on the sandbox's size-limited tmpfs, and the
+files the harness reads back or the tool resumes from (prompt, config, trajectory, session state) in a
+private state folder outside the workspace (`state`), so they never show up in the diff: one per run or
+session, measured against the agent scratch bound after every turn (over it: the agent's ERROR) and
+removed link-safely at the end. The tool gets **no
 network but the run's model gateway** (DESIGN §11): each run (or session) starts a gateway
 (`core.llm.gateway.scope.row_gateway`) that holds the provider key and the row's budget, the sandbox
 reaches it through the relay of `core.sandbox.bridge`, and the tool is told the relay's URL and a
@@ -17,7 +20,6 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -27,6 +29,7 @@ from pathlib import Path
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
 from reqbench.core.agents.llm_agent import task_prompt
 from reqbench.core.agents.preset_output import Parsed
+from reqbench.core.agents.state import empty, make_state_folder, overflow, release, state_folder
 from reqbench.core.agents.versions import PACKAGES, cached_binary
 from reqbench.core.errors import InputError
 from reqbench.core.llm.errors import OfflineCacheMiss
@@ -118,12 +121,9 @@ class CLIPreset(ABC):
         return f"{text} < {{prompt}}" if inv.stdin_file else text
 
     # -- shared --------------------------------------------------------------------------------------
-    def base_env(self, scratch: Path) -> dict[str, str]:
-        """Allow-listed variables, a private writable HOME in the scratch dir, then the user's `env`."""
-        home = scratch / "home"
-        home.mkdir(exist_ok=True)
+    def base_env(self) -> dict[str, str]:
+        """Allow-listed variables, then the user's `env` (HOME and TMPDIR are the sandbox's own tmpfs)."""
         env = {k: os.environ[k] for k in PASS_ENV if k in os.environ}
-        env["HOME"] = str(home)
         env.update(self.extra_env)
         return env
 
@@ -146,14 +146,9 @@ class CLIPreset(ABC):
             yield GatewayUse(gw, lease)
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
-        scratch = Path(tempfile.mkdtemp(prefix=f"reqbench-{self.name}-"))
-        try:
-            with self.gateway(budget, workspace) as gw:
-                return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None, gw,
-                                  hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
-        finally:
-            if not self.keep_scratch:
-                shutil.rmtree(scratch, ignore_errors=True)
+        with state_folder(self.name, keep=self.keep_scratch) as scratch, self.gateway(budget, workspace) as gw:
+            return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None, gw,
+                              hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
 
     def _turn(self, workspace: Path, scratch: Path, prompt_text: str, budget: Budget, resume: str | None,
               gw: GatewayUse, hide: list[Path] | None = None) -> tuple[AgentResult, str | None]:
@@ -164,7 +159,7 @@ class CLIPreset(ABC):
         inv = self.invocation(workspace, scratch, prompt, budget, resume,
                               Endpoint(bridge.base_url(port), gw.lease.token))
         argv = [*inv.argv[:self.extra_at], *self.extra_args, *inv.argv[self.extra_at:]]
-        env = {**self.base_env(scratch), **inv.env}
+        env = {**self.base_env(), **inv.env}
         if shutil.which(argv[0], path=env.get("PATH")) is None:
             return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
                                f"{self.name} (reqbench agents install {self.name}) or pass binary=PATH"), None
@@ -177,6 +172,9 @@ class CLIPreset(ABC):
                              gateway_socket=gw.gateway.socket_path, gateway_port=port)
         for entry in self._state_entries(workspace) - had_state:
             remove_tree(entry)  # link-safe: a planted symlink is removed, never followed
+        over = overflow(scratch)
+        if over:  # the tool's files went past the bound: none of them is read or kept
+            empty(scratch)
         stdout, stderr = proc.stdout_text(), proc.stderr_text()
         parsed = self.parse(stdout, stderr, scratch)
         used = gw.lease.usage()
@@ -187,6 +185,9 @@ class CLIPreset(ABC):
             status, detail = AgentStatus.TIMEOUT, f"wall-clock budget of {budget.wall_seconds:g}s exhausted"
         elif exhausted:
             status, detail = AgentStatus.TIMEOUT, exhausted
+        elif over or proc.limit_notes():  # past the state folder's bound, the scratch or the memory cap
+            notes = [over, proc.limit_notes(), parsed.detail or f"exit code {proc.exit_code}"]
+            status, detail = AgentStatus.ERROR, "; ".join(filter(None, notes))
         elif parsed.status is not None:
             status, detail = parsed.status, parsed.detail
         elif proc.exit_code == 0:
@@ -194,8 +195,7 @@ class CLIPreset(ABC):
         elif used["provider_errors"] > before["provider_errors"]:
             status, detail = AgentStatus.PROVIDER_ERROR, parsed.detail or "the model provider failed"
         else:
-            status, detail = AgentStatus.ERROR, "; ".join(filter(None, [proc.memory_note(), parsed.detail or (
-                f"exit code {proc.exit_code}: {stderr.strip()[-500:]}")]))
+            status, detail = AgentStatus.ERROR, parsed.detail or f"exit code {proc.exit_code}: {stderr.strip()[-500:]}"
         if used["offline_misses"] > before["offline_misses"] and status is not AgentStatus.COMPLETED:
             raise OfflineCacheMiss(gw.lease.row_key, self.model or self.name)
         usage = Usage(prompt_tokens=used["prompt_tokens"] - before["prompt_tokens"],
@@ -221,7 +221,7 @@ class CLISession:
 
     def __init__(self, preset: CLIPreset, workspace: Path) -> None:
         self.preset, self.workspace = preset, workspace
-        self.scratch = Path(tempfile.mkdtemp(prefix=f"reqbench-{preset.name}-session-"))
+        self.scratch = make_state_folder(f"{preset.name}-session", keep=preset.keep_scratch)
         self.session_id: str | None = None
         self._stack = ExitStack()
         self._use: GatewayUse | None = None
@@ -238,7 +238,7 @@ class CLISession:
         self._stack.close()
         self._use = None
         if not self.preset.keep_scratch:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            release(self.scratch)
 
 
 class ResumablePreset(CLIPreset):

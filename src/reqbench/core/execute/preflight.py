@@ -19,9 +19,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import tempfile
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -121,10 +119,11 @@ def _version(path: str) -> str | None:
     """``BINARY --version``, first line. The binary is the agent under test, so even this runs in the
     sandbox (no network, scrubbed environment, its install directory read-only), never on the host."""
     from reqbench.core.agents.preset_base import install_dirs
+    from reqbench.core.agents.state import state_folder
 
-    with tempfile.TemporaryDirectory(prefix="reqbench-version-") as cwd:
-        proc = run_sandboxed([path, "--version"], Path(cwd), timeout=20, bind_named_files=True,
-                             readonly_binds={d: d for d in install_dirs(path, [Path(cwd)])})
+    with state_folder("version") as cwd:  # HOME and TMPDIR: the sandbox's tmpfs
+        proc = run_sandboxed([path, "--version"], cwd, timeout=20, bind_named_files=True,
+                             readonly_binds={d: d for d in install_dirs(path, [cwd])})
     text = (proc.stdout or proc.stderr).decode("utf-8", "replace").strip()
     return text.splitlines()[0][:200] if text and proc.exit_code == 0 else None
 

@@ -8,7 +8,9 @@ opt out. With bubblewrap the process gets:
   toolchain read-only, its working directory read-write, named input files read-only, a private
   ``/tmp`` and ``HOME`` -- and nothing else (no suite, run folder, cache, harness home, other
   workspaces, host sockets); the installed reqbench package is masked even where the toolchain is
-  bound, because it may hold bundled answers;
+  bound, because it may hold bundled answers; a launch without a scratch folder of its own (every
+  agent step) has HOME and TMPDIR on a size-limited tmpfs inside the sandbox, never on the host
+  (`scratch`);
 * **no privileges**: every capability dropped, new user/PID/IPC/UTS/cgroup/network namespaces, a new
   session, killed with its parent; it cannot mount, unmount, remount or enter another namespace;
 * **nothing survives**: when the command ends, the PID namespace's init exits and the kernel kills

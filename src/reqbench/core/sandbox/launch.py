@@ -11,7 +11,9 @@ a process can clear its environment, which is one reason real agents need bubble
 `process.run_sandboxed` chains the three.
 
 Under bubblewrap, `plan` takes the host part of the view from `view.host_part` (built once per distinct
-input) and starts a shell string that needs no shell directly (`direct`).
+input) and starts a shell string that needs no shell directly (`direct`). A launch without a scratch
+folder of its own gets HOME and TMPDIR on a size-limited tmpfs inside the sandbox, and its command runs
+under the epilogue that reports whether it filled it (`scratch`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from typing import IO
 from reqbench.core.errors import HarnessError
 from reqbench.core.llm.ledger import FailureKind, note
 from reqbench.core.sandbox import bridge
+from reqbench.core.sandbox import scratch as scratch_space
 from reqbench.core.sandbox.direct import direct_argv
 from reqbench.core.sandbox.isolation import Isolation, available_isolation
 from reqbench.core.sandbox.limits import TreeLimits
@@ -76,6 +79,10 @@ class LaunchPlan:
     """The tree's cgroups and rlimits (`limits.TreeLimits`), applied by the first exec of `argv`."""
     status_fds: tuple[int, int] = (-1, -1)
     """bwrap's ``--json-status-fd`` pipe (read end, write end); -1 without bubblewrap."""
+    scratch_bytes: int | None = None
+    """The size of the HOME/TMPDIR tmpfs inside the sandbox (None: the caller's or a host folder)."""
+    report_fds: tuple[int, int] = (-1, -1)
+    """The scratch epilogue's pipe (read end, write end; `scratch.with_epilogue`); -1 without one."""
 
     def failed(self, reason: str) -> ProcessResult:
         """The result of a process that could not start."""
@@ -87,32 +94,42 @@ class LaunchPlan:
         """Close the status pipe and sweep the cgroups (idempotent)."""
         if self.limits is not None:
             self.limits.end()
-        for fd in self.status_fds:
+        for fd in (*self.status_fds, *self.report_fds):
             if fd >= 0:
                 os.close(fd)
-        self.status_fds = (-1, -1)
+        self.status_fds = self.report_fds = (-1, -1)
 
 
-def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: Path) -> LaunchPlan | ProcessResult:
-    """The launch plan for `command` in `cwd` (private HOME and TMPDIR under `scratch`), or the result of a
-    command that cannot start. Raises `HarnessError` only for a request that cannot be honoured."""
+def plan(command: list[str] | str, cwd: Path, options: SandboxOptions,
+         scratch: Path | None) -> LaunchPlan | ProcessResult:
+    """The launch plan for `command` in `cwd` (private HOME and TMPDIR under the host folder `scratch`, or
+    with None on a size-limited tmpfs inside the sandbox: bubblewrap only), or the result of a command that
+    cannot start. Raises `HarnessError` only for a request that cannot be honoured."""
     cwd = Path(os.path.abspath(cwd))
     isolation = available_isolation()
     argv = ["/bin/sh", "-c", command] if isinstance(command, str) else [str(a) for a in command]
     marker = uuid.uuid4().hex
-    home, tmp = scratch / "home", scratch / "tmp"
-    home.mkdir()
-    tmp.mkdir()
+    scratch_bytes = None
+    if scratch is None:
+        if isolation != "bwrap":
+            raise HarnessError("HOME and TMPDIR inside the sandbox need bubblewrap")
+        scratch_bytes = scratch_space.scratch_bytes(options.scratch_bytes)
+        home, tmp = scratch_space.HOME, scratch_space.TMP
+    else:
+        home, tmp = scratch / "home", scratch / "tmp"
+        home.mkdir()
+        tmp.mkdir()
     env = scrubbed_env(options.env, home, tmp, marker)
     host = host_part(env["PATH"]) if isolation == "bwrap" else None
     if host is not None and isinstance(command, str):
-        own = [cwd, scratch, *options.writable, *options.readonly_binds.values(), *options.hide,
+        own = [cwd, scratch or scratch_space.INSIDE, *options.writable, *options.readonly_binds.values(), *options.hide,
                *([bridge.SOCKET_INSIDE] if options.gateway_socket is not None else [])]
         words = direct_argv(command, env, cwd, host, [Path(os.path.abspath(p)) for p in own])
         if words is not None:  # what the shell would have run, without the shell (`direct`)
             argv = words
             env["PWD"] = str(cwd)
-    launch = LaunchPlan(argv, argv, cwd, env, options, isolation, marker, time.monotonic())
+    launch = LaunchPlan(argv, argv, cwd, env, options, isolation, marker, time.monotonic(),
+                        scratch_bytes=scratch_bytes)
     if not cwd.is_dir():
         return launch.failed(f"working directory {cwd} does not exist")
     if not isinstance(command, str):
@@ -133,11 +150,15 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions, scratch: 
     prefix: list[str] = []
     if isolation == "bwrap":
         launch.status_fds = os.pipe()
-        view = View(cwd=cwd, writable=[cwd, scratch, *(Path(os.path.abspath(w)) for w in options.writable)],
+        view = View(cwd=cwd, writable=[cwd, *([scratch] if scratch is not None else []),
+                                       *(Path(os.path.abspath(w)) for w in options.writable)],
                     readonly=readonly_mapping(readonly_binds), hide=[Path(h) for h in options.hide],
                     network=options.network, argv=argv if options.bind_named_files else (),
-                    env_path=env["PATH"], host=host)
+                    env_path=env["PATH"], host=host, scratch_bytes=scratch_bytes)
         prefix = ["bwrap", "--json-status-fd", str(launch.status_fds[1]), *view.bwrap_args(), "--"]
+        if scratch_bytes is not None:
+            launch.report_fds = os.pipe()
+            argv = scratch_space.with_epilogue(argv, launch.report_fds[1])
     else:
         moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
         if moved:
@@ -165,6 +186,8 @@ class Running:
     stderr: Stream
     channel: Stream | None = None
     sinks: list[IO[bytes]] = field(default_factory=list)
+    report: Stream | None = None
+    """The scratch epilogue's report (`scratch.with_epilogue`)."""
 
 
 def spawn(launch: LaunchPlan) -> Running | ProcessResult:
@@ -174,18 +197,18 @@ def spawn(launch: LaunchPlan) -> Running | ProcessResult:
     sinks: list[IO[bytes]] = [open(p, "wb") for p in (opts.stdout_path, opts.stderr_path) if p]  # noqa: SIM115
     out_sink = sinks[0] if opts.stdout_path else None
     err_sink = sinks[-1] if opts.stderr_path else None
-    status_w = launch.status_fds[1]
+    own_fds = tuple(fd for fd in (launch.status_fds[1], launch.report_fds[1]) if fd >= 0)
     error: OSError | None = None
     try:
         proc = subprocess.Popen(launch.argv, cwd=launch.cwd, env=launch.env, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                                pass_fds=(*((status_w,) if status_w >= 0 else ()), *opts.pass_fds))
+                                pass_fds=(*own_fds, *opts.pass_fds))
     except OSError as exc:
         error = exc
-    finally:
-        if status_w >= 0:  # only the sandbox keeps the write end
-            os.close(status_w)
-            launch.status_fds = (launch.status_fds[0], -1)
+    finally:  # only the sandbox keeps the write ends
+        for fd in own_fds:
+            os.close(fd)
+        launch.status_fds, launch.report_fds = (launch.status_fds[0], -1), (launch.report_fds[0], -1)
     if error is not None:
         for sink in sinks:
             sink.close()
@@ -194,8 +217,9 @@ def spawn(launch: LaunchPlan) -> Running | ProcessResult:
     out = Stream(proc.stdout.fileno(), opts.output_cap_bytes, out_sink)
     err = Stream(proc.stderr.fileno(), opts.output_cap_bytes, err_sink)
     channel = Stream(opts.channel_fd, opts.channel_cap_bytes) if opts.channel_fd is not None else None
-    streams = [out, err, *([channel] if channel is not None else [])]
-    return Running(launch, proc, Pump(proc, streams), out, err, channel, sinks)
+    report = Stream(launch.report_fds[0], scratch_space.REPORT_CAP) if launch.report_fds[0] >= 0 else None
+    streams = [out, err, *(s for s in (channel, report) if s is not None)]
+    return Running(launch, proc, Pump(proc, streams), out, err, channel, sinks, report)
 
 
 def collect(running: Running) -> ProcessResult:
@@ -237,7 +261,10 @@ def collect(running: Running) -> ProcessResult:
                              running.stdout.truncated or running.stderr.truncated,
                              oom_killed, launch.limits.memory_bytes if launch.limits is not None else None,
                              bytes(channel.data) if channel is not None else b"",
-                             channel is not None and (channel.truncated or channel.incomplete))
+                             channel is not None and (channel.truncated or channel.incomplete),
+                             scratch_full=running.report is not None
+                             and scratch_space.was_full(bytes(running.report.data)),
+                             scratch_bytes=launch.scratch_bytes)
     finally:
         launch.release()
         for sink in running.sinks:

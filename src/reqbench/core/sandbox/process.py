@@ -11,13 +11,14 @@ import contextlib
 import dataclasses
 import os
 import shlex
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.sandbox.isolation import Isolation, available_isolation
 from reqbench.core.sandbox.launch import LaunchPlan, collect, plan, spawn
 from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
+from reqbench.core.sandbox.scratch import host_folder
 
 
 def run_sandboxed(command: list[str] | str, cwd: Path, options: SandboxOptions | None = None,
@@ -32,7 +33,7 @@ def run_sandboxed(command: list[str] | str, cwd: Path, options: SandboxOptions |
     honoured (e.g. a bind under no isolation), `TypeError` for an unknown option.
     """
     opts = dataclasses.replace(options or SandboxOptions(), **fields)
-    with _scratch(opts.scratch_dir) as scratch:
+    with _scratch(opts.scratch_dir, available_isolation()) as scratch:
         try:
             launch = plan(command, cwd, opts, scratch)
             if not isinstance(launch, LaunchPlan):
@@ -49,12 +50,16 @@ def run_sandboxed(command: list[str] | str, cwd: Path, options: SandboxOptions |
 
 
 @contextlib.contextmanager
-def _scratch(given: Path | None) -> Iterator[Path]:
+def _scratch(given: Path | None, isolation: Isolation) -> Iterator[Path | None]:
+    """The host folder of the launch's HOME and TMPDIR: the caller's, none under bubblewrap (a tmpfs inside
+    the sandbox), else a private one removed afterwards (`scratch`)."""
     if given is not None:
         yield Path(given)
-        return
-    with tempfile.TemporaryDirectory(prefix="reqbench-sbx-") as scratch:
-        yield Path(scratch)
+    elif isolation == "bwrap":
+        yield None
+    else:
+        with host_folder() as folder:
+            yield folder
 
 
 def describe(command: list[str] | str) -> str:

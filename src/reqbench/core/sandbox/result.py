@@ -9,6 +9,7 @@ from pathlib import Path
 
 from reqbench.core.sandbox.isolation import Isolation
 from reqbench.core.sandbox.limits import MEMORY_ENV, format_size
+from reqbench.core.sandbox.scratch import SCRATCH_ENV
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,11 @@ class SandboxOptions:
     harness or the user wrote (a `command` template, a check, a preset), never one the agent chose."""
     scratch_dir: Path | None = None
     """An empty private directory for the process's HOME and TMPDIR (writable to it), made and removed by
-    the caller -- e.g. inside a check's own memory-backed scratch tree; None: a fresh temporary directory,
-    removed afterwards."""
+    the caller -- e.g. inside a check's own memory-backed scratch tree; None: under bubblewrap a tmpfs of
+    `scratch_bytes` inside the sandbox (nothing on the host; `scratch`), else a private host folder removed
+    afterwards."""
+    scratch_bytes: int | None = None
+    """Size of that tmpfs (None: ``$REQBENCH_AGENT_SCRATCH_BYTES`` or 1 GiB; `scratch.scratch_bytes`)."""
     memory_bytes: int | None = None
     """Memory cap of the whole process tree in bytes (None: ``$REQBENCH_SANDBOX_MEMORY`` or the default
     of `limits.default_memory`; 0: none). Over it the kernel kills a member: `ProcessResult.oom_killed`."""
@@ -82,6 +86,10 @@ class ProcessResult:
     channel_overflow: bool = False
     """The channel exceeded its cap, or a descendant still held it open after the tree ended: it may
     lack what was written last."""
+    scratch_full: bool = False
+    """The tree filled its HOME/TMPDIR tmpfs (writes past it failed with ENOSPC)."""
+    scratch_bytes: int | None = None
+    """The size of that tmpfs (None: HOME and TMPDIR were a folder)."""
 
     def memory_note(self) -> str:
         """One sentence naming the memory cap when the tree was killed for it, else ""."""
@@ -90,6 +98,17 @@ class ProcessResult:
         cap = f" of {format_size(self.memory_cap_bytes)}" if self.memory_cap_bytes else ""
         return (f"killed by the kernel for exceeding the sandbox's memory cap{cap} "
                 f"(${MEMORY_ENV})")
+
+    def scratch_note(self) -> str:
+        """One sentence naming the scratch bound when the tree filled its HOME/TMPDIR, else ""."""
+        if not self.scratch_full:
+            return ""
+        size = f" of {format_size(self.scratch_bytes)}" if self.scratch_bytes else ""
+        return f"filled its HOME/TMPDIR scratch{size} (${SCRATCH_ENV})"
+
+    def limit_notes(self) -> str:
+        """The memory and scratch notes of a tree that ran into either bound, joined ("" if neither)."""
+        return "; ".join(filter(None, [self.memory_note(), self.scratch_note()]))
 
     def _read(self, path: Path | None, data: bytes, limit: int | None) -> str:
         if path is not None and path.is_file():

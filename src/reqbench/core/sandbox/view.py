@@ -11,7 +11,8 @@ what is needed", not "bind / and hide a list"):
 * when the caller trusts the command line (a user's `command` template, a check; never a command the
   agent chose), every existing regular file it names by absolute path, read-only (a script, an input);
 * a private ``/tmp``, ``/dev/shm``, a minimal ``/dev`` and a ``/proc`` of the process's own PID
-  namespace;
+  namespace, and (for a launch without a scratch folder of its own) a size-limited tmpfs holding HOME
+  and TMPDIR (`scratch`);
 * the caller's writable paths (the working directory, a private HOME) and read-only binds (input files,
   a check's hidden tests).
 
@@ -39,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.kernelpath import real_path
+from reqbench.core.sandbox import scratch
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 EXTRA_RO_ENV = "REQBENCH_SANDBOX_RO"
@@ -180,6 +182,8 @@ class View:
     env_path: str = ""
     host: HostPart | None = None
     """The host part for `env_path` when the caller already has it (`host_part`)."""
+    scratch_bytes: int | None = None
+    """Mount the HOME/TMPDIR tmpfs of this many bytes at `scratch.INSIDE` (None: the caller's folder)."""
 
     def toolchain(self) -> list[Path]:
         """Read-only toolchain roots: the Python prefixes, PATH's bin dirs, ``$REQBENCH_SANDBOX_RO``."""
@@ -218,6 +222,8 @@ class View:
                 args += _ro_bind(path)
         for mask in [*host.masks, *(m for m in _masks(self.hide, host.bound) if m not in host.masks)]:
             args += ["--tmpfs", str(mask)]
+        if self.scratch_bytes is not None:
+            args += scratch.bwrap_args(self.scratch_bytes)
         for path in self.writable:
             args += ["--bind", str(path), str(path)]
         for src, dst in self.readonly.items():

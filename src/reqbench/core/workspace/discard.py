@@ -64,6 +64,14 @@ def trash_in(folder: Path) -> Iterator[Path]:
         remove_tree(top)
 
 
+def current_trash() -> Path | None:
+    """The trash folder of the innermost `trash_in` block open in this process (None outside a run): a
+    private folder of the run's scratch, removed when the block ends and when a killed run resumes."""
+    with _trash_lock:
+        folders = [f for stack in _trash.values() for f in stack]
+    return Path(folders[-1]) if folders else None
+
+
 def discard(path: Path | str) -> None:
     """Remove the file or tree `path`: in the background inside `trash_in`, else now (module docstring);
     a missing path is fine."""
