@@ -117,3 +117,23 @@ def test_paired_differences_and_bh_adjusted_p_match_hand_computation(study: dict
     assert matrix["ref"]["ref"] is None
     lo, hi = matrix["ref"]["partial"]["ci"]
     assert lo <= 13 / 21 <= hi
+
+
+def test_fcr_cpv_and_control_tables_equal_the_hand_computed_subset(study: dict[str, Any]) -> None:
+    payload = study["payload"]
+    fcr = _table(payload, "FCR by configuration x condition (task-macro; n = scored rows)")
+    assert fcr["estimator"].startswith("95% percentile cluster bootstrap over families")
+    for condition in SPECPATH_CONDITIONS:
+        solved = sum((f, condition) in SOLVED for f in FAMILIES)
+        assert fcr["rows"]["partial"][condition]["value"] == pytest.approx(solved / 3, abs=1e-6)
+        assert fcr["rows"]["partial"][condition]["n"] == 3
+        assert fcr["rows"]["ref"][condition] == {"value": 1.0, "ci": [1.0, 1.0], "n": 3}
+    cpv = _table(payload, "CPV given direct success by configuration (task-macro; n = eligible blocks)")["rows"]
+    assert cpv["partial"]["any"]["value"] == 0.5 and cpv["partial"]["any"]["n"] == 2
+    assert cpv["nothing"]["any"] == {"value": None, "n": 0}  # no eligible block: no estimate
+    by_model = _table(payload, "any-CPV by model (n = eligible blocks)")["rows"]
+    assert by_model["replay"]["any-CPV"]["value"] == 0.5 and by_model["replay"]["positive"] == 1
+    controls = _table(payload, "control delta vs paired direct by configuration (FCR difference; n = pairs)")["rows"]
+    # partial: paraphrase-direct solved only in slugkit, direct in slugkit and kvconf -> (0 - 1 + 0) / 3
+    assert controls["partial"]["paraphrase-direct"]["value"] == pytest.approx(-1 / 3, abs=1e-6)
+    assert controls["partial"]["paraphrase-direct"]["n"] == 3

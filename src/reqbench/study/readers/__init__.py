@@ -16,7 +16,9 @@ import importlib
 from dataclasses import dataclass
 from types import ModuleType
 
-MODULES = {"specpath": "reqbench.study.readers.specpath"}
+from reqbench.core.execute.types import Row, RowOutcome
+
+MODULES = {name: f"reqbench.study.readers.{name}" for name in ("specpath", "takeover", "journey", "pace")}
 
 
 @dataclass(frozen=True)
@@ -36,3 +38,9 @@ def reader(protocol: str) -> ModuleType | None:
     """The reader module of `protocol` (None for a protocol reqbench has no reader for)."""
     module = MODULES.get(protocol)
     return None if module is None else importlib.import_module(module)
+
+
+def relabelled(config: str, outcomes: list[tuple[Row, RowOutcome]]) -> list[tuple[Row, RowOutcome]]:
+    """A configuration's rows with the configuration's name as their agent, so a protocol's own summaries,
+    which group by agent (journey ``AGENT/CONDITION``, PACE systems), group by configuration."""
+    return [(Row(row.task_id, row.condition, config, row.repeat), outcome) for row, outcome in outcomes]

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from reqbench.study.collect import StudyData
     from reqbench.study.table import StudyTable
 
-MODULES: dict[str, str] = {}
+MODULES = {name: f"reqbench.study.tables.{name}" for name in ("specpath",)}
 
 
 def protocol_tables(data: StudyData) -> list[StudyTable]:
