@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from reqbench.study.collect import StudyData
     from reqbench.study.table import StudyTable
 
-MODULES = {name: f"reqbench.study.tables.{name}" for name in ("specpath",)}
+MODULES = {name: f"reqbench.study.tables.{name}" for name in ("specpath", "takeover", "journey", "pace")}
 
 
 def protocol_tables(data: StudyData) -> list[StudyTable]:
