@@ -6,7 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row
+from reqbench.study import parse_configuration
 from reqbench.study.driver import StudyItem, interleaved
 from tests.cli.generic_helpers import reqbench
 from tests.study.helpers import write_study
@@ -53,3 +57,13 @@ def test_rows_of_all_configurations_interleave_in_one_seeded_order() -> None:
     assert order != sorted(order)  # not one configuration after another
     assert interleaved({k: list(reversed(v)) for k, v in plans.items()}, seed=7) == batches  # input order free
     assert isinstance(batches[0][0], StudyItem)
+
+
+def test_configurations_for_study_add_from_text_or_yaml(tmp_path: Path) -> None:
+    [one] = parse_configuration("name=mini,agent=mini-swe-agent,model=gpt-x,opt.step_limit=40")
+    assert (one.name, one.agent, one.model, one.agent_opts) == ("mini", "mini-swe-agent", "gpt-x", {"step_limit": 40})
+    listed = tmp_path / "more.yaml"
+    listed.write_text("configurations:\n  - {name: a, agent: reference}\n  - {name: b, agent: 'null'}\n")
+    assert [c.name for c in parse_configuration(str(listed))] == ["a", "b"]
+    with pytest.raises(InputError, match="configuration 'name=x': agent: Field required"):
+        parse_configuration("name=x")

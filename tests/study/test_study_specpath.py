@@ -43,7 +43,8 @@ def study(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     added = reqbench("study", "add", str(out), f"name=partial,agent=replay:{replay}", "name=ref,agent=reference",
                      "--concurrency", "2", "--quiet", timeout=300)
     assert added.returncode == 0, added.stderr
-    report = reqbench("study", "report", str(out), "--json", "--pairs", "--csv", str(tmp / "tidy.csv"))
+    report = reqbench("study", "report", str(out), "--json", "--pairs", "--csv", str(tmp / "tidy.csv"),
+                      "--html", str(tmp / "study.html"))
     assert report.returncode == 0, report.stderr
     return {"out": out, "before": before, "added": added.stdout, "payload": json.loads(report.stdout),
             "tmp": tmp}
@@ -137,3 +138,10 @@ def test_fcr_cpv_and_control_tables_equal_the_hand_computed_subset(study: dict[s
     # partial: paraphrase-direct solved only in slugkit, direct in slugkit and kvconf -> (0 - 1 + 0) / 3
     assert controls["partial"]["paraphrase-direct"]["value"] == pytest.approx(-1 / 3, abs=1e-6)
     assert controls["partial"]["paraphrase-direct"]["n"] == 3
+
+
+def test_html_report_holds_every_table_with_its_estimator(study: dict[str, Any]) -> None:
+    page = (study["tmp"] / "study.html").read_text(encoding="utf-8")
+    for table in study["payload"]["tables"]:
+        assert table["title"].replace("'", "&#x27;") in page
+    assert "Benjamini-Hochberg" in page and "<script" not in page
