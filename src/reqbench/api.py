@@ -56,9 +56,9 @@ def validate(suite: Path, *, on_problem: ProblemSink | None = None, progress: An
     """The suite's protocol after validation; each problem goes to `on_problem`, then one `InputError`.
 
     `progress` is a `core.steps.StepReporter` for long validation steps (takeover admission), or None."""
-    from reqbench.cli.protocol_lookup import protocol_for_suite
     from reqbench.core.execute.suite import SuiteProtocol
     from reqbench.core.steps import watching
+    from reqbench.protocols.lookup import protocol_for_suite
 
     protocol: SuiteProtocol = protocol_for_suite(suite)
     with watching(progress):

@@ -36,3 +36,12 @@ def test_report_never_imports_the_cli() -> None:
 def test_the_graph_sees_imports_inside_functions() -> None:
     """Guard against a blind checker: `runstore.export_jsonl` imports `store.export` inside a method."""
     assert GRAPH.has_edge("reqbench.core.store.runstore", "reqbench.core.store.export")
+
+
+def test_study_never_imports_the_cli() -> None:
+    assert _edges("reqbench.study", "reqbench.cli") == []
+
+
+def test_nothing_below_study_imports_it() -> None:
+    for lower in ("reqbench.core", "reqbench.protocols", "reqbench.report"):
+        assert _edges(lower, "reqbench.study") == []

@@ -22,7 +22,7 @@ from pathlib import Path
 from reqbench.cli.protocol_lookup import protocol_for_suite
 print(protocol_for_suite(Path(sys.argv[1])).name)
 print(",".join(sorted({n.split(".")[2] for n in sys.modules if n.count(".") >= 2
-                      and n.startswith("reqbench.protocols.") and n.split(".")[2] != "base"})))
+                      and n.startswith("reqbench.protocols.") and n.split(".")[2] not in ("base", "lookup")})))
 """
 
 

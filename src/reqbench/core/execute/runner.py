@@ -158,12 +158,12 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
         executor = executor or LocalExecutor(options.concurrency)
         progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
         try:
-            shipped = _ship_suite(executor, suite.path) if getattr(executor, "remote", False) else None
+            shipped = ship_suite(executor, suite.path) if getattr(executor, "remote", False) else None
             with progress, trash_in(scratch / TRASH):  # finished attempt folders, removed in the background
                 for batch in schedule(store.plan(), options.seed):
-                    context = _context(store, suite.protocol, options, executor, shipped)
-                    _run_batch(store, None if shipped else suite, options, batch, executor, progress,
-                               max_attempts, context, scratch)
+                    lane = Lane(store, None if shipped else suite, options,
+                                batch_context(store, suite.protocol, options, executor, shipped), scratch)
+                    run_lanes([(lane, row) for row in batch], executor, progress, max_attempts)
         finally:
             if own:
                 executor.shutdown()
@@ -171,13 +171,13 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
     return store.counts(max_attempts)
 
 
-def _ship_suite(executor: Executor, suite_path: Path) -> ShippedSuite:
+def ship_suite(executor: Executor, suite_path: Path) -> ShippedSuite:
     digest, blob = pack_suite(suite_path)
     return ShippedSuite(digest, suite_path.name, executor.put(blob))
 
 
-def _context(store: RunStore, protocol: SuiteProtocol, options: RunOptions, executor: Executor,
-             shipped: ShippedSuite | None) -> RunContext:
+def batch_context(store: RunStore, protocol: SuiteProtocol, options: RunOptions, executor: Executor,
+                  shipped: ShippedSuite | None) -> RunContext:
     """The context of the next batch's rows: the store's cache itself (local), or a snapshot of the model
     calls recorded so far and the shipped suite (remote; refreshed per batch, so a repeat replays what
     earlier repeats recorded)."""
@@ -213,29 +213,42 @@ def remove_stale_attempt_dirs(work_root: Path) -> None:
         work_root.rmdir()
 
 
-def _run_batch(store: RunStore, suite: Suite | None, options: RunOptions, batch: list[Row],
-               executor: Executor, progress: RunProgress, max_attempts: int, context: RunContext,
-               work_root: Path) -> None:
-    """Run one repeat's rows to the end of this invocation (attempt directories below `work_root`);
-    returns only when none is in flight."""
-    in_flight: dict[Future[AttemptReport], Row] = {}
+@dataclass(frozen=True)
+class Lane:
+    """One run directory's share of a batch: its store, its loaded suite (None when the suite was shipped to
+    remote workers), the run's options, the batch's `RunContext` and the root of its attempt folders. A run
+    has one lane; a study (`reqbench.study`) has one per configuration, each recorded in its own store."""
+
+    store: RunStore
+    suite: Suite | None
+    options: RunOptions
+    context: RunContext
+    work_root: Path
+
+
+def run_lanes(batch: list[tuple[Lane, Row]], executor: Executor, progress: RunProgress,
+              max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> None:
+    """Run one repeat's rows, in the given order, to the end of this invocation; returns only when none is in
+    flight. Each attempt is recorded in its own lane's store (one transaction each, by this thread)."""
+    in_flight: dict[Future[AttemptReport], tuple[Lane, Row]] = {}
     fatal: InputError | None = None
 
-    def submit(row: Row, step: NextStep) -> None:
-        previous = store.selected_outcome(row) if step == NextStep.REEVALUATE else None
-        work_dir = _attempt_dir(work_root, row)
-        future = executor.submit(run_attempt, suite, row, options, step, previous, work_dir, context)
-        in_flight[future] = row
+    def submit(lane: Lane, row: Row, step: NextStep) -> None:
+        previous = lane.store.selected_outcome(row) if step == NextStep.REEVALUATE else None
+        work_dir = _attempt_dir(lane.work_root, row)
+        future = executor.submit(run_attempt, lane.suite, row, lane.options, step, previous, work_dir,
+                                 lane.context)
+        in_flight[future] = (lane, row)
 
-    for row in batch:
-        step = next_step(store.attempts(row), max_attempts)
+    for lane, row in batch:
+        step = next_step(lane.store.attempts(row), max_attempts)
         if step != NextStep.DONE:
-            submit(row, step)
+            submit(lane, row, step)
     while in_flight:
         done, _ = wait(list(in_flight), return_when=FIRST_COMPLETED)
         idle.idle(timeout=RECORD_DEFER_SECONDS)  # record while the rows wait on their processes
         for future in done:
-            row = in_flight.pop(future)
+            lane, row = in_flight.pop(future)
             if future.cancelled():
                 continue
             try:
@@ -246,19 +259,19 @@ def _run_batch(store: RunStore, suite: Suite | None, options: RunOptions, batch:
                                                   reason=Reason.INFRASTRUCTURE.value),
                                        "run", utc_now(), utc_now())
             for key, record in report.model_calls.items():
-                store.put_cached("llm", key, record)
+                lane.store.put_cached("llm", key, record)
             if report.input_error is not None:
                 fatal = fatal or report.input_error
                 for other in in_flight:
                     other.cancel()
                 continue
-            store.record_attempt(row, report.outcome, kind=report.kind, started=report.started,
-                                 finished=report.finished)
-            step = next_step(store.attempts(row), max_attempts)
+            lane.store.record_attempt(row, report.outcome, kind=report.kind, started=report.started,
+                                      finished=report.finished)
+            step = next_step(lane.store.attempts(row), max_attempts)
             if step == NextStep.RUN and fatal is None:
-                submit(row, step)  # invalid below the attempt budget: retry at the same budget
+                submit(lane, row, step)  # invalid below the attempt budget: retry at the same budget
             else:
-                selected = store.selected_attempt(row)
+                selected = lane.store.selected_attempt(row)
                 progress.row_ended(selected.status.value if selected else "pending")
     if fatal is not None:
         raise fatal

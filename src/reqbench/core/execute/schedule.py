@@ -9,19 +9,32 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from typing import Protocol, TypeVar
 
-from reqbench.core.execute.types import Row
+
+class Scheduled(Protocol):
+    """What the schedule reads of an item: a `Row`, or a study's (configuration, row) pair."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def repeat(self) -> int: ...
 
 
-def schedule(rows: Iterable[Row], seed: int) -> list[list[Row]]:
+S = TypeVar("S", bound=Scheduled)
+
+
+def schedule(rows: Iterable[S], seed: int) -> list[list[S]]:
     """Batches of rows, one per repeat in ascending repeat order; run batch i+1 only after batch i.
 
     Within a repeat, rows are first put in canonical order (sorted by `Row.key`, so the input order does
     not matter) and then shuffled by ``random.Random(f"{seed}:{repeat}").shuffle``. The same rows and
     seed always give the same schedule, on every platform and Python >= 3.11; a resumed run filters
-    this same schedule, so the remaining rows keep their original relative order.
+    this same schedule, so the remaining rows keep their original relative order. Items are hashable and
+    their keys unique (a study prefixes each row's key with its configuration's name).
     """
-    by_repeat: dict[int, list[Row]] = {}
+    by_repeat: dict[int, list[S]] = {}
     for row in rows:
         by_repeat.setdefault(row.repeat, []).append(row)
     batches = []

@@ -1,0 +1,146 @@
+"""`reqbench study ...`: run, resume, extend and report a study (one suite x named configurations).
+
+Thin: parse -> call `reqbench.study` -> print. Exit 0 on success, 2 on bad input (`InputError`, naming the
+study file, the configuration and the rule).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+
+from reqbench.cli.consoles import console, err_console
+from reqbench.core.errors import InputError
+from reqbench.core.execute.executor import EXECUTOR_NAMES
+from reqbench.core.execute.progress import progress_enabled
+from reqbench.core.hashing import atomic_write_text
+from reqbench.core.steps import ConsoleSteps
+from reqbench.study import (
+    StudyResult,
+    Talk,
+    add_configurations,
+    load_study_file,
+    parse_configuration,
+    resume_study,
+    run_study,
+)
+
+app = typer.Typer(help="Compare configurations (agent, model, options, judge) on one suite: rows of all "
+                  "configurations interleave in one seeded order; each configuration is an ordinary run "
+                  "directory under DIR/runs/<name>.", no_args_is_help=True)
+
+
+def _talk(quiet: bool) -> Talk:
+    def problem(text: str) -> None:
+        console.print(f"[red]✗[/red] {escape(text)}", highlight=False, soft_wrap=True)
+
+    return Talk(on_problem=problem, progress=None if quiet else ConsoleSteps(err_console), console=console,
+                show_progress=progress_enabled(console, quiet))
+
+
+def _print_result(result: StudyResult) -> None:
+    for name, counts in result.counts.items():
+        console.print(f"{name}: {counts['scored']} scored, {counts['pending']} pending, {counts['invalid']} invalid "
+                      f"of {counts['planned']}", highlight=False, soft_wrap=True)
+    console.print(f"study directory: {result.path}; report: reqbench study report {result.path}",
+                  highlight=False, soft_wrap=True)
+
+
+@app.command("run")
+def run(
+    target: Path = typer.Argument(..., help="STUDY.yaml (a new study), or with --resume the study directory."),
+    out: Path | None = typer.Option(None, "--out", help="The new study directory (required without --resume)."),
+    resume: bool = typer.Option(False, "--resume", help="Continue the study directory TARGET: rows with a "
+                                "finished attempt are kept, the others run."),
+    executor: str = typer.Option("local", "--executor", help=f"One of {', '.join(EXECUTOR_NAMES)}."),
+    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rows running at the same time (across "
+                                    "configurations)."),
+    offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Run a study: preflight every configuration, validate the suite once, then run the rows of all
+    configurations interleaved in one seeded order (a barrier between repeats).
+
+    Example: reqbench study run study.yaml --out studies/sp --concurrency 2
+    Example: reqbench study run --resume studies/sp
+    """
+    talk = _talk(quiet)
+    if resume:
+        if out is not None:
+            raise InputError("--resume takes the study directory as its argument, not --out",
+                             item=f"--out {out}")
+        result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk)
+    else:
+        if out is None:
+            raise InputError("--out DIR is required for a new study (or --resume DIR to continue one)",
+                             item="reqbench study run")
+        result = run_study(load_study_file(target), out, executor=executor, concurrency=concurrency,
+                           offline=offline, talk=talk)
+    _print_result(result)
+
+
+@app.command("add")
+def add(
+    study_dir: Path = typer.Argument(..., help="The study directory."),
+    configs: list[str] = typer.Argument(..., help="Configurations: name=NAME,agent=AGENT[,model=M][,judge=J]"
+                                        "[,opt.KEY=VALUE]..., or a YAML file with one or a list of them."),
+    executor: str = typer.Option("local", "--executor", help=f"One of {', '.join(EXECUTOR_NAMES)}."),
+    concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rows running at the same time."),
+    offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Add configurations to a study and run their rows; rows that exist are reused, never re-run.
+
+    Example: reqbench study add studies/sp name=mini-gpt,agent=mini-swe-agent,model=gpt-5-mini
+    """
+    parsed = [c for text in configs for c in parse_configuration(text)]
+    result = add_configurations(study_dir, parsed, executor=executor, concurrency=concurrency, offline=offline,
+                                talk=_talk(quiet))
+    console.print(f"added: {', '.join(result.added) or 'nothing new'}", highlight=False, soft_wrap=True)
+    _print_result(result)
+
+
+@app.command("report")
+def report(
+    study_dir: Path = typer.Argument(..., help="The study directory."),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
+    csv: Path | None = typer.Option(None, "--csv", help="Also write one row per (configuration, row) as CSV "
+                                    "(a .jsonl suffix writes JSONL)."),
+    pairs: bool = typer.Option(False, "--pairs", help="Add the paired differences between configurations on "
+                               "the same rows (interval, exact McNemar p, Benjamini-Hochberg adjusted p)."),
+) -> None:
+    """Print the study's comparison tables: configurations, each run's headline, the protocol's paper-shaped
+    tables with intervals and n, and with --pairs the matrix of paired differences.
+
+    Example: reqbench study report studies/sp --pairs --html study.html
+    """
+    from reqbench.report.html import render_report
+    from reqbench.report.tables import rich_tables
+    from reqbench.study.collect import collect
+    from reqbench.study.report import study_payload, study_tables
+
+    data = collect(study_dir)
+    if csv is not None:
+        from reqbench.study.export import write_tidy
+
+        n = write_tidy(data, csv)
+        err_console.print(f"wrote {n} rows to {csv}", highlight=False, soft_wrap=True)
+    if as_json:
+        typer.echo(json.dumps(study_payload(data, pairs=pairs), indent=2, ensure_ascii=False, default=str))
+        tables = None
+    else:
+        tables = study_tables(data, pairs=pairs)
+        for table in tables:
+            for part in rich_tables(table.data(), console.width):
+                console.print(part)
+            if table.estimator:
+                console.print(f"  {table.estimator}", highlight=False, soft_wrap=True, style="dim")
+    if html is not None:
+        tables = tables if tables is not None else study_tables(data, pairs=pairs)
+        sections = [(t.table.title + (f" -- {t.estimator}" if t.estimator else ""), [t.data()]) for t in tables]
+        atomic_write_text(html, render_report(f"reqbench study: {data.study.path.name} ({data.protocol})",
+                                              sections))

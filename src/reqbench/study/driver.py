@@ -1,0 +1,165 @@
+"""Executing a study: every configuration checked before anything starts, then the rows of all configurations
+interleaved in one seeded order, each attempt recorded in its configuration's own run store.
+
+* `prepare` (nothing is written): preflight of every configuration (isolation, agent construction, its
+  program, its endpoints), then the suite validated and loaded once, then every configuration's plan. Any
+  failure is an `InputError` naming the configuration.
+* `execute` runs one schedule over ``(configuration, row)`` items: within a repeat, the items of all
+  configurations are shuffled together by the seed (`core.execute.schedule`), so provider load or the time
+  of day favours no configuration; a barrier separates repeats, across all configurations. A batch is run
+  by `core.execute.runner.run_lanes`, the runner's own loop, with one lane per configuration, so attempts,
+  retries of invalid rows, re-evaluation of pending ones and the outcome taxonomy are exactly a run's.
+
+Each run directory keeps the store-per-run contract (its own options, plan, lock, scratch and cache);
+a SIGKILL at any point loses only the attempts in flight, and ``--resume`` runs exactly the rows that have
+no finished attempt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from reqbench import api
+from reqbench.core.errors import InputError
+from reqbench.core.execute.executor import make_executor
+from reqbench.core.execute.lifecycle import open_or_resume
+from reqbench.core.execute.options import with_work_dir
+from reqbench.core.execute.preflight import AgentFacts, preflight
+from reqbench.core.execute.progress import RunProgress
+from reqbench.core.execute.runner import (
+    TRASH,
+    WORK_DIR,
+    Lane,
+    batch_context,
+    remove_stale_attempt_dirs,
+    run_lanes,
+    ship_suite,
+)
+from reqbench.core.execute.schedule import schedule
+from reqbench.core.execute.scratch import run_scratch
+from reqbench.core.execute.suite import Suite, SuiteProtocol
+from reqbench.core.execute.types import Row, RunOptions
+from reqbench.core.store import RunStore
+from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS
+from reqbench.core.workspace.discard import trash_in
+from reqbench.study.layout import StudyDir
+from reqbench.study.spec import StudyFile
+
+
+@dataclass(frozen=True)
+class StudyItem:
+    """One row of one configuration: what the study's schedule orders."""
+
+    config: str
+    row: Row
+
+    @property
+    def key(self) -> str:
+        return f"{self.config}|{self.row.key}"
+
+    @property
+    def repeat(self) -> int:
+        return self.row.repeat
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """Everything checked before a study writes anything: the suite (loaded once) and per configuration its
+    options, preflight facts and plan."""
+
+    protocol: SuiteProtocol
+    suite: Suite
+    options: dict[str, RunOptions]
+    facts: dict[str, AgentFacts]
+    plans: dict[str, list[Row]]
+
+
+def _named(name: str, exc: InputError) -> InputError:
+    """`exc` with the configuration named first."""
+    item = f"configuration {name!r}" + (f": {exc.item}" if exc.item else "")
+    return InputError(exc.rule, file=exc.file, item=item)
+
+
+def prepare(spec: StudyFile, *, concurrency: int = 1, offline: bool = False,
+            on_problem: Callable[[str], None] | None = None, progress: Any = None) -> Prepared:
+    """Preflight every configuration, validate and load the suite once, plan every configuration."""
+    options = {c.name: spec.run_options(c, concurrency=concurrency, offline=offline) for c in spec.configurations}
+    facts: dict[str, AgentFacts] = {}
+    for name, opts in options.items():
+        try:
+            facts[name] = preflight(opts)
+        except InputError as exc:
+            raise _named(name, exc) from None
+    suite_path = api.resolve_suite(spec.suite)
+    protocol: SuiteProtocol = api.validate(suite_path, on_problem=on_problem, progress=progress)
+    loaded = protocol.load(suite_path)
+    plans: dict[str, list[Row]] = {}
+    for name, opts in options.items():
+        try:
+            plans[name] = loaded.plan(opts)
+        except InputError as exc:
+            raise _named(name, exc) from None
+    return Prepared(protocol, loaded, options, facts, plans)
+
+
+def interleaved(plans: dict[str, list[Row]], seed: int) -> list[list[StudyItem]]:
+    """The study's schedule: one batch per repeat, the rows of every configuration shuffled together."""
+    return schedule([StudyItem(name, row) for name, rows in plans.items() for row in rows], seed)
+
+
+def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local", seed: int,
+            show_progress: bool = False, console: Console | None = None,
+            max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, dict[str, int]]:
+    """Open (or create) every configuration's run directory and run every unfinished row; returns each
+    store's counts. The caller holds the study's lock."""
+    concurrency = max(o.concurrency for o in prepared.options.values())
+    executor = make_executor(executor_name, concurrency)
+    try:
+        with ExitStack() as stack:
+            stores: dict[str, RunStore] = {}
+            scratch: dict[str, Path] = {}
+            for name, opts in prepared.options.items():
+                store, _ = open_or_resume(study.run_dir(name), prepared.protocol.name, prepared.suite.path, opts,
+                                          resume=True, provenance={"agent": prepared.facts[name].to_json(),
+                                                                   "study": {"dir": str(study.path),
+                                                                             "configuration": name}})
+                stack.callback(store.close)
+                stack.enter_context(store.exclusive())
+                store.add_plan(prepared.plans[name])
+                stores[name] = store
+                scratch[name] = run_scratch(store.run_dir)
+                for folder in {scratch[name], store.run_dir / WORK_DIR}:  # a killed run's, wherever it kept them
+                    remove_stale_attempt_dirs(folder)
+                stack.callback(remove_stale_attempt_dirs, scratch[name])
+            total = sum(len(s.rows_to_run(max_attempts)) for s in stores.values())
+            remote = bool(getattr(executor, "remote", False))
+            shipped = ship_suite(executor, prepared.suite.path) if remote else None
+            with RunProgress(total, enabled=show_progress, console=console) as bar, ExitStack() as trash:
+                for name in stores:
+                    trash.enter_context(trash_in(scratch[name] / TRASH))
+                for batch in interleaved(prepared.plans, seed):
+                    lanes = {name: Lane(store, None if shipped else prepared.suite,
+                                        with_work_dir(prepared.options[name], store.run_dir / WORK_DIR),
+                                        batch_context(store, prepared.protocol, prepared.options[name], executor,
+                                                      shipped), scratch[name])
+                             for name, store in stores.items()}
+                    run_lanes([(lanes[item.config], item.row) for item in batch], executor, bar, max_attempts)
+            return {name: store.counts(max_attempts) for name, store in stores.items()}
+    finally:
+        executor.shutdown()
+
+
+def attempts_recorded(study: StudyDir, names: list[str]) -> int:
+    """How many attempts the named configurations' run directories hold (0 for one not created yet)."""
+    total = 0
+    for name in names:
+        if study.has_run(name):
+            with RunStore.open(study.run_dir(name), read_only=True) as store:
+                total += store.counts()["attempts"]
+    return total

@@ -1,0 +1,41 @@
+"""PACE rows for studies: the system table of the protocol's own summary (`LoadedSuite.summary_data`:
+equal-weight case mean +- SE, success rate, support) and the Covered/Partial/Missing verdict counts."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.study.readers import PairedOutcome
+
+PAIRED = PairedOutcome("case score (0-100)", binary=False, clusters="cases")
+VERDICTS = ("Covered", "Partial", "Missing")
+
+
+def _scored(outcome: RowOutcome) -> bool:
+    return outcome.status is RowStatus.SCORED and not outcome.result.get("operational_failure")
+
+
+def paired_value(row: Row, outcome: RowOutcome) -> float | None:
+    """The case score (PACE deterministic aggregation) of a scored case; None when it has none (unresolved
+    points, an operational failure, attrition)."""
+    score = outcome.result.get("score") if _scored(outcome) else None
+    return float(score) if isinstance(score, int | float) else None
+
+
+def systems(suite: Any, outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, Any]]:
+    """``{AGENT/CONDITION: {n_cases, n_scored, mean, se, success_rate, ...}}`` of the protocol's summary."""
+    found: dict[str, dict[str, Any]] = suite.summary_data(outcomes)["systems"]
+    return found
+
+
+def completed(outcomes: list[tuple[Row, RowOutcome]]) -> int:
+    """Cases of a system that are complete (the success rate's numerator)."""
+    return sum(1 for _, o in outcomes if _scored(o) and o.result.get("complete"))
+
+
+def verdict_counts(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, int]:
+    """Covered / Partial / Missing Code Points over the scored cases."""
+    counts = Counter(str(v) for _, o in outcomes if _scored(o) for v in (o.result.get("verdicts") or {}).values())
+    return {v: counts.get(v, 0) for v in VERDICTS}

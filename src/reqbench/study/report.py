@@ -1,0 +1,58 @@
+"""`reqbench study report`: the study's tables as one JSON payload, terminal tables and an HTML page.
+
+Sections, in order: the configurations (settings and row accounting), each run's own headline, the
+protocol's paper-shaped comparison tables (`study.tables`), and -- with ``pairs`` -- the paired differences
+between configurations (`study.pairs`). Every table names its estimator once (`StudyTable.estimator`);
+every estimate is a `Metric` with its interval and ``n``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reqbench.core.summary import Cell, Table
+from reqbench.study.collect import StudyData
+from reqbench.study.pairs import pairs_tables
+from reqbench.study.table import StudyTable
+from reqbench.study.tables import protocol_tables
+
+
+def configurations_table(data: StudyData) -> StudyTable:
+    """One row per configuration: its settings and the accounting of its rows (`RunStore.counts`)."""
+    rows: dict[str, dict[str, Cell]] = {}
+    for config in data.spec.configurations:
+        stored = data.configs.get(config.name)
+        counts = stored.counts if stored else {}
+        rows[config.name] = {"agent": config.agent, "model": config.model, "judge": config.judge or "(default)",
+                             **{k: counts.get(k, 0) for k in ("planned", "scored", "pending", "invalid",
+                                                              "unstarted")}}
+    return StudyTable(Table("configurations", rows))
+
+
+def headline_table(data: StudyData) -> StudyTable:
+    """Each configuration's run headline (the protocol's `Summary.headline`), as `reqbench report` shows it."""
+    rows: dict[str, dict[str, Cell]] = {}
+    for name, stored in data.configs.items():
+        rows[name] = dict(data.suite.summarize(stored.outcomes).headline)
+    return StudyTable(Table("headline by configuration", rows),
+                      "as each run's report (`reqbench report runs/<name>`)")
+
+
+def study_tables(data: StudyData, *, pairs: bool = False) -> list[StudyTable]:
+    """Every table of the report, in order."""
+    tables = [configurations_table(data), headline_table(data), *protocol_tables(data)]
+    return tables + pairs_tables(data) if pairs else tables
+
+
+def study_payload(data: StudyData, *, pairs: bool = False) -> dict[str, Any]:
+    """The JSON document `reqbench study report --json` prints."""
+    spec = data.spec
+    return {
+        "study": {"dir": str(data.study.path), "suite": spec.suite, "protocol": data.protocol,
+                  "conditions": spec.conditions, "repeats": spec.repeats, "seed": spec.seed},
+        "configurations": {c.name: {"agent": c.agent, "model": c.model, "judge": c.judge,
+                                    "agent_opts": c.agent_opts, "run_dir": str(data.study.run_dir(c.name)),
+                                    "counts": data.configs[c.name].counts if c.name in data.configs else None}
+                           for c in spec.configurations},
+        "tables": [t.to_json() for t in study_tables(data, pairs=pairs)],
+    }

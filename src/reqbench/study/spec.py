@@ -1,0 +1,174 @@
+"""The study file (``STUDY.yaml``): one suite x named configurations x conditions x repeats (DESIGN §13).
+
+A *configuration* is what SpecPath calls a system configuration: agent (scaffold), model deployment, agent
+options (prompts, tools, budget) and judge; every configuration of a study runs the same rows (same suite,
+conditions, repeats and seed), so configurations can be compared row by row. `reqbench schema study` prints
+the JSON Schema of `StudyFile`.
+
+Also here: `parse_configuration`, the ``name=...,agent=...`` form `reqbench study add` accepts, and the
+errors of both forms, each naming file, item and rule.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.types import RunOptions
+from reqbench.core.inputfiles import read_yaml
+
+NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+"""A configuration name is a directory name (its run directory is ``runs/<name>``)."""
+DEFAULT_SEED = 20260729
+
+
+class Configuration(BaseModel):
+    """One named system configuration: what runs the rows (agent, model, options) and what grades them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=NAME_PATTERN, description="Unique name within the study (letters, digits, '.', "
+                      "'_', '-'); labels every table and names the run directory runs/<name>.")
+    agent: str = Field(min_length=1, description="Agent spec as `reqbench run --agent` takes it: reference, "
+                       "null, replay:PATH, command, llm, claude-code, codex, mini-swe-agent, openhands, aider, "
+                       "or a dotted path.")
+    model: str | None = Field(None, description="Model deployment (the agent option 'model'); part of the "
+                              "configuration, so the model tables group by it.")
+    agent_opts: dict[str, Any] = Field(default_factory=dict, description="Agent options (`--agent-opt "
+                                       "KEY=VALUE`), e.g. {base_url: ..., template: ...}.")
+    judge: str = Field("", description="Judge spec (exact, token-overlap, word-overlap, replay:FILE, llm:MODEL); "
+                       "'' = the protocol's offline default.")
+
+    @model_validator(mode="after")
+    def _model_once(self) -> Configuration:
+        if self.model is not None and "model" in self.agent_opts and self.agent_opts["model"] != self.model:
+            raise ValueError("model is given twice (model and agent_opts.model) with different values")
+        return self
+
+    def agent_options(self) -> dict[str, Any]:
+        """The run's agent options: `agent_opts` plus ``model`` when given."""
+        return {**self.agent_opts, **({"model": self.model} if self.model is not None else {})}
+
+    def model_label(self) -> str:
+        """The model deployment for by-model tables (the agent's name when no model is set: controls)."""
+        return str(self.agent_options().get("model") or self.agent.split(":", 1)[0])
+
+
+class StudyFile(BaseModel):
+    """A study: the suite, the configurations compared on it, and the rows every configuration runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    suite: str = Field(description="Suite directory (relative paths are relative to the study file) or "
+                       "demo:NAME for a bundled suite; validated and loaded once for every configuration.")
+    configurations: list[Configuration] = Field(min_length=1, description="The configurations compared; "
+                                                "more can be added later with `reqbench study add`.")
+    conditions: list[str] = Field(default_factory=list, description="Conditions each configuration runs "
+                                  "(default: the protocol's conditions).")
+    repeats: int = Field(1, ge=1, description="Repeats per (task, condition) and configuration.")
+    seed: int = Field(DEFAULT_SEED, description="Seed of the one schedule that interleaves the rows of all "
+                      "configurations within each repeat (a barrier between repeats).")
+    unsafe_no_sandbox: bool = Field(False, description="Let real agents run where bubblewrap cannot isolate "
+                                    "them (recorded in every run; every report warns).")
+
+    @field_validator("configurations")
+    @classmethod
+    def _unique_names(cls, value: list[Configuration]) -> list[Configuration]:
+        seen: set[str] = set()
+        for config in value:
+            if config.name in seen:
+                raise ValueError(f"configuration name {config.name!r} is used twice; names must be unique")
+            seen.add(config.name)
+        return value
+
+    def configuration(self, name: str) -> Configuration:
+        found = next((c for c in self.configurations if c.name == name), None)
+        if found is None:
+            raise InputError(f"no configuration named {name!r}; the study has "
+                             f"{', '.join(c.name for c in self.configurations)}")
+        return found
+
+    def run_options(self, config: Configuration, *, concurrency: int = 1, offline: bool = False) -> RunOptions:
+        """The run options of one configuration's run directory (same rows for every configuration)."""
+        return RunOptions(agent=config.agent, conditions=tuple(self.conditions), repeats=self.repeats,
+                          seed=self.seed, judge=config.judge, concurrency=concurrency,
+                          agent_options=config.agent_options(), offline=offline,
+                          unsafe_no_sandbox=self.unsafe_no_sandbox)
+
+
+def _first_error(exc: ValidationError, data: Any) -> tuple[str, str]:
+    """``(item, rule)`` of a validation error; a configuration is named by index and name."""
+    err = exc.errors()[0]
+    loc = list(err["loc"])
+    item = ".".join(str(x) for x in loc) or "(top level)"
+    if len(loc) >= 2 and loc[0] == "configurations" and isinstance(loc[1], int):
+        configs = data.get("configurations") if isinstance(data, dict) else None
+        name = configs[loc[1]].get("name") if isinstance(configs, list) and loc[1] < len(configs) \
+            and isinstance(configs[loc[1]], dict) else None
+        rest = ".".join(str(x) for x in loc[2:])
+        item = f"configurations[{loc[1]}]" + (f" {name!r}" if name else "") + (f": {rest}" if rest else "")
+    msg = err["msg"].removeprefix("Value error, ")
+    return item, msg
+
+
+def parse_study(data: Any, source: str) -> StudyFile:
+    """A `StudyFile` from parsed YAML/JSON; an `InputError` naming `source`, the item and the rule."""
+    if not isinstance(data, dict):
+        raise InputError("expected a mapping with suite and configurations", file=source)
+    try:
+        return StudyFile.model_validate(data)
+    except ValidationError as exc:
+        item, rule = _first_error(exc, data)
+        raise InputError(rule, file=source, item=item) from None
+
+
+def load_study_file(path: Path) -> StudyFile:
+    """Read and validate ``STUDY.yaml``; a relative suite path is made absolute against the file's folder."""
+    spec = parse_study(read_yaml(Path(path)), str(path))
+    if not spec.suite.startswith("demo:") and not Path(spec.suite).is_absolute():
+        spec = spec.model_copy(update={"suite": str((Path(path).parent / spec.suite).resolve())})
+    return spec
+
+
+def parse_configuration(text: str) -> list[Configuration]:
+    """``name=NAME,agent=AGENT[,model=M][,judge=J][,opt.KEY=VALUE]...`` (one configuration), or the path of
+    a YAML file holding one configuration, a list of them, or a study-like mapping with ``configurations``.
+    Option values are read as JSON when they parse (numbers, true), else kept as text."""
+    if "=" not in text:
+        path = Path(text)
+        data = read_yaml(path)
+        items = data.get("configurations") if isinstance(data, dict) and "configurations" in data else data
+        items = items if isinstance(items, list) else [items]
+        return [_configuration(item, str(path), f"configurations[{i}]") for i, item in enumerate(items)]
+    fields: dict[str, Any] = {}
+    opts: dict[str, Any] = {}
+    for part in text.split(","):
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise InputError("expected KEY=VALUE pairs separated by commas (name=...,agent=...)",
+                             item=f"configuration {text!r}")
+        if key.startswith("opt."):
+            try:
+                opts[key[4:]] = json.loads(value)
+            except json.JSONDecodeError:
+                opts[key[4:]] = value
+        else:
+            fields[key] = value
+    if opts:
+        fields["agent_opts"] = opts
+    return [_configuration(fields, "command line", f"configuration {text!r}")]
+
+
+def _configuration(data: Any, source: str, item: str) -> Configuration:
+    try:
+        return Configuration.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in err["loc"])
+        raise InputError((f"{where}: " if where else "") + err["msg"].removeprefix("Value error, "),
+                         file=source, item=item) from None

@@ -1,0 +1,68 @@
+"""Journey comparison tables (SWE-Journey §4.1, Table 2, B.2): Proc/Final F2P, Final P2P, Average, turns and
+cost by configuration x persona; Spearman's rho between the personas' rankings of the configurations; the
+paired single-shot vs interactive comparison over configurations (`journey.comparisons`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reqbench.core.stats.intervals import DEFAULT_BOOT, DEFAULT_SEED, cluster_bootstrap
+from reqbench.core.summary import Cell, Metric, Table
+from reqbench.protocols.journey.comparisons import persona_rank_correlations, single_shot_vs_interactive
+from reqbench.study.collect import Outcomes, StudyData
+from reqbench.study.readers import relabelled
+from reqbench.study.readers.journey import METRICS, session_values, summaries
+from reqbench.study.table import StudyTable
+
+ESTIMATOR = (f"mean over scored sessions (SWE-Journey Table 2); 95% percentile cluster bootstrap over instances "
+             f"({DEFAULT_BOOT} resamples, seed {DEFAULT_SEED}); fewer than 2 instances: no interval; n = sessions")
+
+
+def _interval(per_instance: dict[str, list[float]]) -> tuple[float, float] | None:
+    """Cluster bootstrap of the session mean, resampling instances with all their sessions."""
+    if len(per_instance) < 2:
+        return None
+
+    def mean(sample: Sequence[list[float]]) -> float:
+        values = [v for cluster in sample for v in cluster]
+        return sum(values) / len(values) if values else float("nan")
+
+    iv = cluster_bootstrap(list(per_instance.values()), mean)
+    return iv.lo, iv.hi
+
+
+def _cells(outcomes: Outcomes, condition: str, summary: dict[str, object]) -> dict[str, Cell]:
+    sessions = [(row.task_id, session_values(row, o)) for row, o in outcomes if row.condition == condition]
+    out: dict[str, Cell] = {}
+    for key, label in METRICS.items():
+        per: dict[str, list[float]] = {}
+        for instance, values in sessions:
+            if values.get(key) is not None:
+                per.setdefault(instance, []).append(float(values[key]))  # type: ignore[arg-type]
+        value = summary.get(key)
+        out[label] = Metric(float(value) if isinstance(value, int | float) else None, _interval(per),
+                            sum(len(v) for v in per.values()))
+    return out
+
+
+def tables(data: StudyData) -> list[StudyTable]:
+    main: dict[str, dict[str, Cell]] = {}
+    for name, stored in data.configs.items():
+        for condition, summary in summaries(stored.outcomes).items():
+            main[f"{name} / {condition}"] = _cells(stored.outcomes, condition, summary)
+    out = [StudyTable(Table("journey results by configuration x persona", main), ESTIMATOR)]
+    pooled = summaries([item for name, c in data.configs.items() for item in relabelled(name, c.outcomes)])
+    if len(data.configs) < 2:
+        return out
+    ranks = {k: {"rho": v["rho"], "p": v["p"], "n": v["n"]} for k, v in persona_rank_correlations(pooled).items()}
+    if ranks:
+        out.append(StudyTable(Table("Spearman rho between conditions' rankings of the configurations (Average)",
+                                    ranks), "Spearman's rho with average ranks for ties, two-sided p (t "
+                                            "approximation); n = configurations in both conditions"))
+    paired = {k: {"mean paired difference": v["mean_paired_difference"], "rho": v["rho"], "p": v["p"],
+                  "n": v["n"]} for k, v in single_shot_vs_interactive(pooled).items()}
+    if paired:
+        out.append(StudyTable(Table("single-shot vs interactive (Average; condition minus single-shot)", paired),
+                              "mean of per-configuration paired differences (SWE-Journey B.2); Spearman's rho "
+                              "between the two rankings; n = configurations"))
+    return out

@@ -1,0 +1,70 @@
+"""Studies on the bundled journey and PACE suites: the paper-shaped tables of each protocol, from the
+protocol's own summaries, with `reference` (solves everything) and `null` (changes nothing)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.cli.generic_helpers import reqbench
+
+CONFIGS = [{"name": "ref", "agent": "reference"}, {"name": "nothing", "agent": "null"}]
+
+
+def _study(tmp: Path, suite: str) -> dict[str, Any]:
+    spec = tmp / f"{suite}.yaml"
+    spec.write_text(yaml.safe_dump({"suite": f"demo:{suite}", "configurations": CONFIGS}))
+    out = tmp / suite
+    ran = reqbench("study", "run", str(spec), "--out", str(out), "--concurrency", "2", "--quiet", timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    report = reqbench("study", "report", str(out), "--json", "--pairs")
+    assert report.returncode == 0, report.stderr
+    return {t["title"]: t for t in json.loads(report.stdout)["tables"]}
+
+
+@pytest.fixture(scope="module")
+def journey(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _study(tmp_path_factory.mktemp("journey"), "journey")
+
+
+@pytest.fixture(scope="module")
+def pace(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return _study(tmp_path_factory.mktemp("pace"), "pace")
+
+
+PERSONAS = ("non-coder", "product-manager", "new-developer", "software-architect")
+
+
+def test_journey_table_by_configuration_and_persona(journey: dict[str, Any]) -> None:
+    table = journey["journey results by configuration x persona"]
+    assert "cluster bootstrap over instances" in table["estimator"]
+    for persona in PERSONAS:
+        ref, nothing = table["rows"][f"ref / {persona}"], table["rows"][f"nothing / {persona}"]
+        assert ref["Final F2P"] == {"value": 1.0, "n": 1} and ref["Proc F2P"]["value"] == 1.0
+        assert nothing["Final F2P"] == {"value": 0.0, "n": 1} and nothing["Final P2P"]["value"] == 1.0
+        assert nothing["Average"]["value"] == 0.5  # (Final F2P + Final P2P) / 2
+        assert ref["turns/session"]["value"] >= 1
+    ranks = journey["Spearman rho between conditions' rankings of the configurations (Average)"]["rows"]
+    assert ranks["non-coder vs software-architect"] == {"rho": None, "p": None, "n": 2}  # rho needs 3
+
+
+def test_journey_pairs_use_the_signed_rank_test_on_final_f2p(journey: dict[str, Any]) -> None:
+    line = journey["pairwise comparisons of Final F2P"]["rows"]["ref - nothing"]
+    assert line["difference"] == {"value": 1.0, "n": 4} and line["instances"] == 1
+    assert line["p"] == pytest.approx(2 / 2 ** 4)  # exact signed-rank: 4 positive differences, two-sided
+
+
+def test_pace_system_table(pace: dict[str, Any]) -> None:
+    table = pace["PACE system table by configuration"]
+    assert "1 SE" in table["estimator"] and "Wilson" in table["estimator"]
+    ref, nothing = table["rows"]["ref / prd"], table["rows"]["nothing / prd"]
+    assert ref["score"] == {"value": 100.0, "ci": [100.0, 100.0], "n": 3}
+    assert nothing["score"]["value"] == 0.0 and nothing["success rate"]["value"] == 0.0
+    assert ref["success rate"]["value"] == 1.0 and ref["success rate"]["n"] == 3
+    assert ref["success rate"]["ci"][0] == pytest.approx(0.4385, abs=1e-4)  # Wilson, 3 of 3
+    assert ref["Missing"] == nothing["Covered"] == 0
+    assert ref["Covered"] == nothing["Missing"] > 0 and ref["Partial"] == 0

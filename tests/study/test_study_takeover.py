@@ -1,0 +1,38 @@
+"""A study on the bundled takeover suite (condition C1): complete delivery by configuration and by harness,
+each with its Wilson interval over the fixed denominator, and the paired McNemar comparison."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from reqbench.core.stats.intervals import wilson
+from tests.cli.generic_helpers import reqbench
+
+
+def test_takeover_delivery_by_configuration_and_harness(tmp_path: Path) -> None:
+    spec = tmp_path / "study.yaml"
+    spec.write_text(yaml.safe_dump({"suite": "demo:takeover", "conditions": ["C1"], "configurations": [
+        {"name": "ref-a", "agent": "reference", "model": "a"}, {"name": "ref-b", "agent": "reference", "model": "b"},
+        {"name": "nothing", "agent": "null"}]}))
+    out = tmp_path / "study"
+    ran = reqbench("study", "run", str(spec), "--out", str(out), "--concurrency", "2", "--quiet", timeout=600)
+    assert ran.returncode == 0, ran.stderr
+    report = reqbench("study", "report", str(out), "--json", "--pairs")
+    assert report.returncode == 0, report.stderr
+    tables = {t["title"]: t for t in json.loads(report.stdout)["tables"]}
+    by_config = tables["complete-delivery rate by configuration x condition"]
+    n = by_config["rows"]["ref-a"]["C1"]["n"]
+    assert n >= 1 and "Wilson" in by_config["estimator"]
+    assert by_config["rows"]["ref-a"]["C1"] == {"value": 1.0, "ci": list(wilson(n, n)), "n": n}
+    assert by_config["rows"]["nothing"]["C1"] == {"value": 0.0, "ci": list(wilson(0, n)), "n": n}
+    harness = tables["complete-delivery rate by harness x condition (pooled over its configurations)"]["rows"]
+    assert harness["reference"]["C1"] == {"value": 1.0, "ci": list(wilson(2 * n, 2 * n)), "n": 2 * n}
+    lines = tables["pairwise comparisons of complete delivery"]["rows"]
+    assert lines["ref-a - ref-b"]["p"] == 1.0 and lines["ref-a - ref-b"]["difference"]["value"] == 0.0
+    assert lines["ref-a - nothing"]["p"] == pytest.approx(2 * 0.5 ** n)
+    # BH over 3: p = (2 * 0.5**n, 1, 2 * 0.5**n) -> the two equal smallest at rank 2: p * 3 / 2
+    assert lines["ref-a - nothing"]["p (BH)"] == pytest.approx(2 * 0.5 ** n * 3 / 2)
