@@ -20,7 +20,6 @@ from reqbench import api
 from reqbench.core.execute.outcomes import DEFAULT_MAX_ATTEMPTS
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.execute.verdict import EVENT_OUTCOMES, EVENTS, PROTOCOLS, readme_verdict_table
-from reqbench.core.store import RunStore
 from tests.core.verdict_agents import fake_claude
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 

@@ -6,18 +6,17 @@ import json
 from pathlib import Path
 
 import pytest
-
-from reqbench.core.llm.ledger import row_ledger
-from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 import yaml
 
 from reqbench.core.agents import registry
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
+from reqbench.core.llm.ledger import row_ledger
 from reqbench.protocols.specpath.family import load_family
 from reqbench.protocols.specpath.runs import forbidden_paths
 from reqbench.protocols.specpath.suite import PROTOCOL
+from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 
 GOOD = '''def tally(words):
     counts = {}
