@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reqbench.core.execute.outcomes import REASONS, Reason, check_reason, classified, provider_reason, readme_table
+from reqbench.core.execute.outcomes import REASONS, Reason, check_reason, classified, readme_table
 from reqbench.core.execute.types import RowOutcome, RowStatus
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -17,12 +17,6 @@ def test_agent_caused_reasons_are_always_scored() -> None:
     assert classified(Reason.VERIFIER_TIMEOUT).status is RowStatus.SCORED
     assert classified(Reason.PROVIDER_RATE_LIMIT).status is RowStatus.INVALID
     assert classified(Reason.JUDGE_UNAVAILABLE).status is RowStatus.PENDING
-
-
-def test_provider_messages_are_classified() -> None:
-    assert provider_reason("HTTP 429 Too Many Requests") is Reason.PROVIDER_RATE_LIMIT
-    assert provider_reason("read timed out") is Reason.PROVIDER_TIMEOUT
-    assert provider_reason("HTTP 503") is Reason.PROVIDER_ERROR
 
 
 def test_a_reason_that_contradicts_the_status_is_refused() -> None:

@@ -53,6 +53,8 @@ def test_the_same_agent_side_event_ends_as_the_verdict_table_says(
     opts: dict[str, Any] = {"event": event, **settings, "binary": str(fake_claude(tmp_path))}
     if event in provider:
         opts["provider"] = provider[event].base_url
+    if event == "provider_text_without_call":  # preflight asks the endpoint; the fake tool never calls it
+        opts["base_url"] = provider["upstream_5xx_x3"].base_url
     if event == "agent_timeout":
         opts["step_timeout"] = 2
     options = RunOptions(agent=AGENT, conditions=conditions, agent_options=opts,

@@ -87,13 +87,13 @@ def fake_claude(folder: Path) -> Path:
     return path
 
 
-def make_event_agent(event: str, provider: str = "", binary: str = "", **_: Any) -> Any:
+def make_event_agent(event: str, provider: str = "", binary: str = "", base_url: str = "", **_: Any) -> Any:
     if event == "adapter_raises":
         return _Raising()
     if event == "tool_exits_nonzero":
         return make_agent("command", template=["sh", "-c", "exit 3"])
     if event == "provider_text_without_call":
-        return make_agent("claude-code", binary=binary)
+        return make_agent("claude-code", binary=binary, base_url=base_url)
     if event in ("upstream_429_then_200", "upstream_5xx_x3"):
         return _Caller(provider)
     if event == "agent_timeout":

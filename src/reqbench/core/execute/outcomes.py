@@ -8,9 +8,9 @@ Rules (SpecPath "Run processing", PACE-Bench "Result validation"):
 
 * an **agent-caused** condition (exit, timeout, empty submission, a submission that fails or hangs the
   checks, a budget that ran out) is always ``scored`` — never ``invalid`` nor ``pending``;
-* ``invalid`` is external to the agent (provider, sandbox/harness infrastructure, harness exception): the
-  executor re-runs the agent for it at the same budget, at most `DEFAULT_MAX_ATTEMPTS` attempts in all,
-  then the row is attrition;
+* ``invalid`` is external to the agent and observed by the harness itself (`verdict`: a provider failure the
+  gateway or client recorded, a launcher failure, a harness exception): the executor re-runs the agent for
+  it at the same budget, at most `DEFAULT_MAX_ATTEMPTS` attempts in all, then the row is attrition;
 * ``pending`` means the frozen submission exists but its evaluation could not finish (judge down, check
   infrastructure): it is re-evaluated on that submission (``--resume``), the agent is never re-run.
 """
@@ -82,7 +82,8 @@ REASONS: dict[Reason, ReasonInfo] = {
     Reason.PROVIDER_TIMEOUT: ReasonInfo(_I, "the model provider did not answer in time"),
     Reason.INFRASTRUCTURE: ReasonInfo(_I, "sandbox, runner or executor infrastructure failed"),
     Reason.HARNESS_EXCEPTION: ReasonInfo(_I, "a bug in reqbench raised an exception (traceback stored)"),
-    Reason.METADATA: ReasonInfo(_I, "the agent adapter returned a malformed run record"),
+    Reason.METADATA: ReasonInfo(_I, "(runs stored before the verdict table) the adapter returned a malformed "
+                                    "record; now the agent's `agent_exit`"),
     Reason.JUDGE_UNAVAILABLE: ReasonInfo(_P, "the judge could not be reached or gave no usable verdict"),
     Reason.CHECK_INFRASTRUCTURE: ReasonInfo(_P, "the checks could not run (HARNESS_ERROR)"),
     Reason.EVIDENCE_UNRESOLVED: ReasonInfo(_P, "scoring evidence is unresolved (PACE)"),
@@ -94,16 +95,6 @@ assert not any(i.agent_caused and i.status is not _S for i in REASONS.values())
 def status_of(reason: Reason | str) -> RowStatus:
     """The row status a reason implies (the only mapping every protocol goes through)."""
     return REASONS[Reason(reason)].status
-
-
-def provider_reason(detail: str) -> Reason:
-    """Classify a provider failure from its message: 429 / rate limit, timeout, anything else."""
-    text = detail.lower()
-    if "429" in text or "rate limit" in text or "rate_limit" in text:
-        return Reason.PROVIDER_RATE_LIMIT
-    if "timed out" in text or "timeout" in text:
-        return Reason.PROVIDER_TIMEOUT
-    return Reason.PROVIDER_ERROR
 
 
 def reason_label(reason: str, detail: str = "") -> str:

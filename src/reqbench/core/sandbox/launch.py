@@ -248,6 +248,11 @@ def collect(running: Running) -> ProcessResult:
                                + bytes(running.stderr.data).decode("utf-8", "replace")[-500:]
                                if launch.options.stderr_path is None else "bubblewrap could not start the sandbox")
                 code = None
+            elif running.report is not None and not timed_out and not scratch_space.started(
+                    bytes(running.report.data)):  # bubblewrap ran but its set-up failed before the command
+                start_error = ("bubblewrap could not set up the sandbox: "
+                               + bytes(running.stderr.data).decode("utf-8", "replace")[-500:])
+                code = None
             elif "exit-code" in status and not timed_out:
                 code = int(status["exit-code"])
         if start_error is not None:  # bubblewrap's own status channel said so: the harness observed it

@@ -35,6 +35,8 @@ DEFAULT_SCRATCH_BYTES = 1024**3
 MIN_SCRATCH_BYTES = 16 * 1024**2
 FULL_MARGIN_BYTES = 1024**2
 """A scratch with less than this free at the end of the command was filled."""
+STARTED = "reqbench-sandbox-started"
+"""The epilogue's first report line, written inside the sandbox before the command starts."""
 INSIDE = Path("/sandbox")
 HOME = INSIDE / "home"
 TMP = INSIDE / "tmp"
@@ -66,9 +68,17 @@ def with_epilogue(argv: list[str], report_fd: int) -> list[str]:
     """`argv` run by a shell that, once it ended, writes the scratch's free blocks to `report_fd` and
     exits with the command's status (128+N for a signal, as bubblewrap reports it)."""
     stat_bin = shutil.which("stat", path=os.pathsep.join(SYSTEM_BINS)) or "false"
-    script = (f'exec 9>&2 2>/dev/null; (exec "$@" 2>&9 9>&-); rc=$?; '  # no "Killed" from this shell
+    script = (f'echo {STARTED} > /proc/self/fd/{report_fd}; '  # before any of the command runs
+              f'exec 9>&2 2>/dev/null; (exec "$@" 2>&9 9>&-); rc=$?; '  # no "Killed" from this shell
               f'{stat_bin} -f -c "%a %S" {INSIDE} > /proc/self/fd/{report_fd}; exit $rc')
     return ["/bin/sh", "-c", script, "sh", *argv]
+
+
+def started(report: bytes) -> bool:
+    """Whether the epilogue's shell ran inside the finished sandbox (it says so before the command runs, so
+    the command can add to the report but never take this line back): without it, bubblewrap failed to
+    set the sandbox up (a launcher failure the harness observed, `core.llm.ledger`)."""
+    return STARTED.encode() in report.split(b"\n")
 
 
 def was_full(report: bytes) -> bool:
