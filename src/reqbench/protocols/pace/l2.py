@@ -194,6 +194,8 @@ class L2Outcome:
     """Criteria whose judged severity overrides the frozen one: {criterion_id, frozen, judged}."""
     connection_checks: list[dict[str, Any]] = field(default_factory=list)
     """Connection-related judgments checked against the inventory, and the corrections made."""
+    judge_down: bool = False
+    """The judge could not be reached (the row is pending ``judge_unavailable``, never unresolved)."""
 
 
 def judged_severities(point: CodePoint, checklist: Checklist) -> tuple[dict[str, Severity], list[dict[str, str]]]:
@@ -237,7 +239,7 @@ def judge_point(
         try:
             verdict = direct_verdict(point, judge.judge_point(request))
         except JudgePending as exc:
-            return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}", log)
+            return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}", log, judge_down=True)
         except JudgeRejected as exc:
             return L2Outcome(Verdict.UNRESOLVED, None, 1, [], f"no direct verdict: {exc}", log)
         return L2Outcome(verdict, None, 1, [], "direct verdict (no checklist aggregation)", log)
@@ -249,7 +251,7 @@ def judge_point(
             checklist = _ask(judge, point, build_request(case_id, point, pkg, 1), log)
             rounds = 2
     except JudgePending as exc:
-        return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}", log)
+        return L2Outcome(Verdict.UNRESOLVED, None, 0, [], f"judge pending: {exc}", log, judge_down=True)
     if checklist.missing_evidence:
         return L2Outcome(
             Verdict.UNRESOLVED,

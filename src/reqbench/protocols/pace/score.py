@@ -62,6 +62,8 @@ class PointResult:
     """Criteria whose judged severity overrides the frozen default ({criterion_id, frozen, judged})."""
     connection_checks: list[dict[str, Any]] = field(default_factory=list)
     """Connection-related judgments checked against the L1 inventory, and corrections made."""
+    judge_down: bool = False
+    """The L2 judge could not be reached for this point (`l2.L2Outcome.judge_down`)."""
 
     @property
     def reasoning(self) -> str:
@@ -239,4 +241,5 @@ class Scorer:
             out.audit,
             out.severity_changes,
             out.connection_checks,
+            out.judge_down,
         )

@@ -183,7 +183,7 @@ class LoadedSuite:
         result["trajectory_events"] = len(trajectory)
         if res.score is not None:
             return classified(Reason.EVALUATED, result, "scored", {"patch": patch.encode()})
-        judge_down = any("judge pending" in p.detail for p in res.points)
+        judge_down = any(p.judge_down for p in res.points)
         reason = Reason.JUDGE_UNAVAILABLE if judge_down else Reason.EVIDENCE_UNRESOLVED
         return classified(reason, result, "unresolved evidence" if reason is Reason.EVIDENCE_UNRESOLVED
                           else "judge pending", {"patch": patch.encode()})
