@@ -83,8 +83,11 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     from reqbench.core.execute.options import with_work_dir
     from reqbench.core.execute.preflight import preflight
     from reqbench.core.execute.runner import WORK_DIR, execute_run
+    from reqbench.core.execute.settings import check_settings
+    from reqbench.protocols.lookup import protocol_for_suite
 
     suite = Path(suite).resolve()
+    check_settings(protocol_for_suite(suite), options.agent_options)  # a mistyped PROTOCOL.KEY: exit 2 first
     facts = preflight(options)
     protocol = validate(suite, on_problem=on_problem, progress=progress)
     loaded = protocol.load(suite)

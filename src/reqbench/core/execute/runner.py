@@ -112,7 +112,8 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
                 outcome = suite.reevaluate(row, previous, ctx)
             else:
                 outcome = suite.run_row(row, ctx)
-        _check_outcome(outcome, f"{suite.protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}")
+        _check_outcome(outcome, f"{suite.protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}",
+                       getattr(suite.protocol, "result_model", None))
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
     except (Exception, SystemExit):
@@ -124,13 +125,16 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
     return AttemptReport(outcome, kind, started, utc_now())
 
 
-def _check_outcome(outcome: Any, where: str) -> None:
+def _check_outcome(outcome: Any, where: str, result_model: Any = None) -> None:
     """A malformed outcome is a bug of the protocol: caught here so it becomes an invalid attempt
-    instead of failing later inside the store's transaction."""
+    instead of failing later inside the store's transaction. A result must fit the protocol's declared
+    `result_model` (`core.execute.settings.ProtocolResult`)."""
     if not isinstance(outcome, RowOutcome):
         raise TypeError(f"{where} returned {type(outcome).__name__}, not RowOutcome")
     outcome.status = RowStatus(outcome.status)
     check_reason(outcome)
+    if result_model is not None:
+        result_model.model_validate(outcome.result)  # a ValidationError names the field
     json.dumps(outcome.result, sort_keys=True)  # exactly as the store will write it
     for name, blob in outcome.artifacts.items():
         if not isinstance(blob, bytes):

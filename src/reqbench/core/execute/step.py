@@ -93,7 +93,8 @@ def build_agent(spec: str, agent_options: dict[str, Any]) -> Any:
     from reqbench.core.agents.registry import make_agent
 
     _, options = split_step_options(agent_options)
-    return make_agent(spec, **options)
+    # protocol-namespaced settings (``specpath.agent_timeout``) are the protocol's, never the agent's
+    return make_agent(spec, **{k: v for k, v in options.items() if "." not in k})
 
 
 def is_control(agent: Any) -> bool:

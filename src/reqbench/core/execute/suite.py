@@ -97,6 +97,10 @@ class SuiteProtocol(Protocol):
         """The bundled suite(s) and run options `reqbench demo` executes for this protocol."""
         ...
 
+    # Suite v2 (optional for plugins, declared by reqbench's four): ``options_model`` -- a
+    # `core.execute.settings.ProtocolOptions` for its ``--agent-opt NAME.KEY`` settings; ``result_model`` -- a
+    # `ProtocolResult` every row's `RowOutcome.result` must fit (checked by the runner).
+
 
 def load_protocol(name: str) -> SuiteProtocol:
     """The protocol registered as `name` (``reqbench.protocols`` entry points, or a dotted path)."""

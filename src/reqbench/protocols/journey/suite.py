@@ -18,11 +18,14 @@ Only where no checkpoint can be kept (a remote executor, an assistant session wi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.execute.outcomes import Reason, classified
+from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.summary import Summary
@@ -35,6 +38,7 @@ from reqbench.protocols.journey.models import Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
 from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
 from reqbench.protocols.journey.report import summarize_rows
+from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
 from reqbench.protocols.journey.summary import summary
@@ -49,12 +53,19 @@ def _marker(path: Path) -> str | None:
     return None
 
 
-def journey_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
+class JourneyOptions(ProtocolOptions):
+    """SWE-Journey's run settings: ``--agent-opt journey.KEY=VALUE`` (defaults: the suite's, SWE-Journey B.1)."""
+
+    simulator: Literal["deterministic", "llm"] | None = Field(None, description="The simulated user: the "
+                                                              "offline rule-based one or a model.")
+    simulator_model: str | None = Field(None, description="The simulated user's model (llm simulator).")
+    max_turns: int | None = Field(None, ge=1, description="The shared turn limit of a session.")
+    max_steps: int | None = Field(None, ge=1, description="The assistant's step limit per turn.")
+
+
+def journey_options(options: RunOptions) -> tuple[JourneyOptions, dict[str, Any]]:
     """Split ``--agent-opt`` into (journey settings, the agent's own options)."""
-    opts = options.agent_options
-    mine = {k.removeprefix("journey."): v for k, v in opts.items() if k.startswith("journey.")}
-    rest = {k: v for k, v in opts.items() if not k.startswith("journey.")}
-    return mine, rest
+    return split_settings(options.agent_options, "journey", JourneyOptions)
 
 
 def make_simulator(kind: str, instance: Instance, condition: str, suite_dir: Path, seed: int,
@@ -77,6 +88,10 @@ def make_simulator(kind: str, instance: Instance, condition: str, suite_dir: Pat
 
 class JourneyProtocol:
     name = "journey"
+    options_model = JourneyOptions
+    """Its ``--agent-opt journey.KEY`` settings (`core.execute.settings`)."""
+    result_model = JourneyResult
+    """Its rows' `RowOutcome.result`."""
 
     def detect(self, path: Path) -> bool:
         return _marker(Path(path)) == "journey"
@@ -130,8 +145,8 @@ class LoadedSuite:
         path, suite, options, work_dir = self.path, self.suite, ctx.options, ctx.work_dir
         instance = self._instance(row)
         settings, agent_options = journey_options(options)
-        limits = SessionLimits(max_turns=int(settings.get("max_turns", suite.max_turns)),
-                               max_steps_per_turn=int(settings.get("max_steps", suite.max_steps_per_turn)))
+        limits = SessionLimits(max_turns=settings.max_turns or suite.max_turns,
+                               max_steps_per_turn=settings.max_steps or suite.max_steps_per_turn)
         workspace = make_workspace(instance.repo_dir, work_dir / "workspace")
         kept = False
         try:
@@ -142,10 +157,10 @@ class LoadedSuite:
                 record = run_single_shot(instance, session, workspace, work_dir, limits)
                 simulator_kind = "none"
             else:
-                simulator_kind = str(settings.get("simulator", suite.simulator))
+                simulator_kind = settings.simulator or suite.simulator
                 sim = make_simulator(simulator_kind, instance, row.condition, Path(path),
                                      seed=options.seed + row.repeat,
-                                     model=str(settings.get("simulator_model", suite.simulator_model)))
+                                     model=settings.simulator_model or suite.simulator_model)
                 session = open_session(ctx, instance, workspace, lambda: list(sim.state.disclosed),
                                        agent_options)
                 checkpoints = Checkpoints(row.key)

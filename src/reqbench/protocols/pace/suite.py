@@ -47,6 +47,8 @@ from reqbench.protocols.pace.attribution import (
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
 from reqbench.protocols.pace.judges import judge_notice
+from reqbench.protocols.pace.options import PaceOptions
+from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.protocols.pace.score import Scorer
 from reqbench.protocols.pace.summary import summary
 from reqbench.protocols.pace.validate import validate_path
@@ -68,6 +70,10 @@ CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated",
 
 class PaceProtocol:
     name = "pace"
+    options_model = PaceOptions
+    """Its ``--agent-opt pace.KEY`` settings (`core.execute.settings`)."""
+    result_model = PaceResult
+    """Its rows' `RowOutcome.result`."""
 
     def detect(self, path: Path) -> bool:
         return is_suite_dir(path) or is_case_dir(path)

@@ -17,9 +17,11 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from pydantic import Field
+
 from reqbench.core.agents.base import AgentInputs, Budget
-from reqbench.core.errors import InputError
 from reqbench.core.execute.outcomes import Reason
+from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
@@ -39,24 +41,21 @@ INSTRUCTIONS = (
     "{history}")
 
 
-def split_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
+class SpecpathOptions(ProtocolOptions):
+    """SpecPath's run settings: ``--agent-opt specpath.KEY=VALUE`` (SpecPath §4.3 "Run processing")."""
+
+    agent_timeout: float = Field(DEFAULT_AGENT_TIMEOUT, gt=0,
+                                 description="The agent's wall-clock budget per row, seconds.")
+    cost_limit: float | None = Field(None, gt=0, description="The agent's dollar budget per row (enforced "
+                                     "where the gateway measures cost); over it the row is budget_exhausted.")
+    verifier_timeout: float | None = Field(None, gt=0, description="The verifier's fixed budget, seconds "
+                                           "(default: the family's).")
+    allow_uncalibrated: bool = Field(False, description="Run families whose verifier calibration failed.")
+
+
+def split_options(options: RunOptions) -> tuple[SpecpathOptions, dict[str, Any]]:
     """``--agent-opt`` -> (specpath settings, the agent's own options)."""
-    mine = {k.removeprefix(PREFIX): v for k, v in options.agent_options.items() if k.startswith(PREFIX)}
-    rest = {k: v for k, v in options.agent_options.items() if not k.startswith(PREFIX)}
-    known = {"agent_timeout", "cost_limit", "verifier_timeout", "allow_uncalibrated"}
-    for key in mine:
-        if key not in known:
-            raise InputError(f"unknown option; known: {', '.join(PREFIX + k for k in sorted(known))}",
-                             item=f"--agent-opt {PREFIX}{key}")
-    allow = str(mine.pop("allow_uncalibrated", "false")).lower()
-    if allow not in ("true", "1", "yes", "false", "0", "no"):
-        raise InputError("must be true or false", item="--agent-opt specpath.allow_uncalibrated")
-    try:
-        settings: dict[str, Any] = {k: float(v) for k, v in mine.items()}
-        settings["allow_uncalibrated"] = allow in ("true", "1", "yes")
-    except (TypeError, ValueError):
-        raise InputError("must be a number", item="--agent-opt specpath.*") from None
-    return settings, rest
+    return split_settings(options.agent_options, "specpath", SpecpathOptions)
 
 
 def forbidden_paths(patch: str, patterns: list[str]) -> list[str]:
@@ -99,8 +98,7 @@ def run_row(family: Family, row: Row, ctx: RowContext) -> RowOutcome:
     inputs = AgentInputs(files={"history": history_path},
                          prompt=INSTRUCTIONS.format(file=HISTORY_FILE, history=history_text),
                          context={"family": family.id, "condition": row.condition})
-    budget = Budget(wall_seconds=settings.get("agent_timeout", DEFAULT_AGENT_TIMEOUT),
-                    max_cost_usd=settings.get("cost_limit"))
+    budget = Budget(wall_seconds=settings.agent_timeout, max_cost_usd=settings.cost_limit)
     artifacts = {"history": history_text.encode("utf-8")}
     clock.lap("setup")
     step = ctx.step(ws.path, inputs, budget, agent_options=agent_options,
@@ -132,7 +130,7 @@ def run_row(family: Family, row: Row, ctx: RowContext) -> RowOutcome:
         return row_outcome(Reason.FORBIDDEN_CONTENT, base, detail=f"patch touches {', '.join(bad)}",
                            artifacts=artifacts, extra=extra)
     return verify_submission(family, patch, work_dir / "verify", base, artifacts, extra,
-                             settings.get("verifier_timeout"), clock)
+                             settings.verifier_timeout, clock)
 
 
 AGENT_STAGE = frozenset({Reason.AGENT_TIMEOUT, Reason.AGENT_EXIT, Reason.EMPTY_SUBMISSION,
@@ -157,7 +155,7 @@ def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, wo
     extra = {k: v for k, v in previous.result.items() if k not in ids and k not in _VERIFY_KEYS}
     artifacts = {k: v for k, v in previous.artifacts.items() if k != "verifier_log"}
     return verify_submission(family, patch.decode("utf-8"), work_dir / "verify", base, artifacts, extra,
-                             options.check_timeout or settings.get("verifier_timeout"))
+                             options.check_timeout or settings.verifier_timeout)
 
 
 def verify_submission(family: Family, patch: str, scratch: Path, base: dict[str, Any],

@@ -27,7 +27,8 @@ from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 from reqbench.protocols.specpath.reference_check import CALIBRATE_HINT, reference_problems
 from reqbench.protocols.specpath.report import report_tables
-from reqbench.protocols.specpath.runs import reevaluate_row, run_row, split_options
+from reqbench.protocols.specpath.row_result import SpecpathResult
+from reqbench.protocols.specpath.runs import SpecpathOptions, reevaluate_row, run_row, split_options
 
 
 def _marker(path: Path) -> bool:
@@ -108,6 +109,10 @@ def _missing_inputs(fam: Family) -> list[str]:
 
 class SpecPathProtocol:
     name = "specpath"
+    options_model = SpecpathOptions
+    """Its ``--agent-opt specpath.KEY`` settings (`core.execute.settings`)."""
+    result_model = SpecpathResult
+    """Its rows' `RowOutcome.result`."""
     validation_note = f"every family's reference patch passes its verifier; {CALIBRATE_HINT}"
 
     def detect(self, path: Path) -> bool:
@@ -163,7 +168,7 @@ class LoadedSuite:
 
     def plan(self, options: RunOptions) -> list[Row]:
         settings, _ = split_options(options)  # unknown specpath.* options fail before anything runs
-        if not settings["allow_uncalibrated"]:  # verifier calibration gates the run (calibration_gate.py)
+        if not settings.allow_uncalibrated:  # verifier calibration gates the run (calibration_gate.py)
             from reqbench.protocols.specpath.calibration_gate import uncalibrated
 
             refused = uncalibrated(self.families)

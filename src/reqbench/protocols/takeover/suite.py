@@ -18,6 +18,8 @@ from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_
 from reqbench.protocols.takeover.loading import validate_project
 from reqbench.protocols.takeover.run import report, rows, summary
 from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.options import TakeoverOptions
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
 
 DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "diag-C1", "diag-C2")
 
@@ -28,6 +30,10 @@ def _cache_root(options: RunOptions | None, fallback: Path) -> Path:
 
 class TakeoverProtocol:
     name = "takeover"
+    options_model = TakeoverOptions
+    """Its ``--agent-opt takeover.KEY`` settings (`core.execute.settings`)."""
+    result_model = TakeoverResult
+    """Its rows' `RowOutcome.result`."""
 
     def detect(self, path: Path) -> bool:
         return is_takeover_suite(Path(path))
