@@ -46,7 +46,7 @@ bench-quick: $(STAMP)  # the same figures, the scale matrix cut to 70 rows
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/mypy --strict src/reqbench/core src/reqbench/protocols/base.py  # the core and the protocol interface
+	$(BIN)/mypy --strict src/reqbench/core src/reqbench/protocols  # the core and every protocol
 
 clean:
 	rm -rf $(VENV) runs .pytest_cache

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from typing import Any
 
 from reqbench.protocols.pace.l1.callgraph import last_segment
 from reqbench.protocols.pace.l1.evidence import EvidencePackage
@@ -181,7 +182,7 @@ class TokenOverlapJudge:
     def __init__(self, reference: Mapping[str, EvidencePackage]) -> None:
         self.reference = reference
 
-    def judge_point(self, request: PointRequest) -> dict:
+    def judge_point(self, request: PointRequest) -> dict[str, Any]:
         ref_pkg = self.reference.get(request.point_id)
         cand_pkg = request.package
         ref_lines = _added_lines(ref_pkg, core_files(ref_pkg)) if ref_pkg else []
@@ -220,7 +221,7 @@ class TokenOverlapJudge:
 
     @staticmethod
     def _reason(
-        crit: dict,
+        crit: dict[str, Any],
         judgment: str,
         recall: float,
         total: int,
