@@ -94,6 +94,19 @@ def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOption
     return Path(meta.suite_path), options_from_json(meta.options, concurrency=concurrency)
 
 
+def quiet_line(store: RunStore, suite: Suite) -> str:
+    """``PROTOCOL AGENT: metric value, ... (scored/planned rows) -> RUN_DIR`` for ``--quiet``."""
+    from reqbench.core.summary import Summary
+    from reqbench.report.run_report import build_payload
+    from reqbench.report.tables import format_cell
+
+    headline = Summary.from_json(build_payload(store, suite)["summary"]).headline
+    counts = store.counts()
+    metrics = ", ".join(f"{name} {format_cell(cell)}" for name, cell in headline.items()) or "no headline"
+    return (f"{store.meta.protocol} {store.meta.options.get('agent', '')}: {metrics} "
+            f"({counts['scored']}/{counts['planned']} rows scored) -> {store.run_dir}")
+
+
 def resume_command(out: Path) -> str:
     """The command line that continues an interrupted run (its stored options are reused)."""
     return " ".join(shlex.quote(a) for a in ["reqbench", "run", "--resume", str(out)])
@@ -122,7 +135,8 @@ def run(
     model: str | None = typer.Option(None, "--model", help="Model name (agent option 'model')."),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible base URL "
                                         "(agent option 'base_url')."),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar and no report: one headline line with "
+                               "the run directory (`reqbench report RUN_DIR` prints the rest)."),
     offline: bool = typer.Option(False, "--offline", help="Replay model calls (judge and llm agent) from "
                                  "the run store only; an unrecorded call stops the run (exit 2)."),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox", help="Run a real agent even where "
@@ -174,8 +188,11 @@ def run(
             err_console.print("interrupted before the first row finished; nothing was kept")
         raise typer.Exit(130) from None
     with store:
-        console.print(f"run directory: {store.run_dir}")
-        print_report(store, loaded)
+        if quiet:  # one headline line and the run directory (`reqbench report RUN_DIR` prints the rest)
+            console.print(quiet_line(store, loaded))
+        else:
+            console.print(f"run directory: {store.run_dir}")
+            print_report(store, loaded)
         counts = store.counts()
         unmeasured = unmeasured_rows(counts)
         example = first_invalid_detail(store)

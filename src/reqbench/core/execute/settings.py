@@ -10,11 +10,14 @@ typo or an ill-typed value is one clear error naming the key (exit 2) before any
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reqbench.core.errors import InputError
+
+if TYPE_CHECKING:
+    from reqbench.core.execute.suite import SuiteProtocol
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -48,7 +51,7 @@ def split_settings(agent_options: dict[str, Any], protocol: str, model: type[M])
         raise InputError(rule, item=f"--agent-opt {prefix}{key}") from None
 
 
-def check_settings(protocol: Any, agent_options: dict[str, Any]) -> None:
+def check_settings(protocol: SuiteProtocol, agent_options: dict[str, Any]) -> None:
     """Validate the protocol's prefixed options (nothing when the protocol declares no `options_model`)."""
     model = getattr(protocol, "options_model", None)
     if model is not None:
