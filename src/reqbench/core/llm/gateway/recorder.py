@@ -173,9 +173,10 @@ class StoreRecorder:
 
 
     def totals(self) -> dict[str, dict[str, Any]]:
-        """Per row: calls by source, and the tokens and dollars of the calls forwarded upstream -- what
-        the row spent, counted once: a replayed call costs nothing again, a refused one nothing at all.
-        Every attempt of the row counts (a retried row spent on each attempt)."""
+        """Per row: calls by source, the tokens and dollars of the calls forwarded upstream -- what the row
+        spent, counted once: a replayed call costs nothing again, a refused one nothing at all -- and the
+        models that answered (`models_used`). Every attempt of the row counts (a retried row spent on each
+        attempt)."""
         conn = self._connect()
         try:
             rows = conn.execute(
@@ -189,13 +190,34 @@ class StoreRecorder:
         out: dict[str, dict[str, Any]] = {}
         for r in rows:
             t = out.setdefault(r["row_key"], {"calls": 0, **dict.fromkeys(SOURCES, 0), "prompt_tokens": 0,
-                                              "completion_tokens": 0, "cost_usd": None, "cost_complete": True})
+                                              "completion_tokens": 0, "cost_usd": None, "cost_complete": True,
+                                              "models": {}})
             t["calls"] += r["n"]
             t[r["source"]] = t.get(r["source"], 0) + r["n"]
             if r["source"] == "upstream":  # one group per (row, source): assigned once
                 t["prompt_tokens"], t["completion_tokens"] = r["p"] or 0, r["c"] or 0
                 t["cost_usd"] = r["cost"] if r["priced"] else None  # None: no price known for its model
                 t["cost_complete"] = r["priced"] == r["n"]
+        for row_key, models in self.models_used().items():
+            out[row_key]["models"] = models
+        return out
+
+    def models_used(self) -> dict[str, dict[str, int]]:
+        """Per row: answered calls (forwarded or replayed) per model that answered them (the model the
+        request named, for calls recorded before the answering model was)."""
+        conn = self._connect()
+        try:
+            rows = conn.execute(
+                "SELECT row_key, CASE WHEN served_model != '' THEN served_model ELSE model END AS m, "
+                "COUNT(*) AS n FROM model_calls WHERE status = 200 GROUP BY row_key, m ORDER BY row_key, m"
+            ).fetchall()
+        except sqlite3.OperationalError:  # a store from before served_model (or before the gateway)
+            return {}
+        finally:
+            conn.close()
+        out: dict[str, dict[str, int]] = {}
+        for r in rows:
+            out.setdefault(r["row_key"], {})[r["m"]] = r["n"]
         return out
 
 
