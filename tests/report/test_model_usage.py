@@ -53,7 +53,7 @@ def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> 
     assert table.rows == [[a, "4", "1", "1", "2200", "150", "0.0225", "m ×2, m-0513 ×1"],
                           [b, "2", "0", "0", "500", "50", "0.0010 (partial)", "m ×1, unpriced ×1"],
                           ["total", "6", "1", "1", "2700", "200", "0.0235 (partial)", "m ×3, m-0513 ×1, unpriced ×1"]]
-    facts = dict(map(tuple, provenance_facts(payload["run"])))
+    facts = {label: value for label, value in provenance_facts(payload["run"])}
     assert facts["models used (gateway)"] == "m ×3, m-0513 ×1, unpriced ×1"
 
 
