@@ -25,6 +25,7 @@ from reqbench.core.execute.options import options_from_json
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import RowStatus, RunOptions
+from reqbench.core.llm.pricing import parse_price, prices_to_json, read_price_file
 from reqbench.core.steps import ConsoleSteps
 from reqbench.core.store import RunStore, is_run_dir
 
@@ -43,6 +44,13 @@ def parse_agent_opts(items: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key.strip()] = value
     return out
+
+
+def run_prices(items: list[str], file: Path | None) -> dict[str, list[float]]:
+    """The run's own prices: `file` (``--prices``), then each ``--price MODEL=IN/OUT`` over it."""
+    table = read_price_file(file) if file is not None else {}
+    table.update(parse_price(item) for item in items)
+    return prices_to_json(table)
 
 
 def validate_suite(suite: Path, *, show_progress: bool = True) -> SuiteProtocol:
@@ -141,6 +149,12 @@ def run(
                                  "the run store only; an unrecorded call stops the run (exit 2)."),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox", help="Run a real agent even where "
                                            "bubblewrap cannot isolate it (recorded; every report warns)."),
+    price: list[str] = typer.Option([], "--price", help="A model's price MODEL=IN/OUT in USD per 1M input / "
+                                    "output tokens (repeatable; over --prices and the built-in table)."),
+    prices: Path | None = typer.Option(None, "--prices", help="YAML/JSON file {MODEL: {input_per_1m, "
+                                       "output_per_1m}} of model prices for this run."),
+    allow_unpriced: bool = typer.Option(False, "--allow-unpriced", help="Let a dollar budget pass calls of "
+                                        "models without a price, their cost unknown (recorded; reports say so)."),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
 
@@ -150,6 +164,10 @@ def run(
     share the host's network). Without bubblewrap a real agent is refused (exit 2) unless
     --unsafe-no-sandbox is given; control agents (null, reference, replay) always run. See SECURITY.md.
 
+
+    Model calls of preset agents go through the run's model gateway, which forwards only the run's --model
+    (and the tool's documented auxiliary models) and enforces the suite's budgets. Under a dollar budget a
+    model needs a price: the built-in table, --prices FILE, --price MODEL=IN/OUT; or pass --allow-unpriced.
 
     SUITE is a directory, or demo:NAME or demo:NAME/TASK for a suite bundled with reqbench (from any
     directory). Exit 3 when every row ended invalid (none scored or pending): the run measured nothing.
@@ -172,7 +190,8 @@ def run(
             agent_options["base_url"] = base_url
         options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
                              concurrency=concurrency, agent_options=agent_options, offline=offline,
-                             unsafe_no_sandbox=unsafe_no_sandbox)
+                             unsafe_no_sandbox=unsafe_no_sandbox, prices=run_prices(price, prices),
+                             allow_unpriced=allow_unpriced)
     suite = suite.resolve()
     if out is None:
         if resume:

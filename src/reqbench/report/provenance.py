@@ -1,5 +1,6 @@
 """The provenance header every report and viewer page starts with: what was evaluated, how, by which
-reqbench, and how the agent was isolated (`run_report.sandbox_statement`)."""
+reqbench, how the agent was isolated (`run_report.sandbox_statement`) and at which prices its model calls
+were charged (`run_report.pricing_statement`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from typing import Any
 
 from reqbench.core.store.models import RunMeta
-from reqbench.report.run_report import sandbox_statement
+from reqbench.report.run_report import pricing_statement, sandbox_statement
 
 
 def _text(value: Any) -> str:
@@ -26,7 +27,8 @@ def provenance(meta: RunMeta) -> list[tuple[str, str]]:
             ("conditions", ", ".join(map(str, o.get("conditions") or [])) or "all of the suite's"),
             ("repeats", _text(o.get("repeats"))), ("seed", _text(o.get("seed"))),
             ("protocol", meta.protocol), ("suite", meta.suite_path), ("created", meta.created),
-            ("reqbench", meta.reqbench_version), ("sandbox", sandbox_statement(o))]
+            ("reqbench", meta.reqbench_version), ("sandbox", sandbox_statement(o)),
+            ("model prices", pricing_statement(o))]
 
 
 def run_title(meta: RunMeta, suite_name: str | None = None) -> str:

@@ -33,7 +33,7 @@ from reqbench.core.agents.state import empty, make_state_folder, overflow, relea
 from reqbench.core.agents.versions import PACKAGES, cached_binary
 from reqbench.core.errors import InputError
 from reqbench.core.llm.errors import OfflineCacheMiss
-from reqbench.core.llm.gateway import Gateway, Lease, RowBudget, Upstream
+from reqbench.core.llm.gateway import Gateway, Lease, ModelPolicy, RowBudget, Upstream
 from reqbench.core.llm.gateway.scope import row_gateway
 from reqbench.core.sandbox import available_isolation, bridge, run_sandboxed
 from reqbench.core.sandbox.view import View
@@ -142,8 +142,14 @@ class CLIPreset(ABC):
     def gateway(self, budget: Budget, workspace: Path) -> Iterator[GatewayUse]:
         row_budget = RowBudget(max_tokens=budget.max_tokens, max_cost_usd=budget.max_cost_usd,
                                max_calls=budget.max_model_calls)
-        with row_gateway(self.upstream(), row_budget, workspace=workspace) as (gw, lease):
+        with row_gateway(self.upstream(), row_budget, workspace=workspace,
+                         models=self.model_policy()) as (gw, lease):
             yield GatewayUse(gw, lease)
+
+    def model_policy(self) -> ModelPolicy:
+        """The models this tool's calls may use: the run's ``model`` and the tool's auxiliary models."""
+        package = PACKAGES.get(self.name)
+        return ModelPolicy(self.model, package.auxiliary_models if package is not None else ())
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         with state_folder(self.name, keep=self.keep_scratch) as scratch, self.gateway(budget, workspace) as gw:

@@ -40,6 +40,7 @@ class Reason(StrEnum):
     PATCH_APPLY = "patch_apply_failure"
     FORBIDDEN_CONTENT = "forbidden_content"
     BUDGET_EXHAUSTED = "budget_exhausted"
+    RESOURCE_LIMIT = "resource_limit"
     INVALID_RESPONSE = "invalid_response"
     CLARIFY = "clarify"
     # ---- invalid: external to the agent, re-run at the same budget, then attrition
@@ -75,6 +76,8 @@ REASONS: dict[Reason, ReasonInfo] = {
     Reason.PATCH_APPLY: ReasonInfo(_S, "the submission does not apply to a fresh base", True),
     Reason.FORBIDDEN_CONTENT: ReasonInfo(_S, "the submission touches forbidden paths", True),
     Reason.BUDGET_EXHAUSTED: ReasonInfo(_S, "the cost or step budget ran out", True),
+    Reason.RESOURCE_LIMIT: ReasonInfo(_S, "the agent exceeded a harness resource limit (model-traffic store "
+                                          "quota, request size)", True),
     Reason.INVALID_RESPONSE: ReasonInfo(_S, "the agent's response broke the response contract", True),
     Reason.CLARIFY: ReasonInfo(_S, "the agent asked for clarification instead of acting", True),
     Reason.PROVIDER_RATE_LIMIT: ReasonInfo(_I, "the model provider answered 429 (rate limit)"),

@@ -49,6 +49,7 @@ from reqbench.core.hashing import sha256_text
 from reqbench.core.llm.cache import as_response_cache
 from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.llm.ledger import row_ledger
+from reqbench.core.llm.pricing import RunPricing
 from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
@@ -104,9 +105,10 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
         if suite is None:
             raise TypeError("a local attempt needs its loaded suite")
         ctx = RowContext(options, work_dir, row)
-        # model calls of the row's agents are recorded under its key; failures the harness observes
-        # during the attempt go to its ledger (`core.execute.verdict`)
-        with row_scope(row.key), row_ledger():
+        # model calls of the row's agents are recorded under its key, at the run's prices; failures the
+        # harness observes during the attempt go to its ledger (`core.execute.verdict`)
+        pricing = RunPricing.from_json(options.prices, options.allow_unpriced)
+        with row_scope(row.key, pricing), row_ledger():
             if step == NextStep.REEVALUATE:
                 assert previous is not None
                 outcome = suite.reevaluate(row, previous, ctx)

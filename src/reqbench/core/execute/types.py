@@ -79,3 +79,9 @@ class RunOptions:
     offline: bool = False
     """Replay-only model access (`core.llm.run_access`). Not part of the estimand and not stored: a run
     recorded online may be resumed or re-scored with ``--offline``."""
+    prices: dict[str, list[float]] = field(default_factory=dict)
+    """The run's own model prices ``{model: [USD per 1M input tokens, per 1M output tokens]}`` (``--price``,
+    ``--prices``), over the built-in table (`core.llm.pricing`): what the gateway charges and budgets."""
+    allow_unpriced: bool = False
+    """Models without a price may be called under a dollar budget, their cost unknown (``--allow-unpriced``):
+    recorded with the run and stated by every report."""
