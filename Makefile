@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-real test test-integration test-ray bench bench-quick lint clean screenshots
+.PHONY: demo demo-real test test-integration test-ray bench bench-quick lint clean screenshots docs
 
 $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -25,6 +25,13 @@ test: $(STAMP)
 # The viewer's run page, a row page per protocol and the compare page of the demo runs (needs chromium).
 screenshots: demo
 	$(BIN)/python -m tests.browser.screenshots runs/demo docs/screenshots
+
+# The documentation site (mkdocs-material, in the dev extra): the CLI and file-format references generated
+# from the command and the schemas, then a strict build (any warning fails) into site/.
+docs: $(STAMP)
+	$(BIN)/python docs/gen_cli.py docs/reference/cli.md
+	$(BIN)/python docs/gen_formats.py docs/reference/formats.md
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 test-integration: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[ray]'  # the pinned Ray of the `ray` extra (tests/integration/test_ray.py)
@@ -49,4 +56,4 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict src/reqbench/core src/reqbench/protocols  # the core and every protocol
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) runs .pytest_cache site

@@ -2,7 +2,7 @@
 
 Every protocol classifies each attempt with a `Reason`; the reason fixes the row's `RowStatus`
 (`status_of`), so the line between "the agent failed" and "the harness could not measure" is drawn in one
-place. The README's "Row outcomes" table is the user-facing copy of `REASONS`.
+place. The "Row outcomes" table of docs/runs.md is the user-facing copy of `REASONS`.
 
 Rules (SpecPath "Run processing", PACE-Bench "Result validation"):
 
@@ -112,7 +112,7 @@ def reason_label(reason: str, detail: str = "") -> str:
 
 
 def readme_table() -> str:
-    """The README's outcome table, generated from `REASONS` (a test keeps the README in step)."""
+    """The outcome table of docs/runs.md, generated from `REASONS` (a test keeps the page in step)."""
     lines = ["| status | reason | meaning |", "|---|---|---|"]
     for status in (_S, _I, _P):
         lines += [f"| {status.value} | `{r.value}` | {i.meaning} |" for r, i in REASONS.items()

@@ -19,7 +19,7 @@ Where the protocols differ, it is in what a scored agent failure means for the r
 takeover and SpecPath score the row as failed at the step (ReqMemBench C.2; SpecPath §4.3 "fixed-budget
 failure"); PACE scores the candidate the agent left, all Code Points Missing when it left nothing
 (PACE-Bench §4 "Evaluation scope"); journey records the failed turn and the session goes on, scored on the
-final workspace (SWE-Journey §3.4). `EVENT_OUTCOMES` is that table; the README prints it
+final workspace (SWE-Journey §3.4). `EVENT_OUTCOMES` is that table; docs/runs.md prints it
 (`readme_verdict_table`) and `tests/core/test_verdict_table.py` runs every cell.
 """
 
@@ -117,7 +117,7 @@ assert set(EVENT_OUTCOMES) == set(EVENTS)
 
 
 def readme_verdict_table() -> str:
-    """The README's "same event, same verdict" table, generated from `EVENT_OUTCOMES`."""
+    """The "same event, same verdict" table of docs/runs.md, generated from `EVENT_OUTCOMES`."""
     head = "| agent-side event | " + " | ".join(PROTOCOLS) + " |"
     lines = [head, "|---" * (len(PROTOCOLS) + 1) + "|"]
     for event, meaning in EVENTS.items():

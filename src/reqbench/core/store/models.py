@@ -46,7 +46,7 @@ class RunResultRow(BaseModel):
         description="Artifacts of the selected attempt: name -> sha256 (blob at artifacts/ab/cdef...).")
     started: str | None = Field(description="UTC start of the selected attempt, ISO 8601.")
     finished: str | None = Field(description="UTC end of the selected attempt, ISO 8601.")
-    reason: str = Field(default="", description="Why the selected attempt ended so (README 'Row outcomes').")
+    reason: str = Field(default="", description="Why the selected attempt ended so (docs/runs.md, 'Row outcomes').")
     grading: str = Field(default="original", description="Grading that produced the selected attempt: "
                          "'original' (reqbench run) or a `reqbench regrade` label.")
     parent_attempt: int | None = Field(default=None, description="The attempt a re-graded attempt re-scored.")

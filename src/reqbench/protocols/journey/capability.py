@@ -36,7 +36,7 @@ from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.judges.base import Judge, JudgePending, JudgeRejected, JudgeRequest, judge_with_retries
 from reqbench.core.judges.factory import make_judge
-from reqbench.core.judges.spec import build_judge, parse_judge_spec
+from reqbench.core.judges.spec import build_judge, heuristic, parse_judge_spec
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.session import SessionRecord, TurnRecord
 from reqbench.protocols.journey.simulators.phrasing import questions_in, words
@@ -191,6 +191,7 @@ class WordOverlap:
     judge_id = "word-overlap"
 
 
+@heuristic
 def make_word_overlap(arg: str | None) -> WordOverlap:
     """Registry factory of ``word-overlap``."""
     if arg:

@@ -32,7 +32,7 @@ class ResultRecord(BaseModel):
     signature: list[Literal[0, 1]] | None = Field(None, description="Probe results in verifier order.")
     scaffold: str = Field("", description="Optional scaffold name for breakdowns.")
     model: str = Field("", description="Optional model deployment name for breakdowns.")
-    reason: str = Field("", description="Optional outcome reason (README 'Row outcomes'); invalid rows "
+    reason: str = Field("", description="Optional outcome reason (docs/runs.md, 'Row outcomes'); invalid rows "
                         "are counted by reason in the attrition table.")
 
     def to_row(self) -> ResultRow:

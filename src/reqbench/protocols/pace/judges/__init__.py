@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from reqbench.core.errors import InputError
-from reqbench.core.judges.spec import build_judge, parse_judge_spec
+from reqbench.core.judges.spec import build_judge, heuristic, parse_judge_spec
 from reqbench.protocols.pace.l1.evidence import EvidencePackage
 from reqbench.protocols.pace.l2 import PointJudge
 
@@ -42,6 +42,7 @@ def judge_notice(judge_id: str) -> str | None:
     return HEURISTIC_NOTICE if judge_id.startswith(("token-overlap", "offline")) else None
 
 
+@heuristic
 def make_token_overlap(arg: str | None) -> type:
     """Registry factory of ``token-overlap``: the judge class, built per case with its reference packages."""
     if arg:
