@@ -140,7 +140,7 @@ def observe(call: Any, budget: Budget) -> AgentStep:
     reason = step_reason(result, observed, budget)
     detail = result.detail
     if reason is not None and reason.value != result.status.value:
-        shown = "; ".join(o.detail for o in observed if o.kind.value != "budget")
+        shown = "; ".join(o.detail for o in observed if o.kind.value not in ("budget", "resource_limit"))
         detail = "; ".join(filter(None, [shown if status_of(reason) is RowStatus.INVALID else "", result.detail]))
     return AgentStep(result, reason, detail or (reason.value if reason else ""), observed,
                      time.monotonic() - started)

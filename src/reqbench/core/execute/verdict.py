@@ -41,8 +41,8 @@ def step_reason(result: AgentResult, observed: Sequence[ObservedFailure], budget
     """How an agent step ended: None when it completed within budget, else the reason.
 
     Order: a launcher failure (the harness could not run the agent) is ``infrastructure``; a step that did
-    not complete after a provider failure the harness recorded is that provider reason; a model budget the
-    gateway enforced is ``budget_exhausted``; then the agent's own status, where an unverified provider
+    not complete after a provider failure the harness recorded is that provider reason; a harness resource
+    limit the gateway enforced is ``resource_limit``, a model budget ``budget_exhausted``; then the agent's own status, where an unverified provider
     claim counts as its exit; a completed step over its dollar budget is ``budget_exhausted``."""
     kinds = [o.kind for o in observed]
     if FailureKind.LAUNCHER in kinds:
@@ -51,6 +51,8 @@ def step_reason(result: AgentResult, observed: Sequence[ObservedFailure], budget
     provider = [o.kind for o in observed if o.kind in _PROVIDER]
     if not completed and provider:
         return _PROVIDER[provider[-1]]
+    if not completed and FailureKind.RESOURCE in kinds:
+        return Reason.RESOURCE_LIMIT
     if not completed and FailureKind.BUDGET in kinds:
         return Reason.BUDGET_EXHAUSTED
     if not completed:

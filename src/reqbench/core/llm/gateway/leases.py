@@ -28,7 +28,7 @@ from typing import Any
 
 from reqbench.core.llm.gateway.models import ModelPolicy
 from reqbench.core.llm.gateway.recorder import ReplayCursor
-from reqbench.core.llm.ledger import RowLedger, current_ledger
+from reqbench.core.llm.ledger import FailureKind, RowLedger, current_ledger
 
 BUDGET_EXHAUSTED = "budget exhausted"
 RESOURCE_LIMIT = "resource limit"
@@ -120,8 +120,11 @@ class Lease:
     def limit(self, reason: str) -> None:
         """Mark the row as past a harness resource limit; every later call is refused."""
         with self._settled:
+            first = self.resource_limit is None
             self.resource_limit = self.resource_limit or f"{RESOURCE_LIMIT}: {reason}"
             self._settled.notify_all()
+        if first and self.ledger is not None:
+            self.ledger.note(FailureKind.RESOURCE, self.resource_limit)
 
     def _spent(self) -> str | None:
         """Why the settled use alone refuses any further call (and remember it), or None."""
