@@ -42,8 +42,9 @@ def step_reason(result: AgentResult, observed: Sequence[ObservedFailure], budget
 
     Order: a launcher failure (the harness could not run the agent) is ``infrastructure``; a step that did
     not complete after a provider failure the harness recorded is that provider reason; a harness resource
-    limit the gateway enforced is ``resource_limit``, a model budget ``budget_exhausted``; then the agent's own status, where an unverified provider
-    claim counts as its exit; a completed step over its dollar budget is ``budget_exhausted``."""
+    limit the gateway enforced is ``resource_limit``, a model budget ``budget_exhausted``; then the agent's
+    own status, where an unverified provider claim counts as its exit; a completed step over its dollar
+    budget is ``budget_exhausted``."""
     kinds = [o.kind for o in observed]
     if FailureKind.LAUNCHER in kinds:
         return Reason.INFRASTRUCTURE
