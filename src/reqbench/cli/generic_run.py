@@ -183,15 +183,10 @@ def run(
     else:
         if agent is None:
             raise InputError("--agent is required (or `reqbench run --resume RUN_DIR` to continue a run)")
-        agent_options = parse_agent_opts(agent_opt)
-        if model is not None:
-            agent_options["model"] = model
-        if base_url is not None:
-            agent_options["base_url"] = base_url
-        options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
-                             concurrency=concurrency, agent_options=agent_options, offline=offline,
-                             unsafe_no_sandbox=unsafe_no_sandbox, prices=run_prices(price, prices),
-                             allow_unpriced=allow_unpriced)
+        options = api.run_options(agent=agent, conditions=condition, repeats=repeats, seed=seed, judge=judge,
+                                  concurrency=concurrency, agent_options=parse_agent_opts(agent_opt), model=model,
+                                  base_url=base_url, offline=offline, unsafe_no_sandbox=unsafe_no_sandbox,
+                                  prices=run_prices(price, prices), allow_unpriced=allow_unpriced)
     suite = suite.resolve()
     if out is None:
         if resume:
