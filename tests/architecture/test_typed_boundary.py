@@ -46,3 +46,13 @@ def test_every_registered_protocol_and_the_suites_it_loads_are_typed() -> None:
         for path, _ in protocol.demo_runs():
             suite = protocol.load(path)
             assert isinstance(suite, Suite) and suite.protocol is protocol and suite.path == path
+
+
+def test_no_protocol_builds_or_classifies_an_agent_itself() -> None:
+    """Protocols run agents only through `RowContext.step` / `.session` (core.execute.step): no protocol
+    imports the agent registry or reads an outcome from an agent's message text."""
+    forbidden = re.compile(r"agents\.registry|make_agent\(|provider_reason|\.startswith\(\"CLARIFY|"
+                           r"\"does not apply\" in|\"judge pending\" in")
+    found = [f"{p.relative_to(SRC)}:{n}" for p in sorted((SRC / "protocols").rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if forbidden.search(line)]
+    assert found == []
