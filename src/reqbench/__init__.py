@@ -3,21 +3,25 @@
 Four protocols (takeover, specpath, journey, pace) share one harness core: fresh workspaces,
 sandboxed checks, agents, judges, a resumable run store and reports.
 
-The version is defined once, in pyproject.toml; `__version__` reads it from the installed metadata.
+The version is defined once, in pyproject.toml; `__version__` reads it from the installed metadata (on
+first use: ``importlib.metadata`` is slow to import, and most commands never ask).
 """
 
 import sys
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("reqbench")
-except PackageNotFoundError:  # a source tree on sys.path without an install
-    __version__ = "0+unknown"
 
 
 def __getattr__(name: str) -> object:
-    """`reqbench.run`, `reqbench.report`, `reqbench.RunHandle` (`reqbench.api`), imported on first use so
-    `import reqbench` and `reqbench --version` stay fast."""
+    """`reqbench.__version__`, and `reqbench.run`, `reqbench.report`, `reqbench.RunHandle` (`reqbench.api`),
+    imported on first use so `import reqbench` and `reqbench --version` stay fast."""
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("reqbench")
+        except PackageNotFoundError:  # a source tree on sys.path without an install
+            found = "0+unknown"
+        globals()["__version__"] = found
+        return found
     if name in ("run", "RunHandle"):
         from reqbench import api
 

@@ -1,7 +1,7 @@
-"""Top-level commands shared by every protocol: demo, validate, run, report, export, view, schema.
+"""Top-level commands shared by every protocol: demo, validate, schema.
 
 Thin: parse -> call the library -> print. `run` lives in `generic_run`, the readers of a run directory
-(`report`, `export`, `view`) in `generic_report`.
+(`report`, `export`, `view`) in `generic_report`; `cli.main.COMMANDS` names where each command lives.
 """
 
 from __future__ import annotations
@@ -14,11 +14,9 @@ import typer
 from rich.table import Table
 
 from reqbench.cli.consoles import console, err_console, marked
-from reqbench.cli.doctor import doctor
-from reqbench.cli.generic_report import export, print_report, report, view
-from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
+from reqbench.cli.generic_report import print_report
+from reqbench.cli.generic_run import run_suite, unmeasured_rows, validate_suite
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
-from reqbench.cli.regrade import regrade
 from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.core.summary import Cell, Summary
 from reqbench.report.tables import format_cell
@@ -119,15 +117,3 @@ def headline_table(headlines: list[tuple[str, str, dict[str, Cell]]]) -> Table:
         for metric, value in metrics.items():
             table.add_row(name, agent, metric, format_cell(value))
     return table
-
-
-def register(app: typer.Typer) -> None:
-    app.command("demo")(demo)
-    app.command("validate")(validate)
-    app.command("run")(run)
-    app.command("report")(report)
-    app.command("regrade")(regrade)
-    app.command("export")(export)
-    app.command("view")(view)
-    app.command("schema")(schema)
-    app.command("doctor")(doctor)

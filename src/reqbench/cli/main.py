@@ -1,5 +1,11 @@
 """The `reqbench` command. Groups live in their own modules; this file only wires them and maps errors.
 
+Start-up is part of every command, so only what the command line names is imported: ``reqbench
+--version`` imports neither typer nor any command, and ``reqbench run ...`` registers (and imports) only
+`run` (`COMMANDS`); a command line naming no known command, ``--help`` or none at all registers every
+command so the help lists them and a typo gets typer's "No such command". `app` (for tests and the docs
+generator) is the app with every command.
+
 Everything printed goes through `cli.consoles` (control characters shown, never obeyed; no markup read).
 
 Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `reqbench demo`), 2 bad input
@@ -8,58 +14,114 @@ Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `re
 
 from __future__ import annotations
 
-import sqlite3
 import sys
-import traceback
+from typing import Any
 
-import typer
-
-from reqbench import __version__
-from reqbench.cli.consoles import console, err_console, marked, route_python_messages
-from reqbench.core.errors import InputError
-
-app = typer.Typer(
-    name="reqbench",
-    help="Evaluate AI coding agents on evolving requirements.\n\n"
-    "Example: reqbench demo --out runs/demo",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-def _version(value: bool) -> None:
-    if value:
-        console.echo(f"reqbench {__version__}")
-        raise typer.Exit(0)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("reqbench.cli.generic", "demo"),
+    "validate": ("reqbench.cli.generic", "validate"),
+    "run": ("reqbench.cli.generic_run", "run"),
+    "report": ("reqbench.cli.generic_report", "report"),
+    "regrade": ("reqbench.cli.regrade", "regrade"),
+    "export": ("reqbench.cli.generic_report", "export"),
+    "view": ("reqbench.cli.generic_report", "view"),
+    "schema": ("reqbench.cli.generic", "schema"),
+    "doctor": ("reqbench.cli.doctor", "doctor"),
+}
+"""Top-level command -> (module, function), in the order `reqbench --help` lists them."""
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
-                                 help="Print the version and exit."),
-) -> None:
-    """Evaluate AI coding agents on evolving requirements (takeover, specpath, journey, pace)."""
+def make_app(command: str | None = None) -> Any:
+    """The typer app with `command` registered (a top-level command, ``agents`` or a registered command
+    group), or with every command when `command` is None or names none of them."""
+    import typer
 
-
-def _register() -> None:
-    """Top-level commands, then one group per registered command group (``reqbench.commands`` entry points:
-    reqbench's four protocols and any installed plugin's). A module that fails to import is an error."""
-    from reqbench.cli import agents_cmd, generic
+    from reqbench.cli.consoles import console
     from reqbench.core import registry
 
-    generic.register(app)
+    app = typer.Typer(
+        name="reqbench",
+        help="Evaluate AI coding agents on evolving requirements.\n\n"
+        "Example: reqbench demo --out runs/demo",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+
+    def _version(value: bool) -> None:
+        if value:
+            console.echo(f"reqbench {version()}")
+            raise typer.Exit(0)
+
+    @app.callback()
+    def _root(
+        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                     help="Print the version and exit."),
+    ) -> None:
+        """Evaluate AI coding agents on evolving requirements (takeover, specpath, journey, pace)."""
+
+    if command in COMMANDS:
+        _register_command(app, command)
+    elif command == "agents":
+        from reqbench.cli import agents_cmd
+
+        agents_cmd.register(app)
+    elif command is not None and command in registry.names("commands"):
+        app.add_typer(registry.load("commands", command), name=command)
+    else:
+        _register_all(app)
+    return app
+
+
+def _register_all(app: Any) -> None:
+    """Top-level commands, then one group per registered command group (``reqbench.commands`` entry points:
+    reqbench's four protocols and any installed plugin's). A module that fails to import is an error."""
+    from reqbench.cli import agents_cmd
+    from reqbench.core import registry
+
+    for command in COMMANDS:
+        _register_command(app, command)
     agents_cmd.register(app)
     for name, group in registry.loadable("commands").items():
         app.add_typer(group, name=name)
 
 
-_register()
+def _register_command(app: Any, command: str) -> None:
+    import importlib
+
+    module, name = COMMANDS[command]
+    app.command(command)(getattr(importlib.import_module(module), name))
+
+
+def version() -> str:
+    from reqbench import __version__
+
+    return str(__version__)
+
+
+def __getattr__(name: str) -> Any:
+    """`app`: the app with every command, made on first use."""
+    if name == "app":
+        app = make_app()
+        globals()["app"] = app
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
+    args = sys.argv[1:]
+    if args[:1] == ["--version"]:  # eager, like typer's: nothing after it is read
+        sys.stdout.write(f"reqbench {version()}\n")
+        return
+    import sqlite3
+    import traceback
+
+    from reqbench.cli.consoles import err_console, marked, route_python_messages
+    from reqbench.core.errors import InputError
+
     route_python_messages()
     try:
-        app(prog_name="reqbench")
+        make_app(args[0] if args and not args[0].startswith("-") else None)(prog_name="reqbench")
     except InputError as exc:
         err_console.print(marked("error:", "red", exc))
         sys.exit(2)

@@ -22,8 +22,6 @@ import shutil
 from dataclasses import asdict, dataclass
 from typing import Any
 
-import httpx
-
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
 from reqbench.core.execute.step import split_step_options
@@ -130,6 +128,8 @@ def _version(path: str) -> str | None:
 
 def check_endpoint(base_url: str, *, what: str) -> None:
     """`InputError` unless an HTTP server answers at `base_url` (any status) within the timeout."""
+    import httpx  # only a run against a model endpoint asks; every other run starts without it
+
     url = base_url.rstrip("/") + "/models"
     try:
         httpx.get(url, timeout=ENDPOINT_TIMEOUT)

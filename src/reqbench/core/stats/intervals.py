@@ -4,6 +4,9 @@ All bootstraps are seeded (default 20260729) so a report is reproducible to the 
 bootstrap resamples whole clusters (e.g. task families) with replacement and recomputes the statistic on
 each resample; it is the right interval when the cluster, not the execution, is the inferential unit
 (SpecPath: "the task/PR family ... is the inferential unit").
+
+numpy is imported by the functions that need it, not with the module: the protocols import this module
+to define their reports, and every command's start-up would pay for numpy.
 """
 
 from __future__ import annotations
@@ -12,8 +15,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
-
-import numpy as np
 
 T = TypeVar("T")
 DEFAULT_SEED = 20260729
@@ -31,12 +32,16 @@ class Interval:
         return [self.lo, self.hi]
 
 
-def _percentiles(samples: list[float], level: float) -> tuple[float, float]:
-    finite = [s for s in samples if not math.isnan(s)]
-    if not finite:
+def _percentiles(samples: Sequence[float], level: float) -> tuple[float, float]:
+    """The two-sided percentile bounds of `samples` at `level`, NaN resamples dropped."""
+    import numpy as np
+
+    values = np.asarray(samples, dtype=float)
+    finite = values[~np.isnan(values)]
+    if not finite.size:
         return math.nan, math.nan
     alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(np.asarray(finite), [alpha, 1.0 - alpha])
+    lo, hi = np.quantile(finite, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
 
 
@@ -52,6 +57,8 @@ def cluster_bootstrap(clusters: Sequence[T], stat: Callable[[Sequence[T]], float
     items = list(clusters)
     if not items:
         return Interval(math.nan, math.nan, math.nan, "cluster bootstrap")
+    import numpy as np
+
     estimate = float(stat(items))
     rng = np.random.default_rng(seed)
     n = len(items)
@@ -65,13 +72,15 @@ def cluster_bootstrap_mean(cluster_values: Sequence[float], *, n_boot: int = DEF
                            seed: int = DEFAULT_SEED, level: float = 0.95) -> Interval:
     """Cluster bootstrap of a cluster-macro mean: one value per cluster (e.g. a family's rate), clusters
     resampled with replacement, the mean recomputed per resample (vectorised)."""
+    import numpy as np
+
     vals = np.asarray(list(cluster_values), dtype=float)
     n = len(vals)
     if n == 0:
         return Interval(math.nan, math.nan, math.nan, "cluster bootstrap")
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(n_boot, n))
-    lo, hi = _percentiles(vals[idx].mean(axis=1).tolist(), level)
+    lo, hi = _percentiles(vals[idx].mean(axis=1), level)
     return Interval(float(vals.mean()), lo, hi, f"cluster bootstrap over {n} clusters, {n_boot} "
                                                 f"resamples, seed {seed}, percentile {level:.0%}")
 

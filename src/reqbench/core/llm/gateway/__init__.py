@@ -15,12 +15,33 @@
   preset runs its tool against.
 """
 
-from reqbench.core.llm.gateway.leases import BUDGET_EXHAUSTED, RESOURCE_LIMIT, Lease, RowBudget
-from reqbench.core.llm.gateway.limits import GatewayLimits
-from reqbench.core.llm.gateway.models import ModelPolicy
-from reqbench.core.llm.gateway.recorder import MemoryRecorder, ModelCall, StoreRecorder
-from reqbench.core.llm.gateway.server import Gateway
-from reqbench.core.llm.gateway.upstream import Upstream
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from reqbench.core.llm.gateway.leases import BUDGET_EXHAUSTED, RESOURCE_LIMIT, Lease, RowBudget
+    from reqbench.core.llm.gateway.limits import GatewayLimits
+    from reqbench.core.llm.gateway.models import ModelPolicy
+    from reqbench.core.llm.gateway.recorder import MemoryRecorder, ModelCall, StoreRecorder
+    from reqbench.core.llm.gateway.server import Gateway
+    from reqbench.core.llm.gateway.upstream import Upstream
+
+_WHERE = {"BUDGET_EXHAUSTED": "leases", "RESOURCE_LIMIT": "leases", "Lease": "leases", "RowBudget": "leases",
+          "GatewayLimits": "limits", "ModelPolicy": "models", "MemoryRecorder": "recorder", "ModelCall": "recorder",
+          "StoreRecorder": "recorder", "Gateway": "server", "Upstream": "upstream"}
+"""Name -> the module defining it, imported on first use: a run whose agents call no model never imports
+the HTTP server and client (``http.server``, ``httpx``), which would add to every command's start-up."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = ["BUDGET_EXHAUSTED", "RESOURCE_LIMIT", "Gateway", "GatewayLimits", "Lease", "MemoryRecorder",
            "ModelCall", "ModelPolicy", "RowBudget", "StoreRecorder", "Upstream"]

@@ -14,13 +14,16 @@ import contextvars
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reqbench.core.llm.gateway.leases import Lease, RowBudget
 from reqbench.core.llm.gateway.models import ModelPolicy
 from reqbench.core.llm.gateway.recorder import MemoryRecorder, Recorder, StoreRecorder
-from reqbench.core.llm.gateway.server import Gateway, Upstream
 from reqbench.core.llm.pricing import RunPricing
 from reqbench.core.llm.run_access import run_offline
+
+if TYPE_CHECKING:  # the server (``http.server``, ``httpx``) is imported only when a row starts a gateway
+    from reqbench.core.llm.gateway.server import Gateway, Upstream
 
 _ROW: contextvars.ContextVar[str | None] = contextvars.ContextVar("reqbench_row_key", default=None)
 _PRICING: contextvars.ContextVar[RunPricing | None] = contextvars.ContextVar("reqbench_pricing", default=None)
@@ -62,6 +65,8 @@ def row_gateway(upstream: Upstream, budget: RowBudget | None = None, *, row_key:
                 recorder: Recorder | None = None, offline: bool | None = None,
                 workspace: Path | str = "", models: ModelPolicy | None = None) -> Iterator[tuple[Gateway, Lease]]:
     """A started gateway and the lease of the current row; stopped on exit."""
+    from reqbench.core.llm.gateway.server import Gateway
+
     pricing = current_pricing()
     gateway = Gateway(upstream, recorder=recorder or run_recorder(),
                       offline=run_offline() if offline is None else offline, prices=pricing.table(),
