@@ -1,10 +1,10 @@
 """The `reqbench` command. Groups live in their own modules; this file only wires them and maps errors.
 
 Start-up is part of every command, so only what the command line names is imported: ``reqbench
---version`` imports neither typer nor any command, and ``reqbench run ...`` registers (and imports) only
-`run` (`COMMANDS`); a command line naming no known command, ``--help`` or none at all registers every
-command so the help lists them and a typo gets typer's "No such command". `app` (for tests and the docs
-generator) is the app with every command.
+--version`` imports neither typer nor any command (only the console it prints through), and ``reqbench
+run ...`` registers (and imports) only `run` (`COMMANDS`); a command line naming no known command,
+``--help`` or none at all registers every command so the help lists them and a typo gets typer's "No such
+command". `app` (for tests and the docs generator) is the app with every command.
 
 Everything printed goes through `cli.consoles` (control characters shown, never obeyed; no markup read).
 
@@ -109,14 +109,15 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
+    from reqbench.cli.consoles import console, err_console, marked, route_python_messages
+
     args = sys.argv[1:]
     if args[:1] == ["--version"]:  # eager, like typer's: nothing after it is read
-        sys.stdout.write(f"reqbench {version()}\n")
+        console.echo(f"reqbench {version()}")
         return
     import sqlite3
     import traceback
 
-    from reqbench.cli.consoles import err_console, marked, route_python_messages
     from reqbench.core.errors import InputError
 
     route_python_messages()
