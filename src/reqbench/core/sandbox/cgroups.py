@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import select
 import signal
 import time
 import uuid
@@ -40,6 +41,8 @@ SEALED_ID = 65534
 """uid/gid the group's files are given to when the harness runs as root (the kernel's overflow id)."""
 KILL_PATIENCE_SECONDS = 2.0
 """How long `Group.kill_all` keeps killing before it gives up on the group."""
+KILL_ROUND_SECONDS = 0.02
+"""The longest `Group.kill_all` waits for the members it killed before it reads the group again."""
 _WRITABLE: dict[tuple[int, tuple[str, ...]], list[str]] = {}
 """(version, controllers) -> the writable files of such a group (`Group.seal`)."""
 _UNLIMITED_V1 = 1 << 62
@@ -181,6 +184,41 @@ def sweep_stale(parent: Parent, now: float | None = None) -> list[str]:
     return removed
 
 
+def _kill(pid: int) -> int | None:
+    """SIGKILL `pid` through a pidfd, which is returned for `_wait_exited` (None: no pidfd here, or the
+    process is already gone; it is then killed by pid, or not at all)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return None  # gone (the group will no longer list it)
+    except (AttributeError, OSError):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        return None
+    try:
+        signal.pidfd_send_signal(fd, signal.SIGKILL)
+    except OSError:
+        pass  # it exited between the two calls: its pidfd is readable already
+    return fd
+
+
+def _wait_exited(fds: list[int], seconds: float) -> None:
+    """Wait until every pidfd in `fds` is readable (its process exited), at most `seconds`."""
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    waiting, deadline = len(fds), time.monotonic() + seconds
+    while waiting:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        for fd, _ in poller.poll(max(1, int(left * 1000))):
+            poller.unregister(fd)
+            waiting -= 1
+
+
 def memory_ceiling(parent: Parent) -> int | None:
     """The lowest memory limit on `parent` and its ancestors (None: none), which bounds its groups too."""
     name = "memory.limit_in_bytes" if parent.version == 1 else "memory.max"
@@ -266,23 +304,32 @@ class Group:
         return 0
 
     def kill_all(self) -> None:
-        """SIGKILL every member until none is left."""
-        pause, waited = 0.001, 0.0
-        while waited < KILL_PATIENCE_SECONDS:
+        """SIGKILL every member until none is left.
+
+        Each round kills the members listed and then waits for exactly them to exit, on their pidfds
+        (the kernel wakes the wait the moment the last one is gone; a sandbox's PID-namespace init is
+        usually still exiting when its command has ended), at most `KILL_ROUND_SECONDS`, before the
+        group is read again for members started meanwhile. Without pidfds it sleeps 1, 2, 4 ... ms."""
+        deadline = time.monotonic() + KILL_PATIENCE_SECONDS
+        pause = 0.001
+        while True:
             try:
                 pids = [int(p) for p in self.procs.read_text().split()]
             except OSError:
                 return
-            if not pids:
+            left = deadline - time.monotonic()
+            if not pids or left <= 0:
                 return
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(pause)  # killed members leave within a few ms: wait short, then longer
-            waited += pause
-            pause = min(pause * 2, 0.02)
+            fds = [fd for fd in map(_kill, pids) if fd is not None]
+            try:
+                if len(fds) == len(pids):
+                    _wait_exited(fds, min(left, KILL_ROUND_SECONDS))
+                else:  # a member without a pidfd: a short sleep, then longer
+                    time.sleep(min(pause, left))
+                    pause = min(pause * 2, KILL_ROUND_SECONDS)
+            finally:
+                for fd in fds:
+                    os.close(fd)
 
     def remove(self) -> None:
         """Kill what is left and remove the group (a warning when the kernel keeps it)."""
