@@ -8,7 +8,9 @@ Figures, all from one run (each a ratio, so a busy machine shifts both sides ali
   spends outside verifiers and agents, including planning, store writes, start-up, idle slots
   at the barriers between repeats                                                     goal <= 5 %
 * the same, stricter: the sandbox's own start-up and teardown (`run_sandboxed(['true'])`, measured
-  here before the matrix) moved from the verifier's side to the harness's, once per check launch
+  here before the matrix) moved from the verifier's side to the harness's, once per check launch; and
+  strictest, with what the guard adds too (a guarded pytest check minus the same pytest run sandboxed
+  without it, measured before the matrix)                                             goal <= 2 %
 * peak RSS of the driver process                                                      goal <= 300 MB
 * store size per row (run.sqlite + WAL + artifacts)
 * with ``--executors local,ray`` (the default when Ray is installed): rows/s of Ray relative to local on
@@ -103,6 +105,42 @@ def sandbox_launch_seconds(tmp: Path, runs: int = 30) -> float:
     return median(times)
 
 
+def guard_check_seconds(tmp: Path, runs: int = 15) -> float:
+    """What a guarded pytest check adds to the same pytest run in the sandbox without it (the guard plugin,
+    its evidence channel, the check's scratch tree and protected paths): the median of `runs` differences,
+    the two run in turn."""
+    from statistics import median
+
+    from reqbench.core.checks import Check, run_check
+    from reqbench.core.sandbox import run_sandboxed
+
+    ws, hidden = tmp / "guard-ws", tmp / "guard-hidden"
+    ws.mkdir()
+    hidden.mkdir()
+    (ws / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (hidden / "test_calc.py").write_text("from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    (tmp / "guard.ini").write_text("[pytest]\n")
+    check = Check(name="guarded", command="{pytest} -q {hidden}", rootdir="hidden", pythonpath=["."],
+                  expected_tests=["test_calc.py::test_add"], timeout_seconds=60)
+    plain = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(tmp / "guard.ini"),
+             "--rootdir", str(hidden), str(hidden)]
+    env = {"PYTHONPATH": str(ws), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    binds = {hidden: hidden, tmp / "guard.ini": tmp / "guard.ini"}
+
+    def guarded() -> float:
+        started = time.perf_counter()
+        assert run_check(check, ws, hidden).status.value == "PASS"
+        return time.perf_counter() - started
+
+    def sandboxed() -> float:
+        started = time.perf_counter()
+        assert run_sandboxed(plain, ws, timeout=60, env=env, readonly_binds=binds).exit_code == 0
+        return time.perf_counter() - started
+
+    guarded(), sandboxed()
+    return median(guarded() - sandboxed() for _ in range(runs))
+
+
 def peak_rss_mb() -> float:
     """This process's peak RSS: ``VmHWM`` (ru_maxrss would include the parent's size at fork time)."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -132,6 +170,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         launch = sandbox_launch_seconds(Path(tmp))
+        guard = guard_check_seconds(Path(tmp))
+        print(f"sandbox start-up {1000 * launch:.1f} ms per launch; the guard and the check around pytest "
+              f"{1000 * guard:.1f} ms per check (counted as at least 0)")
+        guard = max(guard, 0.0)
         suite = generate(Path(tmp) / "suite", args.families)
         results = {}
         for name in args.executors.split(","):
@@ -155,6 +197,10 @@ def main() -> None:
         figure(f"scale {r['rows']} rows [{name}]: harness inside rows incl. sandbox start-up "
                f"({1000 * launch:.1f} ms per launch)", r["inside"] + sandbox, "verifier time less it",
                r["verifier"] - sandbox)
+        both = (launch + guard) * r["attempts"]
+        figure(f"scale {r['rows']} rows [{name}]: harness inside rows incl. sandbox start-up and the guard "
+               f"({1000 * (launch + guard):.1f} ms per check)", r["inside"] + both, "verifier time less them",
+               r["verifier"] - both, "<= 0.02")
         figure(f"scale {r['rows']} rows [{name}]: harness whole run", r["whole"], "verifier time", r["verifier"],
                "<= 0.05")
         figure(f"scale {r['rows']} rows [{name}]: store size", r["store"] / 1024, "stored results and artifacts",
