@@ -9,6 +9,8 @@ first use: ``importlib.metadata`` is slow to import, and most commands never ask
 
 import sys
 
+__version__: str  # bound on first use (`__getattr__`)
+
 
 def __getattr__(name: str) -> object:
     """`reqbench.__version__`, and `reqbench.run`, `reqbench.report`, `reqbench.RunHandle` (`reqbench.api`),

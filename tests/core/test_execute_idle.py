@@ -76,3 +76,31 @@ def test_side_by_side_threads_work_for_a_working_caller_which_only_waits() -> No
         assert idle.side_by_side([lambda: call(1), lambda: call(2)]) == [1, 2]
     assert seen == [False, False]
     assert idle.side_by_side([lambda: 3]) == [3] and idle.idle(timeout=0)  # a caller that never worked
+
+
+def test_a_chore_started_before_the_rows_waits_until_they_have_worked_and_all_wait() -> None:
+    """`idle.after_work` (the CLI warms the report's imports with it): not before any row has worked, not
+    while one works, then as soon as none does. In a fresh interpreter: the state is per process."""
+    code = """
+import threading
+from reqbench.core import idle
+assert not idle.after_work(timeout=0.05), "no row has worked yet"
+inside, release = threading.Event(), threading.Event()
+def row():
+    with idle.working():
+        inside.set()
+        release.wait(30)
+t = threading.Thread(target=row)
+t.start()
+inside.wait(30)
+assert not idle.after_work(timeout=0.05), "a row is working"
+release.set()
+t.join()
+assert idle.after_work(timeout=30)
+print("ok")
+"""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr

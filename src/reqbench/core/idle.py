@@ -25,6 +25,8 @@ T = TypeVar("T")
 
 _cond = threading.Condition()
 _working = 0
+_worked = False
+"""Some thread has entered `working` in this process (`after_work`)."""
 _mine = threading.local()
 
 
@@ -81,9 +83,17 @@ def idle(timeout: float | None = None) -> bool:
         return _cond.wait_for(lambda: _working == 0, timeout)
 
 
-def _add(delta: int) -> None:
-    global _working
+def after_work(timeout: float | None = None) -> bool:
+    """Block until some thread has worked and none is working now (True), or `timeout` seconds pass: a
+    chore started before the rows waits for the first moment they all wait on their processes."""
     with _cond:
+        return _cond.wait_for(lambda: _worked and _working == 0, timeout)
+
+
+def _add(delta: int) -> None:
+    global _working, _worked
+    with _cond:
+        _worked = _worked or delta > 0
         _working = max(0, _working + delta)  # a forked child's thread may leave a scope it never entered
         if _working == 0:
             _cond.notify_all()
@@ -91,8 +101,8 @@ def _add(delta: int) -> None:
 
 def _reset_in_child() -> None:
     """A forked child starts with no working threads (only the forking thread exists there)."""
-    global _cond, _working, _mine
-    _cond, _working, _mine = threading.Condition(), 0, threading.local()
+    global _cond, _working, _worked, _mine
+    _cond, _working, _worked, _mine = threading.Condition(), 0, False, threading.local()
 
 
 os.register_at_fork(after_in_child=_reset_in_child)
