@@ -56,7 +56,7 @@ def test_reference_delivers_every_target_and_null_none(tmp_path: Path):
     table = report(tmp_path / "ref", tmp_path)["delivery"]
     for cond in CONDITIONS:
         assert table[cond] == {"n": 1, "complete_delivery": 1.0, "build": 1.0, "target": 1.0, "regression": 1.0,
-                               "pending": 0, "final": True}
+                               "pending": 0, "invalid": 0, "unstarted": 0, "final": True}
     proc = run(suite, tmp_path, "null", "--agent", "null", *conds)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     table = report(tmp_path / "null", tmp_path)["delivery"]
@@ -84,7 +84,7 @@ def test_harness_error_is_pending_and_resume_reevaluates_the_frozen_submission(t
     proc = run(suite, tmp_path, "run", "--agent", "reference", "--condition", "C1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     c1 = report(tmp_path / "run", tmp_path)["delivery"]["C1"]
-    assert (c1["pending"], c1["final"], c1["complete_delivery"]) == (1, False, 0.0)
+    assert (c1["pending"], c1["final"], c1["complete_delivery"]) == (1, False, None)  # no rate while pending
     broken.unlink()  # repaired: resuming re-runs only the checks, on the frozen submission
     proc = run(suite, tmp_path, "run", "--agent", "reference", "--condition", "C1", "--resume")
     assert proc.returncode == 0, proc.stdout + proc.stderr
