@@ -61,7 +61,8 @@ def _unstarted(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned, cond: s
 def delivery_table(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | None = None,
                    ) -> dict[str, dict[str, Any]]:
     """Condition -> {n, complete_delivery, build, target, regression, pending, invalid, unstarted, final,
-    counts} (`counts` holds the PASS numerators behind each rate; rates are null unless `final`).
+    counts, rows_with_skipped_tests} (`counts` holds the PASS numerators behind each rate; rates are null
+    unless `final`; a gate whose runner skipped tests never PASSes, and such rows are counted).
     Without `planned`, the rows given are the plan."""
     by_cond: dict[str, list[RowOutcome]] = defaultdict(list)
     for row, outcome in rows:
@@ -73,7 +74,7 @@ def delivery_table(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | No
         unstarted = _unstarted(rows, planned, cond) if planned is not None else 0
         n = len(outs) + unstarted
         passes = {g: 0 for g in GATES}
-        complete = pending = invalid = 0
+        complete = pending = invalid = skipped = 0
         for o in outs:
             if o.status is not RowStatus.SCORED:
                 pending += o.status is RowStatus.PENDING
@@ -81,13 +82,14 @@ def delivery_table(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | No
                 continue
             delivery = o.result.get("delivery") or {}
             complete += delivery.get("decision") == "pass"
+            skipped += bool(delivery.get("skipped_tests"))
             for g in GATES:
                 passes[g] += (delivery.get("statuses") or {}).get(g) == "PASS"
         final = pending == invalid == unstarted == 0
         counts = {"complete_delivery": complete, **passes}
         table[cond] = {"n": n, **{k: v / n if final and n else None for k, v in counts.items()},
                        "pending": pending, "invalid": invalid, "unstarted": unstarted, "final": final,
-                       "counts": counts}
+                       "counts": counts, "rows_with_skipped_tests": skipped}
     return table
 
 
@@ -134,9 +136,11 @@ def summarize(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict
     delivery = delivery_table(rows, planned)
     diagnostics = diagnostics_table(ctx, rows, planned)
     out: dict[str, Any] = {
-        "delivery": {c: {k: v for k, v in r.items() if k != "counts"} for c, r in delivery.items()},
+        "delivery": {c: {k: v for k, v in r.items() if k not in ("counts", "rows_with_skipped_tests")}
+                     for c, r in delivery.items()},
         "delivery_counts": {c: {"n": r["n"], **r["counts"], "pending": r["pending"], "invalid": r["invalid"],
-                                "unstarted": r["unstarted"]} for c, r in delivery.items()},
+                                "unstarted": r["unstarted"], "rows_with_skipped_tests": r["rows_with_skipped_tests"]}
+                            for c, r in delivery.items()},
     }
     for part in ("rq1", "rq2", "rq3_decision", "rq3_content"):
         table = {cond: {k: v for k, v in (agg.get(part) or {}).items() if not isinstance(v, dict)}

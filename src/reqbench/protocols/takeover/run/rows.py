@@ -14,9 +14,11 @@ Diagnostic conditions (RQ1–RQ3 scoring of the Phase-A response, every target):
 ``diag-C1`` / ``diag-C2``.
 
 Every outcome carries a `core.execute.outcomes.Reason`: a provider error in either stage is *invalid*
-(re-run at the same budget), a gate that reports HARNESS_ERROR or a judge that is down is *pending*
-(re-evaluated on the frozen submission or response), and a gate that exceeds its fixed budget on the
-submission is a scored failure (``verifier_timeout``), like every other agent-caused outcome.
+(re-run at the same budget), a gate that reports HARNESS_ERROR (C.2: an exit code other than 0/1, a
+start-up error, a timeout) or a judge that is down is *pending* (re-evaluated on the frozen submission or
+response). A HARNESS_ERROR the submission's own code could cause is re-checked at most
+`delivery.gates.RECHECK_LIMIT` times; reproduced, it is the submission's scored failure (a timeout then
+reads ``verifier_timeout``), like every other agent-caused outcome.
 """
 
 from __future__ import annotations
@@ -117,16 +119,16 @@ def _harness_failure(phase_a: PhaseAResult | None, coding: CodingResult | None) 
 
 
 def delivery_reason(result: dict[str, Any], coding: CodingResult) -> Reason:
-    """The reason of a delivery row. Whether a gate's timeout is the submission's (a FAIL: its code was
-    running) or the harness's (HARNESS_ERROR, so the row is pending) is decided once, by the check
-    (`core.checks`); a failed gate that timed out gives ``verifier_timeout``; an agent failure carries its
-    own cause (the step's reason, CLARIFY, an invalid Phase-A response, a submission that does not
-    apply)."""
+    """The reason of a delivery row. A gate's timeout is a HARNESS_ERROR (pending) until it reproduced
+    after the bounded re-checks (`delivery.gates.decide`); a failed gate that timed out then gives
+    ``verifier_timeout``; an agent failure carries its own cause (the step's reason, CLARIFY, an invalid
+    Phase-A response, a submission that does not apply)."""
     outcome = coding.outcome
     if outcome.decision is Decision.PASS:
         return Reason.PASSED
     if outcome.decision is Decision.FAIL:
-        timed_out = any(d.get("status") == "FAIL" and d.get("timed_out") for d in coding.checks.values())
+        timed_out = any(d.get("timed_out") and d.get("gate_status", d.get("status")) in ("FAIL", "HARNESS_ERROR")
+                        for d in coding.checks.values())
         return Reason.VERIFIER_TIMEOUT if timed_out else Reason.CHECKS_FAILED
     if outcome.decision is Decision.PENDING:
         return Reason.CHECK_INFRASTRUCTURE
@@ -213,6 +215,8 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
     rechecked = options.recheck or previous.status is not RowStatus.SCORED
     if not sub or decided or not rechecked or previous.status is RowStatus.INVALID:
         return previous  # nothing was evaluated: re-evaluating cannot change the outcome
-    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir, options.check_timeout)
-    result["delivery"], result["checks"] = coding.outcome.to_dict(), coding.checks
+    rechecks = int(result.get("gate_rechecks") or 0) + 1  # bounded: `delivery.gates.RECHECK_LIMIT`
+    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir, options.check_timeout,
+                      rechecks)
+    result["delivery"], result["checks"], result["gate_rechecks"] = coding.outcome.to_dict(), coding.checks, rechecks
     return _outcome(result, delivery_reason(result, coding), {})
