@@ -128,3 +128,20 @@ def test_condition_inputs_hold_no_gold_no_checks_and_no_other_history(tmp_path: 
     # Oracle Post-State: the gold projection only, no history and no request text
     assert "history.jsonl" not in seen["oracle-post"] and "We have three plans" not in seen["oracle-post"]
     assert "state.json" in seen["oracle-post"]
+
+
+def test_two_phase_rows_carry_their_own_phase_a_answer_into_the_rq_tables(tmp_path: Path):
+    from reqbench.protocols.takeover.suite import DEFAULT_CONDITIONS
+
+    assert "two-phase-C2" in DEFAULT_CONDITIONS
+    suite = mini_suite(tmp_path / "suite", ("T001",))
+    proc = run(suite, tmp_path, "tp", "--agent", "reference", "--condition", "two-phase-C1",
+               "--condition", "two-phase-C2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rep = report(tmp_path / "tp", tmp_path)
+    # the gold answer that drove the delivery: every RQ number is 1 over the one delivery target
+    for cond in ("two-phase-C1", "two-phase-C2"):
+        assert rep["rq3_decision"][cond]["n"] == 1 and rep["rq3_decision"][cond]["decision_accuracy"] == 1.0
+        assert rep["rq2"][cond]["coverage"] == 1.0
+    assert rep["rq1"]["two-phase-C1"]["requirement_f1"] == 1.0 and "two-phase-C2" not in rep["rq1"]
+    assert rep["delivery"]["two-phase-C1"]["complete_delivery"] == 1.0

@@ -19,7 +19,9 @@ from reqbench.protocols.takeover.loading import validate_project
 from reqbench.protocols.takeover.run import report, rows, summary
 from reqbench.protocols.takeover.run.context import SuiteContext
 
-DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "diag-C1", "diag-C2")
+DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2", "diag-C1",
+                      "diag-C2")
+"""Every condition of the paper's design (§4, D.2), the two-phase benchmark under both histories included."""
 
 
 def _cache_root(options: RunOptions | None, fallback: Path) -> Path:

@@ -116,12 +116,25 @@ def withhold_rates(aggregate: dict[str, Any], unstarted: int) -> dict[str, Any]:
     return out
 
 
+TWO_PHASE_CONDITIONS = ("two-phase-C1", "two-phase-C2")
+
+
+def rq_scored(row: Row, outcome: RowOutcome) -> bool:
+    """Rows whose Phase-A answer enters the RQ tables: diagnostic rows, and two-phase rows with their own
+    frozen answer, the one that drove their delivery (§1, E.3: the benchmark's linked two-phase evaluation
+    scores the response it codes from). Each condition is its own row of the tables."""
+    if row.condition in DIAGNOSTIC_CONDITIONS:
+        return outcome.result.get("kind") == "diagnostic"
+    return row.condition in TWO_PHASE_CONDITIONS and outcome.result.get("score") is not None
+
+
 def diagnostics_table(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]],
                       planned: Planned | None = None) -> dict[str, Any]:
-    """Condition (diag-C1 / diag-C2) -> the RQ1–RQ3 aggregates of that condition."""
+    """Condition (diag-C1 / diag-C2 / two-phase-C1 / two-phase-C2) -> the RQ1–RQ3 aggregates of that
+    condition, over its own rows (`rq_scored`)."""
     by_cond: dict[str, list[RowOutcome]] = defaultdict(list)
     for row, outcome in rows:
-        if row.condition in DIAGNOSTIC_CONDITIONS and outcome.result.get("kind") == "diagnostic":
+        if rq_scored(row, outcome):
             by_cond[row.condition].append(outcome)
     return {cond: withhold_rates(aggregate_condition(_rescore(ctx, outs, history_condition(cond))),
                                  _unstarted(rows, planned, cond) if planned is not None else 0)

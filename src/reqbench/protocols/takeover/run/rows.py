@@ -141,6 +141,8 @@ def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | Non
         "kind": "delivery", "target_id": row.task_id, "condition": row.condition,
         "delivery": coding.outcome.to_dict(), "checks": coding.checks,
         "phase_a": phase_a.to_dict() if phase_a else None, "score": score,
+        # two-phase: the frozen Phase-A answer that drove this delivery, re-scored into the RQ tables
+        "response": phase_a.response if phase_a is not None and score is not None else None,
         "agent": ({"status": coding.agent.status.value, "wall_seconds": coding.agent.wall_seconds,
                    "usage": coding.agent.usage.to_dict()} if coding.agent else None),
         "submission": ({"sha256": coding.submission.sha256, "patch": coding.submission.patch}
