@@ -18,6 +18,7 @@ from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_
 from reqbench.protocols.takeover.loading import validate_project
 from reqbench.protocols.takeover.run import report, rows, summary
 from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.options import split_options
 
 DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2", "diag-C1",
                       "diag-C2")
@@ -87,6 +88,7 @@ class LoadedSuite:
         return SuiteContext.load(self.path, _cache_root(options, ctx.work_dir))  # scratch: not kept
 
     def plan(self, options: RunOptions) -> list[Row]:
+        split_options(options)  # a bad takeover.* option stops the run before anything is planned
         conditions = options.conditions or DEFAULT_CONDITIONS
         unknown = [c for c in conditions if c not in rows.CONDITIONS]
         if unknown:

@@ -42,6 +42,7 @@ from reqbench.protocols.takeover.prompts import (
 from reqbench.protocols.takeover.run import oracle
 from reqbench.protocols.takeover.run.coding import CodingResult, deliver, evaluate
 from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.options import split_options
 from reqbench.protocols.takeover.run.stages import PhaseAResult, StageInputs, json_file, run_phase_a
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target
 
@@ -57,10 +58,12 @@ def history_condition(condition: str) -> str:
     return condition.rsplit("-", 1)[-1]
 
 
-def _package_stage(ctx: SuiteContext, target_id: str, condition: str) -> StageInputs:
-    """Phase A on a C1/C2 public package, as released (task, history, instructions, schema)."""
+def _package_stage(ctx: SuiteContext, target_id: str, condition: str, options: RunOptions) -> StageInputs:
+    """Phase A on a C1/C2 public package, as released (task, history, instructions, schema); the
+    instructions come from ``--agent-opt takeover.instructions=FILE`` when given (`run.options`)."""
     files = ctx.public_files(target_id, condition)
     instructions = files.pop("instructions.md", "")
+    instructions = split_options(options)[0].instructions or instructions
     gold = gold_response(ctx.instances(target_id), condition)
     return StageInputs(files, instructions, {"reference_reply": json.dumps(gold, ensure_ascii=False)})
 
@@ -78,7 +81,7 @@ def _phase_a(ctx: SuiteContext, rctx: RowContext, row: Row) -> PhaseAResult:
         visible: list[Any] = []
     else:
         cond = history_condition(row.condition)
-        stage = _package_stage(ctx, target_id, cond)
+        stage = _package_stage(ctx, target_id, cond, rctx.options)
         visible = ctx.instances(target_id).visible_message_ids(cond)
     # No repository in Phase A: the workspace holds just the package files (task, history, schema,
     # instructions), as the Phase-A instructions say.
