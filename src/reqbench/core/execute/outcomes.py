@@ -42,6 +42,7 @@ class Reason(StrEnum):
     BUDGET_EXHAUSTED = "budget_exhausted"
     INVALID_RESPONSE = "invalid_response"
     CLARIFY = "clarify"
+    CONTEXT_OVERFLOW = "context_overflow"
     # ---- invalid: external to the agent, re-run at the same budget, then attrition
     PROVIDER_RATE_LIMIT = "provider_rate_limit"
     PROVIDER_ERROR = "provider_error"
@@ -77,6 +78,8 @@ REASONS: dict[Reason, ReasonInfo] = {
     Reason.BUDGET_EXHAUSTED: ReasonInfo(_S, "the cost or step budget ran out", True),
     Reason.INVALID_RESPONSE: ReasonInfo(_S, "the agent's response broke the response contract", True),
     Reason.CLARIFY: ReasonInfo(_S, "the agent asked for clarification instead of acting", True),
+    Reason.CONTEXT_OVERFLOW: ReasonInfo(_S, "the inputs, sent whole, are longer than the model's context (the "
+                                            "provider refused the prompt)", True),
     Reason.PROVIDER_RATE_LIMIT: ReasonInfo(_I, "the model provider answered 429 (rate limit)"),
     Reason.PROVIDER_ERROR: ReasonInfo(_I, "the model provider failed (5xx, refused connection)"),
     Reason.PROVIDER_TIMEOUT: ReasonInfo(_I, "the model provider did not answer in time"),

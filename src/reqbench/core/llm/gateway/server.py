@@ -166,6 +166,8 @@ class Gateway:
                 lease.add(prompt, completion, cost)
             elif failure is not None:  # a 4xx the request caused is the caller's, not the provider's
                 lease.provider_errors += 1
+            elif not self.offline and apis.context_overflow(status, response):
+                lease.context_overflows += 1  # the prompt was over the model's context: the agent's outcome
         if failure is not None and lease.ledger is not None:
             lease.ledger.note(failure, f"model gateway: upstream answered HTTP {status} after retries")
         self.recorder.record(ModelCall(row_key=lease.row_key, step=step, api=api, model=model, request=body,

@@ -179,11 +179,16 @@ def _diagnostic_row(ctx: SuiteContext, row: Row, rctx: RowContext) -> RowOutcome
     result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
               "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
     art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
-    return _outcome(result, _harness_failure(phase_a, None) or _diagnostic_reason(score), art)
+    return _outcome(result, _harness_failure(phase_a, None) or _diagnostic_reason(score, phase_a.step.reason), art)
 
 
-def _diagnostic_reason(score: dict[str, Any]) -> Reason:
-    return Reason.JUDGE_UNAVAILABLE if score["status"] == "pending" else Reason.EVALUATED
+def _diagnostic_reason(score: dict[str, Any], step_reason: Reason | None = None) -> Reason:
+    """A judge that is down leaves the row pending; an agent step that failed (timeout, exit, a prompt over
+    the model's context) is the row's scored reason (its RQ scores are the agent-failure zeros, C.2);
+    otherwise the answer was evaluated."""
+    if score["status"] == "pending":
+        return Reason.JUDGE_UNAVAILABLE
+    return step_reason or Reason.EVALUATED
 
 
 def run_row(ctx: SuiteContext, row: Row, rctx: RowContext) -> RowOutcome:
@@ -214,7 +219,8 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
     if result.get("kind") == "diagnostic":
         result["score"] = _score(ctx, options, row.task_id, history_condition(row.condition),
                                  result.get("response"))
-        return _outcome(result, _diagnostic_reason(result["score"]), {})
+        step = (result.get("phase_a") or {}).get("step_reason")
+        return _outcome(result, _diagnostic_reason(result["score"], Reason(step) if step else None), {})
     sub = result.get("submission")
     decided = (result.get("delivery") or {}).get("decision") == Decision.AGENT_FAILURE.value
     rechecked = options.recheck or previous.status is not RowStatus.SCORED
