@@ -145,3 +145,6 @@ def test_two_phase_rows_carry_their_own_phase_a_answer_into_the_rq_tables(tmp_pa
         assert rep["rq2"][cond]["coverage"] == 1.0
     assert rep["rq1"]["two-phase-C1"]["requirement_f1"] == 1.0 and "two-phase-C2" not in rep["rq1"]
     assert rep["delivery"]["two-phase-C1"]["complete_delivery"] == 1.0
+    # C.3 cross-RQ consistency is checked and reported (RQ1 exists under C1 only)
+    assert rep["rq_consistency"] == {"two-phase-C1": {"targets_checked": 1, "targets_flagged": 0, "flagged_pairs": 0,
+                                                      "eligibility_differs": 0, "match_count_differs": 0}}

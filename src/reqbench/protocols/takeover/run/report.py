@@ -27,6 +27,7 @@ from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.judges.replay import ReplayJudge
 from reqbench.protocols.takeover.delivery.gates import GATES
+from reqbench.protocols.takeover.run.consistency_tables import consistency_tables
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.rows import DELIVERY_CONDITIONS, DIAGNOSTIC_CONDITIONS, history_condition
 from reqbench.protocols.takeover.scoring.aggregate import aggregate_condition
@@ -128,26 +129,33 @@ def rq_scored(row: Row, outcome: RowOutcome) -> bool:
     return row.condition in TWO_PHASE_CONDITIONS and outcome.result.get("score") is not None
 
 
-def diagnostics_table(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]],
-                      planned: Planned | None = None) -> dict[str, Any]:
-    """Condition (diag-C1 / diag-C2 / two-phase-C1 / two-phase-C2) -> the RQ1–RQ3 aggregates of that
-    condition, over its own rows (`rq_scored`)."""
+def rq_scores(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict[str, list[TargetScore]]:
+    """Condition (diag-C1 / diag-C2 / two-phase-C1 / two-phase-C2) -> the target scores of its own rows
+    (`rq_scored`), re-derived from the frozen answers and the recorded judge labels."""
     by_cond: dict[str, list[RowOutcome]] = defaultdict(list)
     for row, outcome in rows:
         if rq_scored(row, outcome):
             by_cond[row.condition].append(outcome)
-    return {cond: withhold_rates(aggregate_condition(_rescore(ctx, outs, history_condition(cond))),
+    return {cond: _rescore(ctx, outs, history_condition(cond)) for cond, outs in sorted(by_cond.items())}
+
+
+def diagnostics_table(scores: dict[str, list[TargetScore]], rows: Sequence[tuple[Row, RowOutcome]],
+                      planned: Planned | None = None) -> dict[str, Any]:
+    """Condition -> the RQ1–RQ3 aggregates of that condition (rates withheld while targets are unstarted)."""
+    return {cond: withhold_rates(aggregate_condition(targets),
                                  _unstarted(rows, planned, cond) if planned is not None else 0)
-            for cond, outs in sorted(by_cond.items())}
+            for cond, targets in scores.items()}
 
 
 def summarize(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict[str, Any]:
     """Tables in the report convention ``{table: {row label: {column: value}}}``: `delivery` (rates),
     `delivery_counts` (PASS numerators out of n, with the unresolved rows), and per diagnostic condition
-    `rq1`, `rq2`, `rq3_decision`, `rq3_content` and `rq3_exact_decomposition` (Table 28)."""
+    `rq1`, `rq2`, `rq3_decision`, `rq3_content`, `rq3_exact_decomposition` (Table 28) and the cross-RQ
+    consistency tables (`consistency_tables`, C.3)."""
     planned = planned_rows(rows, [d.target_id for d in ctx.suite.delivery], ctx.target_ids())
     delivery = delivery_table(rows, planned)
-    diagnostics = diagnostics_table(ctx, rows, planned)
+    scores = rq_scores(ctx, rows)
+    diagnostics = diagnostics_table(scores, rows, planned)
     out: dict[str, Any] = {
         "delivery": {c: {k: v for k, v in r.items() if k not in ("counts", "rows_with_skipped_tests")}
                      for c, r in delivery.items()},
@@ -165,6 +173,7 @@ def summarize(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict
                      if (agg.get("rq3_content") or {}).get("exact_decomposition")}
     if decomposition:
         out["rq3_exact_decomposition"] = decomposition
+    out.update(consistency_tables(scores))  # C.3 / E.2: flagged for human review
     started = {(r.condition, r.task_id, r.repeat): o for r, o in rows}
     out["attrition by reason (rows)"] = attrition_table(
         (cond, started.get((cond, t, rep)), False) for cond, keys in planned.items() for t, rep in keys)
