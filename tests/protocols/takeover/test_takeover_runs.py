@@ -143,6 +143,7 @@ def test_two_phase_rows_carry_their_own_phase_a_answer_into_the_rq_tables(tmp_pa
     for cond in ("two-phase-C1", "two-phase-C2"):
         assert rep["rq3_decision"][cond]["n"] == 1 and rep["rq3_decision"][cond]["decision_accuracy"] == 1.0
         assert rep["rq2"][cond]["coverage"] == 1.0
+        assert rep["rq3_content"][cond]["judge"] == "exact: string-identity lower bound"
     assert rep["rq1"]["two-phase-C1"]["requirement_f1"] == 1.0 and "two-phase-C2" not in rep["rq1"]
     assert rep["delivery"]["two-phase-C1"]["complete_delivery"] == 1.0
     # C.3 cross-RQ consistency is checked and reported (RQ1 exists under C1 only)

@@ -25,6 +25,7 @@ from typing import Any
 
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.core.judges.exact import EXACT_JUDGE_ID
 from reqbench.core.judges.replay import ReplayJudge
 from reqbench.protocols.takeover.delivery.gates import GATES
 from reqbench.protocols.takeover.run.consistency_tables import consistency_tables
@@ -129,6 +130,20 @@ def rq_scored(row: Row, outcome: RowOutcome) -> bool:
     return row.condition in TWO_PHASE_CONDITIONS and outcome.result.get("score") is not None
 
 
+EXACT_LABEL = "exact: string-identity lower bound"
+"""How an RQ table scored by the offline `exact` judge is labelled: its rules accept only (normalised)
+identical texts, so every semantic number it gives is a lower bound of what the paper's judge would give."""
+
+
+def rq_judge(outcomes: Sequence[RowOutcome]) -> str:
+    """Which judge produced a condition's RQ numbers: the judge ids of the accepted judge calls its rows
+    recorded (``exact`` labelled `EXACT_LABEL`), or ``no judge call`` when none was needed."""
+    ids = sorted({str(rec.get("judge_id")) for o in outcomes
+                  for rec in (o.result.get("score") or {}).get("judge_records", [])
+                  if rec.get("accepted", True) and rec.get("judge_id")})
+    return "; ".join(EXACT_LABEL if i == EXACT_JUDGE_ID else i for i in ids) or "no judge call"
+
+
 def rq_scores(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict[str, list[TargetScore]]:
     """Condition (diag-C1 / diag-C2 / two-phase-C1 / two-phase-C2) -> the target scores of its own rows
     (`rq_scored`), re-derived from the frozen answers and the recorded judge labels."""
@@ -150,8 +165,8 @@ def diagnostics_table(scores: dict[str, list[TargetScore]], rows: Sequence[tuple
 def summarize(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict[str, Any]:
     """Tables in the report convention ``{table: {row label: {column: value}}}``: `delivery` (rates),
     `delivery_counts` (PASS numerators out of n, with the unresolved rows), and per diagnostic condition
-    `rq1`, `rq2`, `rq3_decision`, `rq3_content`, `rq3_exact_decomposition` (Table 28) and the cross-RQ
-    consistency tables (`consistency_tables`, C.3)."""
+    `rq1`, `rq2`, `rq3_decision`, `rq3_content` (each row naming the judge that produced it, `rq_judge`),
+    `rq3_exact_decomposition` (Table 28) and the cross-RQ consistency tables (`consistency_tables`, C.3)."""
     planned = planned_rows(rows, [d.target_id for d in ctx.suite.delivery], ctx.target_ids())
     delivery = delivery_table(rows, planned)
     scores = rq_scores(ctx, rows)
@@ -163,8 +178,11 @@ def summarize(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict
                                 "unstarted": r["unstarted"], "rows_with_skipped_tests": r["rows_with_skipped_tests"]}
                             for c, r in delivery.items()},
     }
+    judges = {cond: rq_judge([o for r, o in rows if r.condition == cond and rq_scored(r, o)])
+              for cond in diagnostics}
     for part in ("rq1", "rq2", "rq3_decision", "rq3_content"):
-        table = {cond: {k: v for k, v in (agg.get(part) or {}).items() if not isinstance(v, dict)}
+        table = {cond: {"judge": judges[cond]}
+                 | {k: v for k, v in (agg.get(part) or {}).items() if not isinstance(v, dict)}
                  | ({"unstarted": agg["n_unstarted"]} if part == "rq3_decision" else {})
                  for cond, agg in diagnostics.items() if agg.get(part)}
         if table:
