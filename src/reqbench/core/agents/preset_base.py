@@ -153,7 +153,9 @@ class CLIPreset(ABC):
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         with state_folder(self.name, keep=self.keep_scratch) as scratch, self.gateway(budget, workspace) as gw:
-            return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None, gw,
+            # every input file whole (ReqMemBench D.1: no runner-side truncation or summarisation); a prompt
+            # over the model's context ends as `context_overflow`, never silently cut
+            return self._turn(workspace, scratch, task_prompt(workspace, inputs, file_cap=None), budget, None, gw,
                               hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
 
     def _turn(self, workspace: Path, scratch: Path, prompt_text: str, budget: Budget, resume: str | None,
@@ -212,8 +214,13 @@ class CLIPreset(ABC):
                                         "gateway": {k: v - before[k] if isinstance(v, int) and
                                                     not isinstance(v, bool) else v for k, v in used.items()},
                                         "self_reported_usage": parsed.usage.to_dict()})
+        too_long = (status is not AgentStatus.COMPLETED
+                    and used.get("context_overflows", 0) > before.get("context_overflows", 0))
+        if too_long:
+            detail = "the prompt is longer than the model's context (the provider refused it); " + detail
         result = AgentResult(status=status, trajectory=[note, *parsed.events], usage=usage,
-                             wall_seconds=proc.wall_seconds, reply=parsed.reply, detail=detail)
+                             wall_seconds=proc.wall_seconds, reply=parsed.reply, detail=detail,
+                             context_overflow=too_long)
         return result, parsed.session_id
 
 

@@ -43,6 +43,7 @@ class Reason(StrEnum):
     RESOURCE_LIMIT = "resource_limit"
     INVALID_RESPONSE = "invalid_response"
     CLARIFY = "clarify"
+    CONTEXT_OVERFLOW = "context_overflow"
     # ---- invalid: external to the agent, re-run at the same budget, then attrition
     PROVIDER_RATE_LIMIT = "provider_rate_limit"
     PROVIDER_ERROR = "provider_error"
@@ -80,6 +81,8 @@ REASONS: dict[Reason, ReasonInfo] = {
                                           "quota, request size)", True),
     Reason.INVALID_RESPONSE: ReasonInfo(_S, "the agent's response broke the response contract", True),
     Reason.CLARIFY: ReasonInfo(_S, "the agent asked for clarification instead of acting", True),
+    Reason.CONTEXT_OVERFLOW: ReasonInfo(_S, "the inputs, sent whole, are longer than the model's context (the "
+                                            "provider refused the prompt)", True),
     Reason.PROVIDER_RATE_LIMIT: ReasonInfo(_I, "the model provider answered 429 (rate limit)"),
     Reason.PROVIDER_ERROR: ReasonInfo(_I, "the model provider failed (5xx, refused connection)"),
     Reason.PROVIDER_TIMEOUT: ReasonInfo(_I, "the model provider did not answer in time"),

@@ -36,7 +36,7 @@ from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.judges.base import Judge, JudgePending, JudgeRejected, JudgeRequest, judge_with_retries
 from reqbench.core.judges.factory import make_judge
-from reqbench.core.judges.spec import build_judge, heuristic, parse_judge_spec
+from reqbench.core.judges.spec import JudgeSpec, build_judge, heuristic, parse_judge_spec
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.session import SessionRecord, TurnRecord
 from reqbench.protocols.journey.simulators.phrasing import questions_in, words
@@ -209,6 +209,8 @@ def session_judge(judge_spec: str) -> Judge | WordOverlap:
     accepts = [n for n in registry.names("judges") if n not in ("exact", "token-overlap", "offline")]
     spec = parse_judge_spec(judge_spec or DEFAULT_JUDGE, accepts=accepts, what="SWE-Journey capabilities")
     built = build_judge(spec)
+    if spec.name == "llm" and spec.arg and "," not in spec.arg:  # journey's judge keeps temperature 0, seed 0
+        spec = JudgeSpec("llm", f"{spec.arg},temperature=0,seed=0")
     return built if isinstance(built, WordOverlap) else make_judge(str(spec))
 
 
