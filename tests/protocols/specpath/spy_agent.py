@@ -26,6 +26,8 @@ class SpyAgent:
     cost: float | None = None
     provider: str | None = None
     needs_seconds: float | None = None
+    model: str | None = None
+    """Accepted like a real scaffold's ``--model`` (the configuration records it); unused."""
     name: str = "spy"
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:

@@ -59,6 +59,19 @@ def split_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
     return settings, rest
 
 
+def configuration(agent: str, agent_options: dict[str, Any]) -> dict[str, str]:
+    """The system configuration a row belongs to: ``{"config", "scaffold", "model"}``.
+
+    Rule (SpecPath §4, "Experiment"): "we define an agent configuration by its model deployment, scaffold,
+    prompts, tools, retry policy, and budget", and "each model-deployment–scaffold pair" is one system
+    configuration. The scaffold is the run's agent spec, the model its ``model`` agent option (``--model``);
+    the configuration is ``scaffold:model`` when a model is given, else the scaffold alone (control agents).
+    So two models on one scaffold are two configurations, never duplicate rows, and any-CPV by model reads
+    the model from the row, not from the configuration's name."""
+    model = str(agent_options.get("model") or "")
+    return {"config": f"{agent}:{model}" if model else agent, "scaffold": agent, "model": model}
+
+
 def forbidden_paths(patch: str, patterns: list[str]) -> list[str]:
     """Touched paths (`patch_paths`: both sides of a rename, a deletion's old path) matching a forbidden glob
     (``**/`` also matches at the repository root), sorted."""
@@ -91,7 +104,8 @@ def run_row(family: Family, row: Row, ctx: RowContext) -> RowOutcome:
     work_dir = ctx.work_dir
     history = family.histories[row.condition]
     history_text = render_history(history)
-    base = {"family": family.id, "config": row.agent, "condition": row.condition, "repeat": row.repeat}
+    base = {"family": family.id, **configuration(row.agent, agent_options), "condition": row.condition,
+            "repeat": row.repeat}
     clock = _Clock()
     ws = materialize(family.base_source, work_dir / "agent", overlay=True)  # the row owns its thread
     history_path = ws.path / HISTORY_FILE
@@ -152,8 +166,8 @@ def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, wo
     if not options.recheck and previous.status is RowStatus.SCORED:
         return previous  # a judge-only regrade: the verifier has no judge
     settings, _ = split_options(options)
-    ids = ("family", "config", "condition", "repeat")
-    base = {k: previous.result.get(k) for k in ids}
+    ids = ("family", "config", "scaffold", "model", "condition", "repeat")
+    base = {k: previous.result[k] for k in ids if k in previous.result}
     extra = {k: v for k, v in previous.result.items() if k not in ids and k not in _VERIFY_KEYS}
     artifacts = {k: v for k, v in previous.artifacts.items() if k != "verifier_log"}
     return verify_submission(family, patch.decode("utf-8"), work_dir / "verify", base, artifacts, extra,
