@@ -5,8 +5,9 @@ workspace holds the base repository and the rendered history file only — never
 or trace labels. The history file is removed before the change set is taken, the patch is checked for
 forbidden content, then applied to a second, fresh base workspace where the verifier runs. Budgets come
 from ``--agent-opt`` keys prefixed ``specpath.`` (removed before the agent is built):
-``specpath.agent_timeout`` (seconds, default 1200), ``specpath.cost_limit`` (USD, enforced where the
-agent reports cost), ``specpath.verifier_timeout`` (seconds, default the family's, 120).
+``specpath.agent_timeout`` (seconds, default 1200), ``specpath.cost_limit`` (USD per row, default 0.25,
+enforced where the agent reports cost; ``none`` opts out, `cost_limit`), ``specpath.verifier_timeout``
+(seconds, default the family's, 120).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from reqbench.protocols.specpath.outcomes import row_outcome
 from reqbench.protocols.specpath.verifier import run_verifier
 
 DEFAULT_AGENT_TIMEOUT = 1200.0
+DEFAULT_COST_LIMIT = 0.25
+"""USD per row (SpecPath §4: "Mini has a USD 0.25 native cost limit")."""
 PREFIX = "specpath."
 
 INSTRUCTIONS = (
@@ -51,12 +54,32 @@ def split_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
     allow = str(mine.pop("allow_uncalibrated", "false")).lower()
     if allow not in ("true", "1", "yes", "false", "0", "no"):
         raise InputError("must be true or false", item="--agent-opt specpath.allow_uncalibrated")
+    limit = cost_limit(mine.pop("cost_limit", DEFAULT_COST_LIMIT))
     try:
         settings: dict[str, Any] = {k: float(v) for k, v in mine.items()}
-        settings["allow_uncalibrated"] = allow in ("true", "1", "yes")
     except (TypeError, ValueError):
         raise InputError("must be a number", item="--agent-opt specpath.*") from None
+    settings["allow_uncalibrated"] = allow in ("true", "1", "yes")
+    settings["cost_limit"] = limit
     return settings, rest
+
+
+def cost_limit(value: Any) -> float | None:
+    """The per-row cost cap in USD (SpecPath §4 "Experiment": "Mini has a USD 0.25 native cost limit").
+
+    Default `DEFAULT_COST_LIMIT` (0.25) for every scaffold; a completed step whose reported cost exceeds it
+    is ``budget_exhausted`` (`core.execute.verdict`). ``--agent-opt specpath.cost_limit=none`` opts out
+    (recorded in the run's options and in every row's ``cost_limit_usd``), as the paper's OpenHands rows
+    had no equivalent hard cost control; an agent that reports no cost is never capped."""
+    if value is None or str(value).strip().lower() in ("none", "off", ""):
+        return None
+    try:
+        limit = float(value)
+    except (TypeError, ValueError):
+        raise InputError("must be a number of USD or none", item=f"--agent-opt {PREFIX}cost_limit") from None
+    if limit <= 0:
+        raise InputError("must be positive (or none)", item=f"--agent-opt {PREFIX}cost_limit")
+    return limit
 
 
 def configuration(agent: str, agent_options: dict[str, Any]) -> dict[str, str]:
@@ -121,7 +144,8 @@ def run_row(family: Family, row: Row, ctx: RowContext) -> RowOutcome:
                     answers={"reference_patch": family.reference_text, "row_key": row.key})
     clock.lap("agent")
     result = step.result
-    extra: dict[str, Any] = {"history_sha256": sha256_text(history_text), "timings": clock.laps}
+    extra: dict[str, Any] = {"history_sha256": sha256_text(history_text), "timings": clock.laps,
+                             "cost_limit_usd": budget.max_cost_usd}
     artifacts["agent_result"] = json.dumps(result.to_dict(), default=str).encode("utf-8")
     extra.update(agent_status=result.status.value, cost_usd=result.usage.cost_usd,
                  agent_seconds=round(result.wall_seconds, 3))
