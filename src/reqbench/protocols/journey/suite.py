@@ -140,12 +140,12 @@ class LoadedSuite:
                                        agent_options)
                 kept = False
                 record = run_single_shot(instance, session, workspace, work_dir, limits)
-                simulator_kind = "none"
+                simulator_kind, simulator_model = "none", ""
             else:
                 simulator_kind = str(settings.get("simulator", suite.simulator))
+                simulator_model = str(settings.get("simulator_model", suite.simulator_model))
                 sim = make_simulator(simulator_kind, instance, row.condition, Path(path),
-                                     seed=options.seed + row.repeat,
-                                     model=str(settings.get("simulator_model", suite.simulator_model)))
+                                     seed=options.seed + row.repeat, model=simulator_model)
                 session = open_session(ctx, instance, workspace, lambda: list(sim.state.disclosed),
                                        agent_options)
                 checkpoints = Checkpoints(row.key)
@@ -156,7 +156,8 @@ class LoadedSuite:
             if kept:  # every completed step is checkpointed: the session continues on re-evaluation
                 return classified(Reason.CHECK_INFRASTRUCTURE, {"frozen": False}, f"harness: {exc}")
             return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
-        return outcome_of(record, instance, simulator_kind, options.judge)
+        return outcome_of(record, instance, simulator_kind, options.judge,
+                          simulator_model if simulator_kind == "llm" else "")
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         """A session stopped by the harness continues from its checkpoints; a stored session is re-scored
