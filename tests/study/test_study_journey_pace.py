@@ -54,8 +54,9 @@ def test_journey_table_by_configuration_and_persona(journey: dict[str, Any]) -> 
 
 def test_journey_pairs_use_the_signed_rank_test_on_final_f2p(journey: dict[str, Any]) -> None:
     line = journey["pairwise comparisons of Final F2P"]["rows"]["ref - nothing"]
-    assert line["difference"] == {"value": 1.0, "n": 4} and line["instances"] == 1
-    assert line["p"] == pytest.approx(2 / 2 ** 4)  # exact signed-rank: 4 positive differences, two-sided
+    # four personas and single-shot (the default conditions, SWE-Journey B.2): five paired rows
+    assert line["difference"] == {"value": 1.0, "n": 5} and line["instances"] == 1
+    assert line["p"] == pytest.approx(2 / 2 ** 5)  # exact signed-rank: 5 positive differences, two-sided
 
 
 def test_pace_system_table(pace: dict[str, Any]) -> None:

@@ -1,11 +1,17 @@
 """The journey report names who played the user and who judged the capabilities (SWE-Journey B.1: an LLM
-simulator; §4.2/B.3: LLM-judged capability metrics), and every table a stand-in affects says so."""
+simulator; §4.2/B.3: LLM-judged capability metrics), and every table a stand-in affects says so; single-shot
+and the four personas are the default conditions (B.2, A.3)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
+import yaml
+
+from reqbench.core.bundled import bundled_suite
 from reqbench.core.execute.types import Row, RowStatus
+from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, SuiteSpec
 from reqbench.protocols.journey.report import markdown_table, provenance_notes, simulated_user, summarize_rows
 from reqbench.protocols.journey.summary import summary
 
@@ -50,3 +56,14 @@ def test_an_llm_user_and_an_llm_judge_carry_no_caveat() -> None:
                      "main caveat": "", "capability caveat": ""}
     typed = summary(summarize_rows(rows))
     assert [t.title for t in typed.tables] == ["main results", "capability metrics"]
+
+
+def test_single_shot_and_the_four_personas_are_the_default_conditions() -> None:
+    assert DEFAULT_CONDITIONS == ("non-coder", "product-manager", "new-developer", "software-architect",
+                                  "single-shot")
+    assert SuiteSpec(protocol="journey", instances=["x"]).conditions == list(DEFAULT_CONDITIONS)
+    real = Path(__file__).resolve().parents[3] / "suites" / "real" / "journey" / "suite.yaml"
+    bundled = bundled_suite("journey") / "suite.yaml"
+    for suite_file in (real, bundled):
+        spec = SuiteSpec.model_validate(yaml.safe_load(suite_file.read_text()))
+        assert sorted(spec.conditions) == sorted(DEFAULT_CONDITIONS), suite_file

@@ -31,9 +31,9 @@ from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
 from reqbench.protocols.journey.checkpoints import Checkpoints
 from reqbench.protocols.journey.env import make_workspace
-from reqbench.protocols.journey.models import Instance, load_suite
+from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
-from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
+from reqbench.protocols.journey.personas import load_persona
 from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
@@ -100,7 +100,7 @@ class JourneyProtocol:
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
-        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES, judge="word-overlap"))
+        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="word-overlap"))
                 for agent in ("reference", "null")]
 
 
