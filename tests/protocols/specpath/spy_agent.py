@@ -36,7 +36,8 @@ class SpyAgent:
             Path(self.log).write_text(json.dumps({"files": files, "prompt": inputs.prompt,
                                                   "context": sorted(inputs.context),
                                                   "history": {k: str(v) for k, v in inputs.files.items()},
-                                                  "budget": budget.wall_seconds}))
+                                                  "budget": budget.wall_seconds,
+                                                  "max_steps": budget.max_steps}))
         if self.needs_seconds is not None and (budget.wall_seconds or 0) < float(self.needs_seconds):
             return AgentResult(AgentStatus.TIMEOUT, detail=f"needs {self.needs_seconds} s")
         if self.provider:

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.agents.base import AgentInputs
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
@@ -44,6 +44,7 @@ from reqbench.protocols.pace.attribution import (
     process_signals,
     quality_observations,
 )
+from reqbench.protocols.pace.budget import agent_budget
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
 from reqbench.protocols.pace.judges import judge_notice
@@ -158,8 +159,9 @@ class LoadedSuite:
         reference = scorer.case.reference_patch  # a file's text or the fetched upstream change
         inputs = AgentInputs(files={"prd": ws / "prd" / "prd.md"}, prompt=TASK_INSTRUCTION)
         row_key = ctx.row.key if ctx.row is not None else ""
-        step = ctx.step(ws, inputs, Budget(), answers={"reference_patch": reference,
-                                                       "reference_patch_text": reference, "row_key": row_key})
+        budget, agent_options = agent_budget(ctx.options)  # the paper's iteration cap (pace/budget.py)
+        step = ctx.step(ws, inputs, budget, agent_options=agent_options,
+                        answers={"reference_patch": reference, "reference_patch_text": reference, "row_key": row_key})
         remove_tree(ws / "prd")  # whatever the agent turned it into
         patch = safe_diff(scorer.base, ws)
         if isinstance(patch, AgentFailure):
