@@ -47,7 +47,7 @@ from reqbench.protocols.pace.attribution import (
 from reqbench.protocols.pace.budget import agent_budget
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
-from reqbench.protocols.pace.judges import judge_notice
+from reqbench.protocols.pace.judges import judge_notice, withheld_success_rate
 from reqbench.protocols.pace.score import Scorer
 from reqbench.protocols.pace.summary import summary
 from reqbench.protocols.pace.validate import validate_path
@@ -237,6 +237,10 @@ class LoadedSuite:
                 signals[f"{label} {symptom}"] = dict(counts)
         judges = sorted({str(o.result.get("judge")) for _, o in rows if o.result.get("judge")})
         notices = sorted({n for j in judges if (n := judge_notice(j))})
+        withheld = withheld_success_rate(judges)  # never a "success rate" from the heuristic (§3.1)
+        for system in systems.values() if withheld else ():
+            system["success_rate"] = None
+            system["success_rate_note"] = withheld
         return {
             "judge": ", ".join(judges) or None,
             "judge_notice": " ".join(notices) or None,
