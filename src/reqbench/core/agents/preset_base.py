@@ -78,6 +78,10 @@ class CLIPreset(ABC):
     """Whether `stage` changes the command (Claude Code and Codex: Table 14)."""
     extra_at = 1
     """Where `extra_args` are inserted into the argv (after the binary, or after its subcommand)."""
+    native_step_cap = False
+    """Whether the tool's command line takes `Budget.max_steps` (Claude Code ``--max-turns``, mini-swe-agent
+    ``step_limit``). Without one the gateway caps the row's model calls at `max_steps` instead (one agent
+    iteration is one model call), unless `Budget.max_model_calls` sets that cap itself."""
     state_globs: tuple[str, ...] = ()
     """Top-level workspace entries the tool writes as its own state (caches), not as part of the work:
     removed after each turn unless they were there before, so they never reach the submission."""
@@ -138,10 +142,17 @@ class CLIPreset(ABC):
             key = self.api_key or env.get("REQBENCH_API_KEY") or env.get("OPENAI_API_KEY")
         return Upstream(base_url=url or DEFAULT_UPSTREAM[self.api], api_key=key)
 
+    def call_cap(self, budget: Budget) -> int | None:
+        """The model calls the gateway allows a run: `Budget.max_model_calls`, else the iteration cap
+        `Budget.max_steps` for a tool that cannot take it on its command line (`native_step_cap`)."""
+        if budget.max_model_calls is not None or self.native_step_cap:
+            return budget.max_model_calls
+        return budget.max_steps
+
     @contextmanager
     def gateway(self, budget: Budget, workspace: Path) -> Iterator[GatewayUse]:
         row_budget = RowBudget(max_tokens=budget.max_tokens, max_cost_usd=budget.max_cost_usd,
-                               max_calls=budget.max_model_calls)
+                               max_calls=self.call_cap(budget))
         with row_gateway(self.upstream(), row_budget, workspace=workspace,
                          models=self.model_policy()) as (gw, lease):
             yield GatewayUse(gw, lease)

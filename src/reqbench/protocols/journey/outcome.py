@@ -33,9 +33,10 @@ def snapshot_name(turn: int) -> str:
     return f"turn_{turn:03d}.tar.gz"
 
 
-def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, judge_spec: str = "") -> RowOutcome:
-    """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
-    every turn's diff as artifacts."""
+def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, judge_spec: str = "",
+               simulator_model: str = "") -> RowOutcome:
+    """The scored outcome: metrics and a compact per-turn trace in `result` (with the simulated user that
+    produced them: kind and model); the full transcript and every turn's diff as artifacts."""
     if record.invalid_reason:  # an agent step the harness failed (`core.execute.verdict`)
         return classified(Reason(record.invalid_reason), {"mode": record.mode}, record.end_detail)
     metrics = session_metrics(record, instance)
@@ -46,7 +47,8 @@ def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, j
               "confidence": t.confidence_after, "steps": t.steps, "cost_usd": t.usage.get("cost_usd"),
               **({"workspace_rejected": t.workspace_rejected} if t.workspace_rejected else {})}
              for t in record.turns]
-    result = {"mode": record.mode, "simulator": simulator_kind, "end_reason": record.end_reason,
+    result = {"mode": record.mode, "simulator": simulator_kind,
+              **({"simulator_model": simulator_model} if simulator_model else {}), "end_reason": record.end_reason,
               **metrics.to_dict(), "capabilities": caps,
               "stage_exit_turn": {str(k): v for k, v in record.stage_exit_turn.items()}, "trace": trace}
     artifacts = {TRANSCRIPT: pretty_json(record.to_dict(with_diffs=False)).encode(),
@@ -80,4 +82,5 @@ def rescore(previous: RowOutcome, instance: Instance, options: RunOptions, work_
                 remove_tree(tree)
         except HarnessError as exc:
             return classified(Reason.CHECK_INFRASTRUCTURE, previous.result, f"harness: {exc}", arts)
-    return outcome_of(record, instance, str(previous.result.get("simulator", "none")), options.judge)
+    return outcome_of(record, instance, str(previous.result.get("simulator", "none")), options.judge,
+                      str(previous.result.get("simulator_model", "")))

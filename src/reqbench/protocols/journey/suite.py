@@ -34,9 +34,9 @@ from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
 from reqbench.protocols.journey.checkpoints import Checkpoints
 from reqbench.protocols.journey.env import make_workspace
-from reqbench.protocols.journey.models import Instance, load_suite
+from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
-from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
+from reqbench.protocols.journey.personas import load_persona
 from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
@@ -115,7 +115,7 @@ class JourneyProtocol:
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
-        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES, judge="word-overlap"))
+        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="word-overlap"))
                 for agent in ("reference", "null")]
 
 
@@ -155,12 +155,12 @@ class LoadedSuite:
                                        agent_options)
                 kept = False
                 record = run_single_shot(instance, session, workspace, work_dir, limits)
-                simulator_kind = "none"
+                simulator_kind, simulator_model = "none", ""
             else:
                 simulator_kind = settings.simulator or suite.simulator
+                simulator_model = settings.simulator_model or suite.simulator_model
                 sim = make_simulator(simulator_kind, instance, row.condition, Path(path),
-                                     seed=options.seed + row.repeat,
-                                     model=settings.simulator_model or suite.simulator_model)
+                                     seed=options.seed + row.repeat, model=simulator_model)
                 session = open_session(ctx, instance, workspace, lambda: list(sim.state.disclosed),
                                        agent_options)
                 checkpoints = Checkpoints(row.key)
@@ -171,7 +171,8 @@ class LoadedSuite:
             if kept:  # every completed step is checkpointed: the session continues on re-evaluation
                 return classified(Reason.CHECK_INFRASTRUCTURE, {"frozen": False}, f"harness: {exc}")
             return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
-        return outcome_of(record, instance, simulator_kind, options.judge)
+        return outcome_of(record, instance, simulator_kind, options.judge,
+                          simulator_model if simulator_kind == "llm" else "")
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         """A session stopped by the harness continues from its checkpoints; a stored session is re-scored
