@@ -1,5 +1,7 @@
 """Journey rows for studies: the per-condition session means of `journey.report.summarize_rows` (Proc F2P,
-Final F2P, Final P2P, Average, turns, cost), per session and per configuration."""
+Final F2P, Final P2P, Average, turns, cost), per session and per configuration; the capability judge's
+per-turn labels for the label-stability audit; and the share of simulated-user turns replayed from a
+frozen pilot (`journey.frozen_user`)."""
 
 from __future__ import annotations
 
@@ -32,3 +34,14 @@ def summaries(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
     """The protocol's summary of `outcomes`: keyed by condition (persona or single-shot) for one
     configuration, ``CONFIG/CONDITION`` for rows of several (relabelled), the input of `journey.comparisons`."""
     return summarize_rows(outcomes)
+
+
+LABEL_ORDER = None
+"""The capability judge's labels are nominal (yes/no, hit/miss/no_locus, skipped/grounded/clean)."""
+
+
+def judge_labels(outcome: RowOutcome) -> dict[str, str]:
+    """``turnN.FIELD`` -> label of the capability judge (SWE-Journey B.3) for a session it labelled."""
+    caps = outcome.result.get("capabilities") or {}
+    return {f"turn{i}.{name}": str(value) for i, turn in enumerate(caps.get("turn_labels") or [])
+            for name, value in turn.items()}
