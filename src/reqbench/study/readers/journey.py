@@ -8,6 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.protocols.journey.frozen_user import ARTIFACT as USER_TURNS
+from reqbench.protocols.journey.frozen_user import frozen_sessions as frozen_document
 from reqbench.protocols.journey.report import summarize_rows
 from reqbench.study.readers import PairedOutcome
 
@@ -45,3 +47,15 @@ def judge_labels(outcome: RowOutcome) -> dict[str, str]:
     caps = outcome.result.get("capabilities") or {}
     return {f"turn{i}.{name}": str(value) for i, turn in enumerate(caps.get("turn_labels") or [])
             for name, value in turn.items()}
+
+
+def replayed(outcome: RowOutcome) -> tuple[int, int, bool] | None:
+    """(reactions, replayed from the pilot, diverged) of a session run with a frozen user; None otherwise."""
+    found = outcome.result.get("frozen_user")
+    if not isinstance(found, dict):
+        return None
+    return int(found.get("reactions", 0)), int(found.get("replayed", 0)), found.get("first_divergence") is not None
+
+
+__all__ = ["METRICS", "PAIRED", "USER_TURNS", "frozen_document", "judge_labels", "paired_value", "replayed",
+           "session_values", "summaries"]
