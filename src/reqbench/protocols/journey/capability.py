@@ -29,7 +29,7 @@ the reply claims completion while an active subtask's F2P nodes still fail; fixi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from reqbench.core import registry
@@ -179,10 +179,12 @@ def judged_turn(instance: Instance, turn: TurnRecord, judge: Judge, reasoning: s
 
 def judged_capabilities(record: SessionRecord, instance: Instance, judge: Judge,
                         confidence: int | None, reasoning: list[str] | None = None) -> dict[str, Any]:
-    """Capability rates from an LLM judge (B.3). `reasoning[i]` is turn i's visible reasoning, if any."""
+    """Capability rates from an LLM judge (B.3), and each turn's labels (``turn_labels``, what a judging
+    repetition compares). `reasoning[i]` is turn i's visible reasoning, if any."""
     texts = reasoning or [""] * len(record.turns)
     labels = [judged_turn(instance, t, judge, r) for t, r in zip(record.turns, texts, strict=True)]
-    return {"method": f"judge:{judge.judge_id}", **rates(labels, confidence)}
+    return {"method": f"judge:{judge.judge_id}", **rates(labels, confidence),
+            "turn_labels": [asdict(x) for x in labels]}
 
 
 class WordOverlap:

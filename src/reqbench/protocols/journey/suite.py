@@ -4,7 +4,9 @@
 Rows are ``(instance, condition, agent, repeat)``. A condition is a persona preset name, a persona YAML
 file (relative to the suite directory), or ``single-shot`` (B.2). Journey options travel in
 ``--agent-opt`` keys prefixed ``journey.`` (removed before the agent is built): ``journey.simulator``
-(deterministic | llm), ``journey.simulator_model``, ``journey.max_turns``, ``journey.max_steps``.
+(deterministic | llm), ``journey.simulator_model``, ``journey.max_turns``, ``journey.max_steps``,
+``journey.frozen_user`` (a pilot's simulated user replayed where the conversation state matches,
+`frozen_user`).
 
 Every turn of a session is checkpointed in the run store (`checkpoints`). A harness failure in the middle
 of a session (hidden tests that cannot run, a simulator that fails) is therefore *pending*: its
@@ -34,6 +36,7 @@ from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
 from reqbench.protocols.journey.checkpoints import Checkpoints
 from reqbench.protocols.journey.env import make_workspace
+from reqbench.protocols.journey.frozen_user import FrozenUser, load_pilot
 from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
 from reqbench.protocols.journey.personas import load_persona
@@ -61,6 +64,10 @@ class JourneyOptions(ProtocolOptions):
     simulator_model: str | None = Field(None, description="The simulated user's model (llm simulator).")
     max_turns: int | None = Field(None, ge=1, description="The shared turn limit of a session.")
     max_steps: int | None = Field(None, ge=1, description="The assistant's step limit per turn.")
+    frozen_user: str | None = Field(None, min_length=1, description="A frozen simulated-user file "
+                                    "(`journey.frozen_user`, written by a study's freeze_user_from): the "
+                                    "pilot's user reactions are replayed whenever the conversation state "
+                                    "matches, the simulator answers otherwise.")
 
 
 def journey_options(options: RunOptions) -> tuple[JourneyOptions, dict[str, Any]]:
@@ -161,6 +168,8 @@ class LoadedSuite:
                 simulator_model = settings.simulator_model or suite.simulator_model
                 sim = make_simulator(simulator_kind, instance, row.condition, Path(path),
                                      seed=options.seed + row.repeat, model=simulator_model)
+                if settings.frozen_user:
+                    sim = FrozenUser(sim, load_pilot(Path(settings.frozen_user), row))
                 session = open_session(ctx, instance, workspace, lambda: list(sim.state.disclosed),
                                        agent_options)
                 checkpoints = Checkpoints(row.key)

@@ -19,7 +19,8 @@ ROW_COLUMNS = [("row_key", "row"), ("condition", "condition"), ("status", "statu
 
 
 def nav(viewer: Viewer, run: RunContext | None = None) -> str:
-    links = ['<a href="/">all runs</a>']
+    links = ['<a href="/">study</a>', '<a href="/runs">all runs</a>'] if viewer.study is not None \
+        else ['<a href="/">all runs</a>']
     if run is not None:
         links += [f'<a href="{run.base}/">run</a>', f'<a href="{run.base}/rows">rows</a>']
     if len(viewer.runs) > 1:
