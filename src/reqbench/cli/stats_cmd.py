@@ -15,9 +15,7 @@ import typer
 
 from reqbench.cli.consoles import console
 from reqbench.cli.protocol_lookup import suite_spec
-from reqbench.core.errors import InputError
-from reqbench.core.summary import Summary
-from reqbench.protocols.base import detect_protocol
+from reqbench.protocols.base import dataset_stats
 from reqbench.report.tables import rich_tables, summary_tables
 
 
@@ -35,11 +33,7 @@ def stats(
     Example: reqbench stats demo:takeover --json
     """
     path = suite.resolve()
-    protocol = detect_protocol(path)
-    hook = getattr(protocol, "dataset_stats", None)
-    if hook is None:
-        raise InputError(f"the {protocol.name} protocol offers no dataset statistics", file=str(suite))
-    summary: Summary = hook(path)
+    protocol, summary = dataset_stats(path)
     if as_json:
         console.echo(json.dumps({"protocol": protocol.name, "suite": str(path), "stats": summary.to_json()},
                                 indent=2, ensure_ascii=False))
