@@ -1,7 +1,7 @@
-"""Top-level commands shared by every protocol: demo, validate, run, report, export, view, schema.
+"""Top-level commands shared by every protocol: demo, validate, run, report, export, view, stats, schema.
 
 Thin: parse -> call the library -> print. `run` lives in `generic_run`, the readers of a run directory
-(`report`, `export`, `view`) in `generic_report`.
+(`report`, `export`, `view`) in `generic_report`, `stats` in `stats_cmd`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from reqbench.cli.generic_report import export, print_report, report, view
 from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_suite
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
 from reqbench.cli.regrade import regrade
+from reqbench.cli.stats_cmd import stats
 from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.core.summary import Cell, Summary
 from reqbench.report.tables import format_cell
@@ -129,5 +130,6 @@ def register(app: typer.Typer) -> None:
     app.command("regrade")(regrade)
     app.command("export")(export)
     app.command("view")(view)
+    app.command("stats")(stats)
     app.command("schema")(schema)
     app.command("doctor")(doctor)

@@ -110,6 +110,8 @@ class SuiteProtocol(Protocol):
     # Suite v2 (optional for plugins, declared by reqbench's four): ``options_model`` -- a
     # `core.execute.settings.ProtocolOptions` for its ``--agent-opt NAME.KEY`` settings; ``result_model`` -- a
     # `ProtocolResult` every row's `RowOutcome.result` must fit (checked by the runner).
+    # Optional for every protocol: ``dataset_stats(path) -> Summary`` -- the paper's dataset-statistics tables
+    # of the suite at `path`, computed from its files (``reqbench stats``; reqbench's four declare it).
 
 
 def load_protocol(name: str) -> SuiteProtocol:

@@ -120,6 +120,12 @@ class JourneyProtocol:
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
 
+    def dataset_stats(self, path: Path) -> Summary:
+        """SWE-Journey's instance, subtask and test-node counts of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.journey.stats import dataset_stats
+
+        return dataset_stats(Path(path))
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
         return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="word-overlap"))

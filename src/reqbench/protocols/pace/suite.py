@@ -85,6 +85,12 @@ class PaceProtocol:
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
 
+    def dataset_stats(self, path: Path) -> Summary:
+        """PACE-Bench's case scale and Code Point type shares of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.pace.stats import dataset_stats
+
+        return dataset_stats(Path(path))
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         options = RunOptions(agent="reference", judge="token-overlap", conditions=("prd", *CONTROL_CONDITIONS[1:]),
                              concurrency=2)

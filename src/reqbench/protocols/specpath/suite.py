@@ -166,6 +166,12 @@ class SpecPathProtocol:
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
 
+    def dataset_stats(self, path: Path) -> Summary:
+        """SpecPath Tables 1-2 (families; histories per condition) of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.specpath.stats import dataset_stats
+
+        return dataset_stats(list(families(Path(path)).values()))
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("specpath")
         return [(suite, RunOptions(agent=agent, concurrency=2)) for agent in ("reference", "null")]

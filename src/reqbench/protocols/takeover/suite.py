@@ -60,6 +60,12 @@ class TakeoverProtocol:
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
 
+    def dataset_stats(self, path: Path) -> Summary:
+        """ReqMemBench Tables 7-9 of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.takeover.stats import dataset_stats
+
+        return dataset_stats(Path(path))
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("takeover")
         return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="exact", concurrency=2))
