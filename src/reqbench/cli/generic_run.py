@@ -111,7 +111,8 @@ def quiet_line(store: RunStore, suite: Suite) -> str:
     headline = Summary.from_json(build_payload(store, suite)["summary"]).headline
     counts = store.counts()
     metrics = ", ".join(f"{name} {format_cell(cell)}" for name, cell in headline.items()) or "no headline"
-    return (f"{store.meta.protocol} {store.meta.options.get('agent', '')}: {metrics} "
+    unsafe = "UNSAFE (no sandbox) " if store.meta.options.get("unsafe_no_sandbox") else ""
+    return (f"{unsafe}{store.meta.protocol} {store.meta.options.get('agent', '')}: {metrics} "
             f"({counts['scored']}/{counts['planned']} rows scored) -> {store.run_dir}")
 
 

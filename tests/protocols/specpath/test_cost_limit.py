@@ -36,8 +36,8 @@ def _row(family: Path, run_dir: Path, **opts: object) -> dict:
 
 
 def test_the_default_cap_is_the_papers_quarter_dollar_and_none_opts_out() -> None:
-    assert split_options(RunOptions())[0]["cost_limit"] == 0.25
-    assert split_options(RunOptions(agent_options={"specpath.cost_limit": "none"}))[0]["cost_limit"] is None
+    assert split_options(RunOptions())[0].cost_limit == 0.25
+    assert split_options(RunOptions(agent_options={"specpath.cost_limit": "none"}))[0].cost_limit is None
     assert cost_limit("1.5") == 1.5
     for bad in ("cheap", "0", "-1"):
         with pytest.raises(InputError, match="specpath.cost_limit"):
