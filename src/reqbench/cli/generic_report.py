@@ -82,9 +82,11 @@ def export(
                                    "(one ATIF trajectory.json per row under the --out folder)."),
     parquet: bool = typer.Option(False, "--parquet", help="Same as --format parquet."),
 ) -> None:
-    """Export one row per planned row (its selected attempt) with flat columns outcome, score, reason,
-    cost_usd, tokens, seconds in every format (schema: `reqbench schema run-result-row`); or, with
-    --format atif, each row's agent trajectory in the Agent Trajectory Interchange Format.
+    """Export one row per planned row (its selected attempt), the same columns in every format and for every
+    protocol (schema: `reqbench schema run-result-row`): outcome (success, failure, invalid, pending,
+    unstarted), protocol_outcome, score, reason (the outcome taxonomy code), detail (prose), cost_usd and
+    tokens (the row's recorded model calls), seconds; or, with --format atif, each row's agent trajectory
+    in the Agent Trajectory Interchange Format.
 
     Example: reqbench export runs/demo/takeover-takeover-reference --out rows.csv
     """
