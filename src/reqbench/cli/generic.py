@@ -20,6 +20,7 @@ from reqbench.cli.generic_run import run, run_suite, unmeasured_rows, validate_s
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
 from reqbench.cli.regrade import regrade
 from reqbench.core.errors import InputError, ReqbenchError
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Cell, Summary
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
@@ -67,7 +68,8 @@ def demo(
     known = [p.name for p in all_protocols()]
     unknown = [n for n in protocol_names if n not in known]
     if unknown:
-        raise InputError(f"unknown protocol {unknown[0]!r}; known protocols: {', '.join(known)}",
+        raise InputError(f"unknown protocol {unknown[0]!r}{did_you_mean(unknown[0], known)}; known protocols: "
+                         f"{', '.join(known)}",
                          item="--protocol")
     protocols = [p for p in all_protocols() if not protocol_names or p.name in protocol_names]
     jobs = [(protocol, suite, options) for protocol in protocols for suite, options in protocol.demo_runs()]

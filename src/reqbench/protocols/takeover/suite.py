@@ -11,6 +11,7 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
@@ -88,7 +89,8 @@ class LoadedSuite:
         conditions = options.conditions or DEFAULT_CONDITIONS
         unknown = [c for c in conditions if c not in rows.CONDITIONS]
         if unknown:
-            raise InputError(f"unknown condition {unknown[0]!r}; takeover conditions: "
+            raise InputError(f"unknown condition {unknown[0]!r}{did_you_mean(unknown[0], rows.CONDITIONS)}; "
+                             "takeover conditions: "
                              f"{', '.join(rows.CONDITIONS)}", item="--condition")
         delivery_ids = [d.target_id for d in self.suite.delivery]
         all_ids = self.context(_cache_root(options, cache_root() / "takeover-work")).target_ids()
