@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.errors import InputError
 from reqbench.core.bundled import as_spec
+from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json
 
 NORMALIZED_NAME = "normalized_project.json"
