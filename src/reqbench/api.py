@@ -79,13 +79,16 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     """Preflight, validate, load and plan the suite, open the run directory, execute every unfinished row;
     returns the open `RunStore` and the loaded `Suite` (the caller closes the store)."""
     from reqbench.core.execute.executor import make_executor
+    from reqbench.core.execute.judge_use import check_judge_used
     from reqbench.core.execute.lifecycle import check_run_dir, discard_if_empty, open_or_resume
     from reqbench.core.execute.options import with_work_dir
     from reqbench.core.execute.preflight import preflight
     from reqbench.core.execute.runner import WORK_DIR, execute_run
+    from reqbench.protocols.lookup import protocol_for_suite
 
     suite = Path(suite).resolve()
     check_run_dir(Path(run_dir), suite, options, resume=resume)  # seconds, before minutes of validation
+    check_judge_used(protocol_for_suite(suite), options)
     facts = preflight(options)
     protocol = validate(suite, on_problem=on_problem, progress=progress)
     loaded = protocol.load(suite)

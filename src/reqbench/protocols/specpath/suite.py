@@ -114,6 +114,10 @@ class SpecPathProtocol:
     def detect(self, path: Path) -> bool:
         return _marker(Path(path))
 
+    def unused_judge(self, options: RunOptions) -> str | None:
+        """SpecPath scores by probe tests only (`core.execute.judge_use`)."""
+        return "specpath scores every row with its probe tests, never with a judge"
+
     def validate(self, path: Path) -> list[str]:
         try:
             fams = families(path)

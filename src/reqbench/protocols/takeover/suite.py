@@ -33,6 +33,13 @@ class TakeoverProtocol:
     def detect(self, path: Path) -> bool:
         return is_takeover_suite(Path(path))
 
+    def unused_judge(self, options: RunOptions) -> str | None:
+        """Only Phase-A responses are judged: diagnostic and two-phase conditions (`core.execute.judge_use`)."""
+        if any(c in rows.JUDGED_CONDITIONS for c in options.conditions or DEFAULT_CONDITIONS):
+            return None
+        return (f"takeover judges Phase-A responses only, under {', '.join(rows.JUDGED_CONDITIONS)}; "
+                f"the conditions {', '.join(options.conditions)} are scored by their checks")
+
     def validate(self, path: Path) -> list[str]:
         """Suite file, project annotation (every ledger rule) and admission of each delivery target."""
         path = Path(path)
