@@ -159,9 +159,9 @@ def score_run(
     from reqbench.protocols.takeover.scoring.tables import build_tables
 
     session = JudgeSession(make_judge(judge))
-    targets = discover_instances(instances or run_dir / "instances")
-    _print_coverage(response_coverage(run_dir, targets))
-    scores = run_scoring(run_dir, instances, session, targets)
+    found = discover_instances(instances or run_dir / "instances")
+    _print_coverage(response_coverage(run_dir, found))
+    scores = run_scoring(run_dir, instances, session, found)
     _write_records(record, session.records)
     summary = aggregate_run(scores)
     tables = build_tables(summary)
