@@ -32,7 +32,8 @@ EXIT_NOTHING_MEASURED = 3
 
 
 def parse_agent_opts(items: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs; VALUE is read as JSON when it parses (numbers, true, lists), else a string."""
+    """``KEY=VALUE`` pairs; VALUE is read as JSON when it parses (numbers, true, lists), else a string. An
+    option the agent's factory declares as a string gets the text back (`core.agents.option_text`)."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")

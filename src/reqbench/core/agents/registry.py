@@ -16,6 +16,7 @@ from typing import Any
 
 from reqbench.core import registry
 from reqbench.core.agents.base import Agent
+from reqbench.core.agents.option_text import as_declared
 from reqbench.core.errors import InputError
 from reqbench.core.suggest import did_you_mean
 
@@ -48,4 +49,5 @@ def make_agent(spec: str, **options: Any) -> Agent:
         raise InputError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; known agents: "
                          f"{', '.join(sorted(AGENTS))} (or a dotted path package.module:factory)", item="--agent")
     module = importlib.import_module(module_name)
-    return getattr(module, factory)(**options)  # type: ignore[no-any-return]
+    make = getattr(module, factory)
+    return make(**as_declared(make, options))  # type: ignore[no-any-return]
