@@ -9,14 +9,13 @@ scores, every PACE case).
 
 from __future__ import annotations
 
-from typing import Any
-
 from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import SuiteProtocol
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.judges.spec import parse_judge_spec
 
 
-def check_judge_used(protocol: Any, options: RunOptions) -> None:
+def check_judge_used(protocol: SuiteProtocol, options: RunOptions) -> None:
     """`InputError` when `options.judge` is set and `protocol` says no row of `options` calls a judge."""
     if not options.judge:
         return
