@@ -22,6 +22,8 @@ from reqbench.report.viewer.index import RowIndex
 from tests.security.redteam import trimmed_suite
 from tests.support.scripted_openai import ScriptedOpenAI, reply
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 PROMPT, COMPLETION = 200, 20
 
 

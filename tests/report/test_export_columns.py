@@ -20,6 +20,8 @@ from reqbench.core.execute.outcomes import Reason
 from reqbench.report.rowfacts import OUTCOMES, row_facts
 from tests.security.redteam import TRIM, cli, trimmed_suite
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
