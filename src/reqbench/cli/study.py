@@ -130,7 +130,7 @@ def report(
         n = write_tidy(data, csv)
         err_console.print(f"wrote {n} rows to {csv}", highlight=False, soft_wrap=True)
     if as_json:
-        typer.echo(json.dumps(study_payload(data, pairs=pairs), indent=2, ensure_ascii=False, default=str))
+        console.echo(json.dumps(study_payload(data, pairs=pairs), indent=2, ensure_ascii=False, default=str))
         tables = None
     else:
         tables = study_tables(data, pairs=pairs)
