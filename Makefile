@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-real test test-quick test-integration test-ray bench bench-quick lint clean screenshots dist
+.PHONY: demo demo-real test test-quick test-integration test-ray bench bench-quick lint clean screenshots dist docs
 
 $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -39,6 +39,13 @@ dist: $(STAMP)
 screenshots: demo
 	$(BIN)/python -m tests.browser.screenshots runs/demo docs/screenshots
 
+# The documentation site (mkdocs-material, in the dev extra): the CLI and file-format references generated
+# from the command and the schemas, then a strict build (any warning fails) into site/.
+docs: $(STAMP)
+	$(BIN)/python docs/gen_cli.py docs/reference/cli.md
+	$(BIN)/python docs/gen_formats.py docs/reference/formats.md
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 test-integration: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[ray]'  # the pinned Ray of the `ray` extra (tests/integration/test_ray.py)
 	$(BIN)/python -m pytest -m integration tests
@@ -59,7 +66,7 @@ bench-quick: $(STAMP)  # the same figures, the scale matrix cut to 70 rows
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
-	$(BIN)/mypy --strict src/reqbench/core src/reqbench/protocols/base.py  # the core and the protocol interface
+	$(BIN)/mypy --strict src/reqbench/core src/reqbench/protocols  # the core and every protocol
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache build dist
+	rm -rf $(VENV) runs .pytest_cache site build dist

@@ -84,11 +84,14 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     from reqbench.core.execute.options import with_work_dir
     from reqbench.core.execute.preflight import preflight
     from reqbench.core.execute.runner import WORK_DIR, execute_run
+    from reqbench.core.execute.settings import check_settings
     from reqbench.protocols.lookup import protocol_for_suite
 
     suite = Path(suite).resolve()
     check_run_dir(Path(run_dir), suite, options, resume=resume)  # seconds, before minutes of validation
-    check_judge_used(protocol_for_suite(suite), options)
+    protocol = protocol_for_suite(suite)
+    check_settings(protocol, options.agent_options)  # a mistyped PROTOCOL.KEY: exit 2 first
+    check_judge_used(protocol, options)
     facts = preflight(options)
     protocol = validate(suite, on_problem=on_problem, progress=progress)
     loaded = protocol.load(suite)
@@ -109,23 +112,32 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     return store, loaded
 
 
-def run(suite: str | Path, *, agent: str, out: str | Path, conditions: Sequence[str] = (), repeats: int = 1,
-        seed: int = 20260729, judge: str = "", concurrency: int = 1, agent_options: dict[str, Any] | None = None,
-        model: str | None = None, base_url: str | None = None, resume: bool = False, executor: str = "local",
-        offline: bool = False, unsafe_no_sandbox: bool = False) -> RunHandle:
-    """Run `suite` (a directory or ``demo:NAME``) against `agent` into the run directory `out`.
-
-    Arguments mirror `reqbench run`; `model`/`base_url` are the agent options of the same names. Raises
-    `InputError` for bad input (nothing is created) and returns a handle once every row has ended."""
+def run_options(*, agent: str, conditions: Sequence[str] = (), repeats: int = 1, seed: int = 20260729,
+                judge: str = "", concurrency: int = 1, agent_options: dict[str, Any] | None = None,
+                model: str | None = None, base_url: str | None = None, offline: bool = False,
+                unsafe_no_sandbox: bool = False, prices: dict[str, list[float]] | None = None,
+                allow_unpriced: bool = False) -> RunOptions:
+    """The `RunOptions` of `reqbench run`'s arguments; `model`/`base_url` become the agent options of the
+    same names."""
     opts = dict(agent_options or {})
     if model is not None:
         opts["model"] = model
     if base_url is not None:
         opts["base_url"] = base_url
-    options = RunOptions(agent=agent, conditions=tuple(conditions), repeats=repeats, seed=seed, judge=judge,
-                         concurrency=concurrency, agent_options=opts, offline=offline,
-                         unsafe_no_sandbox=unsafe_no_sandbox)
-    store, loaded = execute(resolve_suite(suite), options, Path(out), resume=resume, executor_name=executor)
+    return RunOptions(agent=agent, conditions=tuple(conditions), repeats=repeats, seed=seed, judge=judge,
+                      concurrency=concurrency, agent_options=opts, offline=offline,
+                      unsafe_no_sandbox=unsafe_no_sandbox, prices=dict(prices or {}), allow_unpriced=allow_unpriced)
+
+
+def run(suite: str | Path, *, agent: str, out: str | Path, resume: bool = False, executor: str = "local",
+        **options: Any) -> RunHandle:
+    """Run `suite` (a directory or ``demo:NAME``) against `agent` into the run directory `out`.
+
+    Keyword options are `run_options`'s (conditions, repeats, seed, judge, concurrency, agent_options, model,
+    base_url, offline, unsafe_no_sandbox, prices, allow_unpriced). Raises `InputError` for bad input (nothing
+    is created) and returns a handle once every row has ended."""
+    store, loaded = execute(resolve_suite(suite), run_options(agent=agent, **options), Path(out), resume=resume,
+                            executor_name=executor)
     with store:
         return RunHandle(store.run_dir, loaded.protocol.name, store.counts())
 

@@ -15,7 +15,8 @@ ANY_PROTOCOL = re.compile(r"\b(protocol|proto)\s*:\s*Any\b")
 HASATTR_HEADLINE = re.compile(r"hasattr\([^)]*['\"]headline['\"]")
 PROTOCOL_NAMES = re.compile(r"['\"](takeover|specpath|journey|pace)['\"]")
 RENDERERS = ["report/tables.py", "report/run_report.py", "report/html.py", "report/headline_plots.py",
-             "report/plots.py", "report/viewer/server.py", "cli/generic.py", "cli/generic_report.py"]
+             "report/plots.py", "report/viewer/server.py", "report/viewer/pages_study.py",
+             "report/viewer/study_model.py", "cli/generic.py", "cli/generic_report.py"]
 
 
 def _sources() -> list[Path]:
@@ -46,3 +47,13 @@ def test_every_registered_protocol_and_the_suites_it_loads_are_typed() -> None:
         for path, _ in protocol.demo_runs():
             suite = protocol.load(path)
             assert isinstance(suite, Suite) and suite.protocol is protocol and suite.path == path
+
+
+def test_no_protocol_builds_or_classifies_an_agent_itself() -> None:
+    """Protocols run agents only through `RowContext.step` / `.session` (core.execute.step): no protocol
+    imports the agent registry or reads an outcome from an agent's message text."""
+    forbidden = re.compile(r"agents\.registry|make_agent\(|provider_reason|\.startswith\(\"CLARIFY|"
+                           r"\"does not apply\" in|\"judge pending\" in")
+    found = [f"{p.relative_to(SRC)}:{n}" for p in sorted((SRC / "protocols").rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if forbidden.search(line)]
+    assert found == []

@@ -101,15 +101,29 @@ def journey_rows() -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
 
 def pace_rows() -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
     points = [{"point_id": "CP01", "verdict": "Covered", "weight": 3.0, "stage": "L2",
+               "description": "NEW replaces OLD.", "criteria": {"CP01.c1": f"app.py defines NEW {HOSTILE}"},
                "checklist": {"evidence_checklist": [{"criterion_id": "CP01.c1", "judgment": "covered",
                                                      "severity": "hard", "evidence": "app.py::NEW",
                                                      "citations": ["app.py:2"]}]}},
               {"point_id": "CP02", "verdict": "Not Covered", "weight": 2.0, "stage": "L2",
-               "checklist": {"evidence_checklist": []}}]
+               "criteria": {"CP02.c1": "NEW is documented."}, "checklist": {"evidence_checklist": []}}]
     result = {"score": 60.0, "complete": True, "judge": "offline", "points": points,
               "verdicts": {"CP01": "Covered", "CP02": "Not Covered"}, "attribution": {}}
     return [(Row(task_id="case1", condition="prd", agent="reference", repeat=0), "scored", result,
              {"patch": DIFF.encode()})]
+
+
+def specpath_rows() -> list[tuple[Row, str, dict[str, Any], dict[str, bytes]]]:
+    """Two specpath rows whose probes ran (the run page's raster has a cell per probe)."""
+    out = []
+    for condition, passed in (("direct", True), ("override", False)):
+        probes = {"test_probes.py::test_a": True, "test_probes.py::test_b": passed}
+        result = {"outcome": "success" if passed else "failure", "reason": "passed" if passed else "checks_failed",
+                  "probes": probes, "signature": [1, int(passed)]}
+        out.append((Row(task_id="fam", condition=condition, agent="reference", repeat=0), "scored", result,
+                    {"history": f"# Conversation so far\n\n## Message 1\n\nPlease {HOSTILE}\n".encode(),
+                     "patch": DIFF.encode()}))
+    return out
 
 
 @pytest.fixture(scope="session")
@@ -120,6 +134,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _run(root, "takeover-timeline", "takeover", "reference", takeover_timeline_rows(), EXAMPLE_TAKEOVER)
     _run(root, "journey", "journey", "reference", journey_rows())
     _run(root, "pace", "pace", "reference", pace_rows())
+    _run(root, "specpath-probes", "specpath", "reference", specpath_rows())
     subprocess.run([*cli_cmd(), "run", "demo:specpath", "--agent", "null", "--out", str(root / "specpath")],
                    env=cli_env(), check=True, capture_output=True, timeout=300)
     return root

@@ -30,8 +30,65 @@ def test_runs_list_and_run_page_with_plots(site: tuple[str, Any, Any], shots: Pa
     plots = page.locator("img.plot")
     assert plots.count() >= 1
     assert all(plots.nth(i).evaluate("img => img.naturalWidth > 0") for i in range(plots.count()))
+    assert page.locator("figcaption").count() == 0  # the title is drawn in the plot, never repeated below
     assert page.locator("h2", has_text="Probe signature raster").count() == 1
     page.screenshot(path=str(shots / "run-specpath.png"), full_page=True)
+
+
+def test_probe_raster_links_each_cell_to_its_row(site: tuple[str, Any, Any]) -> None:
+    base, viewer, page = site
+    page.goto(f"{base}{viewer.runs['specpath-probes'].base}/")
+    cells = page.locator("table.raster td a")
+    assert cells.count() == 4  # two rows x two probes
+    assert "override" in (cells.nth(3).get_attribute("href") or "")
+    cells.nth(3).click()
+    page.wait_for_load_state()
+    assert page.locator("h1").inner_text() == "fam|override|reference|0"
+
+
+def _column(page: Any, index: int) -> list[str]:
+    return [r.locator("td").nth(index).inner_text() for r in page.locator("table.runs tr").all()[1:]]
+
+
+def test_runs_list_compares_runs_and_sorts_and_filters(site: tuple[str, Any, Any], shots: Path) -> None:
+    """Per run: protocol, agent, model, headline metric, rows scored/planned, tokens, cost, duration,
+    created; a click on a heading sorts, the form filters."""
+    base, viewer, page = site
+    page.goto(base + "/")
+    heads = page.locator("table.runs th").all_inner_texts()
+    assert [h.rstrip(" ▲▼") for h in heads] == ["run", "protocol", "agent", "model", "headline metric [95% interval]",
+                                                 "rows scored / planned", "tokens", "cost $", "duration", "created"]
+    line = page.locator("table.runs tr", has_text="takeover-a").locator("td").all_inner_texts()
+    assert line[1:3] == ["takeover", "null"] and line[5] == "2 / 2" and line[6] == "30" and line[7] == "0.0200"
+    specpath = page.locator("table.runs tr", has_text="specpath").first.locator("td").all_inner_texts()
+    assert specpath[4].startswith("FCR")
+    page.locator("table.runs th a", has_text="run").click()
+    page.wait_for_load_state()
+    names = _column(page, 0)
+    assert names == sorted(names)
+    page.locator("table.runs th a", has_text="run").click()  # again: descending
+    page.wait_for_load_state()
+    assert _column(page, 0) == sorted(names, reverse=True)
+    page.select_option("select[name=protocol]", "takeover")
+    page.locator("form.filter button").click()
+    page.wait_for_load_state()
+    assert set(_column(page, 1)) == {"takeover"} and len(_column(page, 1)) == 3
+    page.fill("input[name=q]", "reference")
+    page.locator("form.filter button").click()
+    page.wait_for_load_state()
+    assert sorted(_column(page, 0)) == ["takeover-b", "takeover-timeline"]
+    page.goto(base + "/")
+    page.screenshot(path=str(shots / "runs.png"), full_page=True)
+
+
+def test_unknown_runs_and_pages_are_a_404_with_navigation(site: tuple[str, Any, Any]) -> None:
+    base, viewer, page = site
+    for path in ("/run/nope/", "/compare?a=nope&b=takeover-a", "/nowhere", "/run/takeover-a/row?key=nope"):
+        response = page.goto(base + path)
+        assert response is not None and response.status == 404, path
+        assert page.locator("h1").inner_text() == "not found"
+        assert page.locator("nav a", has_text="all runs").count() == 1
+        assert page.locator("ul.runs a").count() == len(viewer.runs)
 
 
 def test_row_table_shows_outcomes_sorts_and_filters(site: tuple[str, Any, Any], shots: Path) -> None:
@@ -67,7 +124,12 @@ def test_takeover_row_renders_diff_checks_and_trajectory(site: tuple[str, Any, A
     assert diff.locator("span").count() > 0  # highlighted tokens
     assert page.locator("details summary", has_text="target").count() >= 1
     assert page.locator("table.gates").inner_text().count("FAIL") == 1
-    assert "pytest -q" in page.locator("table.steps").inner_text()
+    step = page.locator("div.steps details.step").first  # one fold per step, its command in the summary
+    assert "pytest -q" in step.locator("summary").inner_text() and "exit 1" in step.locator("summary").inner_text()
+    step.locator("summary").click()
+    output = step.locator(".field pre.code").first
+    assert output.evaluate("e => getComputedStyle(e).textAlign") == "left"
+    assert "mono" in output.evaluate("e => getComputedStyle(e).fontFamily")
     page.screenshot(path=str(shots / "row-takeover.png"), full_page=True)
 
 
@@ -96,18 +158,31 @@ def test_journey_row_is_a_chat(site: tuple[str, Any, Any], shots: Path) -> None:
     page.screenshot(path=str(shots / "row-journey.png"), full_page=True)
 
 
-def test_pace_row_lists_code_points(site: tuple[str, Any, Any], shots: Path) -> None:
+def test_pace_row_shows_criteria_and_names_a_heuristic_judge(site: tuple[str, Any, Any], shots: Path) -> None:
     base, viewer, page = site
     _open_row(page, base, viewer.runs["pace"])
-    table = page.locator("table.points").inner_text()
-    assert "CP01" in table and "Covered" in table and "Not Covered" in table and "app.py:2" in table
+    banner = page.locator("p.banner.judge").inner_text()
+    assert "offline" in banner and "heuristic" in banner and "not a semantic judgment" in banner
+    first = page.locator("div.points details.point").first
+    assert "CP01" in first.locator("summary").inner_text() and "weight 3" in first.locator("summary").inner_text()
+    assert first.get_attribute("open") is not None  # the first point is unfolded, Covered or not
+    criteria = first.locator("table.criteria").inner_text()
+    assert "app.py defines NEW <script>" in criteria and "covered" in criteria and "hard" in criteria
+    assert "app.py:2" in criteria
+    second = page.locator("div.points details.point").nth(1)
+    assert second.get_attribute("open") is not None  # a point not covered is open
+    assert "Not Covered" in second.inner_text() and "NEW is documented." in second.inner_text()
     page.screenshot(path=str(shots / "row-pace.png"), full_page=True)
 
 
-def test_specpath_row_shows_probe_raster(site: tuple[str, Any, Any], shots: Path) -> None:
+def test_specpath_row_shows_history_and_probe_raster(site: tuple[str, Any, Any], shots: Path) -> None:
     base, viewer, page = site
     _open_row(page, base, viewer.runs["specpath"])
     assert "probe signature" in page.locator("body").inner_text()
+    assert page.locator("h3", has_text="what the agent received").count() == 1
+    history = page.locator("div.inputs").first
+    assert "Conversation so far" in history.inner_text()
+    assert history.evaluate("e => getComputedStyle(e).textAlign") == "left"
     page.screenshot(path=str(shots / "row-specpath.png"), full_page=True)
 
 

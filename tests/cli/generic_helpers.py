@@ -26,3 +26,17 @@ def cli_cmd(*args: str) -> list[str]:
 def reqbench(*args: str, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cli_cmd(*args), capture_output=True, text=True, timeout=timeout,
                           env=cli_env(**env), cwd=REPO)
+
+
+def attempt_count(db: Path) -> int:
+    """Attempts stored in a run's ``run.sqlite`` so far (0 while it does not exist or is locked), read-only."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0

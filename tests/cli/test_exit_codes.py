@@ -65,3 +65,16 @@ def test_validate_accepts_a_bundled_suite_spec_and_names_the_known_ones() -> Non
     assert reqbench("validate", "demo:specpath").returncode == 0
     unknown = reqbench("validate", "demo:nope")
     assert unknown.returncode == 2 and "demo:takeover" in unknown.stderr
+
+
+def test_quiet_run_prints_one_headline_line_with_the_run_directory(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "reqbench", "run", "demo:specpath/slugkit", "--agent", "reference",
+                           "--quiet", "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("specpath reference: FCR direct 1")
+    assert lines[0].endswith(f"-> {out}") and "rows scored" in lines[0]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -16,21 +15,13 @@ from pathlib import Path
 from reqbench.core.execute.types import Row
 from reqbench.core.store import RunStore, result_rows
 from reqbench.report.run_report import build_payload
-from tests.cli.generic_helpers import REPO, cli_cmd, cli_env, reqbench
+from tests.cli.generic_helpers import REPO, attempt_count, cli_cmd, cli_env, reqbench
 from tests.core.toy_protocol import ToyProtocol, markers, write_suite
 
 N_TASKS = 10
 
 
-def _attempt_count(db: Path) -> int:
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
+
 
 
 def _stable(run_dir: Path) -> tuple[list[dict[str, object]], dict[str, object]]:
@@ -50,7 +41,7 @@ def test_sigkill_then_resume_loses_nothing_and_duplicates_nothing(tmp_path: Path
     proc = subprocess.Popen(cli_cmd(*args), env=cli_env(), cwd=REPO, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     deadline = time.monotonic() + 90
-    while _attempt_count(run_dir / "run.sqlite") < 3:
+    while attempt_count(run_dir / "run.sqlite") < 3:
         assert proc.poll() is None, f"run ended before it could be killed: {proc.stderr.read()!r}"
         assert time.monotonic() < deadline, "run made no progress"
         time.sleep(0.02)

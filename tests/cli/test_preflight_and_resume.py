@@ -60,7 +60,7 @@ def test_resume_with_the_run_directory_alone_reuses_the_stored_options(tmp_path:
     assert first.returncode == 0, first.stderr
     again = cli(["run", "--resume", str(out), "--quiet"], dict(os.environ), tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "run directory" in again.stdout
+    assert f"-> {out}" in again.stdout  # --quiet: one headline line naming the run directory
     from reqbench.core.store import RunStore
 
     with RunStore.open(out, read_only=True) as store:

@@ -21,13 +21,15 @@ from tests.cli.test_rough_edges import toy_run  # noqa: F401 (fixture)
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
+RUNS_PAGE = (REPO / "docs" / "runs.md").read_text(encoding="utf-8")
+WORKSPACES_PAGE = (REPO / "docs" / "workspaces.md").read_text(encoding="utf-8")
 EXAMPLES = REPO / "src" / "reqbench" / "examples"
 COMMON = {"workspace", "prompt", "prompt_file", "stage"}
 
 
 def test_readme_report_json_keys_match_output(toy_run: Path) -> None:  # noqa: F811
-    """README: `report --json` prints `{PROTOCOL: summary, "run": {..., "counts": {...}}, "summary": {...}}`."""
-    line = next(line for line in README.splitlines() if "`reqbench report --json` prints" in line)
+    """docs/runs.md: `report --json` prints `{PROTOCOL: summary, "run": {..., "counts": {...}}, "summary": {...}}`."""
+    line = next(line for line in RUNS_PAGE.splitlines() if "`reqbench report --json` prints" in line)
     shape = re.search(r"prints `(\{.*?\})`", line)
     assert shape is not None and re.findall(r'"(\w+)"', shape.group(1)) == ["run", "counts", "summary"]
     proc = reqbench("report", str(toy_run), "--json")
@@ -38,7 +40,7 @@ def test_readme_report_json_keys_match_output(toy_run: Path) -> None:  # noqa: F
 
 
 def _documented_placeholders() -> dict[str, set[str]]:
-    table = README[README.index("| protocol | input-file placeholders |"):].split("\n\n")[0]
+    table = WORKSPACES_PAGE[WORKSPACES_PAGE.index("| protocol | input-file placeholders |"):].split("\n\n")[0]
     rows = [r.split("|")[1:3] for r in table.splitlines()[2:]]
     return {name.strip(" `"): set(re.findall(r"\{(\w+)\}", cell)) for name, cell in rows}
 
@@ -47,7 +49,7 @@ def _documented_placeholders() -> dict[str, set[str]]:
                                               ("demo:pace/cachetools-slru", []),
                                               ("demo:takeover", ["--condition", "C1"])])
 def test_command_placeholders_documented_per_protocol(tmp_path: Path, suite: str, extra: list[str]) -> None:
-    """A row's real placeholders (the error for an unknown one lists them) are the README's for its
+    """A row's real placeholders (the error for an unknown one lists them) are the docs' for its
     protocol; `{task_file}` is not offered where the protocol has no task file."""
     documented = _documented_placeholders()
     assert set(documented) == {"takeover", "specpath", "journey", "pace"}

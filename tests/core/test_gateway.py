@@ -3,8 +3,10 @@ credentials, budgets, recording in the run store, and offline replay with zero u
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -158,3 +160,42 @@ def test_store_upgrade_adds_the_model_calls_table(tmp_path: Path) -> None:
     RunStore.open(tmp_path / "run").close()
     conn = sqlite3.connect(tmp_path / "run" / "run.sqlite")
     assert conn.execute("SELECT COUNT(*) FROM model_calls").fetchone()[0] == 0
+
+
+def test_a_chunked_body_under_the_cap_is_read_like_any_other() -> None:
+    payload = json.dumps(request("chat", text="chunked " * 5000)).encode()
+
+    def pieces() -> Any:
+        for i in range(0, len(payload), 4096):
+            yield payload[i:i + 4096]
+
+    with ScriptedOpenAI([Reply(body=chat_body("ok"))]) as upstream, Gateway(Upstream(upstream.base_url, KEY)) as gw:
+        lease = gw.open_row("r")
+        resp = httpx.post(gw.base_url + "/chat/completions", content=pieces(), timeout=10,
+                          headers={"Authorization": f"Bearer {lease.token}", "Content-Type": "application/json"})
+        assert resp.status_code == 200, resp.text
+        assert upstream.requests[0]["json"]["messages"][0]["content"] == "chunked " * 5000
+
+
+@pytest.mark.parametrize("raw", [b"zz\r\n", b"5\r\nab", b"-1\r\n"])
+def test_a_broken_chunked_body_is_a_bad_request(raw: bytes) -> None:
+    from reqbench.core.llm.gateway.limits import BadBody, read_body
+
+    with pytest.raises(BadBody):
+        read_body(io.BytesIO(raw), {"transfer-encoding": "chunked"}, 1024)
+
+
+def test_a_call_waiting_on_reservations_in_flight_goes_once_they_settle() -> None:
+    """Budget reservation: a call that fits the settled use but not the reservations in flight waits for
+    them instead of failing, so a row is never refused while its budget is not used up."""
+    from reqbench.core.llm.gateway.leases import Claim, Lease
+
+    lease = Lease("r", RowBudget(max_calls=2))
+    first = Claim()
+    assert lease.admit(first) is None and lease.admit(Claim()) is None  # two in flight: the limit
+    result: list[str | None] = []
+    waiter = threading.Thread(target=lambda: result.append(lease.admit(Claim())))
+    waiter.start()
+    lease.settle(first, None)  # the first call failed upstream: nothing spent, its place is free again
+    waiter.join(timeout=30)
+    assert result == [None] and lease.calls == 0 and len(lease.in_flight) == 2

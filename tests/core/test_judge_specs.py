@@ -54,3 +54,15 @@ def test_journey_defaults_to_word_overlap_and_refuses_exact() -> None:
     for other in ("exact", "token-overlap", "offline"):
         with pytest.raises(InputError, match="does not judge SWE-Journey capabilities"):
             session_judge(other)
+
+
+def test_heuristic_judges_are_known_by_their_marked_factories() -> None:
+    """A report names a heuristic judge wherever its numbers are shown: the ids results carry (with a
+    version, an older name, several joined) are recognised; real judges are not."""
+    from reqbench.core.judges.spec import is_heuristic
+
+    for judge_id in ("token-overlap", "token-overlap/v1", "offline", "offline-heuristic", "word-overlap",
+                     "replay:x.jsonl, token-overlap/v1"):
+        assert is_heuristic(judge_id), judge_id
+    for judge_id in ("exact", "llm:gpt-5", "replay:answers.jsonl", "", "unknown"):
+        assert not is_heuristic(judge_id), judge_id

@@ -1,4 +1,4 @@
-"""The outcome taxonomy: one table, consistent statuses, documented in the README."""
+"""The outcome taxonomy: one table, consistent statuses, documented on the Runs page (docs/runs.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from reqbench.core.execute.outcomes import REASONS, Reason, check_reason, classified, readme_table
 from reqbench.core.execute.types import RowOutcome, RowStatus
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+RUNS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "runs.md"
 
 
 def test_agent_caused_reasons_are_always_scored() -> None:
@@ -27,5 +27,5 @@ def test_a_reason_that_contradicts_the_status_is_refused() -> None:
     check_reason(RowOutcome(RowStatus.SCORED))  # unclassified (old store, plugin) is allowed
 
 
-def test_readme_has_the_one_outcome_table() -> None:
-    assert readme_table() in README.read_text(encoding="utf-8")
+def test_the_docs_have_the_one_outcome_table() -> None:
+    assert readme_table() in RUNS_PAGE.read_text(encoding="utf-8")

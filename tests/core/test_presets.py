@@ -45,7 +45,8 @@ for _ in range(int(os.environ.get("FAKE_CALLS", "0"))):
     else:
         base = [a for a in sys.argv if a.startswith("model_providers.reqbench.base_url=")][0]
         url, key = base.split("=", 1)[1].strip('"') + "/responses", os.environ["REQBENCH_GATEWAY_TOKEN"]
-    req = urllib.request.Request(url, data=json.dumps({"model": "m", "messages": []}).encode(),
+    model = sys.argv[sys.argv.index("--model") + 1] if "--model" in sys.argv else os.environ.get("LLM_MODEL", "m")
+    req = urllib.request.Request(url, data=json.dumps({"model": model, "messages": []}).encode(),
                                  headers={"Authorization": "Bearer " + key, "content-type": "application/json"})
     try:
         urllib.request.urlopen(req, timeout=10).read()
@@ -103,7 +104,7 @@ CLAUDE_OK = json.dumps({"type": "result", "subtype": "success", "is_error": Fals
 def test_claude_coding_runs_table_14_switches_and_reports_gateway_usage(workspace: Path, tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"m": {"input_per_1m": 100.0, "output_per_1m": 200.0}}))
+    prices.write_text(json.dumps({"claude-x": {"input_per_1m": 100.0, "output_per_1m": 200.0}}))
     monkeypatch.setenv("REQBENCH_PRICES", str(prices))
     body = messages_body("ok", input_tokens=100, output_tokens=40, model="claude-x")
     with ScriptedOpenAI(lambda req, i: Reply(body=body)) as srv:

@@ -73,6 +73,6 @@ def test_the_same_agent_side_event_ends_as_the_verdict_table_says(
     assert attempts == per_row * len(outcomes)
 
 
-def test_readme_prints_the_verdict_table() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    assert readme_verdict_table() in readme
+def test_the_docs_print_the_verdict_table() -> None:
+    runs_page = (Path(__file__).resolve().parents[2] / "docs" / "runs.md").read_text(encoding="utf-8")
+    assert readme_verdict_table() in runs_page

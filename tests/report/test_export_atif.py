@@ -100,7 +100,7 @@ def test_takeover_row_exports_both_stages_with_tool_calls_metrics_and_requiremen
                                     "extra": {"usage_source": "gateway", "gateway": {
                                         "calls": 1, "upstream": 1, "replay": 0, "refused": 0,
                                         "prompt_tokens": 6300, "completion_tokens": 112, "cost_usd": 0.0201,
-                                        "cost_complete": True}}}
+                                        "cost_complete": True, "models": {"m1": 1}}}}
     assert doc["extra"]["requirement"] == {"stage": ["diagnostic", "coding"], "turn": None, "target": "proj-1",
                                            "revision": None}
     assert doc["extra"]["reqbench"]["row_key"] == row.key and doc["extra"]["reqbench"]["attempt"] == 1

@@ -1,14 +1,20 @@
-"""Plots are real PNGs with error bars when intervals are given; the HTML report is self-contained."""
+"""Plots are real PNGs with error bars when intervals are given, readable whatever their title and numbers
+(wrapped titles, visible zero bars, a heuristic judge named); the HTML report is self-contained."""
 
 from __future__ import annotations
 
 import base64
+import io
 import re
+from typing import Any
+
+import numpy as np
+from matplotlib.colors import to_rgb
 
 from reqbench.core.summary import Plot
-from reqbench.report.headline_plots import headline_plots
+from reqbench.report.headline_plots import drawn_title, headline_plots
 from reqbench.report.html import render_report
-from reqbench.report.plots import bar_chart
+from reqbench.report.plots import COLOUR, bar_chart
 from reqbench.report.tables import TableData
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -42,3 +48,39 @@ def test_html_report_embeds_plots_and_escapes_text() -> None:
     embedded = re.findall(r'src="data:image/png;base64,([^"]+)"', html)
     assert [base64.b64decode(e) for e in embedded] == [png]
     assert "http://" not in html and "https://" not in html
+
+
+def _pixels(png: bytes) -> Any:
+    from matplotlib.image import imread
+
+    return imread(io.BytesIO(png), format="png")[:, :, :3]
+
+
+def test_a_long_title_wraps_inside_the_figure_never_clipped() -> None:
+    title = "complete-delivery rate by condition (95% Wilson interval) over every configuration of the study"
+    image = _pixels(bar_chart(["C1", "C2"], [0.5, 0.25], title=title))
+    band = image[: image.shape[0] // 6]  # the title's band
+    assert band.min() < 0.5  # the title is drawn
+    edges = np.concatenate([band[:, :4], band[:, -4:]], axis=1)
+    assert edges.min() > 0.95  # and leaves both edges blank: nothing runs off the figure
+
+
+def test_an_all_zero_chart_shows_its_zero_bars() -> None:
+    image = _pixels(bar_chart(["C1", "C2", "C3"], [0.0, 0.0, 0.0], title="rate"))
+    bar = np.array(to_rgb(COLOUR))
+    assert (np.abs(image - bar).max(axis=2) < 0.05).sum() > 50  # the zero bars are drawn in the bar colour
+    assert image.tobytes() != _pixels(bar_chart(["C1", "C2", "C3"], [None, None, None], title="rate")).tobytes()
+
+
+def test_a_heuristic_judge_is_named_in_the_drawn_title_only() -> None:
+    judged = Plot("bar", "score by case", ["a"], {"score": [1.0]}, judge="token-overlap/v1")
+    assert "heuristic judge: token-overlap/v1" in drawn_title(judged)
+    assert drawn_title(Plot("bar", "score by case", ["a"], {"score": [1.0]}, judge="llm:m")) == "score by case"
+    assert drawn_title(Plot("bar", "score by case", ["a"], {"score": [1.0]})) == "score by case"
+    assert headline_plots([judged])[0][0] == "score by case"  # the file name stays the plain title
+    assert Plot.from_json(judged.to_json()) == judged
+
+
+def test_html_plots_carry_no_caption_repeating_their_title() -> None:
+    html = render_report("r", [], [("rate by condition", bar_chart(["a"], [1.0], title="rate by condition"))])
+    assert "<figcaption" not in html and html.count("rate by condition") == 1  # the image's alt text

@@ -68,7 +68,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory, require_bwrap: None) -> di
     suite = write_suite(root / "suite", [{"id": f"ok{IDS}", "value": 1}, {"id": f"bad{IDS}", "behaviour": "crash"}],
                         conditions=(f"A{IDS}",))
     run = reqbench("run", suite, "--agent", "aider", "--agent-opt", f"binary={tool}", "--offline",
-                   "--out", root / "run", "--quiet")
+                   "--out", root / "run")  # not --quiet: the full report prints the recorded version
     assert run.returncode == 0, run.stderr.decode(errors="replace")
     return {"root": root, "run_dir": root / "run", "run": run}
 

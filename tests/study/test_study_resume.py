@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -17,26 +16,18 @@ import yaml
 
 from reqbench.core.execute.types import Row
 from reqbench.core.store import RunStore
-from tests.cli.generic_helpers import REPO, cli_cmd, cli_env, reqbench
+from tests.cli.generic_helpers import REPO, attempt_count, cli_cmd, cli_env, reqbench
 from tests.core.toy_protocol import markers, write_suite
 
 N_TASKS = 8
 CONFIGS = {"ref": "reference", "nothing": "null"}
 
 
-def _attempt_count(db: Path) -> int:
-    try:
-        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return 0
+
 
 
 def _finished(out: Path) -> int:
-    return sum(_attempt_count(out / "runs" / name / "run.sqlite") for name in CONFIGS)
+    return sum(attempt_count(out / "runs" / name / "run.sqlite") for name in CONFIGS)
 
 
 def _stored(out: Path) -> dict[str, list[tuple[object, ...]]]:

@@ -115,7 +115,8 @@ def export(
 
 
 def view(
-    path: Path = typer.Argument(..., help="A run directory, or a folder: every run under it is listed."),
+    path: Path = typer.Argument(..., help="A run directory, a study directory (its study page), or a folder: "
+                                "every run under it is listed."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
     host: list[str] = typer.Option([], "--host", metavar="NAME",
                                    help="Also answer requests addressed to this host name (e.g. the name an "
@@ -123,7 +124,9 @@ def view(
                                    "127.0.0.1 only."),
 ) -> None:
     """Browse runs in a local web viewer (127.0.0.1, offline): runs list, run page with plots, row table,
-    row pages (diff, checks, trajectory, protocol detail), compare two runs. Ctrl-C stops it.
+    row pages (diff, checks, trajectory, protocol detail), compare two runs; for a study directory, the
+    study page (leaderboard, configuration x condition heatmap, paired differences, two configurations
+    row by row). Ctrl-C stops it.
 
     Open the URL it prints: it carries a token made for this launch. Without it
     (another web page, another user) the viewer answers 403, as it does to a
@@ -132,8 +135,14 @@ def view(
     Example: reqbench view runs/demo --port 8765
     """
     from reqbench.report.viewer import make_server
+    from reqbench.study import is_study_dir
 
-    server = make_server(path, port=port, hosts=tuple(host))
+    study = None
+    if is_study_dir(path):
+        from reqbench.study.view import study_view
+
+        study = study_view(path)
+    server = make_server(path, port=port, hosts=tuple(host), study=study)
     console.print(f"serving {path} at {server.url} (Ctrl-C to stop)")
     try:
         server.serve_forever()

@@ -25,6 +25,7 @@ from reqbench.core.execute.options import options_from_json
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import RowStatus, RunOptions
+from reqbench.core.llm.pricing import parse_price, prices_to_json, read_price_file
 from reqbench.core.steps import ConsoleSteps
 from reqbench.core.store import RunStore, is_run_dir
 
@@ -44,6 +45,13 @@ def parse_agent_opts(items: list[str]) -> dict[str, Any]:
         except json.JSONDecodeError:
             out[key.strip()] = value
     return out
+
+
+def run_prices(items: list[str], file: Path | None) -> dict[str, list[float]]:
+    """The run's own prices: `file` (``--prices``), then each ``--price MODEL=IN/OUT`` over it."""
+    table = read_price_file(file) if file is not None else {}
+    table.update(parse_price(item) for item in items)
+    return prices_to_json(table)
 
 
 def validate_suite(suite: Path, *, show_progress: bool = True) -> SuiteProtocol:
@@ -96,7 +104,7 @@ def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOption
 
 
 RUN_DEFINING = ("agent", "judge", "condition", "repeats", "seed", "agent_opt", "model", "base_url",
-                "unsafe_no_sandbox", "out")
+                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "out")
 """`reqbench run` parameters that define a run: a resumed run keeps its stored ones."""
 
 
@@ -124,6 +132,19 @@ def _given(ctx: typer.Context, name: str) -> bool:
     """Whether the user gave parameter `name` (on the command line), rather than it taking its default."""
     source = ctx.get_parameter_source(name)
     return getattr(source, "name", "DEFAULT") in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
+
+
+def quiet_line(store: RunStore, suite: Suite) -> str:
+    """``PROTOCOL AGENT: metric value, ... (scored/planned rows) -> RUN_DIR`` for ``--quiet``."""
+    from reqbench.core.summary import Summary
+    from reqbench.report.run_report import build_payload
+    from reqbench.report.tables import format_cell
+
+    headline = Summary.from_json(build_payload(store, suite)["summary"]).headline
+    counts = store.counts()
+    metrics = ", ".join(f"{name} {format_cell(cell)}" for name, cell in headline.items()) or "no headline"
+    return (f"{store.meta.protocol} {store.meta.options.get('agent', '')}: {metrics} "
+            f"({counts['scored']}/{counts['planned']} rows scored) -> {store.run_dir}")
 
 
 def resume_command(out: Path) -> str:
@@ -155,11 +176,18 @@ def run(
     model: str | None = typer.Option(None, "--model", help="Model name (agent option 'model')."),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible base URL "
                                         "(agent option 'base_url')."),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar and no report: one headline line with "
+                               "the run directory (`reqbench report RUN_DIR` prints the rest)."),
     offline: bool = typer.Option(False, "--offline", help="Replay model calls (judge and llm agent) from "
                                  "the run store only; an unrecorded call stops the run (exit 2)."),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox", help="Run a real agent even where "
                                            "bubblewrap cannot isolate it (recorded; every report warns)."),
+    price: list[str] = typer.Option([], "--price", help="A model's price MODEL=IN/OUT in USD per 1M input / "
+                                    "output tokens (repeatable; over --prices and the built-in table)."),
+    prices: Path | None = typer.Option(None, "--prices", help="YAML/JSON file {MODEL: {input_per_1m, "
+                                       "output_per_1m}} of model prices for this run."),
+    allow_unpriced: bool = typer.Option(False, "--allow-unpriced", help="Let a dollar budget pass calls of "
+                                        "models without a price, their cost unknown (recorded; reports say so)."),
     extra: list[str] = typer.Argument(None, hidden=True),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
@@ -170,6 +198,10 @@ def run(
     share the host's network). Without bubblewrap a real agent is refused (exit 2) unless
     --unsafe-no-sandbox is given; control agents (null, reference, replay) always run. See SECURITY.md.
 
+
+    Model calls of preset agents go through the run's model gateway, which forwards only the run's --model
+    (and the tool's documented auxiliary models) and enforces the suite's budgets. Under a dollar budget a
+    model needs a price: the built-in table, --prices FILE, --price MODEL=IN/OUT; or pass --allow-unpriced.
 
     SUITE is a directory, or demo:NAME or demo:NAME/TASK for a suite bundled with reqbench (from any
     directory). Exit 3 when every row ended invalid (none scored or pending): the run measured nothing.
@@ -190,14 +222,10 @@ def run(
     else:
         if agent is None:
             raise InputError("--agent is required (or `reqbench run --resume RUN_DIR` to continue a run)")
-        agent_options = parse_agent_opts(agent_opt)
-        if model is not None:
-            agent_options["model"] = model
-        if base_url is not None:
-            agent_options["base_url"] = base_url
-        options = RunOptions(agent=agent, conditions=tuple(condition), repeats=repeats, seed=seed, judge=judge,
-                             concurrency=concurrency, agent_options=agent_options, offline=offline,
-                             unsafe_no_sandbox=unsafe_no_sandbox)
+        options = api.run_options(agent=agent, conditions=condition, repeats=repeats, seed=seed, judge=judge,
+                                  concurrency=concurrency, agent_options=parse_agent_opts(agent_opt), model=model,
+                                  base_url=base_url, offline=offline, unsafe_no_sandbox=unsafe_no_sandbox,
+                                  prices=run_prices(price, prices), allow_unpriced=allow_unpriced)
     suite = suite.resolve()
     if out is None:
         if resume:
@@ -213,8 +241,11 @@ def run(
             err_console.print("interrupted before the first row finished; nothing was kept")
         raise typer.Exit(130) from None
     with store:
-        console.print(f"run directory: {store.run_dir}")
-        print_report(store, loaded)
+        if quiet:  # one headline line and the run directory (`reqbench report RUN_DIR` prints the rest)
+            console.print(quiet_line(store, loaded))
+        else:
+            console.print(f"run directory: {store.run_dir}")
+            print_report(store, loaded)
         counts = store.counts()
         unmeasured = unmeasured_rows(counts)
         example = first_invalid_detail(store)

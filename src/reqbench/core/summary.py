@@ -133,12 +133,16 @@ class Plot:
     ylabel: str = ""
     drawn_title: str = ""
     """The title drawn in the chart, when it says more than `title` (the caption and file name)."""
+    judge: str = ""
+    """The judge whose labels the values come from ('' when no judge decides them); a report names a
+    heuristic judge in the drawn title (`reqbench.core.judges.spec.is_heuristic`)."""
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "title": self.title, "ylabel": self.ylabel, "labels": list(self.labels),
                 "series": {k: list(v) for k, v in self.series.items()},
                 "ci": None if self.ci is None else [None if i is None else list(i) for i in self.ci],
-                "points": [list(p) for p in self.points], "drawn_title": self.drawn_title}
+                "points": [list(p) for p in self.points], "drawn_title": self.drawn_title,
+                "judge": self.judge}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Plot:
@@ -147,7 +151,7 @@ class Plot:
                    {k: list(v) for k, v in (data.get("series") or {}).items()},
                    None if ci is None else [None if i is None else (i[0], i[1]) for i in ci],
                    [list(p) for p in data.get("points") or []], data.get("ylabel", ""),
-                   data.get("drawn_title", ""))
+                   data.get("drawn_title", ""), data.get("judge") or "")
 
 
 def bar_from_table(table: Table, column: str, *, title: str = "", ylabel: str = "") -> Plot | None:

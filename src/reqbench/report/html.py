@@ -23,7 +23,7 @@ th:first-child,td:first-child{text-align:left}
 th{background:#f3f3f3}caption{text-align:left;font-weight:600;padding:.3em 0}
 pre{background:#f6f6f6;padding:.8em;overflow:auto;white-space:pre-wrap}
 a{color:#2458a6}.scored{color:#17702f}.invalid{color:#b00020}.pending{color:#a06000}
-img{max-width:100%;border:1px solid #eee;margin:.5em 0}
+img{max-width:100%;border:1px solid #eee;margin:.5em 0}figure{margin:0 1em 0 0;display:inline-block;vertical-align:top}
 dl.prov{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;background:#f7f9fc;
  padding:.8em 1em;border:1px solid #dde3ee}dl.prov dt{font-weight:600}dl.prov dd{margin:0;overflow-wrap:anywhere}
 .unsafe{color:#b00020;font-weight:600}
@@ -46,10 +46,11 @@ def provenance_html(facts: Sequence[tuple[str, str]]) -> str:
     return f'<dl class="prov">{items}</dl>'
 
 
-def png_img(title: str, png: bytes) -> str:
+def png_img(title: str, png: bytes, cls: str = "plot") -> str:
+    """A plot embedded as PNG; its title is drawn in the image (and is the alt text), so no caption repeats
+    it."""
     data = base64.b64encode(png).decode("ascii")
-    return (f'<figure><img alt="{escape(title)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{escape(title)}</figcaption></figure>")
+    return f'<figure><img class="{cls}" alt="{escape(title)}" src="data:image/png;base64,{data}"></figure>'
 
 
 def page(title: str, body: str, style: str = "") -> str:

@@ -24,7 +24,7 @@ from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
 from reqbench.core.summary import Cell, Summary, cell_from_json, cell_to_json, unavailable
-from reqbench.report.model_usage import model_usage_table, row_model_usage
+from reqbench.report.model_usage import model_usage_table, models_text, row_model_usage, run_models
 from reqbench.report.tables import TableData, format_cell, summary_tables
 
 RUN_KEY = "run"
@@ -158,10 +158,13 @@ def provenance_facts(run: dict[str, Any]) -> list[list[str]]:
              ["agent", str(options.get("agent", ""))],
              ["agent program", " ".join(filter(None, [agent_facts.get("program_path") or agent_facts.get("program"),
                                                       agent_facts.get("version")])) or "—"],
-             ["model", str(agent_opts.get("model", "—"))], ["judge", str(options.get("judge", ""))],
+             ["model", str(agent_opts.get("model", "—"))],
+             ["models used (gateway)", models_text(run_models(run.get("model_usage") or []))],
+             ["judge", str(options.get("judge", ""))],
              ["conditions", ", ".join(options.get("conditions") or []) or "(protocol default)"],
              ["repeats / seed", f"{options.get('repeats', 1)} / {options.get('seed', '')}"],
-             ["sandbox", sandbox_statement(options, agent_facts.get("isolation"))], ["created", run["created"]],
+             ["sandbox", sandbox_statement(options, agent_facts.get("isolation"))],
+             ["model prices", pricing_statement(options)], ["created", run["created"]],
              ["reqbench", str(run.get("reqbench_version", ""))]]
     return facts
 
@@ -175,6 +178,19 @@ def sandbox_statement(options: dict[str, Any], isolation: str | None = None) -> 
         where = {"bwrap": "bubblewrap", None: "bubblewrap where available"}.get(isolation, str(isolation))
         return f"control agent (harness code); checks isolated by {where}"
     return "bubblewrap allow-list sandbox (no capabilities, own namespaces, no network)"
+
+
+def pricing_statement(options: dict[str, Any]) -> str:
+    """At which prices the gateway charged the run's model calls, and whether unpriced models passed a
+    dollar budget (``--price``, ``--prices``, ``--allow-unpriced``)."""
+    prices = options.get("prices") or {}
+    text = "built-in table" + ("; this run's: " + ", ".join(f"{m} {p[0]:g}/{p[1]:g}"
+                                                           for m, p in sorted(prices.items())) + " USD per 1M"
+                               if prices else "")
+    if options.get("allow_unpriced"):
+        text += ("; UNPRICED models allowed (--allow-unpriced): their cost is unknown and dollar budgets do not "
+                 "bound them")
+    return text
 
 
 def report_plots(payload: dict[str, Any], protocol_name: str,

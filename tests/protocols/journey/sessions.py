@@ -7,6 +7,9 @@ from pathlib import Path
 
 from reqbench.core.agents.base import AgentInputs, Session
 from reqbench.core.agents.control_sessions import ReferenceSession
+from reqbench.core.execute.step import StepSession
+from reqbench.core.execute.suite import RowContext
+from reqbench.core.execute.types import RunOptions
 from reqbench.protocols.journey.assistants import control_context, open_session
 from reqbench.protocols.journey.env import make_workspace
 from reqbench.protocols.journey.models import Instance, load_instance
@@ -14,7 +17,7 @@ from reqbench.protocols.journey.personas import preset
 from reqbench.protocols.journey.session import SessionLimits, SessionRecord, run_session
 from reqbench.protocols.journey.simulators.deterministic import DeterministicSimulator
 
-SessionFactory = Callable[[Instance, Path, DeterministicSimulator], Session]
+SessionFactory = Callable[[Instance, Path, DeterministicSimulator], Session | StepSession]
 
 
 def reference_session(inst: Instance, ws: Path, disclosed: Callable[[], list[str]]) -> ReferenceSession:
@@ -23,7 +26,14 @@ def reference_session(inst: Instance, ws: Path, disclosed: Callable[[], list[str
 
 
 def control(name: str) -> SessionFactory:
-    return lambda inst, ws, sim: open_session(name, inst, ws, lambda: list(sim.state.disclosed))
+    """The control agent `name` as the runner opens it (`RowContext.session`)."""
+    return lambda inst, ws, sim: open_session(RowContext(RunOptions(agent=name), ws.parent), inst, ws,
+                                              lambda: list(sim.state.disclosed))
+
+
+def as_step_session(session: Session | StepSession) -> StepSession:
+    """A test's own session object, as core hands sessions to the protocol."""
+    return session if isinstance(session, StepSession) else StepSession(session)
 
 
 def run(instance_dir: Path, persona: str, factory: SessionFactory, tmp: Path, *, seed: int = 0,
@@ -32,7 +42,7 @@ def run(instance_dir: Path, persona: str, factory: SessionFactory, tmp: Path, *,
     ws = make_workspace(inst.repo_dir, tmp / "workspace")
     sim = DeterministicSimulator(inst, preset(persona), seed=seed)
     limits = limits or SessionLimits(max_turns=max_turns)
-    record = run_session(inst, persona, sim, factory(inst, ws, sim), ws, tmp, limits)
+    record = run_session(inst, persona, sim, as_step_session(factory(inst, ws, sim)), ws, tmp, limits)
     return inst, record
 
 

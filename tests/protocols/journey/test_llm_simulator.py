@@ -13,7 +13,7 @@ from reqbench.protocols.journey.models import load_instance
 from reqbench.protocols.journey.personas import preset
 from reqbench.protocols.journey.session import SessionLimits, run_session
 
-from .sessions import reference_session
+from .sessions import as_step_session, reference_session
 
 client_mod = pytest.importorskip("reqbench.core.llm.client")
 scripted = pytest.importorskip("tests.support.scripted_openai")
@@ -51,7 +51,8 @@ def test_llm_simulator_drives_a_session_over_loopback_http(calc_instance: Path, 
         sim = LLMSimulator(inst, preset("new-developer"), model="scripted-sim", client=client)
         ws = make_workspace(inst.repo_dir, tmp_path / "workspace")
         session = reference_session(inst, ws, lambda: list(sim.state.disclosed))
-        rec = run_session(inst, "new-developer", sim, session, ws, tmp_path, SessionLimits(max_turns=10))
+        rec = run_session(inst, "new-developer", sim, as_step_session(session), ws, tmp_path,
+                          SessionLimits(max_turns=10))
         requests = srv.chat_requests
     assert rec.end_reason == "all_resolved"
     assert len(rec.turns) == 3 and final_f2p(rec, inst) == 1.0

@@ -14,7 +14,7 @@ from reqbench.protocols.journey.models import Instance, load_instance
 from reqbench.protocols.journey.personas import PRESET_NAMES
 from reqbench.protocols.journey.session import SessionLimits, run_single_shot
 
-from .sessions import control, conversation, reference_session, run
+from .sessions import as_step_session, control, conversation, reference_session, run
 
 
 @pytest.mark.parametrize("persona", PRESET_NAMES)
@@ -145,7 +145,7 @@ def test_single_shot_mode_scores_only_the_final_state(calc_instance: Path, tmp_p
 
     ws = make_workspace(inst.repo_dir, tmp_path / "workspace")
     sess = reference_session(inst, ws, lambda: [s.id for s in inst.subtasks])
-    rec = run_single_shot(inst, sess, ws, tmp_path, SessionLimits())
+    rec = run_single_shot(inst, as_step_session(sess), ws, tmp_path, SessionLimits())
     m = session_metrics(rec, inst)
     assert (m.turns, m.proc_f2p, m.final_f2p, m.final_p2p) == (1, None, 1.0, 1.0)
     assert "Add calc.div(a, b)" in rec.turns[0].user_message and "## division" in rec.turns[0].user_message

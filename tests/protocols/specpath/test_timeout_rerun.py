@@ -1,7 +1,7 @@
-"""`reqbench regrade --timeout-rerun SECONDS`: rows whose verification timed out at the fixed budget are
-verified again under the larger budget, into new attempts linked to the originals by parent id (SpecPath,
-"Run processing": timeouts re-run at 2,400 s); rows that did not time out are left alone, and the report
-says which grading produced each row's number."""
+"""`reqbench regrade --timeout-rerun SECONDS` (SpecPath §4.3): rows whose agent timed out run the agent again
+once under the larger budget, rows whose verification timed out are verified again under it, both into new
+attempts linked to the originals by parent id in a named grading; rows that did not time out are left
+alone, and the report says which grading produced each row's number."""
 
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def test_a_timeout_rerun_leaves_rows_that_did_not_time_out_alone(tally_family: P
     _run(tally_family, run_dir, "reference", ("override", "direct"), **{"specpath.verifier_timeout": "120"})
     result = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "10"])
     assert result.exit_code == 0, result.output
-    assert "0 row(s) re-graded" in result.output and "2 without a verifier timeout" in result.output
+    assert "0 row(s) re-graded" in result.output and "2 without a timeout" in result.output
     with RunStore.open(run_dir) as store:
         assert [len(store.attempts(row)) for row in store.plan()] == [1, 1]
 
@@ -100,3 +100,37 @@ def test_a_submission_that_loops_forever_is_one_scored_verifier_timeout_never_re
     assert [(a.status.value, a.reason, a.result["outcome"]) for a in attempts] == [
         ("scored", "verifier_timeout", "failure")]
     assert (counts["scored"], counts["invalid"], counts["pending"], counts["attempts"]) == (1, 0, 0, 1)
+
+
+GOOD = SLOW_GOOD.replace("import time\n\ntime.sleep(3)\n\n\n", "")
+
+
+def test_an_agent_timeout_row_runs_the_agent_again_at_the_longer_budget_in_a_named_grading(
+        tally_family: Path, tmp_path: Path) -> None:
+    """SpecPath §4.3: an agent-timeout record receives one 2,400 s run with the same task, condition,
+    configuration and repeat, joined by parent id and never pooled with the 1,200 s results."""
+    run_dir, log = tmp_path / "run", tmp_path / "spy.json"
+    _run(tally_family, run_dir, "spy", ("override",), write={"src/tally/__init__.py": GOOD},
+         needs_seconds="2000", log=str(log), **{"specpath.verifier_timeout": "120"})
+    with RunStore.open(run_dir) as store:
+        (row,) = store.plan()
+        (first,) = store.attempts(row)
+    assert (first.status.value, first.reason, first.result["outcome"]) == ("scored", "agent_timeout", "failure")
+    assert json.loads(log.read_text())["budget"] == 1200  # the paper's primary budget
+
+    result = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "2400", "--label", "rerun-2400"])
+    assert result.exit_code == 0, result.output
+    assert "1 agent re-run(s) at 2400 s" in result.output
+    assert json.loads(log.read_text())["budget"] == 2400
+    with RunStore.open(run_dir) as store:
+        first_again, rerun = store.attempts(row)
+        note = {g["label"]: g for g in store.gradings()}["rerun-2400"]["note"]
+    assert first_again == first
+    assert (rerun.kind, rerun.parent, rerun.grading) == ("run", first.attempt_no, "rerun-2400")
+    assert (rerun.reason, rerun.result["outcome"], rerun.result["signature"]) == ("passed", "success", [1, 1])
+    assert "2400 s" in note and "agent_timeout" in note
+
+    again = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "2400", "--label", "rerun-2400"])
+    assert "1 already done" in again.output  # one re-run per row, resumable
+    fixed = json.loads(runner.invoke(app, ["report", str(run_dir), "--json", "--grading", "original"]).output)
+    assert fixed["run"]["rows_by_grading"] == {"original": 1}

@@ -164,7 +164,7 @@ def make_command(template: str | list[str] | None = None, timeout: float | str |
     if not template:
         raise InputError("the command agent needs a template (e.g. --agent-opt "
                          "template='my-agent --prompt-file {prompt_file} --repo {workspace}'; input-file "
-                         "placeholders per protocol: README, Control agents)", item="agent 'command'")
+                         "placeholders per protocol: docs/workspaces.md, Control agents)", item="agent 'command'")
     if not isinstance(template, str) and not (isinstance(template, list)
                                               and all(isinstance(a, str) for a in template)):
         raise InputError(f"template must be a shell string or a list of strings, not {template!r}",

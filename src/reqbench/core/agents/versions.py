@@ -35,12 +35,22 @@ class ToolPackage:
     pinned: str
     python: str | None = None
     """For ``pip`` tools that need another Python than reqbench's own: its ``MAJOR.MINOR``."""
+    auxiliary_models: tuple[str, ...] = ()
+    """Models the tool calls on its own besides the run's ``--model`` (``fnmatch`` patterns). The model
+    gateway forwards these and refuses every other model that is not the run's
+    (`core.llm.gateway.models`); each call records the model that answered it."""
 
+
+CLAUDE_SMALL_MODELS = ("claude-haiku-4-5*", "claude-3-5-haiku*")
+"""Claude Code's small fast model: it names sessions, summarises and checks shell commands with it."""
+AIDER_WEAK_MODELS = ("gpt-4o-mini", "gpt-4.1-mini", "claude-haiku-4-5*", "claude-3-5-haiku*")
+"""Aider's weak model for a main model of those families (it summarises the chat history with it)."""
 
 PACKAGES: dict[str, ToolPackage] = {
-    "claude-code": ToolPackage("npm", "@anthropic-ai/claude-code", "claude", "2.1.332"),
+    "claude-code": ToolPackage("npm", "@anthropic-ai/claude-code", "claude", "2.1.332",
+                               auxiliary_models=CLAUDE_SMALL_MODELS),
     "codex": ToolPackage("npm", "@openai/codex", "codex", "0.171.0"),
-    "aider": ToolPackage("pip", "aider-chat", "aider", "0.86.2"),
+    "aider": ToolPackage("pip", "aider-chat", "aider", "0.86.2", auxiliary_models=AIDER_WEAK_MODELS),
     "openhands": ToolPackage("pip", "openhands", "openhands", "1.16.0", python="3.12"),
     # the OpenHands CLI (``--headless --json``); it requires Python 3.12 exactly
     "mini-swe-agent": ToolPackage("pip", "mini-swe-agent", "mini", "2.4.6"),

@@ -13,9 +13,11 @@ from typing import Any
 
 from reqbench.core.execute.types import RunOptions
 
-ESTIMAND_FIELDS = ("agent", "conditions", "repeats", "seed", "judge", "agent_options", "unsafe_no_sandbox")
-"""``unsafe_no_sandbox`` is stored only when set, and a resume must repeat it: a run is either protected by
-the sandbox throughout or says that it is not."""
+ESTIMAND_FIELDS = ("agent", "conditions", "repeats", "seed", "judge", "agent_options", "unsafe_no_sandbox",
+                   "prices", "allow_unpriced")
+"""``unsafe_no_sandbox``, ``prices`` and ``allow_unpriced`` are stored only when set, and a resume must repeat
+them: a run is either protected by the sandbox throughout or says that it is not, and its dollar budgets
+are charged at one set of prices."""
 
 
 def options_to_json(options: RunOptions) -> dict[str, Any]:
@@ -24,6 +26,10 @@ def options_to_json(options: RunOptions) -> dict[str, Any]:
             "agent_options": dict(sorted(options.agent_options.items()))}
     if options.unsafe_no_sandbox:
         data["unsafe_no_sandbox"] = True
+    if options.prices:
+        data["prices"] = {m: list(p) for m, p in sorted(options.prices.items())}
+    if options.allow_unpriced:
+        data["allow_unpriced"] = True
     return data
 
 
@@ -33,6 +39,8 @@ def options_from_json(data: dict[str, Any], *, concurrency: int = 1,
                       repeats=int(data.get("repeats", 1)), seed=int(data["seed"]),
                       judge=data.get("judge", ""), agent_options=dict(data.get("agent_options", {})),
                       unsafe_no_sandbox=bool(data.get("unsafe_no_sandbox", False)),
+                      prices={m: list(p) for m, p in (data.get("prices") or {}).items()},
+                      allow_unpriced=bool(data.get("allow_unpriced", False)),
                       concurrency=concurrency, work_dir=work_dir)
 
 

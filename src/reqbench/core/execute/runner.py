@@ -2,8 +2,9 @@
 
 Per row and invocation the driver does, from the row's stored attempts (`store.selection.next_step`):
 
-* ``RUN``: run the agent (`Suite.run_row`); an ``invalid`` result is retried at the same budget until
-  a non-invalid result or `max_attempts` invalid attempts (SpecPath provider-limit retries);
+* ``RUN``: run the agent (`Suite.run_row`); an ``invalid`` result whose reason re-runs the agent (a provider
+  limit or infrastructure, `outcomes.reruns_agent`) is retried at the same budget until a non-invalid
+  result or `max_attempts` invalid attempts (SpecPath provider-limit retries); any other is attrition;
 * ``REEVALUATE``: the selected attempt is ``pending`` from an earlier invocation: re-run only its
   evaluation on the frozen submission (`Suite.reevaluate`), once per invocation, never the agent;
 * ``DONE``: nothing.
@@ -49,6 +50,7 @@ from reqbench.core.hashing import sha256_text
 from reqbench.core.llm.cache import as_response_cache
 from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.llm.ledger import row_ledger
+from reqbench.core.llm.pricing import RunPricing
 from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
@@ -104,15 +106,17 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
         if suite is None:
             raise TypeError("a local attempt needs its loaded suite")
         ctx = RowContext(options, work_dir, row)
-        # model calls of the row's agents are recorded under its key; failures the harness observes
-        # during the attempt go to its ledger (`core.execute.verdict`)
-        with row_scope(row.key), row_ledger():
+        # model calls of the row's agents are recorded under its key, at the run's prices; failures the
+        # harness observes during the attempt go to its ledger (`core.execute.verdict`)
+        pricing = RunPricing.from_json(options.prices, options.allow_unpriced)
+        with row_scope(row.key, pricing), row_ledger():
             if step == NextStep.REEVALUATE:
                 assert previous is not None
                 outcome = suite.reevaluate(row, previous, ctx)
             else:
                 outcome = suite.run_row(row, ctx)
-        _check_outcome(outcome, f"{suite.protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}")
+        _check_outcome(outcome, f"{suite.protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}",
+                       getattr(suite.protocol, "result_model", None))
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
     except (Exception, SystemExit):
@@ -124,13 +128,16 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
     return AttemptReport(outcome, kind, started, utc_now())
 
 
-def _check_outcome(outcome: Any, where: str) -> None:
+def _check_outcome(outcome: Any, where: str, result_model: Any = None) -> None:
     """A malformed outcome is a bug of the protocol: caught here so it becomes an invalid attempt
-    instead of failing later inside the store's transaction."""
+    instead of failing later inside the store's transaction. A result must fit the protocol's declared
+    `result_model` (`core.execute.settings.ProtocolResult`)."""
     if not isinstance(outcome, RowOutcome):
         raise TypeError(f"{where} returned {type(outcome).__name__}, not RowOutcome")
     outcome.status = RowStatus(outcome.status)
     check_reason(outcome)
+    if result_model is not None:
+        result_model.model_validate(outcome.result)  # a ValidationError names the field
     json.dumps(outcome.result, sort_keys=True)  # exactly as the store will write it
     for name, blob in outcome.artifacts.items():
         if not isinstance(blob, bytes):
@@ -269,7 +276,7 @@ def run_lanes(batch: list[tuple[Lane, Row]], executor: Executor, progress: RunPr
                                       finished=report.finished)
             step = next_step(lane.store.attempts(row), max_attempts)
             if step == NextStep.RUN and fatal is None:
-                submit(lane, row, step)  # invalid below the attempt budget: retry at the same budget
+                submit(lane, row, step)  # a provider limit below the attempt budget: retry at the same budget
             else:
                 selected = lane.store.selected_attempt(row)
                 progress.row_ended(selected.status.value if selected else "pending")

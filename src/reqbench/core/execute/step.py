@@ -58,7 +58,8 @@ class AgentStep:
 
     @property
     def invalid(self) -> bool:
-        """The harness, not the agent, failed the step: the row is re-run (never scored)."""
+        """The harness, not the agent, failed the step: the row is never scored (a provider limit or
+        infrastructure failure re-runs it, `outcomes.reruns_agent`; anything else is attrition)."""
         return self.status is RowStatus.INVALID
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,7 +94,8 @@ def build_agent(spec: str, agent_options: dict[str, Any]) -> Any:
     from reqbench.core.agents.registry import make_agent
 
     _, options = split_step_options(agent_options)
-    return make_agent(spec, **options)
+    # protocol-namespaced settings (``specpath.agent_timeout``) are the protocol's, never the agent's
+    return make_agent(spec, **{k: v for k, v in options.items() if "." not in k})
 
 
 def is_control(agent: Any) -> bool:
@@ -139,7 +141,7 @@ def observe(call: Any, budget: Budget) -> AgentStep:
     reason = step_reason(result, observed, budget)
     detail = result.detail
     if reason is not None and reason.value != result.status.value:
-        shown = "; ".join(o.detail for o in observed if o.kind.value != "budget")
+        shown = "; ".join(o.detail for o in observed if o.kind.value not in ("budget", "resource_limit"))
         detail = "; ".join(filter(None, [shown if status_of(reason) is RowStatus.INVALID else "", result.detail]))
     return AgentStep(result, reason, detail or (reason.value if reason else ""), observed,
                      time.monotonic() - started)

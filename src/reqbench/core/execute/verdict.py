@@ -19,7 +19,7 @@ Where the protocols differ, it is in what a scored agent failure means for the r
 takeover and SpecPath score the row as failed at the step (ReqMemBench C.2; SpecPath §4.3 "fixed-budget
 failure"); PACE scores the candidate the agent left, all Code Points Missing when it left nothing
 (PACE-Bench §4 "Evaluation scope"); journey records the failed turn and the session goes on, scored on the
-final workspace (SWE-Journey §3.4). `EVENT_OUTCOMES` is that table; the README prints it
+final workspace (SWE-Journey §3.4). `EVENT_OUTCOMES` is that table; docs/runs.md prints it
 (`readme_verdict_table`) and `tests/core/test_verdict_table.py` runs every cell.
 """
 
@@ -41,9 +41,10 @@ def step_reason(result: AgentResult, observed: Sequence[ObservedFailure], budget
     """How an agent step ended: None when it completed within budget, else the reason.
 
     Order: a launcher failure (the harness could not run the agent) is ``infrastructure``; a step that did
-    not complete after a provider failure the harness recorded is that provider reason; a model budget the
-    gateway enforced is ``budget_exhausted``; then the agent's own status, where an unverified provider
-    claim counts as its exit; a completed step over its dollar budget is ``budget_exhausted``."""
+    not complete after a provider failure the harness recorded is that provider reason; a harness resource
+    limit the gateway enforced is ``resource_limit``, a model budget ``budget_exhausted``; then the agent's
+    own status, where an unverified provider claim counts as its exit; a completed step over its dollar
+    budget is ``budget_exhausted``."""
     kinds = [o.kind for o in observed]
     if FailureKind.LAUNCHER in kinds:
         return Reason.INFRASTRUCTURE
@@ -51,10 +52,12 @@ def step_reason(result: AgentResult, observed: Sequence[ObservedFailure], budget
     provider = [o.kind for o in observed if o.kind in _PROVIDER]
     if not completed and provider:
         return _PROVIDER[provider[-1]]
+    if not completed and FailureKind.RESOURCE in kinds:
+        return Reason.RESOURCE_LIMIT
     if not completed and FailureKind.BUDGET in kinds:
         return Reason.BUDGET_EXHAUSTED
     if not completed:
-        return _BY_STATUS[result.status]
+        return Reason.CONTEXT_OVERFLOW if result.context_overflow else _BY_STATUS[result.status]
     limit, cost = budget.max_cost_usd, result.usage.cost_usd
     if limit is not None and cost is not None and cost > limit:
         return Reason.BUDGET_EXHAUSTED
@@ -117,7 +120,7 @@ assert set(EVENT_OUTCOMES) == set(EVENTS)
 
 
 def readme_verdict_table() -> str:
-    """The README's "same event, same verdict" table, generated from `EVENT_OUTCOMES`."""
+    """The "same event, same verdict" table of docs/runs.md, generated from `EVENT_OUTCOMES`."""
     head = "| agent-side event | " + " | ".join(PROTOCOLS) + " |"
     lines = [head, "|---" * (len(PROTOCOLS) + 1) + "|"]
     for event, meaning in EVENTS.items():

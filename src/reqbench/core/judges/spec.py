@@ -10,19 +10,27 @@ A spec is ``NAME`` or ``NAME:ARG``. ``NAME`` is an entry of the ``reqbench.judge
   ``offline`` is its older name).
 * ``word-overlap`` -- SWE-Journey's capability heuristic (shared words, edited files; journey only).
 
+A heuristic judge (an offline approximation, not a semantic judgment) marks its factory with `heuristic`;
+reports name it wherever its numbers are drawn (`is_heuristic`).
+
 A protocol that judges only some of them says so with `accepts`; an unknown name or a name the protocol
 does not accept is one `InputError` listing what is accepted.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.suggest import did_you_mean
+
+F = TypeVar("F", bound=Callable[..., Any])
+_HEURISTIC = "__reqbench_heuristic__"
+_NAME = re.compile(r"[A-Za-z0-9_-]+")
 
 ARG_HINTS = {"replay": "replay:FILE", "llm": "llm:MODEL"}
 """How a judge that needs an argument is shown in error messages and help texts."""
@@ -59,3 +67,20 @@ def parse_judge_spec(text: str, *, accepts: Collection[str] | None = None, what:
 def build_judge(spec: JudgeSpec) -> Any:
     """The object the registered factory of `spec.name` builds from `spec.arg` (its own checks apply)."""
     return registry.load("judges", spec.name)(spec.arg or None)
+
+
+def heuristic(factory: F) -> F:
+    """Mark a judge factory as a heuristic (an offline approximation reports must label as one)."""
+    setattr(factory, _HEURISTIC, True)
+    return factory
+
+
+def is_heuristic(judge_ids: str) -> bool:
+    """Whether any of the comma-separated judge ids (``token-overlap/v1``, ``word-overlap``, ``llm:m``, an
+    older id that starts with a registered name) was judged by a judge whose factory is `heuristic`."""
+    marked = [name for name, factory in registry.loadable("judges").items() if getattr(factory, _HEURISTIC, False)]
+    for judge_id in (j.strip() for j in judge_ids.split(",")):
+        head = _NAME.match(judge_id)
+        if head and any(head.group(0).startswith(name) for name in marked):
+            return True
+    return False

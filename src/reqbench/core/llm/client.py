@@ -7,8 +7,9 @@ retries, telemetry, auto-upgrades) that would blur what reqbench records. It is 
 What one `ChatClient.complete` call does, in order:
 
 1. builds the request body (model name without its provider prefix: ``openai/NAME`` -> ``NAME``);
-2. computes its content address (sha256 of the canonical body; the endpoint URL and key are not part
-   of it, so a recording replays against any endpoint) and looks it up in the `ResponseCache` —
+2. computes its content address (sha256 of the canonical body, the `sample` and the current draw
+   (`run_access.fresh_draw`); the endpoint URL and key are not part of it, so a recording replays
+   against any endpoint) and looks it up in the `ResponseCache` —
    a hit returns the recorded response and sends nothing; concurrent identical requests wait for the
    first, so the same request is never sent twice;
 3. ``offline=True``: a miss raises `OfflineCacheMiss` (nothing is sent, ever);
@@ -46,7 +47,7 @@ from reqbench.core.llm.call_log import record_client_call
 from reqbench.core.llm.errors import MalformedOutput, OfflineCacheMiss, ProviderError
 from reqbench.core.llm.ledger import FailureKind, note, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices
-from reqbench.core.llm.run_access import default_cache, run_offline
+from reqbench.core.llm.run_access import current_draw, default_cache, run_offline
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 CACHE_FORMAT = "chat-v1"
@@ -194,7 +195,9 @@ class ChatClient:
             if value is not None:
                 body[name] = value
         body.update(extra or {})
-        key = sha256_json({"format": CACHE_FORMAT, "body": body, **({"sample": sample} if sample else {})})
+        draw = current_draw()
+        key = sha256_json({"format": CACHE_FORMAT, "body": body, **({"sample": sample} if sample else {}),
+                           **({"draw": draw} if draw else {})})
         started = time.time()
         with self._lock_for(key):
             recorded = _as_record(self.cache.get_cached(key))

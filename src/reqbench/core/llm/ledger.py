@@ -36,6 +36,9 @@ class FailureKind(StrEnum):
     """5xx, 409, a refused connection or an unreachable provider after every attempt."""
     LAUNCHER = "launcher"
     """The sandbox launcher could not start a process (bubblewrap or cgroup set-up failed)."""
+    RESOURCE = "resource_limit"
+    """Not a provider failure: the gateway refused the row past a harness resource limit (a request body over
+    the cap, the run's model-traffic quota): the agent's scored failure, ``resource_limit``."""
     BUDGET = "budget"
     """Not a provider failure: the gateway refused a call because the row's model budget was used up (the
     agent's scored failure, ``budget_exhausted``)."""

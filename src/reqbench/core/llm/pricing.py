@@ -7,15 +7,21 @@ or extend it::
     my-model:     {input_per_1m: 0.50, output_per_1m: 1.50}
     openai/gpt-x: {input_per_1m: 2.00, output_per_1m: 8.00}
 
-Lookup tries the model name as given, then without its provider prefix (``openai/NAME`` -> ``NAME``).
-An unknown model costs ``None`` (unknown), never 0: a budget in dollars cannot be enforced on a model
-whose price nobody told us, and reporting $0 would be a lie.
+A run adds its own prices on top (``reqbench run --price MODEL=IN/OUT`` and ``--prices FILE``,
+`parse_price` / `read_price_file`); they are stored with the run's options, so a resumed run prices alike.
+
+Lookup tries the model name as given, then without its provider prefix (``openai/NAME`` -> ``NAME``), then
+without a trailing release date (``claude-haiku-4-5-20251001`` -> ``claude-haiku-4-5``). An unknown model
+costs ``None`` (unknown), never 0: a budget in dollars cannot be enforced on a model whose price nobody
+told us, and reporting $0 would be a lie -- so the gateway refuses such a model under a dollar budget
+unless the run allows unpriced models (``--allow-unpriced``, recorded and reported).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,16 +48,24 @@ DEFAULT_PRICES: dict[str, Price] = {
     "gpt-4o-mini": Price(0.15, 0.60),
     "gpt-4.1": Price(2.00, 8.00),
     "gpt-4.1-mini": Price(0.40, 1.60),
+    "claude-sonnet-4-5": Price(3.00, 15.00),
+    "claude-haiku-4-5": Price(1.00, 5.00),
+    "claude-3-5-haiku": Price(0.80, 4.00),
 }
+_DATED = re.compile(r"-(?:\d{8}|\d{4}-\d{2}-\d{2})$")
 
 
 def load_prices(path: Path | str | None = None) -> dict[str, Price]:
     """The default table overlaid with the user's file (`path`, else ``$REQBENCH_PRICES`` if set)."""
     table = dict(DEFAULT_PRICES)
     src = path if path is not None else os.environ.get("REQBENCH_PRICES")
-    if not src:
-        return table
-    file = Path(src)
+    if src:
+        table.update(read_price_file(Path(src)))
+    return table
+
+
+def read_price_file(file: Path) -> dict[str, Price]:
+    """The prices of a YAML/JSON file ``{model: {input_per_1m, output_per_1m}}`` (InputError otherwise)."""
     try:
         text = file.read_text(encoding="utf-8")
         raw: Any = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
@@ -60,13 +74,33 @@ def load_prices(path: Path | str | None = None) -> dict[str, Price]:
     if not isinstance(raw, dict):
         raise InputError("price table must map model names to {input_per_1m, output_per_1m}",
                          file=str(file))
+    table: dict[str, Price] = {}
     for model, entry in raw.items():
         try:
-            table[str(model)] = Price(float(entry["input_per_1m"]), float(entry["output_per_1m"]))
+            table[str(model)] = _price(float(entry["input_per_1m"]), float(entry["output_per_1m"]))
         except (TypeError, KeyError, ValueError):
-            raise InputError("each entry needs numeric input_per_1m and output_per_1m", file=str(file),
-                             item=str(model)) from None
+            raise InputError("each entry needs numeric, non-negative input_per_1m and output_per_1m",
+                             file=str(file), item=str(model)) from None
     return table
+
+
+def parse_price(text: str) -> tuple[str, Price]:
+    """``MODEL=IN/OUT`` (USD per 1M input / output tokens) -> (model, price); InputError otherwise."""
+    model, sep, rates = text.partition("=")
+    inp, slash, out = rates.partition("/")
+    try:
+        if not (sep and slash and model.strip()):
+            raise ValueError
+        return model.strip(), _price(float(inp), float(out))
+    except ValueError:
+        raise InputError("expected MODEL=IN/OUT, USD per 1M input and output tokens (e.g. my-model=0.5/1.5)",
+                         item=f"--price {text}") from None
+
+
+def _price(inp: float, out: float) -> Price:
+    if not (inp >= 0 and out >= 0) or inp == float("inf") or out == float("inf"):
+        raise ValueError("a price is a finite, non-negative number")
+    return Price(inp, out)
 
 
 def price_for(model: str, table: dict[str, Price]) -> Price | None:
@@ -74,7 +108,7 @@ def price_for(model: str, table: dict[str, Price]) -> Price | None:
     if model in table:
         return table[model]
     bare = model.split("/", 1)[1] if "/" in model else model
-    return table.get(bare)
+    return table.get(bare) or table.get(_DATED.sub("", bare))
 
 
 def call_cost(model: str, prompt_tokens: int, completion_tokens: int,
@@ -82,3 +116,26 @@ def call_cost(model: str, prompt_tokens: int, completion_tokens: int,
     """USD cost of one call, or None when the model's price is unknown."""
     price = price_for(model, table)
     return None if price is None else price.cost(prompt_tokens, completion_tokens)
+
+
+@dataclass(frozen=True)
+class RunPricing:
+    """What a run says about prices: its own (over the table of `load_prices`) and whether models without a
+    price may be called under a dollar budget (``--allow-unpriced``)."""
+
+    prices: tuple[tuple[str, Price], ...] = ()
+    allow_unpriced: bool = False
+
+    def table(self) -> dict[str, Price]:
+        return {**load_prices(), **dict(self.prices)}
+
+    @classmethod
+    def from_json(cls, prices: dict[str, Any] | None, allow_unpriced: bool = False) -> RunPricing:
+        """From a run's stored options (``{model: [input_per_1m, output_per_1m]}``)."""
+        return cls(tuple((m, Price(float(p[0]), float(p[1]))) for m, p in sorted((prices or {}).items())),
+                   allow_unpriced)
+
+
+def prices_to_json(prices: dict[str, Price]) -> dict[str, list[float]]:
+    """A run's prices as its options store them."""
+    return {m: [p.input_per_1m, p.output_per_1m] for m, p in sorted(prices.items())}

@@ -49,7 +49,7 @@ class RunResultRow(BaseModel):
         "end reason, PACE complete/incomplete, specpath outcome); null otherwise.")
     score: float | None = Field(default=None, description="The protocol's score of the row; null if none.")
     reason: str = Field(default="", description="Outcome taxonomy code of the selected attempt "
-                        "(README 'Row outcomes'; `reqbench.core.execute.outcomes.Reason`); empty for rows "
+                        "(docs/runs.md, 'Row outcomes'; `reqbench.core.execute.outcomes.Reason`); empty for rows "
                         "stored before reasons existed.")
     detail: str = Field(description="Prose: the protocol's one-line explanation, then the attempt's own "
                         "detail (e.g. a traceback).")

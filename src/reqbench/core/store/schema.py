@@ -12,7 +12,7 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 DDL = """
 CREATE TABLE run (
@@ -129,7 +129,9 @@ CREATE INDEX IF NOT EXISTS model_calls_by_row ON model_calls(row_key, id)
 """
 """Every call the model gateway answered (`core.llm.gateway.recorder`); ``source`` is ``upstream``,
 ``replay`` or ``refused`` (budget, offline miss)."""
-DDL += MODEL_CALLS_DDL
+SERVED_MODEL_DDL = "ALTER TABLE model_calls ADD COLUMN served_model TEXT NOT NULL DEFAULT ''"
+"""The model that answered a call (``model`` is the one the request named)."""
+DDL += MODEL_CALLS_DDL + ";\n" + SERVED_MODEL_DDL
 
 _MIGRATIONS: dict[int, str] = {
     2: "ALTER TABLE run ADD COLUMN provenance_json TEXT NOT NULL DEFAULT '{}'",
@@ -139,11 +141,12 @@ _MIGRATIONS: dict[int, str] = {
        "ALTER TABLE attempts ADD COLUMN grading TEXT NOT NULL DEFAULT 'original';"
        "CREATE TABLE gradings (label TEXT PRIMARY KEY, created TEXT NOT NULL, judge TEXT NOT NULL, "
        "checks INTEGER NOT NULL, note TEXT NOT NULL DEFAULT '')",
+    5: SERVED_MODEL_DDL,
 }
 """version -> statements that upgrade a store from version-1. 2: the run's provenance (agent facts, suite
 content hash and file manifest). 3: the model gateway's call records. 4: each attempt's outcome reason
 (`core.execute.outcomes`), the attempt it re-grades (``parent_attempt``) and its grading label; the
-``gradings`` made by `reqbench regrade`."""
+``gradings`` made by `reqbench regrade`. 5: the model that answered each gateway call."""
 
 
 def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:

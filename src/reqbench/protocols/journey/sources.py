@@ -24,6 +24,8 @@ from reqbench.core.workspace.sources import is_source_spec as is_source
 from reqbench.core.workspace.sources import source_tree as tree
 from reqbench.core.workspace.trees import copy_tree, tree_hash
 
+__all__ = ["hidden_tree", "is_source", "patch", "tree"]
+
 
 def patch(root: Path, text: str) -> str:
     """The patch `text` names: a ``pypi-diff:`` change or a patch file of the instance."""

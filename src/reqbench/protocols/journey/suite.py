@@ -4,7 +4,9 @@
 Rows are ``(instance, condition, agent, repeat)``. A condition is a persona preset name, a persona YAML
 file (relative to the suite directory), or ``single-shot`` (B.2). Journey options travel in
 ``--agent-opt`` keys prefixed ``journey.`` (removed before the agent is built): ``journey.simulator``
-(deterministic | llm), ``journey.simulator_model``, ``journey.max_turns``, ``journey.max_steps``.
+(deterministic | llm), ``journey.simulator_model``, ``journey.max_turns``, ``journey.max_steps``,
+``journey.frozen_user`` (a pilot's simulated user replayed where the conversation state matches,
+`frozen_user`).
 
 Every turn of a session is checkpointed in the run store (`checkpoints`). A harness failure in the middle
 of a session (hidden tests that cannot run, a simulator that fails) is therefore *pending*: its
@@ -18,11 +20,14 @@ Only where no checkpoint can be kept (a remote executor, an assistant session wi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
+
+from pydantic import Field
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.execute.outcomes import Reason, classified
+from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.summary import Summary
@@ -31,10 +36,12 @@ from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
 from reqbench.protocols.journey.checkpoints import Checkpoints
 from reqbench.protocols.journey.env import make_workspace
-from reqbench.protocols.journey.models import Instance, load_suite
+from reqbench.protocols.journey.frozen_user import FrozenUser, load_pilot
+from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
-from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
+from reqbench.protocols.journey.personas import load_persona
 from reqbench.protocols.journey.report import summarize_rows
+from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
 from reqbench.protocols.journey.summary import summary
@@ -49,12 +56,23 @@ def _marker(path: Path) -> str | None:
     return None
 
 
-def journey_options(options: RunOptions) -> tuple[dict[str, Any], dict[str, Any]]:
+class JourneyOptions(ProtocolOptions):
+    """SWE-Journey's run settings: ``--agent-opt journey.KEY=VALUE`` (defaults: the suite's, SWE-Journey B.1)."""
+
+    simulator: Literal["deterministic", "llm"] | None = Field(None, description="The simulated user: the "
+                                                              "offline rule-based one or a model.")
+    simulator_model: str | None = Field(None, description="The simulated user's model (llm simulator).")
+    max_turns: int | None = Field(None, ge=1, description="The shared turn limit of a session.")
+    max_steps: int | None = Field(None, ge=1, description="The assistant's step limit per turn.")
+    frozen_user: str | None = Field(None, min_length=1, description="A frozen simulated-user file "
+                                    "(`journey.frozen_user`, written by a study's freeze_user_from): the "
+                                    "pilot's user reactions are replayed whenever the conversation state "
+                                    "matches, the simulator answers otherwise.")
+
+
+def journey_options(options: RunOptions) -> tuple[JourneyOptions, dict[str, Any]]:
     """Split ``--agent-opt`` into (journey settings, the agent's own options)."""
-    opts = options.agent_options
-    mine = {k.removeprefix("journey."): v for k, v in opts.items() if k.startswith("journey.")}
-    rest = {k: v for k, v in opts.items() if not k.startswith("journey.")}
-    return mine, rest
+    return split_settings(options.agent_options, "journey", JourneyOptions)
 
 
 def make_simulator(kind: str, instance: Instance, condition: str, suite_dir: Path, seed: int,
@@ -77,6 +95,10 @@ def make_simulator(kind: str, instance: Instance, condition: str, suite_dir: Pat
 
 class JourneyProtocol:
     name = "journey"
+    options_model = JourneyOptions
+    """Its ``--agent-opt journey.KEY`` settings (`core.execute.settings`)."""
+    result_model = JourneyResult
+    """Its rows' `RowOutcome.result`."""
 
     def detect(self, path: Path) -> bool:
         return _marker(Path(path)) == "journey"
@@ -100,7 +122,7 @@ class JourneyProtocol:
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
-        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES, judge="word-overlap"))
+        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="word-overlap"))
                 for agent in ("reference", "null")]
 
 
@@ -130,8 +152,8 @@ class LoadedSuite:
         path, suite, options, work_dir = self.path, self.suite, ctx.options, ctx.work_dir
         instance = self._instance(row)
         settings, agent_options = journey_options(options)
-        limits = SessionLimits(max_turns=int(settings.get("max_turns", suite.max_turns)),
-                               max_steps_per_turn=int(settings.get("max_steps", suite.max_steps_per_turn)))
+        limits = SessionLimits(max_turns=settings.max_turns or suite.max_turns,
+                               max_steps_per_turn=settings.max_steps or suite.max_steps_per_turn)
         workspace = make_workspace(instance.repo_dir, work_dir / "workspace")
         kept = False
         try:
@@ -140,12 +162,14 @@ class LoadedSuite:
                                        agent_options)
                 kept = False
                 record = run_single_shot(instance, session, workspace, work_dir, limits)
-                simulator_kind = "none"
+                simulator_kind, simulator_model = "none", ""
             else:
-                simulator_kind = str(settings.get("simulator", suite.simulator))
+                simulator_kind = settings.simulator or suite.simulator
+                simulator_model = settings.simulator_model or suite.simulator_model
                 sim = make_simulator(simulator_kind, instance, row.condition, Path(path),
-                                     seed=options.seed + row.repeat,
-                                     model=str(settings.get("simulator_model", suite.simulator_model)))
+                                     seed=options.seed + row.repeat, model=simulator_model)
+                if settings.frozen_user:
+                    sim = FrozenUser(sim, load_pilot(Path(settings.frozen_user), row))
                 session = open_session(ctx, instance, workspace, lambda: list(sim.state.disclosed),
                                        agent_options)
                 checkpoints = Checkpoints(row.key)
@@ -156,7 +180,8 @@ class LoadedSuite:
             if kept:  # every completed step is checkpointed: the session continues on re-evaluation
                 return classified(Reason.CHECK_INFRASTRUCTURE, {"frozen": False}, f"harness: {exc}")
             return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
-        return outcome_of(record, instance, simulator_kind, options.judge)
+        return outcome_of(record, instance, simulator_kind, options.judge,
+                          simulator_model if simulator_kind == "llm" else "")
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         """A session stopped by the harness continues from its checkpoints; a stored session is re-scored

@@ -94,7 +94,7 @@ def _is_verification(e: dict[str, Any]) -> bool:
 def _failed(e: dict[str, Any]) -> bool:
     code = e.get("exit_code", e.get("returncode"))
     if code is not None:
-        return code != 0
+        return bool(code != 0)
     return e.get("passed") is False or str(e.get("outcome", "")).lower() in ("fail", "failed", "error")
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_json, sha256_text
@@ -61,7 +62,7 @@ class Case:
         return {p.id: p.weight for p in self.spec.code_points}
 
 
-def _yaml(path: Path) -> dict:
+def _yaml(path: Path) -> dict[str, Any]:
     data = read_yaml(path)
     if not isinstance(data, dict):
         raise InputError("must be a YAML mapping", file=str(path))

@@ -64,6 +64,10 @@ class PointResult:
     """Connection-related judgments checked against the L1 inventory, and corrections made."""
     judge_down: bool = False
     """The L2 judge could not be reached for this point (`l2.L2Outcome.judge_down`)."""
+    description: str = ""
+    """The point's frozen description, and below its criteria (id -> text): what a reader of the result
+    needs beside each verdict (the viewer's row page shows them)."""
+    criteria: dict[str, str] = field(default_factory=dict)
 
     @property
     def reasoning(self) -> str:
@@ -89,6 +93,8 @@ class PointResult:
             "detail": self.detail,
             "reasoning": self.reasoning,
             "evidence_tokens": self.evidence_tokens,
+            "description": self.description,
+            "criteria": self.criteria,
         }
         if self.audit:
             d["audit"] = self.audit
@@ -189,6 +195,9 @@ class Scorer:
             tree = tmp / "tree"
             loc = self.localize(patch_text, tree)
             points = [self._point(p, loc, tree, judge, with_evidence) for p in self.case.points]
+            for result, point in zip(points, self.case.points, strict=True):
+                result.description = point.description
+                result.criteria = {c.criterion_id: c.text for c in point.criteria}
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         verdicts = {p.point_id: p.verdict for p in points}

@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.agents.base import AgentInputs
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
@@ -45,9 +45,12 @@ from reqbench.protocols.pace.attribution import (
     process_signals,
     quality_observations,
 )
+from reqbench.protocols.pace.budget import agent_budget
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
-from reqbench.protocols.pace.judges import judge_notice
+from reqbench.protocols.pace.judges import judge_notice, withheld_success_rate
+from reqbench.protocols.pace.options import PaceOptions
+from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.protocols.pace.score import Scorer
 from reqbench.protocols.pace.summary import summary
 from reqbench.protocols.pace.validate import validate_path
@@ -69,6 +72,10 @@ CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated",
 
 class PaceProtocol:
     name = "pace"
+    options_model = PaceOptions
+    """Its ``--agent-opt pace.KEY`` settings (`core.execute.settings`)."""
+    result_model = PaceResult
+    """Its rows' `RowOutcome.result`."""
 
     def detect(self, path: Path) -> bool:
         return is_suite_dir(path) or is_case_dir(path)
@@ -160,8 +167,9 @@ class LoadedSuite:
         reference = scorer.case.reference_patch  # a file's text or the fetched upstream change
         inputs = AgentInputs(files={"prd": ws / "prd" / "prd.md"}, prompt=TASK_INSTRUCTION)
         row_key = ctx.row.key if ctx.row is not None else ""
-        step = ctx.step(ws, inputs, Budget(), answers={"reference_patch": reference,
-                                                       "reference_patch_text": reference, "row_key": row_key})
+        budget, agent_options = agent_budget(ctx.options)  # the paper's iteration cap (pace/budget.py)
+        step = ctx.step(ws, inputs, budget, agent_options=agent_options,
+                        answers={"reference_patch": reference, "reference_patch_text": reference, "row_key": row_key})
         remove_tree(ws / "prd")  # whatever the agent turned it into
         patch = safe_diff(scorer.base, ws)
         if isinstance(patch, AgentFailure):
@@ -237,6 +245,10 @@ class LoadedSuite:
                 signals[f"{label} {symptom}"] = dict(counts)
         judges = sorted({str(o.result.get("judge")) for _, o in rows if o.result.get("judge")})
         notices = sorted({n for j in judges if (n := judge_notice(j))})
+        withheld = withheld_success_rate(judges)  # never a "success rate" from the heuristic (§3.1)
+        for system in systems.values() if withheld else ():
+            system["success_rate"] = None
+            system["success_rate_note"] = withheld
         return {
             "judge": ", ".join(judges) or None,
             "judge_notice": " ".join(notices) or None,

@@ -12,24 +12,29 @@ TABLES = ("systems", "case_scores", "loss_by_symptom", "symptom_signal", "attrit
 
 
 def plots(data: dict[str, Any]) -> list[Plot]:
+    """Both plots draw judged numbers: they carry the judge, so a heuristic judge is named in their titles."""
     out = []
+    judge = str(data.get("judge") or "")
     cases = data.get("case_scores") or {}
     groups = {system: [float(v) for v in scores.values() if isinstance(v, int | float)]
               for system, scores in cases.items()}
     if groups:
         out.append(Plot("distribution", "PACE score distribution by system", list(groups),
                         points=list(groups.values()), ylabel="PACE score (0-100)",
-                        drawn_title="PACE score distribution by system (line: mean)"))
+                        drawn_title="PACE score distribution by system (line: mean)", judge=judge))
     losses = data.get("loss_by_symptom") or {}
     if losses:
         symptoms: list[str] = []
         for cells in losses.values():
             symptoms += [s for s in cells if s not in symptoms]
         series = {s: [as_number(cells.get(s)) for cells in losses.values()] for s in symptoms}
-        out.append(Plot("grouped", "PACE score lost by symptom", list(losses), series, ylabel="points lost"))
+        out.append(Plot("grouped", "PACE score lost by symptom", list(losses), series, ylabel="points lost",
+                        judge=judge))
     return out
 
 
 def summary(data: dict[str, Any]) -> Summary:
-    headline: dict[str, Cell] = {f"{label} score": r.get("mean") for label, r in (data.get("systems") or {}).items()}
+    systems = data.get("systems") or {}
+    ordered = sorted(systems, key=lambda label: "/control:" in label)  # the evaluated systems before the controls
+    headline: dict[str, Cell] = {f"{label} score": systems[label].get("mean") for label in ordered}
     return Summary.build(data, tables=TABLES, headline=headline, plots=plots(data))

@@ -28,7 +28,8 @@ from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 from reqbench.protocols.specpath.reference_check import CALIBRATE_HINT, reference_problems
 from reqbench.protocols.specpath.report import report_tables
-from reqbench.protocols.specpath.runs import reevaluate_row, run_row, split_options
+from reqbench.protocols.specpath.row_result import SpecpathResult
+from reqbench.protocols.specpath.runs import SpecpathOptions, reevaluate_row, run_row, split_options
 
 
 def _marker(path: Path) -> bool:
@@ -75,17 +76,31 @@ def _load_families(dirs: list[Path]) -> dict[str, Family]:
     return out
 
 
-def result_row(row: Row, outcome: RowOutcome) -> ResultRow:
-    """A stored row as a results row: scored rows keep success/failure; anything else is attrition."""
+def result_row(row: Row, outcome: RowOutcome, config: dict[str, str] | None = None) -> ResultRow:
+    """A stored row as a results row: scored rows keep success/failure; anything else is attrition. The
+    configuration (scaffold and model, `runs.configuration`) is the one the row recorded, else `config`
+    (the run's, for a row that ended before recording it), else the row's agent."""
     res = outcome.result
     scored = outcome.status == RowStatus.SCORED and res.get("outcome") in ("success", "failure")
     sig = res.get("signature")
     reason = outcome.reason or str(res.get("reason") or "")
     if outcome.status == RowStatus.PENDING:
         reason = f"pending {reason}".strip()
-    return ResultRow(row.task_id, row.agent, row.condition, row.repeat,
+    conf = {k: str(res[k]) for k in ("config", "scaffold", "model") if res.get(k)} or config or {}
+    return ResultRow(row.task_id, conf.get("config") or row.agent, row.condition, row.repeat,
                      res["outcome"] if scored else "invalid",
-                     tuple(sig) if scored and sig is not None else None, reason=reason)
+                     tuple(sig) if scored and sig is not None else None, scaffold=conf.get("scaffold", ""),
+                     model=conf.get("model", ""), reason=reason)
+
+
+def result_rows(outcomes: Outcomes) -> list[ResultRow]:
+    """Every outcome as a results row; a row that ended before recording its configuration (a harness
+    exception) takes the one its run's other rows recorded (one run, one agent spec, one configuration)."""
+    known: dict[str, dict[str, str]] = {}
+    for row, out in outcomes:
+        if out.result.get("config"):
+            known.setdefault(row.agent, {k: str(out.result.get(k) or "") for k in ("config", "scaffold", "model")})
+    return [result_row(row, out, known.get(row.agent)) for row, out in outcomes]
 
 
 def _missing_inputs(fam: Family) -> list[str]:
@@ -109,6 +124,10 @@ def _missing_inputs(fam: Family) -> list[str]:
 
 class SpecPathProtocol:
     name = "specpath"
+    options_model = SpecpathOptions
+    """Its ``--agent-opt specpath.KEY`` settings (`core.execute.settings`)."""
+    result_model = SpecpathResult
+    """Its rows' `RowOutcome.result`."""
     validation_note = f"every family's reference patch passes its verifier; {CALIBRATE_HINT}"
 
     def detect(self, path: Path) -> bool:
@@ -168,7 +187,7 @@ class LoadedSuite:
 
     def plan(self, options: RunOptions) -> list[Row]:
         settings, _ = split_options(options)  # unknown specpath.* options fail before anything runs
-        if not settings["allow_uncalibrated"]:  # verifier calibration gates the run (calibration_gate.py)
+        if not settings.allow_uncalibrated:  # verifier calibration gates the run (calibration_gate.py)
             from reqbench.protocols.specpath.calibration_gate import uncalibrated
 
             refused = uncalibrated(self.families)
@@ -199,7 +218,7 @@ class LoadedSuite:
     def summarize(self, outcomes: Outcomes) -> Summary:
         """The statistics as tables (`report.report_tables`); headline: FCR of the direct history and
         any-CPV (estimates; task-macro); bar charts of FCR and CPV with their intervals."""
-        stats = summarize_results([result_row(r, o) for r, o in outcomes])
+        stats = summarize_results(result_rows(outcomes))
         data = report_tables(stats)
         headline = {"FCR direct": (stats["fcr"].get("direct") or {}).get("estimate"),
                     "CPV any": (stats["cpv"].get("any") or {}).get("estimate")}

@@ -99,7 +99,7 @@ def _write_tree(
     env_of: dict[str, CodeEnvironment] = {}
     for i, ctx in enumerate(contexts):
         env = matching_environment(ctx, envs)
-        if env is not None and rq4_applicable(ctx, env):
+        if env is not None and "RQ3" in ctx.applicable and rq4_applicable(ctx, env):
             env_of[ctx.target.target_id] = env
             contexts[i] = dataclasses.replace(ctx, applicable=[*ctx.applicable, "RQ4"])
     instances = build_rq_instances(contexts)

@@ -54,7 +54,7 @@ def visible_edge_message_ids(project: Project, edge: dict[str, Any], before: int
     return [mid for mid in ids if project.position(mid) < before]
 
 
-def trajectory_before(project: Project, graph: StateGraph, requirement_id: str, before: int) -> list[dict]:
+def trajectory_before(project: Project, graph: StateGraph, requirement_id: str, before: int) -> list[dict[str, Any]]:
     """Every edge of the requirement sourced strictly before the target."""
     return [e for e in graph.graph(requirement_id).edges if project.position(e["source_message_id"]) < before]
 

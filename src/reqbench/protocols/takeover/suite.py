@@ -19,8 +19,12 @@ from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_
 from reqbench.protocols.takeover.loading import validate_project
 from reqbench.protocols.takeover.run import report, rows, summary
 from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.options import TakeoverOptions, split_options
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
 
-DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "diag-C1", "diag-C2")
+DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2", "diag-C1",
+                      "diag-C2")
+"""Every condition of the paper's design (§4, D.2), the two-phase benchmark under both histories included."""
 
 
 def _cache_root(options: RunOptions | None, fallback: Path) -> Path:
@@ -29,6 +33,10 @@ def _cache_root(options: RunOptions | None, fallback: Path) -> Path:
 
 class TakeoverProtocol:
     name = "takeover"
+    options_model = TakeoverOptions
+    """Its ``--agent-opt takeover.KEY`` settings (`core.execute.settings`)."""
+    result_model = TakeoverResult
+    """Its rows' `RowOutcome.result`."""
 
     def detect(self, path: Path) -> bool:
         return is_takeover_suite(Path(path))
@@ -93,6 +101,7 @@ class LoadedSuite:
         return SuiteContext.load(self.path, _cache_root(options, ctx.work_dir))  # scratch: not kept
 
     def plan(self, options: RunOptions) -> list[Row]:
+        split_options(options)  # a bad takeover.* option stops the run before anything is planned
         conditions = options.conditions or DEFAULT_CONDITIONS
         unknown = [c for c in conditions if c not in rows.CONDITIONS]
         if unknown:

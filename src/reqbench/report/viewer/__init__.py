@@ -3,10 +3,11 @@
 Stdlib `http.server` on 127.0.0.1, server-rendered HTML, no scripts and no external resources (every
 page is sent with a Content-Security-Policy that forbids scripts), answering only to its own host names
 and to a browser holding the launch's token. Modules: `server` (routes, HTTP), `access` (host and token),
-`index` (the SQLite row index behind the paged, sorted, filtered row table), `pages_run` (runs list,
-run page, row table), `pages_row` (one row: diff, checks, trajectory), `panels` (per-protocol parts of
-a row page), `pages_compare` (two runs side by side), `render` (HTML helpers; everything from a run is
-escaped there).
+`index` (the SQLite row index behind the paged, sorted, filtered row table), `runs_list` (the runs list,
+sorted and filtered), `pages_run` (run page, row table, the 404 page), `pages_row` (one row: inputs,
+diff, checks, trajectory), `trajectory` (the agent's steps), `panels` (per-protocol parts of a row page),
+`pages_compare` (two runs side by side), `render` (HTML helpers; everything from a run is escaped
+there).
 """
 
 from reqbench.report.viewer.server import Viewer, ViewerServer, make_server

@@ -14,7 +14,7 @@ from reqbench.core.store.runstore import RunStore
 from reqbench.report.rowfacts import row_facts
 
 COLUMNS = ("row_key", "task_id", "condition", "agent", "repeat", "status", "outcome", "protocol_outcome", "score",
-           "reason", "attempts", "cost_usd", "tokens", "seconds")
+           "reason", "attempts", "cost_usd", "tokens", "seconds", "started", "finished")
 SORTABLE = frozenset(COLUMNS) | {"order_index"}
 PAGE_SIZE = 50
 
@@ -41,7 +41,8 @@ class RowIndex:
                               attempt.detail if attempt else "", totals.get(row.key))
             records.append((i, row.key, row.task_id, row.condition, row.agent, row.repeat, status,
                             facts["outcome"], facts["protocol_outcome"], facts["score"], facts["reason"], n,
-                            facts["cost_usd"], facts["tokens"], facts["seconds"]))
+                            facts["cost_usd"], facts["tokens"], facts["seconds"],
+                            attempt.started if attempt else None, attempt.finished if attempt else None))
         self._db.executemany(f"INSERT INTO r VALUES ({', '.join('?' * (len(COLUMNS) + 1))})", records)
         for column in ("status", "outcome", "condition"):
             self._db.execute(f"CREATE INDEX r_{column} ON r({column})")
@@ -66,6 +67,13 @@ class RowIndex:
             rows = self._db.execute(f"SELECT * FROM r {clause} ORDER BY {order} LIMIT ? OFFSET ?",
                                     [*params, limit, max(0, offset)]).fetchall()
         return RowPage([dict(r) for r in rows], total, offset, limit)
+
+    def totals(self) -> dict[str, Any]:
+        """Tokens and cost summed over the rows' selected attempts (None when no row reports them), and the
+        first start and last end among them."""
+        with self._lock:
+            row = self._db.execute("SELECT SUM(tokens), SUM(cost_usd), MIN(started), MAX(finished) FROM r").fetchone()
+        return dict(zip(("tokens", "cost_usd", "started", "finished"), tuple(row), strict=True))
 
     def by_key(self) -> dict[tuple[str, str, int], dict[str, Any]]:
         """Rows keyed by (task, condition, repeat): the pairing used to compare two runs."""

@@ -4,22 +4,21 @@ the raw result folded at the end."""
 
 from __future__ import annotations
 
-import json
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reqbench.core.execute.types import Row
+from reqbench.core.judges.spec import is_heuristic
 from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.store.selection import Attempt
 from reqbench.report.rowfacts import row_facts
-from reqbench.report.viewer.blobs import blob_json, blob_text
+from reqbench.report.viewer.blobs import blob_text
 from reqbench.report.viewer.pages_run import nav
 from reqbench.report.viewer.panels import OWNED, PANELS
 from reqbench.report.viewer.render import (
     details,
     diff_html,
     esc,
-    fmt,
     json_block,
     kv_table,
     page,
@@ -27,12 +26,46 @@ from reqbench.report.viewer.render import (
     status_span,
     table,
 )
+from reqbench.report.viewer.trajectory import code, prose, trajectory_html
 
 if TYPE_CHECKING:
     from reqbench.report.viewer.server import RunContext, Viewer
 
 _DIFF = re.compile(r"(^patch$|\.diff$|\.patch$)")
-_TRAJECTORY = ("trajectory.json", "agent_result", "phase_a_trajectory.json")
+_INPUT = re.compile(r"(^|_)(history|prompt|task|instructions|prd)(\.(md|txt))?$")
+"""Artifacts that hold what the agent was given (a rendered history, a prompt, a task or PRD file)."""
+_LOG = re.compile(r"(^|[_.])log($|[_.])")
+
+
+def inputs_html(run: RunContext, attempt: Attempt) -> str:
+    """What the agent received, as stored with the attempt (e.g. the rendered history), as text."""
+    names = sorted(n for n in attempt.artifacts if _INPUT.search(n))
+    if not names:
+        return ""
+    return "<h3>what the agent received</h3>" + "".join(
+        details(esc(n), f'<div class="inputs">{prose(blob_text(run, attempt, n) or "")}</div>', open_=True)
+        for n in names)
+
+
+def logs_html(run: RunContext, attempt: Attempt) -> str:
+    """Log artifacts (a verifier's log, ...), folded, monospace."""
+    names = sorted(n for n in attempt.artifacts if _LOG.search(n) and not _DIFF.search(n))
+    return "".join(details(f"log: {esc(n)}", code(blob_text(run, attempt, n) or "")) for n in names)
+
+
+def judge_banner(run: RunContext, attempt: Attempt) -> str:
+    """Which judge scored the row (the result's own ``judge``, else the run's ``--judge``), and a warning
+    when it is a heuristic rather than a semantic judgment."""
+    judge = attempt.result.get("judge") or run.store.meta.options.get("judge")
+    if not isinstance(judge, str) or not judge:
+        return ""
+    if not is_heuristic(judge):
+        return f'<p class="banner judge">judged by <b>{esc(judge)}</b></p>'
+    notice = attempt.result.get("judge_notice")
+    return (f'<p class="banner judge heuristic">judged by <b>{esc(judge)}</b>, the offline heuristic: an '
+            "approximation computed without a model, not a semantic judgment"
+            + (f"<br><span class='meta'>{esc(notice)}</span>" if isinstance(notice, str) and notice else "")
+            + "</p>")
 
 
 def diffs_html(run: RunContext, attempt: Attempt, main_diff: bool = True) -> str:
@@ -67,54 +100,16 @@ def checks_html(run: RunContext, row: Row, attempt: Attempt) -> str:
     return "".join(parts)
 
 
-def _step_text(step: dict[str, Any]) -> str:
-    skip = {"kind", "ts", "source", "usage", "exit_code", "returncode"}
-    parts = []
-    for key, value in step.items():
-        if key in skip or value in (None, "", [], {}):
-            continue
-        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-        parts.append(f"<b>{esc(key)}</b>: " + (pre(text) if "\n" in text or len(text) > 120 else esc(text)))
-    return "<br>".join(parts)
-
-
-def trajectory_html(run: RunContext, attempt: Attempt) -> str:
-    parts = []
-    for name in _TRAJECTORY:
-        data = blob_json(run, attempt, name)
-        if not isinstance(data, dict):
-            continue
-        steps = data.get("trajectory") or data.get("steps") or []
-        usage = data.get("usage") or {}
-        head = kv_table([("status", data.get("status")), ("wall seconds", data.get("wall_seconds")),
-                         ("prompt tokens", usage.get("prompt_tokens")),
-                         ("completion tokens", usage.get("completion_tokens")),
-                         ("cost $", usage.get("cost_usd"))])
-        reply = f"<p class='meta'>final reply</p>{pre(str(data['reply']))}" if data.get("reply") else ""
-        rows = []
-        for i, step in enumerate(steps if isinstance(steps, list) else [], 1):
-            if not isinstance(step, dict):
-                continue
-            exit_code = step.get("exit_code", step.get("returncode"))
-            step_usage: dict[str, Any] = step["usage"] if isinstance(step.get("usage"), dict) else {}
-            tokens = sum(int(v) for k, v in step_usage.items() if k.endswith("tokens") and isinstance(v, int))
-            rows.append([str(i), esc(step.get("kind") or step.get("role") or step.get("type")),
-                         _step_text(step), esc(fmt(exit_code)), esc(tokens or "")])
-        steps_table = table(["#", "kind", "content", "exit", "tokens"], rows, cls="steps") if rows \
-            else '<p class="meta">no steps recorded</p>'
-        parts.append(details(f"trajectory: {esc(name)} ({len(rows)} steps)", head + steps_table + reply,
-                             open_=True))
-    return "<h3>trajectory</h3>" + "".join(parts) if parts else ""
-
-
 def attempt_html(run: RunContext, row: Row, attempt: Attempt) -> str:
     panel = PANELS.get(run.store.meta.protocol)
     owned = OWNED.get(run.store.meta.protocol, frozenset())
     arts = [[f'<a href="{run.base}/artifact/{esc(sha)}">{esc(name)}</a>', esc(sha[:12])]
             for name, sha in sorted(attempt.artifacts.items())]
     parts = [f"<p class='meta'>{esc(attempt.kind)} · {esc(attempt.started)} → {esc(attempt.finished)}</p>",
-             panel(run, row, attempt) if panel else "", diffs_html(run, attempt, "diff" not in owned),
-             "" if "checks" in owned else checks_html(run, row, attempt), trajectory_html(run, attempt)]
+             judge_banner(run, attempt), panel(run, row, attempt) if panel else "", inputs_html(run, attempt),
+             diffs_html(run, attempt, "diff" not in owned),
+             "" if "checks" in owned else checks_html(run, row, attempt), trajectory_html(run, attempt),
+             logs_html(run, attempt)]
     if attempt.detail:
         parts.append(details("detail", pre(attempt.detail)))
     if arts:

@@ -3,10 +3,9 @@ plots) and its row table (sortable, filterable, paged on the server)."""
 
 from __future__ import annotations
 
-import base64
 from typing import TYPE_CHECKING, Any
 
-from reqbench.report.html import html_table, provenance_html
+from reqbench.report.html import html_table, png_img, provenance_html
 from reqbench.report.provenance import provenance, run_title
 from reqbench.report.viewer.index import PAGE_SIZE
 from reqbench.report.viewer.render import esc, fmt, page, q, status_span, table, url
@@ -21,7 +20,8 @@ ROW_COLUMNS = [("row_key", "row"), ("condition", "condition"), ("status", "statu
 
 
 def nav(viewer: Viewer, run: RunContext | None = None) -> str:
-    links = ['<a href="/">all runs</a>']
+    links = ['<a href="/">study</a>', '<a href="/runs">all runs</a>'] if viewer.study is not None \
+        else ['<a href="/">all runs</a>']
     if run is not None:
         links += [f'<a href="{run.base}/">run</a>', f'<a href="{run.base}/rows">rows</a>']
     if len(viewer.runs) > 1:
@@ -29,24 +29,12 @@ def nav(viewer: Viewer, run: RunContext | None = None) -> str:
     return " ".join(links)
 
 
-def runs_page(viewer: Viewer) -> str:
-    rows = []
-    for run in viewer.runs.values():
-        meta = run.store.meta
-        counts = run.store.counts()
-        rows.append([f'<a href="{run.base}/">{esc(run.name)}</a>', esc(meta.protocol),
-                     esc(meta.options.get("agent")), esc(meta.created),
-                     *(esc(counts[k]) for k in ("planned", "scored", "pending", "invalid", "unstarted"))])
-    body = (f"<h1>runs under {esc(viewer.root)}</h1>"
-            + table(["run", "protocol", "agent", "created", "planned", "scored", "pending", "invalid",
-                     "unstarted"], rows, cls="runs"))
-    return page("reqbench runs", body, nav(viewer))
-
-
-def _png(title: str, png: bytes) -> str:
-    data = base64.b64encode(png).decode("ascii")
-    return (f'<figure><img class="plot" alt="{esc(title)}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{esc(title)}</figcaption></figure>")
+def not_found(viewer: Viewer, what: str, run: RunContext | None = None) -> str:
+    """The 404 page: what is missing, and the way back (every run here)."""
+    runs = "".join(f'<li><a href="{r.base}/">{esc(r.name)}</a></li>' for r in viewer.runs.values())
+    body = (f"<h1>not found</h1><p>{esc(what)}.</p><p>Runs under {esc(viewer.label)}:</p>"
+            f"<ul class='runs'>{runs}</ul>")
+    return page("not found", body, nav(viewer, run))
 
 
 def run_page(viewer: Viewer, run: RunContext) -> str:
@@ -55,10 +43,10 @@ def run_page(viewer: Viewer, run: RunContext) -> str:
     count_cells = [[esc(k), f'<a href="{url(run.base + "/rows", status=k)}">{v}</a>'
                     if k in ("scored", "pending", "invalid", "unstarted") else esc(v)]
                    for k, v in counts.items()]
-    parts = [f"<h1>{esc(run_title(meta))}</h1>", provenance_html(provenance(meta)),
+    parts = [f"<h1>{esc(run_title(meta))}</h1>", provenance_html(provenance(meta, short_paths=True)),
              table(["", "rows"], count_cells, "rows by status (selected attempt)"),
              "<h2>Headline metrics</h2>"]
-    parts += [_png(t, png) for t, png in run.plots()] or ['<p class="meta">no plots for this run</p>']
+    parts += [png_img(t, png) for t, png in run.plots()] or ['<p class="meta">no plots for this run</p>']
     parts.append("<h2>Summary</h2>")
     parts += [html_table(t) for t in run.tables()]
     parts.append(run.run_panel())
@@ -117,4 +105,4 @@ def rows_page(viewer: Viewer, run: RunContext, query: dict[str, str]) -> str:
     return page(f"rows of {run.name}", body, nav(viewer, run))
 
 
-__all__ = ["nav", "q", "rows_page", "run_page", "runs_page"]
+__all__ = ["nav", "not_found", "q", "rows_page", "run_page"]

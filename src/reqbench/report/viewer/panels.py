@@ -12,7 +12,7 @@ from reqbench.core.execute.types import Row
 from reqbench.core.store.selection import Attempt
 from reqbench.report.viewer.blobs import blob_json
 from reqbench.report.viewer.panels_takeover import takeover_panel
-from reqbench.report.viewer.render import details, esc, fmt, json_block, kv_table, status_span, table
+from reqbench.report.viewer.render import details, esc, fmt, json_block, kv_table, status_span, table, url
 
 if TYPE_CHECKING:
     from reqbench.report.viewer.server import RunContext
@@ -57,37 +57,56 @@ def journey_panel(run: RunContext, row: Row, attempt: Attempt) -> str:
     return "".join(parts)
 
 
+def _criterion_rows(point: dict[str, Any]) -> list[list[str]]:
+    """One line per criterion: its text (from the result's ``criteria``), the judgment, severity, the
+    evidence the judge cited (quoted, monospace) and its reasoning."""
+    texts: dict[str, Any] = point["criteria"] if isinstance(point.get("criteria"), dict) else {}
+    items = [i for i in (point.get("checklist") or {}).get("evidence_checklist") or [] if isinstance(i, dict)]
+    judged = {str(i.get("criterion_id")): i for i in items}
+    rows = []
+    for cid in [*texts, *(c for c in judged if c not in texts)]:
+        item = judged.get(cid, {})
+        cites = "".join(f"<code>{esc(c if isinstance(c, str) else json.dumps(c, ensure_ascii=False))}</code> "
+                        for c in item.get("citations") or [])
+        evidence = (f"<div>{esc(item.get('evidence'))}</div>" if item.get("evidence") else "") + cites
+        reasoning = f"<div class='meta'>{esc(item.get('reasoning'))}</div>" if item.get("reasoning") else ""
+        judgment = status_span(item.get("judgment")) if item else "<span class='meta'>not judged</span>"
+        rows.append([f"<b>{esc(cid)}</b>", esc(texts.get(cid, "—")), judgment, esc(item.get("severity") or "—"),
+                     (evidence or "<span class='meta'>none cited</span>") + reasoning])
+    return rows
+
+
 def pace_panel(run: RunContext, row: Row, attempt: Attempt) -> str:
+    """Every Code Point (the first and every one not Covered unfolded): verdict, weight and stage, its
+    description, and per criterion the criterion text, judgment, severity and cited evidence (criterion
+    texts are in results scored since they were stored)."""
     points = attempt.result.get("points")
     if not isinstance(points, list):
         return ""
-    rows = []
-    for p in points:
-        if not isinstance(p, dict):
-            continue
-        items = (p.get("checklist") or {}).get("evidence_checklist") or []
-        evidence = "".join(
-            f"<div><b>{esc(i.get('criterion_id'))}</b> {status_span(i.get('judgment'))} "
-            f"({esc(i.get('severity'))}): {esc(i.get('evidence'))}"
-            + "".join(f" <code>{esc(c if isinstance(c, str) else json.dumps(c))}</code>"
-                      for c in i.get("citations") or []) + "</div>"
-            for i in items if isinstance(i, dict))
+    blocks: list[str] = []
+    for p in (p for p in points if isinstance(p, dict)):
+        verdict = str(p.get("verdict"))
+        summary = (f'<b>{esc(p.get("point_id"))}</b> <span class="{esc(verdict.replace(" ", ""))}">{esc(verdict)}'
+                   f'</span> <span class="meta">weight {esc(fmt(p.get("weight")))} · decided at '
+                   f'{esc(p.get("stage"))}</span>')
         l0 = p.get("l0") or {}
-        verdict = f'<span class="{esc(str(p.get("verdict")).replace(" ", ""))}">{esc(p.get("verdict"))}</span>'
-        rows.append([esc(p.get("point_id")), verdict,
-                     esc(fmt(p.get("weight"))), esc(p.get("stage")),
-                     evidence + (f"<div class='meta'>{esc(l0.get('reason'))}</div>" if l0.get("reason") else "")])
-    head = kv_table([("PACE score", attempt.result.get("score")), ("judge", attempt.result.get("judge")),
-                     ("complete", attempt.result.get("complete"))])
-    return ("<h3>Code Points</h3>" + head
-            + table(["code point", "verdict", "weight", "stage", "cited evidence"], rows, cls="points")
+        notes = "".join(f"<p class='meta'>{esc(label)}: {esc(text)}</p>" for label, text in
+                        (("structural check (L0)", l0.get("reason")), ("detail", p.get("detail"))) if text)
+        body = (f"<p>{esc(p.get('description'))}</p>" if p.get("description") else "") + notes + table(
+            ["criterion", "text", "judgment", "severity", "cited evidence"], _criterion_rows(p), cls="criteria")
+        blocks.append(details(summary, body, open_=verdict != "Covered" or not blocks, cls="point"))
+    head = kv_table([("PACE score", attempt.result.get("score")), ("complete", attempt.result.get("complete"))])
+    return ("<h3>Code Points</h3>" + head + f'<div class="points">{"".join(blocks)}</div>'
             + json_block(attempt.result.get("attribution"), "symptom attribution"))
 
 
-def raster(signature: dict[str, Any]) -> str:
-    cells = "".join(f'<td class="{"on" if v is True else "off" if v is False else "na"}" '
-                    f'title="{esc(k)}: {esc(v)}"></td>' for k, v in signature.items())
-    return f'<table class="raster"><tr>{cells}</tr></table>'
+def raster(signature: dict[str, Any], link: str = "") -> str:
+    """One cell per probe (green: pass, red: fail, grey: not run); with `link`, each cell opens that row."""
+    def cell(k: str, v: Any) -> str:
+        inner = f'<a href="{link}" title="{esc(k)}: {esc(v)}"></a>' if link else ""
+        return (f'<td class="{"on" if v is True else "off" if v is False else "na"}" title="{esc(k)}: {esc(v)}">'
+                f"{inner}</td>")
+    return f'<table class="raster"><tr>{"".join(cell(k, v) for k, v in signature.items())}</tr></table>'
 
 
 def specpath_panel(run: RunContext, row: Row, attempt: Attempt) -> str:
@@ -103,8 +122,9 @@ def specpath_run_panel(run: RunContext) -> str:
     rows = []
     for r, outcome in run.store.outcomes():
         probes = _probes(outcome.result.get("probes"))
-        rows.append([esc(r.key), raster(probes) if probes else f"<span class='meta'>"
-                     f"{esc(outcome.result.get('reason'))}</span>"])
+        link = url(run.base + "/row", key=r.key)
+        rows.append([f'<a href="{link}">{esc(r.key)}</a>', raster(probes, link) if probes else
+                     f"<span class='meta'>{esc(outcome.result.get('reason'))}</span>"])
     return "<h2>Probe signature raster</h2>" + table(["row", "probes (green: pass)"], rows)
 
 

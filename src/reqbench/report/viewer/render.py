@@ -37,6 +37,21 @@ table.timeline td,table.timeline th,table.target-state td,table.target-state th,
 table.gates td,table.points td{text-align:left;font-size:.9em;word-break:break-word}
 table.timeline th:first-child{width:2.5em}
 .phase-a pre{max-height:32em;overflow:auto}.two.delivery{grid-template-columns:2fr 1fr}
+pre,.prose,.field,details.step,.inputs{text-align:left}
+pre.code,summary code{font:12px/1.4 ui-monospace,monospace}pre.code{background:#f6f6f6;margin:.2em 0 .6em}
+.prose{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0 .6em;max-width:75em}
+.field .key{display:block;font-size:.85em;font-weight:600;color:#444}
+details.step{margin:.2em 0}details.step>summary{font-weight:400}summary .num{color:#777}
+summary code{background:#f3f3f3;padding:0 .3em;border-radius:3px;overflow-wrap:anywhere}
+.banner{padding:.5em .8em;border-radius:6px;background:#eef3fb;border:1px solid #cbd8ee}
+.banner.heuristic{background:#fff4e0;border-color:#f0c36d}
+table.criteria td,table.criteria th,table.runs td,table.runs th{text-align:left;vertical-align:top}
+table.criteria{width:100%}
+.raster td a{display:block;width:1.6em;height:1.2em}
+.bar{display:inline-block;position:relative;width:120px;height:10px;background:#eee;vertical-align:middle;
+ margin-left:.5em;border-radius:2px}.bar .ci{position:absolute;top:3px;height:4px;background:#8aa9d6}
+.bar .pt{position:absolute;top:0;width:2px;height:10px;background:#1d4f91}
+table.heatmap td.cell{text-align:center;min-width:5em}table.leaderboard td{text-align:left}
 """ + _FORMATTER.get_style_defs(".diff")
 
 
@@ -96,8 +111,9 @@ def diff_html(text: str) -> str:
     return f'<div class="diff">{highlight(text, DiffLexer(), _FORMATTER)}</div>'
 
 
-def details(summary_html: str, body: str, open_: bool = False) -> str:
-    return f"<details{' open' if open_ else ''}><summary>{summary_html}</summary>{body}</details>"
+def details(summary_html: str, body: str, open_: bool = False, cls: str = "") -> str:
+    klass = f' class="{cls}"' if cls else ""
+    return f"<details{klass}{' open' if open_ else ''}><summary>{summary_html}</summary>{body}</details>"
 
 
 def status_span(status: Any) -> str:

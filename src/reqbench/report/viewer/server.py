@@ -2,9 +2,12 @@
 artifacts as inert text, binds 127.0.0.1 only, and answers only requests `access.Gate` admits (the
 viewer's own host name, the launch's token).
 
-Routes: ``/`` runs list (one run: its page), ``/run/NAME/`` run page, ``/run/NAME/rows`` row table
+Routes: ``/`` runs list (one run: its page; a study: the study page, `pages_study`), ``/runs`` runs list,
+``/study/rows?a=&b=`` two configurations of a study row by row, ``/run/NAME/`` run page, ``/run/NAME/rows`` row table
 (``status``, ``outcome``, ``q``, ``sort``, ``dir``, ``page``, ``size``), ``/run/NAME/row?key=KEY``,
 ``/run/NAME/artifact/SHA256``, ``/run/NAME/api/rows`` (the same page as JSON), ``/compare?a=&b=``.
+Anything else, an unknown run or row, and a compare of a run that is not here is a 404 page with the
+navigation (an unknown artifact is a plain-text 404).
 """
 
 from __future__ import annotations
@@ -21,13 +24,16 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from reqbench.core.errors import InputError
 from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir
 from reqbench.core.summary import Cell, Summary, unavailable
+from reqbench.report.provenance import shown_path
 from reqbench.report.tables import TableData
-from reqbench.report.viewer import pages_compare, pages_row, pages_run
+from reqbench.report.viewer import pages_compare, pages_row, pages_run, pages_study, runs_list
 from reqbench.report.viewer.access import Admission, Gate, host_name
 from reqbench.report.viewer.index import RowIndex
 from reqbench.report.viewer.panels import RUN_PANELS
 from reqbench.report.viewer.render import q
+from reqbench.report.viewer.study_model import StudyView
 
+HTML = "text/html; charset=utf-8"
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'"
 
 
@@ -83,10 +89,13 @@ class RunContext:
 
 
 class Viewer:
-    """Every run directory under `root` (or `root` itself when it is one)."""
+    """Every run directory under `root` (or `root` itself when it is one); with `study`, the study page."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, study: StudyView | None = None) -> None:
         self.root = Path(root).absolute()
+        self.study = study
+        self.label = shown_path(str(self.root))
+        """The folder as shown on pages (no machine layout: relative to the working directory, or ~/...)."""
         dirs = [self.root] if is_run_dir(self.root) else sorted(p.parent for p in self.root.rglob(DB_NAME))
         if not dirs:
             raise InputError("no run directory here (no run.sqlite under it)", file=str(self.root))
@@ -99,34 +108,51 @@ class Viewer:
         for run in self.runs.values():
             run.store.close()
 
-    def route(self, path: str, query: dict[str, str]) -> tuple[bytes, str, HTTPStatus] | None:
-        html = "text/html; charset=utf-8"
+    def route(self, path: str, query: dict[str, str]) -> tuple[bytes, str, HTTPStatus]:
+        """The answer to GET `path` (an unknown page is the 404 page)."""
+        found = self._route(path, query)
+        if found is None:
+            return self._page(pages_run.not_found(self, f"no page {path}"), HTML, HTTPStatus.NOT_FOUND)
+        if isinstance(found, str):
+            return self._page(found, HTML)
+        return found
+
+    def _route(self, path: str, query: dict[str, str]) -> str | tuple[bytes, str, HTTPStatus] | None:
+        if path == "/" and self.study is not None:
+            return pages_study.study_page(self, self.study, query, pages_run.nav(self))
+        if path == "/study/rows" and self.study is not None:
+            return pages_study.study_rows_page(self, self.study, query, pages_run.nav(self))
+        if path == "/runs" or path == "/" and len(self.runs) != 1:
+            return runs_list.runs_page(self, query, pages_run.nav(self), path)
         if path == "/":
-            if len(self.runs) == 1:
-                run = next(iter(self.runs.values()))
-                return self._page(pages_run.run_page(self, run), html)
-            return self._page(pages_run.runs_page(self), html)
+            return pages_run.run_page(self, next(iter(self.runs.values())))
         if path == "/compare":
-            return self._page(pages_compare.compare_page(self, query.get("a", ""), query.get("b", "")), html)
+            missing = [query[k] for k in ("a", "b") if query.get(k) and query[k] not in self.runs]
+            if missing:
+                return self._page(pages_run.not_found(self, f"no run named {missing[0]} here"), HTML,
+                                  HTTPStatus.NOT_FOUND)
+            return pages_compare.compare_page(self, query.get("a", ""), query.get("b", ""))
         if not path.startswith("/run/"):
             return None
         name, _, rest = path.removeprefix("/run/").partition("/")
-        found = self.runs.get(unquote(name))
-        if found is None:
-            return None
-        run = found
+        run = self.runs.get(unquote(name))
+        if run is None:
+            return self._page(pages_run.not_found(self, f"no run named {unquote(name)} here"), HTML,
+                              HTTPStatus.NOT_FOUND)
         if rest == "":
-            return self._page(pages_run.run_page(self, run), html)
+            return pages_run.run_page(self, run)
         if rest == "rows":
-            return self._page(pages_run.rows_page(self, run, query), html)
+            return pages_run.rows_page(self, run, query)
         if rest == "row":
             text = pages_row.row_page(self, run, query.get("key", ""))
-            return None if text is None else self._page(text, html)
+            return text if text is not None else self._page(
+                pages_run.not_found(self, f"no row {query.get('key', '')} in {run.name}", run), HTML,
+                HTTPStatus.NOT_FOUND)
         if rest.startswith("artifact/"):
             try:
                 data = run.store.artifacts.get(rest.removeprefix("artifact/"))
             except InputError:
-                return None
+                return b"not found", "text/plain; charset=utf-8", HTTPStatus.NOT_FOUND
             # Served as inert text (never HTML), whatever the agent put in it.
             return data, "text/plain; charset=utf-8", HTTPStatus.OK
         if rest == "api/rows":
@@ -138,8 +164,8 @@ class Viewer:
         return None
 
     @staticmethod
-    def _page(text: str, ctype: str) -> tuple[bytes, str, HTTPStatus]:
-        return text.encode("utf-8"), ctype, HTTPStatus.OK
+    def _page(text: str, ctype: str, status: HTTPStatus = HTTPStatus.OK) -> tuple[bytes, str, HTTPStatus]:
+        return text.encode("utf-8"), ctype, status
 
 
 REFUSED = {
@@ -167,8 +193,6 @@ def _handler(viewer: Viewer, gate: Gate) -> type[BaseHTTPRequestHandler]:
             except Exception as exc:  # a bad request must not take the viewer down
                 answer = (f"error: {exc}".encode(), "text/plain; charset=utf-8",
                           HTTPStatus.INTERNAL_SERVER_ERROR)
-            if answer is None:
-                answer = (b"not found", "text/plain; charset=utf-8", HTTPStatus.NOT_FOUND)
             self._send(*answer)
 
         def _send(self, body: bytes, ctype: str, code: HTTPStatus,
@@ -202,12 +226,13 @@ class ViewerServer(ThreadingHTTPServer):
         return self.gate.url()
 
 
-def make_server(path: Path, *, port: int = 0, hosts: tuple[str, ...] = ()) -> ViewerServer:
-    """A server for the run directory or folder of runs `path`, bound to 127.0.0.1:`port` (0 = any free
-    port), answering also to the host names `hosts`; call `serve_forever()`, then `server_close()` and
-    `viewer.close()`."""
+def make_server(path: Path, *, port: int = 0, hosts: tuple[str, ...] = (),
+                study: StudyView | None = None) -> ViewerServer:
+    """A server for the run directory or folder of runs `path` (with `study`: a study directory and what
+    its study page shows), bound to 127.0.0.1:`port` (0 = any free port), answering also to the host names
+    `hosts`; call `serve_forever()`, then `server_close()` and `viewer.close()`."""
     extra = tuple(host_name(h) for h in hosts)
-    viewer = Viewer(path)
+    viewer = Viewer(path, study)
     try:
         server = ViewerServer(("127.0.0.1", port), BaseHTTPRequestHandler)
     except OSError as exc:

@@ -12,6 +12,11 @@ api                agent-facing path        usage fields of a response
 A request is forwarded to the upstream in the same API (the upstream base URL may end in ``/v1`` or
 not). The gateway always asks upstream for a complete, non-streamed response -- one body to record,
 one body to replay -- and streams it to the agent itself when the agent asked for a stream (`sse`).
+
+A call's worst case, reserved against the row's budget before it is forwarded (`leases`), is its body's
+size in bytes as prompt tokens (no tokenizer makes more tokens than bytes of text) plus its output cap
+(`output_cap`: ``max_tokens`` / ``max_completion_tokens`` / ``max_output_tokens``; `DEFAULT_OUTPUT_RESERVE`
+when the request sets none).
 """
 
 from __future__ import annotations
@@ -26,6 +31,11 @@ UPSTREAM_PATHS = {"chat": "/chat/completions", "responses": "/responses", "messa
 ANTHROPIC_VERSION = "2023-06-01"
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta", "openai-beta")
 """Request headers of the agent passed upstream (protocol switches, never credentials)."""
+DEFAULT_OUTPUT_RESERVE = 32_768
+"""Output tokens reserved for a call whose request sets no output cap (the largest cap of the common chat
+models; a model that writes more than this uncapped is the one way a call can exceed its reservation)."""
+OUTPUT_CAP_FIELDS = {"chat": ("max_completion_tokens", "max_tokens"), "responses": ("max_output_tokens",),
+                     "messages": ("max_tokens",)}
 
 
 def route(path: str) -> str | None:
@@ -64,6 +74,24 @@ def presented_token(headers: Mapping[str, str]) -> str:
     return (headers.get("x-api-key") or headers.get("api-key") or "").strip()
 
 
+_OVERFLOW_MARKERS = ("context_length_exceeded", "context length", "context window", "prompt is too long",
+                     "maximum context", "too many tokens")
+
+
+def context_overflow(status: int, response: Mapping[str, Any]) -> bool:
+    """Whether the *upstream* refused a call because its prompt exceeds the model's context: HTTP 400/413
+    with the error code or message the providers use for it (OpenAI ``context_length_exceeded``,
+    Anthropic "prompt is too long"). Read from the provider's answer to the gateway, which the agent cannot
+    write."""
+    if status not in (400, 413):
+        return False
+    error = response.get("error")
+    if not isinstance(error, Mapping):
+        return False
+    text = " ".join(str(error.get(k) or "") for k in ("code", "type", "message")).lower()
+    return any(marker in text for marker in _OVERFLOW_MARKERS)
+
+
 def usage_of(api: str, response: Mapping[str, Any]) -> tuple[int, int]:
     """(prompt tokens, completion tokens) of a complete response; cached input counts as input."""
     usage = response.get("usage") or {}
@@ -84,3 +112,18 @@ def error_body(api: str, message: str, kind: str) -> dict[str, Any]:
         return {"type": "error", "error": {"type": "invalid_request_error", "message": message,
                                            "reqbench": kind}}
     return {"error": {"message": message, "type": "invalid_request_error", "code": kind}}
+
+
+def output_cap(api: str, body: Mapping[str, Any]) -> int:
+    """The output tokens a request allows (`DEFAULT_OUTPUT_RESERVE` when it sets no usable cap)."""
+    for name in OUTPUT_CAP_FIELDS[api]:
+        value = body.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+    return DEFAULT_OUTPUT_RESERVE
+
+
+def served_model(response: Mapping[str, Any], forwarded: str) -> str:
+    """The model a complete response says answered it, else the model the call was sent to."""
+    model = response.get("model")
+    return model if isinstance(model, str) and model else forwarded

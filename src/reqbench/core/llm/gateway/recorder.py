@@ -1,13 +1,16 @@
 """Where the gateway writes every model call it answers, and where offline replay finds them again.
 
 A `ModelCall` is one agent request and the gateway's answer: the row it belongs to, its step (the
-n-th call of that row's lease), the API, request and response bodies, tokens, cost, latency and its
-``source`` (``upstream``: forwarded and answered; ``replay``: served from a recording; ``refused``:
-over budget, offline miss or upstream failure).
+n-th call of that row's lease), the API, the model the request named and the model that answered
+(``served_model``), request and response bodies, tokens, cost, latency and its ``source`` (``upstream``:
+forwarded and answered; ``replay``: served from a recording; ``refused``: refused by the gateway, offline
+miss or upstream failure). A call the gateway refused keeps only a digest of its request
+(`limits.refused_digest`: size, SHA-256, first KiB).
 
 Two recorders share one interface: `StoreRecorder` writes the run store's ``model_calls`` table (its
 own short SQLite connections, so the gateway's threads never share the store's connection) and
-`MemoryRecorder` keeps calls in a list (outside a run, and in tests).
+`MemoryRecorder` keeps calls in a list (outside a run, and in tests). Each hands out the quota of
+recorded bytes its calls count against (`quota`), and `record` returns the bytes it kept.
 
 Replay (`ReplayCursor`) is by row, not by exact body: real agent CLIs put things that change from
 run to run into their requests (working directory, dates, session ids), so the n-th call of a row is
@@ -26,6 +29,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reqbench.core.hashing import sha256_json
+from reqbench.core.llm.gateway.quota import TrafficQuota, store_quota
 
 SOURCES = ("upstream", "replay", "refused")
 
@@ -48,6 +52,9 @@ class ModelCall:
     workspace: str = ""
     """The agent's working directory during the call (replay maps it to the new one)."""
     request_key: str = field(default="")
+    served_model: str = ""
+    """The model that answered: the ``model`` a 200 response names (the forwarded name when it names none);
+    empty for a call that was not answered."""
 
     def __post_init__(self) -> None:
         if not self.request_key:
@@ -59,7 +66,12 @@ class ModelCall:
                 "status": self.status, "prompt_tokens": self.prompt_tokens,
                 "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
                 "latency_ms": self.latency_ms, "source": self.source, "started": self.started,
-                "workspace": self.workspace}
+                "workspace": self.workspace, "served_model": self.served_model}
+
+    def encoded(self) -> tuple[str, str]:
+        """The request and response as the store keeps them (JSON text)."""
+        return (json.dumps(self.request, sort_keys=True, ensure_ascii=False),
+                json.dumps(self.response, sort_keys=True, ensure_ascii=False))
 
 
 def request_key(api: str, body: dict[str, Any]) -> str:
@@ -69,9 +81,17 @@ def request_key(api: str, body: dict[str, Any]) -> str:
 
 
 class Recorder(Protocol):
-    def record(self, call: ModelCall) -> None: ...
+    def record(self, call: ModelCall) -> int:
+        """Keep `call`; returns the bytes of request and response JSON kept."""
 
     def calls(self, row_key: str | None = None) -> list[ModelCall]: ...
+
+    def quota(self, limit: int) -> TrafficQuota:
+        """The quota of recorded bytes this recorder's calls count against (limit set to `limit`)."""
+
+
+def _size(encoded: tuple[str, str]) -> int:
+    return sum(len(text.encode("utf-8", "surrogatepass")) for text in encoded)
 
 
 class MemoryRecorder:
@@ -80,10 +100,19 @@ class MemoryRecorder:
     def __init__(self) -> None:
         self._calls: list[ModelCall] = []
         self._lock = threading.Lock()
+        self._quota: TrafficQuota | None = None
 
-    def record(self, call: ModelCall) -> None:
+    def record(self, call: ModelCall) -> int:
         with self._lock:
             self._calls.append(call)
+        return _size(call.encoded())
+
+    def quota(self, limit: int) -> TrafficQuota:
+        with self._lock:
+            if self._quota is None:
+                self._quota = TrafficQuota(limit, sum(_size(c.encoded()) for c in self._calls))
+            self._quota.limit = limit
+            return self._quota
 
     def calls(self, row_key: str | None = None) -> list[ModelCall]:
         with self._lock:
@@ -107,21 +136,24 @@ class StoreRecorder:
         conn.row_factory = sqlite3.Row
         return conn
 
-    def record(self, call: ModelCall) -> None:
+    def record(self, call: ModelCall) -> int:
+        request, response = encoded = call.encoded()
         conn = self._connect()
         try:
             with conn:
                 conn.execute(
                     "INSERT INTO model_calls (row_key, step, api, model, request_key, request_json, "
                     "response_json, status, prompt_tokens, completion_tokens, cost_usd, latency_ms, source, "
-                    "workspace, started) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (call.row_key, call.step, call.api, call.model, call.request_key,
-                     json.dumps(call.request, sort_keys=True, ensure_ascii=False),
-                     json.dumps(call.response, sort_keys=True, ensure_ascii=False), call.status,
-                     call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_ms,
-                     call.source, call.workspace, call.started))
+                    "workspace, started, served_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (call.row_key, call.step, call.api, call.model, call.request_key, request, response,
+                     call.status, call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_ms,
+                     call.source, call.workspace, call.started, call.served_model))
         finally:
             conn.close()
+        return _size(encoded)
+
+    def quota(self, limit: int) -> TrafficQuota:
+        return store_quota(self.db_path, limit)
 
     def calls(self, row_key: str | None = None) -> list[ModelCall]:
         where, params = ("WHERE row_key = ?", (row_key,)) if row_key is not None else ("", ())
@@ -135,13 +167,16 @@ class StoreRecorder:
                           status=r["status"], prompt_tokens=r["prompt_tokens"],
                           completion_tokens=r["completion_tokens"], cost_usd=r["cost_usd"],
                           latency_ms=r["latency_ms"], source=r["source"], started=r["started"],
-                          workspace=r["workspace"], request_key=r["request_key"]) for r in rows]
+                          workspace=r["workspace"], request_key=r["request_key"],
+                          served_model=r["served_model"] if "served_model" in r.keys() else "")
+                for r in rows]
 
 
     def totals(self) -> dict[str, dict[str, Any]]:
-        """Per row: calls by source, and the tokens and dollars of the calls forwarded upstream -- what
-        the row spent, counted once: a replayed call costs nothing again, a refused one nothing at all.
-        Every attempt of the row counts (a retried row spent on each attempt)."""
+        """Per row: calls by source, the tokens and dollars of the calls forwarded upstream -- what the row
+        spent, counted once: a replayed call costs nothing again, a refused one nothing at all -- and the
+        models that answered (`models_used`). Every attempt of the row counts (a retried row spent on each
+        attempt)."""
         conn = self._connect()
         try:
             rows = conn.execute(
@@ -155,13 +190,34 @@ class StoreRecorder:
         out: dict[str, dict[str, Any]] = {}
         for r in rows:
             t = out.setdefault(r["row_key"], {"calls": 0, **dict.fromkeys(SOURCES, 0), "prompt_tokens": 0,
-                                              "completion_tokens": 0, "cost_usd": None, "cost_complete": True})
+                                              "completion_tokens": 0, "cost_usd": None, "cost_complete": True,
+                                              "models": {}})
             t["calls"] += r["n"]
             t[r["source"]] = t.get(r["source"], 0) + r["n"]
             if r["source"] == "upstream":  # one group per (row, source): assigned once
                 t["prompt_tokens"], t["completion_tokens"] = r["p"] or 0, r["c"] or 0
                 t["cost_usd"] = r["cost"] if r["priced"] else None  # None: no price known for its model
                 t["cost_complete"] = r["priced"] == r["n"]
+        for row_key, models in self.models_used().items():
+            out[row_key]["models"] = models
+        return out
+
+    def models_used(self) -> dict[str, dict[str, int]]:
+        """Per row: answered calls (forwarded or replayed) per model that answered them (the model the
+        request named, for calls recorded before the answering model was)."""
+        conn = self._connect()
+        try:
+            rows = conn.execute(
+                "SELECT row_key, CASE WHEN served_model != '' THEN served_model ELSE model END AS m, "
+                "COUNT(*) AS n FROM model_calls WHERE status = 200 GROUP BY row_key, m ORDER BY row_key, m"
+            ).fetchall()
+        except sqlite3.OperationalError:  # a store from before served_model (or before the gateway)
+            return {}
+        finally:
+            conn.close()
+        out: dict[str, dict[str, int]] = {}
+        for r in rows:
+            out.setdefault(r["row_key"], {})[r["m"]] = r["n"]
         return out
 
 
@@ -178,12 +234,12 @@ class ReplayCursor:
     def take(self, api: str, body: dict[str, Any]) -> ModelCall | None:
         key = request_key(api, body)
         model = str(body.get("model", ""))
-        size = _size(body)
+        size = _items(body)
         with self._lock:
             same_api = [c for c in self._left if c.api == api]
             rules: tuple[Callable[[ModelCall], bool], ...] = (
                 lambda c: c.request_key == key,
-                lambda c: c.model == model and _size(c.request) == size,
+                lambda c: c.model == model and _items(c.request) == size,
                 lambda c: c.model == model)
             for rule in rules:
                 match = next((c for c in same_api if rule(c)), None)
@@ -196,7 +252,7 @@ class ReplayCursor:
         return len(self._left)
 
 
-def _size(body: dict[str, Any]) -> int:
+def _items(body: dict[str, Any]) -> int:
     """Number of conversation items of a request (messages or Responses input items)."""
     items = body.get("messages", body.get("input"))
     return len(items) if isinstance(items, list) else 1

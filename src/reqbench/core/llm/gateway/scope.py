@@ -1,9 +1,11 @@
 """Which row the current thread works for, and the gateway a CLI agent of that row talks to.
 
-The runner wraps every attempt in `row_scope(row.key)`; code deep inside the row (a preset starting
-its tool) reads `current_row_key()` to tag its model calls, without a row threaded through every
-protocol. `row_gateway` starts a gateway for one agent run or session: calls recorded in the active
-run store (``model_calls``), replay-only when the run is ``--offline``, forwarding to `upstream`.
+The runner wraps every attempt in `row_scope(row.key, pricing)`; code deep inside the row (a preset
+starting its tool) reads `current_row_key()` to tag its model calls, and the run's prices
+(`current_pricing`: ``--price``, ``--prices``, ``--allow-unpriced``), without either threaded through every
+protocol. `row_gateway` starts a gateway for one agent run or session: calls recorded in the active run
+store (``model_calls``), replay-only when the run is ``--offline``, forwarding to `upstream`, the row's
+lease bound to its budget and its `ModelPolicy` (the run's model and the tool's auxiliary models).
 """
 
 from __future__ import annotations
@@ -14,11 +16,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from reqbench.core.llm.gateway.leases import Lease, RowBudget
+from reqbench.core.llm.gateway.models import ModelPolicy
 from reqbench.core.llm.gateway.recorder import MemoryRecorder, Recorder, StoreRecorder
 from reqbench.core.llm.gateway.server import Gateway, Upstream
+from reqbench.core.llm.pricing import RunPricing
 from reqbench.core.llm.run_access import run_offline
 
 _ROW: contextvars.ContextVar[str | None] = contextvars.ContextVar("reqbench_row_key", default=None)
+_PRICING: contextvars.ContextVar[RunPricing | None] = contextvars.ContextVar("reqbench_pricing", default=None)
 ADHOC_ROW = "adhoc"
 
 
@@ -27,12 +32,20 @@ def current_row_key() -> str:
     return _ROW.get() or ADHOC_ROW
 
 
+def current_pricing() -> RunPricing:
+    """The prices of the run whose row executes in this thread (the default table outside a run)."""
+    return _PRICING.get() or RunPricing()
+
+
 @contextmanager
-def row_scope(row_key: str) -> Iterator[None]:
+def row_scope(row_key: str, pricing: RunPricing | None = None) -> Iterator[None]:
     token = _ROW.set(row_key)
+    priced = _PRICING.set(pricing) if pricing is not None else None
     try:
         yield
     finally:
+        if priced is not None:
+            _PRICING.reset(priced)
         _ROW.reset(token)
 
 
@@ -47,12 +60,14 @@ def run_recorder() -> Recorder:
 @contextmanager
 def row_gateway(upstream: Upstream, budget: RowBudget | None = None, *, row_key: str | None = None,
                 recorder: Recorder | None = None, offline: bool | None = None,
-                workspace: Path | str = "") -> Iterator[tuple[Gateway, Lease]]:
+                workspace: Path | str = "", models: ModelPolicy | None = None) -> Iterator[tuple[Gateway, Lease]]:
     """A started gateway and the lease of the current row; stopped on exit."""
+    pricing = current_pricing()
     gateway = Gateway(upstream, recorder=recorder or run_recorder(),
-                      offline=run_offline() if offline is None else offline)
+                      offline=run_offline() if offline is None else offline, prices=pricing.table(),
+                      allow_unpriced=pricing.allow_unpriced)
     with gateway:
-        lease = gateway.open_row(row_key or current_row_key(), budget, workspace)
+        lease = gateway.open_row(row_key or current_row_key(), budget, workspace, models)
         try:
             yield gateway, lease
         finally:

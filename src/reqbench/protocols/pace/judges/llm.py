@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import json
 
+from reqbench.core.judges.base import JudgePending
 from reqbench.core.llm.fence import REJECTION, Fence
-from reqbench.protocols.pace.l2 import JudgePending, PointRequest
+from reqbench.protocols.pace.l2 import PointRequest
 from reqbench.protocols.pace.llm import chat, resolve_model
 from reqbench.protocols.pace.variants import DIRECT_INSTRUCTION
 

@@ -1,0 +1,58 @@
+"""A protocol's own run settings: the ``--agent-opt PROTOCOL.KEY=VALUE`` options, typed and validated once.
+
+Each protocol declares an ``options_model`` (a pydantic model, extra keys forbidden, every field with a
+description) and, for its rows, a ``result_model``; ``reqbench schema PROTOCOL-options`` and
+``PROTOCOL-result`` print them. `split_settings` takes the ``PROTOCOL.``-prefixed keys out of the agent
+options, validates them against the model and returns the typed settings plus the agent's own options, so a
+typo or an ill-typed value is one clear error naming the key (exit 2) before anything is created
+(`check_settings` runs in `reqbench.api.execute` before the run directory exists).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from reqbench.core.errors import InputError
+
+if TYPE_CHECKING:
+    from reqbench.core.execute.suite import SuiteProtocol
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ProtocolOptions(BaseModel):
+    """Base of every protocol's settings: unknown keys are refused."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class ProtocolResult(BaseModel):
+    """Base of every protocol's row result (`RowOutcome.result`): the fields every consumer reads are
+    declared; a protocol may carry more (kept, never re-read by key downstream)."""
+
+    model_config = ConfigDict(extra="allow")
+
+
+def split_settings(agent_options: dict[str, Any], protocol: str, model: type[M]) -> tuple[M, dict[str, Any]]:
+    """(the protocol's validated settings, the remaining agent options)."""
+    prefix = f"{protocol}."
+    mine = {k.removeprefix(prefix): v for k, v in agent_options.items() if k.startswith(prefix)}
+    rest = {k: v for k, v in agent_options.items() if not k.startswith(prefix)}
+    try:
+        return model.model_validate(mine), rest
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or "?"
+        known = ", ".join(prefix + name for name in model.model_fields)
+        rule = ("unknown option; known: " + (known or "none")) if first["type"] == "extra_forbidden" \
+            else str(first["msg"])
+        raise InputError(rule, item=f"--agent-opt {prefix}{key}") from None
+
+
+def check_settings(protocol: SuiteProtocol, agent_options: dict[str, Any]) -> None:
+    """Validate the protocol's prefixed options (nothing when the protocol declares no `options_model`)."""
+    model = getattr(protocol, "options_model", None)
+    if model is not None:
+        split_settings(agent_options, protocol.name, model)
