@@ -30,7 +30,8 @@ test-quick: $(STAMP)
 
 # The wheel, built offline with the venv's setuptools (no index needed): pip install dist/reqbench-*.whl
 DIST ?= dist
-dist: $(STAMP)
+dist:  # needs only the venv's setuptools: an existing .venv is used as it is (no install, no index)
+	test -x $(BIN)/python || $(MAKE) $(STAMP)
 	rm -rf build
 	$(BIN)/python -m pip wheel -q --no-deps --no-build-isolation --disable-pip-version-check -w $(DIST) .
 	@ls $(DIST)/reqbench-*.whl
