@@ -92,6 +92,7 @@ def _pace_options(judge: str) -> RunOptions:
     return RunOptions(agent="reference", judge=judge, conditions=("prd",))
 
 
+@pytest.mark.slow  # waits out the judge client's retries (about two minutes)
 def test_a_judge_that_is_down_leaves_rows_pending_and_resume_scores_them_without_the_agent(
         env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from tests.support.gullible import pace_citation, pace_criteria

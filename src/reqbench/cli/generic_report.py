@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from reqbench.cli.consoles import console
+from reqbench.cli.consoles import console, err_console, styled
 from reqbench.cli.protocol_lookup import protocol_by_name
 from reqbench.core.execute.suite import Suite
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
@@ -24,16 +24,22 @@ from reqbench.report.run_report import (
     status_by_condition,
 )
 from reqbench.report.tables import rich_tables
+from reqbench.report.zero_fold import fold_zeros
 
 
 def print_report(store: RunStore, suite: Suite, grading: str | None = None) -> dict[str, Any]:
-    """Print the report tables of an open run (one grading, default the latest); returns the JSON payload."""
+    """Print the report tables of an open run (one grading, default the latest); returns the JSON payload.
+    All-zero columns are left out and all-zero tables are one line (`report.zero_fold`)."""
     payload = build_payload(store, suite, grading)
     by_condition = status_by_condition(store, payload["run"]["grading"])
     for heading, tables in report_sections(payload, suite.protocol.name, by_condition):
         console.rule(heading)
         for table in tables:
-            for part in rich_tables(table, console.width):
+            folded = fold_zeros(table)
+            if isinstance(folded, str):
+                console.print(styled(folded, "dim"))
+                continue
+            for part in rich_tables(folded, console.width):
                 console.print(part)
     return payload
 
@@ -62,16 +68,19 @@ def report(
         else:
             payload = print_report(store, suite, grading)
         if html is not None or plots is not None:
+            says = err_console if as_json else console  # with --json, stdout is the JSON document alone
             figures = report_plots(payload, protocol.name, by_condition)
             if html is not None:
                 title = f"reqbench report: {run_title(store.meta)}"
                 atomic_write_text(html, render_report(title, report_sections(payload, protocol.name,
                                                                              by_condition), figures,
                                                       provenance(store.meta)))
+                says.print(f"wrote the HTML report to {html}")
             if plots is not None:
                 for i, (title, png) in enumerate(figures):
                     slug = re.sub(r"[^A-Za-z0-9]+", "_", title).strip("_")[:60]
                     atomic_write_bytes(plots / f"{i:02d}_{slug}.png", png)
+                says.print(f"wrote {len(figures)} plot(s) to {plots}")
 
 
 def export(
@@ -82,9 +91,11 @@ def export(
                                    "(one ATIF trajectory.json per row under the --out folder)."),
     parquet: bool = typer.Option(False, "--parquet", help="Same as --format parquet."),
 ) -> None:
-    """Export one row per planned row (its selected attempt) with flat columns outcome, score, reason,
-    cost_usd, tokens, seconds in every format (schema: `reqbench schema run-result-row`); or, with
-    --format atif, each row's agent trajectory in the Agent Trajectory Interchange Format.
+    """Export one row per planned row (its selected attempt), the same columns in every format and for every
+    protocol (schema: `reqbench schema run-result-row`): outcome (success, failure, invalid, pending,
+    unstarted), protocol_outcome, score, reason (the outcome taxonomy code), detail (prose), cost_usd and
+    tokens (the row's recorded model calls), seconds; or, with --format atif, each row's agent trajectory
+    in the Agent Trajectory Interchange Format.
 
     Example: reqbench export runs/demo/takeover-takeover-reference --out rows.csv
     """

@@ -16,6 +16,7 @@ import typer
 
 from reqbench import __version__
 from reqbench.cli.consoles import console, err_console, marked, route_python_messages
+from reqbench.cli.help_format import HELP_SETTINGS, conventional_metavars
 from reqbench.core.errors import InputError
 
 app = typer.Typer(
@@ -25,6 +26,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: paragraphs reflowed, no boxes (`cli.help_format`)
+    context_settings=HELP_SETTINGS,
 )
 
 def _version(value: bool) -> None:
@@ -59,7 +62,7 @@ _register()
 def main() -> None:
     route_python_messages()
     try:
-        app(prog_name="reqbench")
+        conventional_metavars(typer.main.get_command(app))(prog_name="reqbench")
     except InputError as exc:
         err_console.print(marked("error:", "red", exc))
         sys.exit(2)

@@ -34,6 +34,7 @@ from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.step import AgentStep
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
@@ -111,7 +112,8 @@ class LoadedSuite:
         for c in conditions:
             if c != "prd" and c not in CONTROL_CONDITIONS:
                 raise InputError(
-                    f"unknown pace condition {c!r} (prd | {' | '.join(CONTROL_CONDITIONS)})",
+                    f"unknown pace condition {c!r}{did_you_mean(c, ('prd', *CONTROL_CONDITIONS))} "
+                    f"(prd | {' | '.join(CONTROL_CONDITIONS)})",
                     item="--condition",
                 )
         return [

@@ -18,6 +18,7 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary, bar_from_table
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.specpath import sources
@@ -132,6 +133,10 @@ class SpecPathProtocol:
     def detect(self, path: Path) -> bool:
         return _marker(Path(path))
 
+    def unused_judge(self, options: RunOptions) -> str | None:
+        """SpecPath scores by probe tests only (`core.execute.judge_use`)."""
+        return "specpath scores every row with its probe tests, never with a judge"
+
     def validate(self, path: Path) -> list[str]:
         try:
             fams = families(path)
@@ -198,7 +203,8 @@ class LoadedSuite:
         for cond in conditions:
             for fam in self.families.values():
                 if cond not in fam.histories:
-                    raise InputError(f"unknown condition; known: {', '.join(ALL_CONDITIONS)}",
+                    raise InputError(f"unknown condition{did_you_mean(cond, ALL_CONDITIONS)}; known: "
+                                     f"{', '.join(ALL_CONDITIONS)}",
                                      file=str(fam.root / "family.yaml"), item=f"--condition {cond}")
         return [Row(fid, cond, options.agent, rep) for rep in range(options.repeats)
                 for fid in sorted(self.families) for cond in conditions]

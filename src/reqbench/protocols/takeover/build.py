@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.errors import InputError
+from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.hashing import pretty_json, sha256_file, sha256_json, sha256_text
 from reqbench.protocols.takeover.conditions import CONDITIONS, active_rqs
 from reqbench.protocols.takeover.gold import gold_states
@@ -195,6 +196,7 @@ def build_release(
     texts = load_phase_a_texts(instructions, response_schema)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
+    as_umask_allows(tmp, directory=True)
     try:
         result = _write_tree(tmp, project, input_release, texts, code_environments)
         old = None

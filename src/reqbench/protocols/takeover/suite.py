@@ -11,6 +11,7 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
@@ -39,6 +40,13 @@ class TakeoverProtocol:
 
     def detect(self, path: Path) -> bool:
         return is_takeover_suite(Path(path))
+
+    def unused_judge(self, options: RunOptions) -> str | None:
+        """Only Phase-A responses are judged: diagnostic and two-phase conditions (`core.execute.judge_use`)."""
+        if any(c in rows.JUDGED_CONDITIONS for c in options.conditions or DEFAULT_CONDITIONS):
+            return None
+        return (f"takeover judges Phase-A responses only, under {', '.join(rows.JUDGED_CONDITIONS)}; "
+                f"the conditions {', '.join(options.conditions)} are scored by their checks")
 
     def validate(self, path: Path) -> list[str]:
         """Suite file, project annotation (every ledger rule) and admission of each delivery target."""
@@ -103,7 +111,8 @@ class LoadedSuite:
         conditions = options.conditions or DEFAULT_CONDITIONS
         unknown = [c for c in conditions if c not in rows.CONDITIONS]
         if unknown:
-            raise InputError(f"unknown condition {unknown[0]!r}; takeover conditions: "
+            raise InputError(f"unknown condition {unknown[0]!r}{did_you_mean(unknown[0], rows.CONDITIONS)}; "
+                             "takeover conditions: "
                              f"{', '.join(rows.CONDITIONS)}", item="--condition")
         delivery_ids = [d.target_id for d in self.suite.delivery]
         all_ids = self.context(_cache_root(options, cache_root() / "takeover-work")).target_ids()

@@ -51,6 +51,8 @@ DIAGNOSTIC_CONDITIONS = ("diag-C1", "diag-C2")
 DEFAULT_JUDGE = "exact"
 """The judge when ``--judge`` is not given: each contract's deterministic rule (`judging.exact_rules`)."""
 CONDITIONS = DELIVERY_CONDITIONS + DIAGNOSTIC_CONDITIONS
+JUDGED_CONDITIONS = DIAGNOSTIC_CONDITIONS + ("two-phase-C1", "two-phase-C2")
+"""Conditions whose Phase-A response is scored by the judge (RQ1-RQ3)."""
 
 
 def history_condition(condition: str) -> str:
