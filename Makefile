@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo demo-real test test-integration test-ray bench bench-quick lint clean screenshots docs
+.PHONY: demo demo-real test test-quick test-integration test-ray bench bench-quick lint clean screenshots dist docs
 
 $(STAMP): pyproject.toml tests/plugin/pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -21,6 +21,20 @@ demo-real: $(STAMP)  # real open-source suites (sdists fetched from PyPI once, t
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 -m "not integration" tests
+
+# Unit tests only (under two minutes): the core, the report layer and the layering rules, without the tests
+# marked slow (whole runs, real tools). `make test` runs everything.
+QUICK := tests/architecture tests/core tests/report tests/test_install_instructions.py
+test-quick: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q -m "not slow and not integration" $(QUICK)
+
+# The wheel, built offline with the venv's setuptools (no index needed): pip install dist/reqbench-*.whl
+DIST ?= dist
+dist:  # needs only the venv's setuptools: an existing .venv is used as it is (no install, no index)
+	test -x $(BIN)/python || $(MAKE) $(STAMP)
+	rm -rf build
+	$(BIN)/python -m pip wheel -q --no-deps --no-build-isolation --disable-pip-version-check -w $(DIST) .
+	@ls $(DIST)/reqbench-*.whl
 
 # The viewer's run page, a row page per protocol and the compare page of the demo runs (needs chromium).
 screenshots: demo
@@ -56,4 +70,4 @@ lint: $(STAMP)
 	$(BIN)/mypy --strict src/reqbench/core src/reqbench/protocols  # the core and every protocol
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache site
+	rm -rf $(VENV) runs .pytest_cache site build dist

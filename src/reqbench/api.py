@@ -79,7 +79,8 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     """Preflight, validate, load and plan the suite, open the run directory, execute every unfinished row;
     returns the open `RunStore` and the loaded `Suite` (the caller closes the store)."""
     from reqbench.core.execute.executor import make_executor
-    from reqbench.core.execute.lifecycle import discard_if_empty, open_or_resume
+    from reqbench.core.execute.judge_use import check_judge_used
+    from reqbench.core.execute.lifecycle import check_run_dir, discard_if_empty, open_or_resume
     from reqbench.core.execute.options import with_work_dir
     from reqbench.core.execute.preflight import preflight
     from reqbench.core.execute.runner import WORK_DIR, execute_run
@@ -87,7 +88,10 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     from reqbench.protocols.lookup import protocol_for_suite
 
     suite = Path(suite).resolve()
-    check_settings(protocol_for_suite(suite), options.agent_options)  # a mistyped PROTOCOL.KEY: exit 2 first
+    check_run_dir(Path(run_dir), suite, options, resume=resume)  # seconds, before minutes of validation
+    protocol = protocol_for_suite(suite)
+    check_settings(protocol, options.agent_options)  # a mistyped PROTOCOL.KEY: exit 2 first
+    check_judge_used(protocol, options)
     facts = preflight(options)
     protocol = validate(suite, on_problem=on_problem, progress=progress)
     loaded = protocol.load(suite)

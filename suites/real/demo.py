@@ -1,5 +1,6 @@
-"""`make demo-real`: run every real suite with the control agents, print the reports, sizes and a closing
-table, and exit 1 unless `reference` gets full marks and `null` zero on every suite.
+"""`make demo-real`: run every real suite with the control agents, print the reports, each suite's dataset
+statistics (`reqbench stats`), sizes and a closing table, and exit 1 unless `reference` gets full marks and
+`null` zero on every suite.
 
 Usage: python suites/real/demo.py [--out runs/demo-real]. Sdists are fetched into $REQBENCH_CACHE
 (default ~/.cache/reqbench) on first use and hash-checked on every later one.
@@ -18,6 +19,7 @@ from reqbench.cli.generic import headline_table
 from reqbench.cli.generic_report import print_report
 from reqbench.cli.generic_run import run_suite, unmeasured_rows
 from reqbench.core.execute.types import RunOptions
+from reqbench.protocols.base import dataset_stats
 from reqbench.protocols.journey.models import load_suite as load_journey_suite
 from reqbench.protocols.pace.case import load_suite as load_pace_suite
 from reqbench.protocols.pace.sizes import case_size
@@ -26,6 +28,7 @@ from reqbench.protocols.specpath.calibration_gate import calibration_source, rem
 from reqbench.protocols.specpath.sizes import family_size
 from reqbench.protocols.specpath.suite import families
 from reqbench.protocols.takeover.sizes import suite_size
+from reqbench.report.tables import rich_tables, summary_tables
 
 HERE = Path(__file__).resolve().parent
 SUITES = {"specpath": HERE / "specpath", "journey": HERE / "journey", "pace": HERE / "pace",
@@ -81,6 +84,15 @@ def sizes_tables() -> list[Table]:
     ]
 
 
+def print_stats(console: Console) -> None:
+    """Each real suite's dataset-statistics tables, as `reqbench stats SUITE` prints them."""
+    for protocol, suite in SUITES.items():
+        console.rule(f"demo-real: {protocol} {suite.name} dataset statistics")
+        for table in summary_tables(dataset_stats(suite)[1]):
+            for part in rich_tables(table, console.width):
+                console.print(part)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("runs/demo-real"))
@@ -113,6 +125,7 @@ def main() -> int:
             for metric, want in EXPECTED.get((protocol, agent), {}).items():
                 if _first_number(headline.get(metric)) != want:
                     failures.append(f"{protocol} {agent}: {metric} = {headline.get(metric)}, expected {want}")
+    print_stats(console)
     for table in sizes_tables():
         console.print(table)
     console.print(headline_table(headlines))

@@ -15,7 +15,8 @@ ANY_PROTOCOL = re.compile(r"\b(protocol|proto)\s*:\s*Any\b")
 HASATTR_HEADLINE = re.compile(r"hasattr\([^)]*['\"]headline['\"]")
 PROTOCOL_NAMES = re.compile(r"['\"](takeover|specpath|journey|pace)['\"]")
 RENDERERS = ["report/tables.py", "report/run_report.py", "report/html.py", "report/headline_plots.py",
-             "report/plots.py", "report/viewer/server.py", "cli/generic.py", "cli/generic_report.py"]
+             "report/plots.py", "report/viewer/server.py", "report/viewer/pages_study.py",
+             "report/viewer/study_model.py", "cli/generic.py", "cli/generic_report.py"]
 
 
 def _sources() -> list[Path]:

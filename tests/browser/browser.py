@@ -40,12 +40,12 @@ def browser() -> Iterator[Any]:
 
 
 @contextmanager
-def served(path: Path) -> Iterator[tuple[str, Any, str]]:
-    """`reqbench view PATH` on a free port: yields (base URL, viewer, the URL with this launch's token,
-    which a page must open first)."""
+def served(path: Path, study: Any = None) -> Iterator[tuple[str, Any, str]]:
+    """`reqbench view PATH` on a free port (with `study`, a study's page): yields (base URL, viewer, the URL
+    with this launch's token, which a page must open first)."""
     from reqbench.report.viewer import make_server
 
-    server = make_server(path, port=0)
+    server = make_server(path, port=0, study=study)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.core.llm.gateway import ModelCall, StoreRecorder
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from tests.browser.browser import missing
 from tests.cli.generic_helpers import cli_cmd, cli_env
@@ -37,8 +38,15 @@ def _run(root: Path, name: str, protocol: str, agent: str,
                    created=utc_now(), reqbench_version="test")
     with RunStore.create(root / name, meta) as store:
         store.add_plan([r for r, *_ in rows])
+        recorder = StoreRecorder.for_store(store)
         for row, status, result, artifacts in rows:
             store.record_attempt(row, RowOutcome(status=status, result=result, artifacts=artifacts))
+            usage = (result.get("agent") or {}).get("usage")
+            if usage:  # what the row's model calls spent, as the gateway records it (reports count only this)
+                recorder.record(ModelCall(row_key=row.key, step=1, api="chat", model="m", request={},
+                                          response={}, status=200, prompt_tokens=usage["prompt_tokens"],
+                                          completion_tokens=usage["completion_tokens"],
+                                          cost_usd=usage["cost_usd"]))
     return root / name
 
 

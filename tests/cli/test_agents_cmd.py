@@ -33,7 +33,7 @@ def test_agents_table_prints_stage_labels() -> None:
     proc = subprocess.run([sys.executable, "-m", "reqbench.cli.main", "agents"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0
-    assert "[diagnostic]" in proc.stdout and "[coding]" in proc.stdout
+    assert "claude-code (diagnostic)" in proc.stdout and "claude-code (coding)" in proc.stdout
 
 
 def test_agents_says_which_pinned_version_is_installed_where(tmp_path: Path) -> None:

@@ -148,9 +148,10 @@ def test_every_command_help_shows_an_example(command: str) -> None:
 
 
 def test_demo_runs_each_protocol_demo_and_rerun_continues(tmp_path: Path, suite: Path) -> None:
-    first = reqbench("demo", "--out", str(tmp_path / "demo"), "--protocol", "toy", TOY_DEMO_SUITE=str(suite))
+    first = reqbench("demo", "--out", str(tmp_path / "demo"), "--protocol", "toy", "--verbose",
+                     TOY_DEMO_SUITE=str(suite))
     assert first.returncode == 0, first.stderr
-    assert "mean value" in first.stdout
+    assert "mean value" in first.stdout  # --verbose: every report
     assert (tmp_path / "demo" / "toy-suite-reference" / "run.sqlite").is_file()
     again = reqbench("demo", "--out", str(tmp_path / "demo"), "--protocol", "toy", TOY_DEMO_SUITE=str(suite))
     assert again.returncode == 0, again.stderr

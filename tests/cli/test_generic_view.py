@@ -23,7 +23,8 @@ from tests.support.viewer_client import logged_in
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    tasks = [{"id": "ok<b>", "value": 2}, {"id": "bad", "behaviour": "crash"}]
+    tasks = [{"id": "ok<b>", "value": 2}, {"id": "bad", "behaviour": "crash"},
+             {"id": "flaky", "value": 1, "behaviour": "flaky-1"}]
     suite = write_suite(tmp_path / "suite", tasks, conditions=("A",))
     meta = RunMeta(suite_path=str(suite), protocol="toy", options={"agent": "reference", "seed": 1},
                    created=utc_now(), reqbench_version="0")
@@ -56,8 +57,11 @@ def test_viewer_serves_overview_rows_attempts_and_artifacts(run_dir: Path) -> No
         assert status == 200 and b"attempt 1 (selected)" in body and b"&quot;value&quot;: 2" in body
 
         status, _, body = get(base + "/row?key=" + quote("bad|A|reference|0", safe=""))
-        assert b"attempt 2 (selected)" in body and b"RuntimeError: toy bug in bad" in body
-        assert b"<h2>attempt 2 (selected)" in body and b"attempt 1: <span" in body
+        # a harness exception is attrition at its first attempt (never an agent re-run): its traceback is shown
+        assert b"attempt 1 (selected)" in body and b"RuntimeError: toy bug in bad" in body
+
+        status, _, body = get(base + "/row?key=" + quote("flaky|A|reference|0", safe=""))
+        assert b"<h2>attempt 2 (selected)" in body and b"attempt 1: <span" in body  # a provider limit re-runs
 
         patch = b"--- a/ok<b>\n+++ b/ok<b>\n+2\n"
         status, ctype, body = get(base + "/artifact/" + sha256_bytes(patch))

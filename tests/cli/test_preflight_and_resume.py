@@ -48,8 +48,8 @@ def test_unreachable_model_endpoint_exits_2_and_creates_nothing(tmp_path: Path) 
 def test_llm_judge_without_an_endpoint_exits_2_and_creates_nothing(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("REQBENCH_BASE_URL", "OPENAI_BASE_URL")}
     out = tmp_path / "D"
-    proc = cli(["run", str(_suite(tmp_path)), "--agent", "null", "--judge", "llm:m", "--out", str(out)], env,
-               tmp_path)
+    suite = trimmed_suite("pace", tmp_path / "pace")  # every PACE case calls its judge
+    proc = cli(["run", str(suite), "--agent", "null", "--judge", "llm:m", "--out", str(out)], env, tmp_path)
     assert proc.returncode == 2 and "REQBENCH_BASE_URL" in proc.stderr and not out.exists()
 
 
@@ -92,3 +92,41 @@ def test_preset_whose_upstream_does_not_answer_exits_2(tmp_path: Path) -> None:
     proc = cli(["run", str(_suite(tmp_path)), "--agent", "claude-code", "--base-url", url, "--out", str(out)],
                env, tmp_path)
     assert proc.returncode == 2 and url in proc.stderr and not out.exists()
+
+
+def _keyed_env(**keys: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL")}
+    return {**env, **keys}
+
+
+def test_a_wrong_api_key_stops_the_run_in_preflight_naming_its_variable(tmp_path: Path) -> None:
+    from tests.support.scripted_openai import ScriptedOpenAI, reply
+
+    out, suite = tmp_path / "D", _suite(tmp_path)
+    with ScriptedOpenAI([reply("```reply\ndone\n```")], require_key="right") as srv:
+        proc = cli(["run", str(suite), "--agent", "llm", "--model", "openai/m", "--base-url",
+                    srv.base_url, "--out", str(out)], _keyed_env(REQBENCH_API_KEY="wrong"), tmp_path)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "REQBENCH_API_KEY" in proc.stderr and "HTTP 401" in proc.stderr
+        assert "wrong" not in proc.stderr  # the key itself is never printed
+        assert srv.chat_requests == [] and not out.exists()  # no row was tried
+        assert srv.gets[0]["headers"]["authorization"] == "Bearer wrong"
+
+        missing = cli(["run", str(suite), "--agent", "llm", "--model", "openai/m", "--base-url",
+                       srv.base_url, "--out", str(out)], _keyed_env(), tmp_path)
+        assert missing.returncode == 2 and "no key: set REQBENCH_API_KEY or OPENAI_API_KEY" in missing.stderr
+
+        judge = cli(["run", str(trimmed_suite("pace", tmp_path / "pace")), "--agent", "null", "--judge", "llm:m",
+                     "--out", str(out)], _keyed_env(OPENAI_API_KEY="wrong", OPENAI_BASE_URL=srv.base_url), tmp_path)
+        assert judge.returncode == 2 and "OPENAI_API_KEY" in judge.stderr and "judge" in judge.stderr
+
+
+def test_the_right_key_passes_preflight(tmp_path: Path) -> None:
+    from tests.support.scripted_openai import ScriptedOpenAI, reply
+
+    with ScriptedOpenAI(lambda body, i: reply("```reply\ndone\n```"), require_key="right") as srv:
+        proc = cli(["run", str(_suite(tmp_path)), "--agent", "llm", "--model", "openai/m", "--base-url",
+                    srv.base_url, "--condition", "direct", "--out", str(tmp_path / "D"), "--quiet"],
+                   _keyed_env(REQBENCH_API_KEY="right"), tmp_path)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert srv.chat_requests

@@ -65,8 +65,8 @@ def test_export_format_csv_jsonl_parquet(toy_run: Path, tmp_path: Path, fmt: str
         rows = pq.read_table(out).to_pylist()
     assert len(rows) == 2
     for row in rows:
-        assert {"outcome", "score", "reason", "cost_usd", "tokens", "seconds"} <= set(row)
-        assert row["outcome"] in ("scored", "success")
+        assert {"outcome", "protocol_outcome", "score", "reason", "detail", "cost_usd", "tokens", "seconds"} <= set(row)
+        assert row["outcome"] in ("success", "failure")
 
 
 def test_export_csv_out_is_not_jsonl(toy_run: Path, tmp_path: Path) -> None:

@@ -46,6 +46,7 @@ def test_a_removal_that_fails_is_logged_not_raised(tmp_path: Path, monkeypatch: 
     assert "could not remove the agent folder" in caplog.text
 
 
+@pytest.mark.slow
 def test_overflow_counts_allocated_bytes_and_entries_against_the_bound(tmp_path: Path,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(SCRATCH_ENV, "16M")

@@ -66,13 +66,14 @@ def test_concurrency_cap_is_never_exceeded(tmp_path: Path) -> None:
     assert proto.max_active == 2  # reached (the pool is used) and never exceeded
 
 
-def test_bug_in_a_row_becomes_invalid_attempts_and_the_run_goes_on(tmp_path: Path) -> None:
+def test_bug_in_a_row_becomes_one_invalid_attempt_and_the_run_goes_on(tmp_path: Path) -> None:
+    """A harness exception is attrition at once (SpecPath §4.3: runner invalidity is never re-run)."""
     suite = write_suite(tmp_path / "suite", [{"id": "bad", "behaviour": "crash"}, {"id": "good", "value": 1}],
                         conditions=("A",))
     with open_store(tmp_path) as store:
         counts = execute_run(store, ToyProtocol().load(suite), RunOptions(), max_attempts=3)
         bad = store.attempts(Row("bad", "A", "reference", 0))
-        assert [a.status for a in bad] == [RowStatus.INVALID] * 3
+        assert [(a.status, a.reason) for a in bad] == [(RowStatus.INVALID, "harness_exception")]
         assert "RuntimeError: toy bug in bad" in bad[0].detail and "Traceback" in bad[0].detail
         assert store.selected_attempt(Row("good", "A", "reference", 0)).status == RowStatus.SCORED
     assert counts["scored"] == 1 and counts["invalid"] == 1 and counts["unfinished"] == 0

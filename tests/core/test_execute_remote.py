@@ -27,6 +27,8 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.llm.run_access import default_cache, run_offline
 from reqbench.core.store import RunMeta, RunStore, utc_now
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 
 class EchoProtocol:
     """Shipped to the workers (picklable); each worker loads the suite it is sent."""

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from reqbench.core.errors import InputError
 from reqbench.core.judges.base import JudgePending, JudgeRequest, judge_with_retries
 from reqbench.core.judges.llm import DATA_LABEL, SYSTEM_PROMPT, build_messages, make_llm_judge, request_fence
 from reqbench.core.llm.client import ChatClient, LLMConfig
@@ -34,17 +35,29 @@ def judge_for(srv: ScriptedOpenAI, **kw: object):
     return make_llm_judge("openai/judge-model", client=client, **kw)
 
 
-def test_valid_reply_gives_labels_and_records_deterministic_settings() -> None:
+def test_valid_reply_gives_labels_and_sends_no_sampling_setting_the_paper_did_not_set() -> None:
     with ScriptedOpenAI([reply(answer(f1="EQUIVALENT", f2="NOT_EQUIVALENT"))]) as srv:
         judge = judge_for(srv)
         resp = judge.judge(REQUEST)
         sent = srv.chat_requests[0]
     assert resp.labels == {"f1": "EQUIVALENT", "f2": "NOT_EQUIVALENT"}
     assert resp.judge_id == "llm:openai/judge-model"
-    assert resp.settings["temperature"] == 0 and resp.settings["seed"] == 0
-    assert sent["temperature"] == 0 and sent["seed"] == 0 and sent["model"] == "judge-model"
+    # ReqMemBench D.1: temperature and seed are the service's defaults, never overridden
+    assert resp.settings["temperature"] is None and resp.settings["seed"] is None
+    assert "temperature" not in sent and "seed" not in sent and sent["model"] == "judge-model"
     assert resp.request_key == REQUEST.key()
-    assert judge.calls[0]["settings"]["temperature"] == 0
+
+
+def test_sampling_settings_are_sent_only_as_named_options() -> None:
+    with ScriptedOpenAI([reply(answer(f1="EQUIVALENT", f2="NOT_EQUIVALENT"))]) as srv:
+        client = ChatClient(LLMConfig(base_url=srv.base_url, sleep=lambda s: None))
+        judge = make_llm_judge("openai/judge-model,temperature=0,seed=7", client=client)
+        resp = judge.judge(REQUEST)
+        sent = srv.chat_requests[0]
+    assert (sent["temperature"], sent["seed"]) == (0, 7) and resp.judge_id == "llm:openai/judge-model"
+    assert judge.calls[0]["settings"]["seed"] == 7
+    with pytest.raises(InputError, match="top_p"):
+        make_llm_judge("m,top_p=0.9", client=client)
 
 
 def test_missing_candidate_is_rejected_then_reasked_with_the_reason() -> None:

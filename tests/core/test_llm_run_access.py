@@ -87,3 +87,22 @@ def test_run_cache_and_offline_mode_end_with_the_run(store):
     with activate(store), offline_run(True):
         assert default_cache() is not None and run_offline()
     assert default_cache() is None and not run_offline()
+
+
+def test_a_fresh_draw_asks_again_records_its_own_answer_and_replays_within_the_draw(store, server):
+    """A judging repetition must not read the run's recorded answer (judging variance would be 0), and an
+    interrupted repetition must not ask twice what it already asked."""
+    from reqbench.core.llm.run_access import current_draw, fresh_draw
+
+    with activate(store):
+        make_judge("llm:scripted").judge(REQUEST)
+        with fresh_draw("rejudge-1"), offline_run(False):  # nested scopes keep the draw
+            assert current_draw() == "rejudge-1"
+            first = make_judge("llm:scripted").judge(REQUEST)
+            again = make_judge("llm:scripted").judge(REQUEST)
+        with fresh_draw("rejudge-2"):
+            make_judge("llm:scripted").judge(REQUEST)
+        replayed = make_judge("llm:scripted").judge(REQUEST)
+    assert first.settings["cached"] is False and again.settings["cached"] is True
+    assert replayed.settings["cached"] is True and current_draw() == ""
+    assert len(server.chat_requests) == 3 and _llm_rows(store) == 3  # the run's, draw 1's, draw 2's

@@ -22,6 +22,8 @@ from tests.support.real_agents import installed, make_workspace, new_store, run_
 from tests.support.scripted_openai import Reply, ScriptedOpenAI
 from tests.support.wire import messages_body
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 KEY = "sk-ant-loopback-provider-key"
 ROW = "greet|C1|claude-code|0"
 MODEL = "claude-sonnet-4-5"

@@ -18,6 +18,8 @@ from reqbench.core.agents.base import AgentInputs, AgentStatus, Budget
 from reqbench.core.agents.registry import make_agent
 from tests.support.scripted_openai import ScriptedOpenAI, bash_tool_call
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 REPO = Path(__file__).resolve().parents[2]
 MINI_VERSION = "2.4.6"
 

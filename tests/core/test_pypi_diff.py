@@ -11,6 +11,8 @@ from reqbench.core.workspace import RepoSource, apply_patch, copy_tree
 from reqbench.core.workspace.pypi_diff import parse, touched
 from tests.support.pypi import need_release, pypi_cache  # noqa: F401  (fixture)
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 OLD, NEW = "parse==1.20.1", "parse==1.20.2"  # ~30 kB sdists, MIT
 
 

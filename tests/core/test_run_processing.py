@@ -12,13 +12,16 @@ import pytest
 from typer.testing import CliRunner
 
 from reqbench.cli.main import app
+from reqbench.core.agents.base import AgentResult, AgentStatus, Budget
 from reqbench.core.bundled import bundled_suite
-from reqbench.core.execute.outcomes import Reason, classified, provider_reason
+from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.runner import execute_run
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.execute.verdict import step_reason
 from reqbench.core.llm.client import ChatClient, LLMConfig
 from reqbench.core.llm.errors import ProviderError
+from reqbench.core.llm.ledger import RowLedger, current_ledger
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.protocols.pace.suite import PROTOCOL as PACE
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
@@ -51,10 +54,14 @@ class OneCallSuite:
         self.budgets.append(budget)
         client = ChatClient(LLMConfig(base_url=self.base_url, api_key="k", timeout=budget, attempts=1,
                                       sleep=lambda s: None))
+        ledger = current_ledger() or RowLedger()
+        mark = ledger.mark()
         try:
             text = client.complete([{"role": "user", "content": "hi"}], model="m").content
-        except ProviderError as exc:
-            return classified(provider_reason(str(exc)), detail=str(exc))
+        except ProviderError as exc:  # classified by the verdict table from what the client recorded
+            reason = step_reason(AgentResult(AgentStatus.ERROR), ledger.since(mark), Budget())
+            assert reason is not None
+            return classified(reason, detail=str(exc))
         return classified(Reason.PASSED, {"reply": text})
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
@@ -85,6 +92,7 @@ def _pace_options(judge: str) -> RunOptions:
     return RunOptions(agent="reference", judge=judge, conditions=("prd",))
 
 
+@pytest.mark.slow  # waits out the judge client's retries (about two minutes)
 def test_a_judge_that_is_down_leaves_rows_pending_and_resume_scores_them_without_the_agent(
         env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from tests.support.gullible import pace_citation, pace_criteria

@@ -105,7 +105,8 @@ def test_rows_to_run_excludes_finished_rows(tmp_path: Path) -> None:
     store = new_store(tmp_path)
     store.record_attempt(ROW, scored())
     for _ in range(2):
-        store.record_attempt(Row("t2", "C1", "reference", 0), RowOutcome(RowStatus.INVALID))
+        store.record_attempt(Row("t2", "C1", "reference", 0),
+                             RowOutcome(RowStatus.INVALID, reason="provider_rate_limit"))
     assert store.rows_to_run(max_attempts=3) == [Row("t2", "C1", "reference", 0)]
     assert store.rows_to_run(max_attempts=2) == []
     counts = store.counts(max_attempts=3)

@@ -23,6 +23,8 @@ from reqbench.core.execute.verdict import EVENT_OUTCOMES, EVENTS, PROTOCOLS, rea
 from tests.core.verdict_agents import fake_claude
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 AGENT = "tests.core.verdict_agents:make_event_agent"
 SUITES = {"takeover": ("demo:takeover", ("C1",), {}),
           "specpath": ("demo:specpath/slugkit", ("direct",), {}),

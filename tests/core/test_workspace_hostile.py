@@ -117,6 +117,7 @@ def test_binary_and_mode_changes_round_trip(base: Path, tmp_path: Path) -> None:
     round_trip(ws, tmp_path)
 
 
+@pytest.mark.slow
 def test_deep_tree_is_a_limit_not_a_recursion_error(base: Path, tmp_path: Path, cleanup: None) -> None:
     ws = workspace(base, tmp_path)
     deep = str(ws.path)

@@ -11,8 +11,12 @@ import re
 import shutil
 from pathlib import Path
 
+import pytest
+
 from reqbench.core.workspace import apply_patch, tree_hash
 from tests.core.textpatch_support import compare_apply, diffs
+
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
 
 SEED = 20261201
 ROUNDS = 70

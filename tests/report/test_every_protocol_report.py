@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from reqbench.cli.main import app
 from reqbench.core.bundled import bundled_suite
 
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+
 runner = CliRunner()
 CONDITION = {"specpath": "direct", "journey": "single-shot", "pace": "prd", "takeover": "C1"}
 """One quick condition per protocol."""

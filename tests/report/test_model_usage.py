@@ -49,7 +49,7 @@ def test_report_payload_and_table_hold_gateway_usage_per_row(tmp_path: Path) -> 
     assert (usage[b]["prompt_tokens"], usage[b]["completion_tokens"]) == (500, 50)
     assert (usage[b]["cost_usd"], usage[b]["cost_complete"]) == (0.001, False)
     json.dumps(payload, default=str)
-    table = {t.title: t for t in run_tables(payload, {})}["model usage per row (measured by the gateway)"]
+    table = {t.title: t for t in run_tables(payload, {})}["model usage per row (recorded model calls)"]
     assert table.rows == [[a, "4", "1", "1", "2200", "150", "0.0225", "m ×2, m-0513 ×1"],
                           [b, "2", "0", "0", "500", "50", "0.0010 (partial)", "m ×1, unpriced ×1"],
                           ["total", "6", "1", "1", "2700", "200", "0.0235 (partial)", "m ×3, m-0513 ×1, unpriced ×1"]]

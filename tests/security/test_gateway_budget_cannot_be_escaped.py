@@ -130,8 +130,8 @@ def test_run_records_its_prices_and_says_when_unpriced_models_were_allowed(tmp_p
     prices.write_text("house-model: {input_per_1m: 1.0, output_per_1m: 3.0}\n"
                       "other: {input_per_1m: 9, output_per_1m: 9}\n")
     run = tmp_path / "run"
-    proc = reqbench("run", str(suite), "--agent", "reference", "--out", str(run), "--quiet", "--prices", str(prices),
-                    "--price", "other=0.5/1.5", "--allow-unpriced", COLUMNS="400")
+    proc = reqbench("run", str(suite), "--agent", "reference", "--out", str(run), "--prices", str(prices),
+                    "--price", "other=0.5/1.5", "--allow-unpriced", COLUMNS="400")  # the full report
     assert proc.returncode == 0, proc.stderr
     with RunStore.open(run, read_only=True) as store:
         options = store.meta.options

@@ -128,6 +128,23 @@ def test_validate_prints_a_suites_hostile_ids_inert(tmp_path: Path) -> None:
     assert_inert(validate.stderr, "reqbench validate (stderr)")
 
 
+def test_stats_prints_a_suites_hostile_labels_inert(tmp_path: Path) -> None:
+    """`reqbench stats` tabulates a suite's own labels (a Code Point `kind` is free text): shown, not obeyed,
+    in the tables and in the JSON, which stays valid and decodes to the same text."""
+    case = tmp_path / "case"
+    shutil.copytree(REPO / "src" / "reqbench" / "examples" / "pace" / "cachetools-slru", case)
+    spec = case / "case.yaml"
+    spec.write_text(spec.read_text().replace("kind: structure", f"kind: {json.dumps(IDS)}", 1))
+    table = reqbench("stats", case)
+    assert table.returncode == 0, table.stderr.decode(errors="replace")
+    shown = assert_inert(table.stdout, "reqbench stats")
+    assert "\\u001b]0;pwned\\u0007" in shown and "\\u2066\\u007f" in shown  # the cell may fold between them
+    as_json = reqbench("stats", case, "--json")
+    assert as_json.returncode == 0
+    rows = [t for t in json.loads(assert_inert(as_json.stdout, "reqbench stats --json"))["stats"]["tables"]
+            if t["title"] == "Code Point types"][0]["rows"]
+    assert rows[IDS] == {"count": 1, "share": round(1 / 14, 4)}
+
 SGR = re.compile(r"\x1b\[[0-9;]*m")
 
 

@@ -23,7 +23,8 @@ from typing import Any
 import pytest
 
 from reqbench.core.execute.runner import execute_run
-from reqbench.core.execute.types import RunOptions
+from reqbench.core.execute.suite import RowContext
+from reqbench.core.execute.types import Row, RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.checkpoints import pack_tree, restore_tree
@@ -128,5 +129,6 @@ def make_curious(**opts: Any) -> CuriousAgent:
 def test_an_agent_under_test_never_receives_the_controls_context(calc_instance: Path, tmp_path: Path) -> None:
     instance = load_instance(calc_instance)
     CuriousAgent.seen.clear()
-    open_session(f"{__name__}:make_curious", instance, tmp_path, lambda: ["T1", "T2", "T3"], row_key="r")
+    ctx = RowContext(RunOptions(agent=f"{__name__}:make_curious"), tmp_path, Row("t", "c", "a"))
+    open_session(ctx, instance, tmp_path, lambda: ["T1", "T2", "T3"])
     assert CuriousAgent.seen == [None]

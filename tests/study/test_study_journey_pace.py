@@ -54,8 +54,9 @@ def test_journey_table_by_configuration_and_persona(journey: dict[str, Any]) -> 
 
 def test_journey_pairs_use_the_signed_rank_test_on_final_f2p(journey: dict[str, Any]) -> None:
     line = journey["pairwise comparisons of Final F2P"]["rows"]["ref - nothing"]
-    assert line["difference"] == {"value": 1.0, "n": 4} and line["instances"] == 1
-    assert line["p"] == pytest.approx(2 / 2 ** 4)  # exact signed-rank: 4 positive differences, two-sided
+    # four personas and single-shot (the default conditions, SWE-Journey B.2): five paired rows
+    assert line["difference"] == {"value": 1.0, "n": 5} and line["instances"] == 1
+    assert line["p"] == pytest.approx(2 / 2 ** 5)  # exact signed-rank: 5 positive differences, two-sided
 
 
 def test_pace_system_table(pace: dict[str, Any]) -> None:
@@ -63,8 +64,8 @@ def test_pace_system_table(pace: dict[str, Any]) -> None:
     assert "1 SE" in table["estimator"] and "Wilson" in table["estimator"]
     ref, nothing = table["rows"]["ref / prd"], table["rows"]["nothing / prd"]
     assert ref["score"] == {"value": 100.0, "ci": [100.0, 100.0], "n": 3}
-    assert nothing["score"]["value"] == 0.0 and nothing["success rate"]["value"] == 0.0
-    assert ref["success rate"]["value"] == 1.0 and ref["success rate"]["n"] == 3
-    assert ref["success rate"]["ci"][0] == pytest.approx(0.4385, abs=1e-4)  # Wilson, 3 of 3
+    assert nothing["score"]["value"] == 0.0
+    # the bundled suite's judge is the token-overlap heuristic: no success rate is shown from it
+    assert ref["success rate"].startswith("withheld") and nothing["success rate"].startswith("withheld")
     assert ref["Missing"] == nothing["Covered"] == 0
     assert ref["Covered"] == nothing["Missing"] > 0 and ref["Partial"] == 0

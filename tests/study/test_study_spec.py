@@ -67,3 +67,17 @@ def test_configurations_for_study_add_from_text_or_yaml(tmp_path: Path) -> None:
     assert [c.name for c in parse_configuration(str(listed))] == ["a", "b"]
     with pytest.raises(InputError, match="configuration 'name=x': agent: Field required"):
         parse_configuration("name=x")
+
+
+def test_freeze_user_from_must_name_a_configuration_of_a_journey_study(tmp_path: Path) -> None:
+    spec = write_study(tmp_path / "s.yaml", [{"name": "a", "agent": "null"}], freeze_user_from="pilot")
+    result = reqbench("study", "run", str(spec), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "'pilot', which is not a configuration" in result.stderr
+    spec = write_study(tmp_path / "s.yaml", [{"name": "a", "agent": "null"}], freeze_user_from="a")
+    result = reqbench("study", "run", str(spec), "--out", str(tmp_path / "out"))  # demo:specpath
+    assert result.returncode == 2 and "freeze_user_from" in result.stderr and "journey" in result.stderr
+    assert not (tmp_path / "out").exists()
+    spec = write_study(tmp_path / "s.yaml", [{"name": "a", "agent": "null"}, {
+        "name": "b", "agent": "null", "agent_opts": {"journey.frozen_user": "/x"}}], freeze_user_from="a")
+    result = reqbench("study", "run", str(spec), "--out", str(tmp_path / "out"))
+    assert result.returncode == 2 and "'b' sets journey.frozen_user" in result.stderr

@@ -77,9 +77,12 @@ Script = Sequence[Reply] | Callable[[dict[str, Any], int], Reply]
 class ScriptedOpenAI:
     """The server. Start with ``with`` (or `start`/`stop`); `base_url` ends in ``/v1``."""
 
-    def __init__(self, script: Script) -> None:
+    def __init__(self, script: Script, *, require_key: str | None = None) -> None:
         self.script = script
+        self.require_key = require_key
+        """When set, every request without ``Authorization: Bearer <require_key>`` is answered 401."""
         self.requests: list[dict[str, Any]] = []
+        self.gets: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -141,11 +144,28 @@ def _make_handler(owner: ScriptedOpenAI) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet test output
             return
 
+        def _refused(self) -> bool:
+            """A 401 for a wrong or missing key when the server requires one."""
+            if owner.require_key is None or self.headers.get("Authorization") == f"Bearer {owner.require_key}":
+                return False
+            self._send(401, json.dumps({"error": {"message": "Incorrect API key provided",
+                                                  "type": "invalid_request_error"}}).encode())
+            return True
+
         def do_GET(self) -> None:  # model listing, some clients probe it
+            with owner._lock:  # kept apart from `requests`, whose length indexes the script
+                owner.gets.append({"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}})
+            if self._refused():
+                return
             self._send(200, json.dumps({"object": "list", "data": [{"id": "scripted",
                                                                     "object": "model"}]}).encode())
 
         def do_POST(self) -> None:
+            if self._refused():
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                return
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from rich.table import Table
 
-from reqbench.cli.consoles import ScreenConsole, console
+from reqbench.cli.consoles import console, styled
 from reqbench.core import registry
 from reqbench.core.agents.versions import PACKAGES, cached_binary, install, split_spec
 
@@ -67,13 +67,19 @@ def register(app: typer.Typer) -> None:
         if as_json:
             console.echo(json.dumps(rows, indent=2))
             return
-        table = Table("agent", "description", "command", "pinned", "installed", show_lines=True)
+        table = Table("agent", "description", "pinned")
+        table.add_column("installed", overflow="fold")  # a path: folded, never cut
         for row in rows:
-            commands = "\n".join(f"[{stage}] {cmd}" if len(row["commands"]) > 1 else cmd
-                                  for stage, cmd in row["commands"].items())
-            table.add_row(row["name"], row["description"], commands, row["pinned_version"] or "",
-                          row["installed"] or "")
-        ScreenConsole(width=240).print(table)
+            table.add_row(row["name"], row["description"], row["pinned_version"] or "", row["installed"] or "")
+        console.print(table)  # laid out to the terminal's width
+        presets = [row for row in rows if row["commands"]]
+        if presets:
+            console.rule("what each CLI preset runs")
+        for row in presets:  # one command per line, never broken: the terminal folds it, a copy stays whole
+            for stage, cmd in row["commands"].items():
+                label = f"{row['name']} ({stage})" if len(row["commands"]) > 1 else row["name"]
+                console.print(styled(label, "bold"))
+                console.print(f"  {cmd}")
 
     @group.command("install")
     def install_cmd(spec: str = typer.Argument(..., help="NAME or NAME@VERSION (default: the pinned one)."),

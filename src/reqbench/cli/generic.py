@@ -1,7 +1,8 @@
 """Top-level commands shared by every protocol: demo, validate, schema.
 
 Thin: parse -> call the library -> print. `run` lives in `generic_run`, the readers of a run directory
-(`report`, `export`, `view`) in `generic_report`; `cli.main.COMMANDS` names where each command lives.
+(`report`, `export`, `view`) in `generic_report`, `stats` in `stats_cmd`; `cli.main.COMMANDS` names where
+each command lives.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from reqbench.cli.generic_report import print_report
 from reqbench.cli.generic_run import run_suite, unmeasured_rows, validate_suite
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
 from reqbench.core.errors import InputError, ReqbenchError
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Cell, Summary
+from reqbench.report.run_report import build_payload
 from reqbench.report.tables import format_cell
 from reqbench.schemas import SCHEMAS, json_schema
 
@@ -53,8 +56,10 @@ def schema(name: str | None = typer.Argument(None, help="Format name; omit to li
 def demo(
     out: Path = typer.Option(Path("runs/demo"), "--out", help="Directory for the demo runs."),
     protocol_names: list[str] = typer.Option([], "--protocol", help="Only this protocol (repeatable)."),
+    verbose: bool = typer.Option(False, "--verbose", help="Print every run's full report too."),
 ) -> None:
-    """Run the main job on the embedded default: every bundled suite, offline, and print each report.
+    """Run the main job on the embedded default: every bundled suite, offline; print one line per run (where
+    it is, how many rows were scored) and the summary of headline metrics (--verbose: every report).
 
     Re-running continues the same run directories (finished rows are kept). Exit 1 when the demo failed: a
     bundled suite is missing or does not validate, or a demo row ended invalid or pending (nothing else is
@@ -65,7 +70,8 @@ def demo(
     known = [p.name for p in all_protocols()]
     unknown = [n for n in protocol_names if n not in known]
     if unknown:
-        raise InputError(f"unknown protocol {unknown[0]!r}; known protocols: {', '.join(known)}",
+        raise InputError(f"unknown protocol {unknown[0]!r}{did_you_mean(unknown[0], known)}; known protocols: "
+                         f"{', '.join(known)}",
                          item="--protocol")
     protocols = [p for p in all_protocols() if not protocol_names or p.name in protocol_names]
     jobs = [(protocol, suite, options) for protocol in protocols for suite, options in protocol.demo_runs()]
@@ -82,7 +88,8 @@ def demo(
             i += 1
             name = f"{base}-{i}"
         used.add(name)
-        console.rule(f"demo: {protocol.name} {suite}")
+        if verbose:
+            console.rule(f"demo: {protocol.name} {suite}")
         try:
             store, loaded = run_suite(Path(suite), options, out / name, resume=True, quiet=True)
         except ReqbenchError as exc:
@@ -90,18 +97,26 @@ def demo(
             failures.append(f"{name}: {exc}")
             continue
         with store:
-            console.print(f"run directory: {store.run_dir}")
-            payload = print_report(store, loaded)
+            if verbose:
+                console.print(f"run directory: {store.run_dir}")
+            payload = print_report(store, loaded) if verbose else build_payload(store, loaded)
             headline = Summary.from_json(payload["summary"]).headline
             if headline:
                 headlines.append((protocol.name, options.agent, dict(headline)))
-            unmeasured = unmeasured_rows(store.counts())
+            counts = store.counts()
+            unmeasured = unmeasured_rows(counts)
+            console.print(marked("✗" if unmeasured else "✓", "red" if unmeasured else "green",
+                                 f"{protocol.name} {options.agent}: {counts['scored']}/{counts['planned']} rows "
+                                 f"scored  {store.run_dir}"))
         if unmeasured:
             failures.append(f"{name}: " + ", ".join(f"{n} row(s) {status}" for status, n in unmeasured.items())
                             + f" (details: reqbench report {store.run_dir})")
     if headlines:
         console.rule("demo summary")
         console.print(headline_table(headlines))
+    if not verbose:
+        console.print(f"each run's full report: reqbench report DIR (a directory above), reqbench view {out}, "
+                      "or reqbench demo --verbose")
     if failures:
         for failure in failures:
             err_console.print(marked("demo failed:", "red", failure))

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from reqbench.cli.consoles import console
+from reqbench.cli.consoles import console, err_console, styled
 from reqbench.cli.protocol_lookup import protocol_by_name
 from reqbench.core.execute.suite import Suite
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
@@ -24,16 +24,22 @@ from reqbench.report.run_report import (
     status_by_condition,
 )
 from reqbench.report.tables import rich_tables
+from reqbench.report.zero_fold import fold_zeros
 
 
 def print_report(store: RunStore, suite: Suite, grading: str | None = None) -> dict[str, Any]:
-    """Print the report tables of an open run (one grading, default the latest); returns the JSON payload."""
+    """Print the report tables of an open run (one grading, default the latest); returns the JSON payload.
+    All-zero columns are left out and all-zero tables are one line (`report.zero_fold`)."""
     payload = build_payload(store, suite, grading)
     by_condition = status_by_condition(store, payload["run"]["grading"])
     for heading, tables in report_sections(payload, suite.protocol.name, by_condition):
         console.rule(heading)
         for table in tables:
-            for part in rich_tables(table, console.width):
+            folded = fold_zeros(table)
+            if isinstance(folded, str):
+                console.print(styled(folded, "dim"))
+                continue
+            for part in rich_tables(folded, console.width):
                 console.print(part)
     return payload
 
@@ -62,16 +68,19 @@ def report(
         else:
             payload = print_report(store, suite, grading)
         if html is not None or plots is not None:
+            says = err_console if as_json else console  # with --json, stdout is the JSON document alone
             figures = report_plots(payload, protocol.name, by_condition)
             if html is not None:
                 title = f"reqbench report: {run_title(store.meta)}"
                 atomic_write_text(html, render_report(title, report_sections(payload, protocol.name,
                                                                              by_condition), figures,
                                                       provenance(store.meta)))
+                says.print(f"wrote the HTML report to {html}")
             if plots is not None:
                 for i, (title, png) in enumerate(figures):
                     slug = re.sub(r"[^A-Za-z0-9]+", "_", title).strip("_")[:60]
                     atomic_write_bytes(plots / f"{i:02d}_{slug}.png", png)
+                says.print(f"wrote {len(figures)} plot(s) to {plots}")
 
 
 def export(
@@ -82,9 +91,11 @@ def export(
                                    "(one ATIF trajectory.json per row under the --out folder)."),
     parquet: bool = typer.Option(False, "--parquet", help="Same as --format parquet."),
 ) -> None:
-    """Export one row per planned row (its selected attempt) with flat columns outcome, score, reason,
-    cost_usd, tokens, seconds in every format (schema: `reqbench schema run-result-row`); or, with
-    --format atif, each row's agent trajectory in the Agent Trajectory Interchange Format.
+    """Export one row per planned row (its selected attempt), the same columns in every format and for every
+    protocol (schema: `reqbench schema run-result-row`): outcome (success, failure, invalid, pending,
+    unstarted), protocol_outcome, score, reason (the outcome taxonomy code), detail (prose), cost_usd and
+    tokens (the row's recorded model calls), seconds; or, with --format atif, each row's agent trajectory
+    in the Agent Trajectory Interchange Format.
 
     Example: reqbench export runs/demo/takeover-takeover-reference --out rows.csv
     """
@@ -104,7 +115,8 @@ def export(
 
 
 def view(
-    path: Path = typer.Argument(..., help="A run directory, or a folder: every run under it is listed."),
+    path: Path = typer.Argument(..., help="A run directory, a study directory (its study page), or a folder: "
+                                "every run under it is listed."),
     port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
     host: list[str] = typer.Option([], "--host", metavar="NAME",
                                    help="Also answer requests addressed to this host name (e.g. the name an "
@@ -112,7 +124,9 @@ def view(
                                    "127.0.0.1 only."),
 ) -> None:
     """Browse runs in a local web viewer (127.0.0.1, offline): runs list, run page with plots, row table,
-    row pages (diff, checks, trajectory, protocol detail), compare two runs. Ctrl-C stops it.
+    row pages (diff, checks, trajectory, protocol detail), compare two runs; for a study directory, the
+    study page (leaderboard, configuration x condition heatmap, paired differences, two configurations
+    row by row). Ctrl-C stops it.
 
     Open the URL it prints: it carries a token made for this launch. Without it
     (another web page, another user) the viewer answers 403, as it does to a
@@ -121,8 +135,14 @@ def view(
     Example: reqbench view runs/demo --port 8765
     """
     from reqbench.report.viewer import make_server
+    from reqbench.study import is_study_dir
 
-    server = make_server(path, port=port, hosts=tuple(host))
+    study = None
+    if is_study_dir(path):
+        from reqbench.study.view import study_view
+
+        study = study_view(path)
+    server = make_server(path, port=port, hosts=tuple(host), study=study)
     console.print(f"serving {path} at {server.url} (Ctrl-C to stop)")
     try:
         server.serve_forever()

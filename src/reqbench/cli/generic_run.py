@@ -35,7 +35,8 @@ EXIT_NOTHING_MEASURED = 3
 
 
 def parse_agent_opts(items: list[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs; VALUE is read as JSON when it parses (numbers, true, lists), else a string."""
+    """``KEY=VALUE`` pairs; VALUE is read as JSON when it parses (numbers, true, lists), else a string. An
+    option the agent's factory declares as a string gets the text back (`core.agents.option_text`)."""
     out: dict[str, Any] = {}
     for item in items:
         key, sep, value = item.partition("=")
@@ -119,6 +120,37 @@ def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOption
     return Path(meta.suite_path), options_from_json(meta.options, concurrency=concurrency)
 
 
+RUN_DEFINING = ("agent", "judge", "condition", "repeats", "seed", "agent_opt", "model", "base_url",
+                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "out")
+"""`reqbench run` parameters that define a run: a resumed run keeps its stored ones."""
+
+
+def refuse_changes_on_resume(ctx: typer.Context, run_dir: Path, agent: str | None) -> None:
+    """`reqbench run --resume RUN_DIR`: an `InputError` for a missing run directory, a suite given in its
+    place, or any option that would define a different run (the run would silently keep its own)."""
+    if not is_run_dir(run_dir):
+        if not run_dir.exists():
+            raise InputError("no run directory here; `reqbench run --resume RUN_DIR` continues a run that "
+                             "`reqbench run` created", file=str(run_dir))
+        raise InputError("is not a run directory (no run.sqlite); to continue a run give its directory "
+                         "(`reqbench run --resume RUN_DIR`), or give the suite with its options and "
+                         "--out RUN_DIR --resume", file=str(run_dir))
+    given = [f"--{name.replace('_', '-')}" for name in RUN_DEFINING
+             if _given(ctx, name)]
+    if given:
+        raise InputError(f"{', '.join(given)} cannot change a run being resumed: `reqbench run --resume "
+                         f"{run_dir}` continues it with its stored options (only --executor, --concurrency, "
+                         "--offline and --quiet apply). To run more repeats, conditions or seeds, start a new "
+                         "run (`reqbench run SUITE ... --out NEW_DIR`), or compare configurations in a study "
+                         "(`reqbench study run`, `reqbench study add`)", item="--resume")
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the user gave parameter `name` (on the command line), rather than it taking its default."""
+    source = ctx.get_parameter_source(name)
+    return getattr(source, "name", "DEFAULT") in ("COMMANDLINE", "ENVIRONMENT", "PROMPT")
+
+
 def quiet_line(store: RunStore, suite: Suite) -> str:
     """``PROTOCOL AGENT: metric value, ... (scored/planned rows) -> RUN_DIR`` for ``--quiet``."""
     from reqbench.core.summary import Summary
@@ -128,7 +160,8 @@ def quiet_line(store: RunStore, suite: Suite) -> str:
     headline = Summary.from_json(build_payload(store, suite)["summary"]).headline
     counts = store.counts()
     metrics = ", ".join(f"{name} {format_cell(cell)}" for name, cell in headline.items()) or "no headline"
-    return (f"{store.meta.protocol} {store.meta.options.get('agent', '')}: {metrics} "
+    unsafe = "UNSAFE (no sandbox) " if store.meta.options.get("unsafe_no_sandbox") else ""
+    return (f"{unsafe}{store.meta.protocol} {store.meta.options.get('agent', '')}: {metrics} "
             f"({counts['scored']}/{counts['planned']} rows scored) -> {store.run_dir}")
 
 
@@ -138,6 +171,7 @@ def resume_command(out: Path) -> str:
 
 
 def run(
+    ctx: typer.Context,
     suite: Path = typer.Argument(..., help="Suite directory (or a single task of a protocol), or "
                                 "demo:NAME (a bundled suite); with --resume and no --agent, a run directory.",
                                 callback=suite_spec),
@@ -172,6 +206,7 @@ def run(
                                        "output_per_1m}} of model prices for this run."),
     allow_unpriced: bool = typer.Option(False, "--allow-unpriced", help="Let a dollar budget pass calls of "
                                         "models without a price, their cost unknown (recorded; reports say so)."),
+    extra: list[str] = typer.Argument(None, hidden=True),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
 
@@ -193,7 +228,12 @@ def run(
     """
     from reqbench.cli.generic_report import print_report
 
-    if resume and agent is None and is_run_dir(suite):
+    if extra:
+        raise InputError(f"unexpected argument {extra[0]!r}: --resume takes no value; continue a run with "
+                         "`reqbench run --resume RUN_DIR` alone, or repeat its options with `reqbench run SUITE "
+                         "--agent A --out RUN_DIR --resume`", item="reqbench run")
+    if resume and (is_run_dir(suite) or (agent is None and out is None)):
+        refuse_changes_on_resume(ctx, suite, agent)
         out = suite
         suite, options = stored_run_options(out, concurrency)
         options = dataclasses.replace(options, offline=offline)

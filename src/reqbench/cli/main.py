@@ -25,6 +25,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "regrade": ("reqbench.cli.regrade", "regrade"),
     "export": ("reqbench.cli.generic_report", "export"),
     "view": ("reqbench.cli.generic_report", "view"),
+    "stats": ("reqbench.cli.stats_cmd", "stats"),
     "schema": ("reqbench.cli.generic", "schema"),
     "doctor": ("reqbench.cli.doctor", "doctor"),
 }
@@ -37,6 +38,7 @@ def make_app(command: str | None = None) -> Any:
     import typer
 
     from reqbench.cli.consoles import console
+    from reqbench.cli.help_format import HELP_SETTINGS
     from reqbench.core import registry
 
     app = typer.Typer(
@@ -46,6 +48,8 @@ def make_app(command: str | None = None) -> Any:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        rich_markup_mode=None,  # plain click help: paragraphs reflowed, no boxes (`cli.help_format`)
+        context_settings=HELP_SETTINGS,
     )
 
     def _version(value: bool) -> None:
@@ -118,11 +122,15 @@ def main() -> None:
     import sqlite3
     import traceback
 
+    import typer
+
+    from reqbench.cli.help_format import conventional_metavars
     from reqbench.core.errors import InputError
 
     route_python_messages()
     try:
-        make_app(args[0] if args and not args[0].startswith("-") else None)(prog_name="reqbench")
+        app = make_app(args[0] if args and not args[0].startswith("-") else None)
+        conventional_metavars(typer.main.get_command(app))(prog_name="reqbench")
     except InputError as exc:
         err_console.print(marked("error:", "red", exc))
         sys.exit(2)

@@ -24,12 +24,14 @@ def regrade(
     label: str | None = typer.Option(None, "--label", help="Name of the new grading (default regrade-N); "
                                      "give an existing label to continue that grading."),
     offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
-    timeout_rerun: float | None = typer.Option(None, "--timeout-rerun", min=0.001, help="Re-run only the checks "
-                                               "of rows that ended verifier_timeout, under this budget in "
-                                               "seconds (SpecPath: 2400)."),
+    timeout_rerun: float | None = typer.Option(None, "--timeout-rerun", min=0.001, help="Re-run only the "
+                                               "timed-out rows under this budget in seconds (SpecPath: 2400): "
+                                               "the agent of rows that ended agent_timeout (one new run), the "
+                                               "checks of rows that ended verifier_timeout."),
 ) -> None:
-    """Re-score the frozen submissions of a run without re-running any agent; the old attempts stay, and
-    `reqbench report --grading LABEL` picks a grading (default: the latest).
+    """Re-score the frozen submissions of a run without re-running any agent (except the agent of an
+    agent-timeout row under --timeout-rerun); the old attempts stay, and `reqbench report --grading LABEL`
+    picks a grading (default: the latest).
 
     Example: reqbench regrade runs/pace-demo --judge offline --label offline-judge
     Example: reqbench regrade runs/specpath --timeout-rerun 2400 --label rerun-2400
@@ -50,6 +52,7 @@ def regrade(
     console.print(f"grading {name}: {counts['regraded']} row(s) re-graded ({counts['scored']} scored, "
                   f"{counts['pending']} pending, {counts['invalid']} invalid), {counts['skipped']} without a "
                   f"frozen submission, {counts['done']} already done"
-                  + (f", {counts['not_timed_out']} without a verifier timeout" if timeout_rerun else "")
+                  + (f", {counts['agent_reruns']} agent re-run(s) at {timeout_rerun:g} s, "
+                     f"{counts['not_timed_out']} without a timeout" if timeout_rerun else "")
                   + f"; report: reqbench report {run_dir} "
                   f"--grading {name}")

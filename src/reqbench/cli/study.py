@@ -103,6 +103,30 @@ def add(
     _print_result(result)
 
 
+@app.command("rejudge")
+def rejudge(
+    study_dir: Path = typer.Argument(..., help="The study directory."),
+    times: int = typer.Option(..., "--times", min=1, help="Judging repetitions wanted (rejudge-1..K); "
+                              "repetitions already complete are kept."),
+    config: list[str] = typer.Option([], "--config", help="Only this configuration (repeatable; default: "
+                                     "every configuration with rows)."),
+) -> None:
+    """Grade every frozen submission again with its configuration's judge, K times, each time with fresh
+    judge calls (no recorded answer is replayed); each repetition is the grading rejudge-k of the
+    configuration's run. `study report` then compares execution and judging variation.
+
+    Example: reqbench study rejudge studies/pace --times 3
+    """
+    from reqbench.study.rejudge import rejudge_study
+
+    for rep in rejudge_study(study_dir, times, config or None):
+        c = rep.counts
+        console.print(f"{rep.config} {rep.label}: {c['regraded']} re-graded ({c['scored']} scored, {c['pending']} "
+                      f"pending, {c['invalid']} invalid), {c['done']} already done, {c['skipped']} without a "
+                      "frozen submission", highlight=False, soft_wrap=True)
+    console.print(f"report: reqbench study report {study_dir}", highlight=False, soft_wrap=True)
+
+
 @app.command("report")
 def report(
     study_dir: Path = typer.Argument(..., help="The study directory."),

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from reqbench.cli.consoles import console, styled
+from reqbench.cli.consoles import console, err_console, marked, styled
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.core.judges.factory import JUDGE_SPECS, make_judge
@@ -154,11 +154,14 @@ def score_run(
     from reqbench.protocols.takeover.judging import JudgeSession
     from reqbench.protocols.takeover.scoring.aggregate import aggregate_run
     from reqbench.protocols.takeover.scoring.rq4 import score_run_rq4
+    from reqbench.protocols.takeover.scoring.run import discover_instances, response_coverage
     from reqbench.protocols.takeover.scoring.run import score_run as run_scoring
     from reqbench.protocols.takeover.scoring.tables import build_tables
 
     session = JudgeSession(make_judge(judge))
-    scores = run_scoring(run_dir, instances, session)
+    found = discover_instances(instances or run_dir / "instances")
+    _print_coverage(response_coverage(run_dir, found))
+    scores = run_scoring(run_dir, instances, session, found)
     _write_records(record, session.records)
     summary = aggregate_run(scores)
     tables = build_tables(summary)
@@ -180,6 +183,24 @@ def score_run(
         for row in t.rows:
             rt.add_row(*row)
         console.print(rt)
+
+
+def _print_coverage(coverage: list[Any]) -> None:
+    """On stderr, per response folder: targets without a response (scored as agent failures) and files
+    that match no target (never read)."""
+    for c in coverage:
+        where = f"responses/{c.configuration}/{c.condition}"
+        if c.missing:
+            err_console.print(marked("warning:", "yellow", f"{where}: no response for {len(c.missing)} of "
+                                     f"{len(c.missing) + len(c.matched)} target(s) ({_listed(c.missing)}); "
+                                     "scored as agent failures"))
+        if c.unmatched:
+            err_console.print(marked("warning:", "yellow", f"{where}: {len(c.unmatched)} file(s) match no "
+                                     f"target and are not scored ({_listed([f + '.json' for f in c.unmatched])})"))
+
+
+def _listed(names: list[str], limit: int = 5) -> str:
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
 
 
 def _rq4_table(rq4: dict[str, Any]) -> Any:

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path, PurePosixPath
 
 from reqbench.core.errors import InputError
+from reqbench.core.suggest import did_you_mean
 
 BUNDLED_PREFIX = "demo:"
 _PACKAGE = "reqbench"
@@ -46,6 +47,16 @@ def bundled_suite(name: str) -> Path:
     return bundled_root().joinpath(*parts)
 
 
+def as_spec(path: Path) -> str:
+    """How a user names `path` on the command line: ``demo:NAME/TASK`` inside the bundle, else the path."""
+    root = bundled_root().resolve()
+    try:
+        inside = Path(path).resolve().relative_to(root)
+    except ValueError:
+        return str(path)
+    return f"{BUNDLED_PREFIX}{inside.as_posix()}"
+
+
 def resolve_suite(spec: str | Path) -> Path:
     """``demo:NAME[/TASK]`` -> the bundled directory (an InputError naming the bundled suites when there is
     no such suite); anything else -> the path as given."""
@@ -56,5 +67,7 @@ def resolve_suite(spec: str | Path) -> Path:
     path = bundled_suite(name)
     if not path.is_dir():
         known = ", ".join(f"{BUNDLED_PREFIX}{n}" for n in bundled_names()) or "none installed"
-        raise InputError(f"no such bundled suite (bundled: {known})", item=text)
+        parent = path.parent if "/" in name.strip("/") else bundled_root()
+        nearby = [as_spec(p) for p in parent.iterdir() if p.is_dir()] if parent.is_dir() else []
+        raise InputError(f"no such bundled suite{did_you_mean(text, nearby)} (bundled: {known})", item=text)
     return path

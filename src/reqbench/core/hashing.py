@@ -15,6 +15,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.filemodes import as_umask_allows
+
 
 def canonical_json(value: Any) -> str:
     """The canonical, key-sorted, compact JSON text used for content hashes."""
@@ -59,11 +61,13 @@ def read_json(path: Path) -> Any:
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write `data` to `path` atomically (temp file in the same directory, fsync, rename)."""
+    """Write `data` to `path` atomically (temp file in the same directory, fsync, rename), with the mode the
+    umask allows (`core.filemodes`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        as_umask_allows(fd)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()

@@ -19,6 +19,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Literal
 
 from reqbench.core.errors import InputError
+from reqbench.core.suggest import did_you_mean
 
 Kind = Literal["protocols", "agents", "judges", "schemas", "commands"]
 GROUPS: dict[Kind, str] = {
@@ -66,7 +67,8 @@ def load(kind: Kind, name: str) -> Any:
             return getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as exc:
             raise InputError(f"cannot load {kind[:-1]} {name!r} ({exc})") from exc
-    raise InputError(f"unknown {kind[:-1]} {name!r}; known: {', '.join(names(kind)) or 'none'}")
+    raise InputError(f"unknown {kind[:-1]} {name!r}{did_you_mean(name, names(kind))}; known: "
+                     f"{', '.join(names(kind)) or 'none'}")
 
 
 def load_all(kind: Kind) -> list[Any]:

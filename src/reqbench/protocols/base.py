@@ -3,7 +3,8 @@
 Each protocol package has a `suite.py` defining ``PROTOCOL``, an object satisfying `SuiteProtocol`; its
 ``load(path)`` gives a `Suite` (loaded and validated once) whose ``summarize`` returns a typed `Summary`.
 The interface itself lives in `reqbench.core.execute.suite` (the runner calls it) and is re-exported here.
-`detect_protocol` picks the protocol of a suite directory from its marker file.
+`detect_protocol` picks the protocol of a suite directory from its marker file; `dataset_stats` asks it for
+the suite's dataset-statistics tables (the optional ``dataset_stats(path)`` hook, `reqbench stats`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtoc
 from reqbench.core.summary import Cell, Metric, Plot, Summary, Table, bar_from_table
 
 __all__ = ["Cell", "Metric", "Outcomes", "Plot", "RowContext", "Suite", "SuiteProtocol", "Summary", "Table",
-           "available_protocols", "bar_from_table", "detect_protocol", "load_protocol", "marker_protocol"]
+           "available_protocols", "bar_from_table", "dataset_stats", "detect_protocol", "load_protocol",
+           "marker_protocol"]
 
 
 def marker_protocol(file: Path) -> str | None:
@@ -48,3 +50,14 @@ def detect_protocol(path: Path) -> SuiteProtocol:
             return proto
     raise InputError("not a suite of any known protocol (no suite.yaml / family.yaml / instance.yaml / "
                      "case.yaml with a known protocol)", file=str(path))
+
+
+def dataset_stats(path: Path) -> tuple[SuiteProtocol, Summary]:
+    """The protocol of the suite at `path` and its dataset-statistics tables (``dataset_stats(path)``, an
+    optional hook: `InputError` for a protocol without it)."""
+    protocol = detect_protocol(path)
+    hook = getattr(protocol, "dataset_stats", None)
+    if hook is None:
+        raise InputError(f"the {protocol.name} protocol offers no dataset statistics", file=str(path))
+    summary: Summary = hook(Path(path))
+    return protocol, summary

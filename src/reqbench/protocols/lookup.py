@@ -11,6 +11,7 @@ from pathlib import Path
 from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import read_yaml
+from reqbench.core.suggest import did_you_mean
 from reqbench.protocols.base import SuiteProtocol, detect_protocol, load_protocol
 
 MARKERS = ("suite.yaml", "family.yaml", "instance.yaml", "case.yaml")
@@ -40,7 +41,8 @@ def marker_problem(path: Path) -> InputError | None:
         return problem
     known = registry.names("protocols")
     if name not in known:
-        return InputError(f"unknown protocol {name!r}; known protocols: {', '.join(known)}", file=str(marker))
+        return InputError(f"unknown protocol {name!r}{did_you_mean(name, known)}; known protocols: "
+                          f"{', '.join(known)}", file=str(marker))
     return None
 
 

@@ -1,5 +1,7 @@
-"""`reqbench export`: one row per planned row (its selected attempt) as CSV, JSONL or Parquet, with the
-same flat columns in every format (outcome, score, reason, cost_usd, tokens, seconds; `report.rowfacts`).
+"""`reqbench export`: one row per planned row (its selected attempt) as CSV, JSONL or Parquet: the fields of
+`RunResultRow` in its order (`reqbench schema run-result-row`), the flat columns meaning the same for
+every protocol (`report.rowfacts`: outcome, protocol_outcome, score, reason, detail, cost_usd, tokens,
+seconds).
 
 JSONL keeps `result` and `artifacts` as nested objects; CSV and Parquet hold them as JSON text.
 """
@@ -14,13 +16,15 @@ from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
+from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.store.export import result_rows
+from reqbench.core.store.models import RunResultRow
 from reqbench.core.store.runstore import RunStore
-from reqbench.report.rowfacts import FLAT_COLUMNS, flat_facts
+from reqbench.report.rowfacts import row_facts
 
 FORMATS = ("csv", "jsonl", "parquet")
-_ORDER = ("row_key", "task_id", "condition", "agent", "repeat", "order_index", "status", *FLAT_COLUMNS,
-          "attempt_no", "attempts", "started", "finished", "detail", "artifacts", "result")
+COLUMNS = tuple(RunResultRow.model_fields)
+"""The export's columns: exactly the schema's properties, in order."""
 
 
 def format_for(path: Path, fmt: str | None) -> str:
@@ -35,12 +39,11 @@ def format_for(path: Path, fmt: str | None) -> str:
 
 
 def records(store: RunStore) -> list[dict[str, Any]]:
-    out = []
-    for r in result_rows(store):
-        record = r.model_dump()
-        record.update(flat_facts(r.status, r.result, r.detail))
-        out.append({k: record[k] for k in _ORDER})
-    return out
+    """Every planned row with its flat facts, as `RunResultRow` dumps (validated against the schema)."""
+    totals = StoreRecorder.for_store(store).totals()
+    return [RunResultRow.model_validate({**r.model_dump(), **row_facts(r.status, r.reason, r.result, r.detail,
+                                                                         totals.get(r.row_key))}).model_dump()
+            for r in result_rows(store)]
 
 
 def _flat(record: dict[str, Any]) -> dict[str, Any]:
@@ -55,7 +58,7 @@ def export_rows(store: RunStore, path: Path, fmt: str) -> int:
         atomic_write_text(path, "".join(json.dumps(r, sort_keys=False, ensure_ascii=False) + "\n" for r in rows))
     elif fmt == "csv":
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(_ORDER), lineterminator="\n")
+        writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
         writer.writeheader()
         writer.writerows(_flat(r) for r in rows)
         atomic_write_text(path, buf.getvalue())

@@ -1,11 +1,14 @@
-"""Per-row model usage as the model gateway measured it, for every report (terminal, JSON, HTML).
+"""Per-row model usage as recorded, for every report (terminal, JSON, HTML) and, through
+`report.rowfacts`, for the export and the viewer.
 
 The figures come from the run store's ``model_calls`` table (`StoreRecorder.totals`), never from an
-agent's self-report: tokens and dollars of the calls forwarded upstream, and how many calls were
-replayed or refused. A replayed call is not spent again, so resuming or re-running a row offline adds
-no cost; a row retried online counts each attempt's calls, because each was paid for. Rows without
-gateway traffic (control agents, the built-in ``llm`` agent, whose calls go to the run's cache) are
-absent. The models column names the models that actually answered each row's calls (the gateway forwards
+agent's self-report. Both paths to a provider write there: the model gateway (presets, any CLI agent) and
+the in-process model client (the built-in ``llm`` agent, ``llm:`` judges, the journey simulator,
+`core.llm.call_log`). Tokens and dollars count the calls sent upstream; replayed and refused calls are
+counted apart. A replayed call is not spent again, so resuming or re-running a row offline adds no cost;
+a row retried online counts each attempt's calls, because each was paid for. Rows without model calls
+(control agents) are absent.
+The models column names the models that actually answered each row's calls (the gateway forwards
 only the run's model and the tool's auxiliary models), and the total line every model of the run.
 """
 
@@ -44,7 +47,7 @@ def model_usage_table(usage: list[dict[str, Any]]) -> TableData | None:
                                                                     "prompt_tokens", "completion_tokens")),
                  cost(sum(priced) if priced else None, all(u["cost_complete"] for u in usage)),
                  models_text(run_models(usage))])
-    return TableData("model usage per row (measured by the gateway)", list(COLUMNS), rows)
+    return TableData("model usage per row (recorded model calls)", list(COLUMNS), rows)
 
 
 def run_models(usage: list[dict[str, Any]]) -> dict[str, int]:

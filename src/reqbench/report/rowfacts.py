@@ -1,15 +1,29 @@
-"""Flat facts of one row's result, whatever the protocol: outcome, score, reason, cost, tokens, seconds.
+"""Flat facts of one row, the same for every protocol: what `reqbench export`, the viewer's row table and
+its row page show, column by column. Each column means one thing whatever the protocol:
 
-Every protocol stores a differently shaped result JSON; the viewer's row table and `reqbench export`
-need the same few columns for all of them. `flat_facts` reads the known shapes (takeover delivery and
-diagnostic rows, specpath, journey, pace) and falls back to common key names for any other protocol.
+* ``outcome`` -- one vocabulary (`OUTCOMES`): ``success`` or ``failure`` for a scored row, else its
+  status (``invalid``, ``pending``, ``unstarted``). A scored row is a success when its reason is
+  ``passed``, or, for a graded row (``evaluated``), when the protocol's own success rule holds (PACE:
+  complete delivery; journey: every F2P test passes at the end; takeover Phase A: the post-state
+  score is 1; any other protocol, and rows stored before reasons: a ``success`` flag or a score of 1);
+* ``protocol_outcome`` -- the protocol's own label (takeover's gate decision, journey's end reason,
+  PACE's complete/incomplete, specpath's outcome); empty for unscored rows;
+* ``score`` -- the protocol's number for the row (None where it has none);
+* ``reason`` -- always the outcome taxonomy code of the attempt (`core.execute.outcomes.Reason`);
+* ``detail`` -- prose: the protocol's one-line explanation, then the attempt's own detail;
+* ``cost_usd`` / ``tokens`` -- the row's model calls as recorded in ``model_calls`` (the gateway's and
+  the model client's, `report.model_usage`), never an agent's self-report; None without calls;
+* ``seconds`` -- the agent's wall-clock time.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-FLAT_COLUMNS = ("outcome", "score", "reason", "cost_usd", "tokens", "seconds")
+from reqbench.core.execute.outcomes import Reason
+
+FLAT_COLUMNS = ("outcome", "protocol_outcome", "score", "reason", "detail", "cost_usd", "tokens", "seconds")
+OUTCOMES = ("success", "failure", "invalid", "pending", "unstarted")
 
 
 def _num(value: Any) -> float | None:
@@ -18,53 +32,68 @@ def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
-def _usage(usage: Any) -> tuple[float | None, float | None]:
-    if not isinstance(usage, dict):
-        return None, None
-    tokens = [_num(usage.get(k)) for k in ("prompt_tokens", "completion_tokens")]
-    total = sum(t for t in tokens if t is not None) if any(t is not None for t in tokens) else None
-    return _num(usage.get("cost_usd")), total
-
-
-def flat_facts(status: str, result: dict[str, Any], detail: str = "") -> dict[str, Any]:
-    """``{outcome, score, reason, cost_usd, tokens, seconds}`` for a row (None where unknown)."""
-    facts: dict[str, Any] = dict.fromkeys(FLAT_COLUMNS)
-    if status in ("invalid", "unstarted"):
-        facts["outcome"] = status
-        facts["reason"] = (detail or "").strip().splitlines()[-1][:200] if detail.strip() else None
-        return facts
-    raw_agent = result.get("agent")
-    agent: dict[str, Any] = raw_agent if isinstance(raw_agent, dict) else {}
+def protocol_view(result: dict[str, Any]) -> tuple[Any, float | None, str | None, bool | None]:
+    """``(protocol outcome, score, one-line prose, success)`` of a scored result, from the known shapes
+    (takeover delivery and diagnostic rows, journey, PACE) or the plain convention (``outcome``,
+    ``score``, ``reason``); success is None where the shape does not say."""
     if isinstance(result.get("delivery"), dict):  # takeover delivery row
         d = result["delivery"]
-        facts.update(outcome=d.get("decision"), score=_num(d.get("score")), reason=d.get("reason"))
-    elif result.get("kind") == "diagnostic":  # takeover Phase-A row
+        return d.get("decision"), _num(d.get("score")), d.get("reason"), None
+    if result.get("kind") == "diagnostic":  # takeover Phase-A row
         phase_a: dict[str, Any] = result.get("phase_a") or {}
         raw_score = result.get("score")
         score: dict[str, Any] = raw_score if isinstance(raw_score, dict) else {}
-        rq3 = score.get("rq3") if isinstance(score, dict) else None
-        facts.update(outcome=(phase_a or {}).get("decision") or score.get("status"),
-                     score=_num((rq3 or {}).get("post_state_score")) if isinstance(rq3, dict) else None,
-                     reason="; ".join(map(str, (phase_a or {}).get("problems") or [])) or score.get("status"))
-    elif "end_reason" in result:  # journey session
-        facts.update(outcome=result.get("end_reason"), score=_num(result.get("final_f2p")),
-                     reason=f"proc F2P {result.get('proc_f2p')}, confidence {result.get('final_confidence')}",
-                     tokens=_num(result.get("assistant_tokens")))
-    elif "verdicts" in result and "score" in result:  # pace case
+        rq3 = score.get("rq3")
+        value = _num(rq3.get("post_state_score")) if isinstance(rq3, dict) else None
+        prose = "; ".join(map(str, phase_a.get("problems") or [])) or score.get("status")
+        return phase_a.get("decision") or score.get("status"), value, prose, None if value is None else value >= 1
+    if "end_reason" in result:  # journey session
+        final = _num(result.get("final_f2p"))
+        prose = f"proc F2P {result.get('proc_f2p')}, confidence {result.get('final_confidence')}"
+        return result.get("end_reason"), final, prose, None if final is None else final >= 1
+    if "verdicts" in result and "score" in result:  # pace case
         verdicts = result.get("verdicts") or {}
         covered = sum(1 for v in verdicts.values() if v == "Covered")
-        facts.update(outcome="complete" if result.get("complete") else "incomplete",
-                     score=_num(result.get("score")), reason=f"{covered}/{len(verdicts)} code points covered")
-    else:  # specpath and any protocol following the plain convention
-        facts.update(outcome=result.get("outcome") or result.get("decision") or status,
-                     score=_num(result.get("score")), reason=result.get("reason"))
-        if facts["score"] is None and result.get("outcome") in ("success", "failure"):
-            facts["score"] = 1.0 if result["outcome"] == "success" else 0.0
-    cost, tokens = _usage(agent.get("usage"))
-    facts["cost_usd"] = cost if cost is not None else _num(result.get("cost_usd"))
-    if facts["tokens"] is None:
-        facts["tokens"] = tokens
+        complete = bool(result.get("complete"))
+        return ("complete" if complete else "incomplete", _num(result.get("score")),
+                f"{covered}/{len(verdicts)} code points covered", complete)
+    label = result.get("outcome") or result.get("decision")
+    score_value = _num(result.get("score"))
+    if score_value is None and label in ("success", "failure"):
+        score_value = 1.0 if label == "success" else 0.0
+    flag = result.get("success")
+    success = flag if isinstance(flag, bool) else None if score_value is None else score_value >= 1
+    prose = result.get("reason")
+    return label, score_value, None if prose is None else str(prose), success
+
+
+def row_facts(status: str, reason: str, result: dict[str, Any], detail: str = "",
+              calls: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The `FLAT_COLUMNS` of one row (see the module docstring); `calls` is the row's entry of
+    `StoreRecorder.totals()` (None when it made no model call)."""
+    facts: dict[str, Any] = dict.fromkeys(FLAT_COLUMNS)
+    facts["reason"] = reason or ""
+    prose: str | None = None
+    if status == "scored":
+        label, score, prose, success = protocol_view(result)
+        facts.update(protocol_outcome=None if label is None else str(label), score=score)
+        if reason == Reason.PASSED.value:
+            success = True
+        elif reason and reason != Reason.EVALUATED.value:
+            success = False
+        elif success is None:  # a graded row (or one stored before reasons): full marks
+            success = score is not None and score >= 1
+        facts["outcome"] = "success" if success else "failure"
+    else:
+        facts["outcome"] = status if status in OUTCOMES else "invalid"
+    own = (detail or "").strip()
+    parts = [p for p in (prose, own) if p and p != reason]
+    facts["detail"] = "\n".join(dict.fromkeys(parts))
+    if calls:
+        facts["tokens"] = float(calls["prompt_tokens"] + calls["completion_tokens"])
+        facts["cost_usd"] = calls["cost_usd"]
+    raw_agent = result.get("agent")
+    agent: dict[str, Any] = raw_agent if isinstance(raw_agent, dict) else {}
     facts["seconds"] = _num(agent.get("wall_seconds")) or _num(result.get("agent_seconds"))
-    if facts["reason"] is not None and not isinstance(facts["reason"], str):
-        facts["reason"] = str(facts["reason"])
     return facts
+

@@ -6,7 +6,9 @@ interleaved in one seeded order, each attempt recorded in its configuration's ow
   failure is an `InputError` naming the configuration.
 * `execute` runs one schedule over ``(configuration, row)`` items: within a repeat, the items of all
   configurations are shuffled together by the seed (`core.execute.schedule`), so provider load or the time
-  of day favours no configuration; a barrier separates repeats, across all configurations. A batch is run
+  of day favours no configuration; a barrier separates repeats, across all configurations. With frozen
+  simulated users (``freeze_user_from``, `study.frozen`) the pilot's rows run first, then its users are
+  written out, then every other configuration's rows. A batch is run
   by `core.execute.runner.run_lanes`, the runner's own loop, with one lane per configuration, so attempts,
   retries of invalid rows, re-evaluation of pending ones and the outcome taxonomy are exactly a run's.
 
@@ -48,6 +50,7 @@ from reqbench.core.execute.types import Row, RunOptions
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS
 from reqbench.core.workspace.discard import trash_in
+from reqbench.study.frozen import write_frozen_users
 from reqbench.study.layout import StudyDir
 from reqbench.study.spec import StudyFile
 
@@ -78,6 +81,8 @@ class Prepared:
     options: dict[str, RunOptions]
     facts: dict[str, AgentFacts]
     plans: dict[str, list[Row]]
+    pilot: str | None = None
+    """The configuration whose simulated users the others replay (``freeze_user_from``): it runs first."""
 
 
 def _named(name: str, exc: InputError) -> InputError:
@@ -86,10 +91,12 @@ def _named(name: str, exc: InputError) -> InputError:
     return InputError(exc.rule, file=exc.file, item=item)
 
 
-def prepare(spec: StudyFile, *, concurrency: int = 1, offline: bool = False,
+def prepare(spec: StudyFile, study_path: Path, *, concurrency: int = 1, offline: bool = False,
             on_problem: Callable[[str], None] | None = None, progress: Any = None) -> Prepared:
     """Preflight every configuration, validate and load the suite once, plan every configuration."""
-    options = {c.name: spec.run_options(c, concurrency=concurrency, offline=offline) for c in spec.configurations}
+    frozen = StudyDir(Path(study_path).absolute()).frozen_user_file if spec.freeze_user_from else None
+    options = {c.name: spec.run_options(c, concurrency=concurrency, offline=offline, frozen_user=frozen)
+               for c in spec.configurations}
     facts: dict[str, AgentFacts] = {}
     for name, opts in options.items():
         try:
@@ -98,6 +105,9 @@ def prepare(spec: StudyFile, *, concurrency: int = 1, offline: bool = False,
             raise _named(name, exc) from None
     suite_path = api.resolve_suite(spec.suite)
     protocol: SuiteProtocol = api.validate(suite_path, on_problem=on_problem, progress=progress)
+    if spec.freeze_user_from and protocol.name != "journey":
+        raise InputError(f"frozen simulated users are a journey feature; this suite is {protocol.name}",
+                         item="freeze_user_from")
     loaded = protocol.load(suite_path)
     plans: dict[str, list[Row]] = {}
     for name, opts in options.items():
@@ -105,12 +115,20 @@ def prepare(spec: StudyFile, *, concurrency: int = 1, offline: bool = False,
             plans[name] = loaded.plan(opts)
         except InputError as exc:
             raise _named(name, exc) from None
-    return Prepared(protocol, loaded, options, facts, plans)
+    return Prepared(protocol, loaded, options, facts, plans, spec.freeze_user_from)
 
 
 def interleaved(plans: dict[str, list[Row]], seed: int) -> list[list[StudyItem]]:
     """The study's schedule: one batch per repeat, the rows of every configuration shuffled together."""
     return schedule([StudyItem(name, row) for name, rows in plans.items() for row in rows], seed)
+
+
+def phases(prepared: Prepared) -> list[dict[str, list[Row]]]:
+    """The plans in the order they run: all at once, or the pilot's first and then every other's."""
+    pilot = prepared.pilot
+    if pilot is None:
+        return [prepared.plans]
+    return [{pilot: prepared.plans[pilot]}, {n: rows for n, rows in prepared.plans.items() if n != pilot}]
 
 
 def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local", seed: int,
@@ -143,13 +161,17 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
             with RunProgress(total, enabled=show_progress, console=console) as bar, ExitStack() as trash:
                 for name in stores:
                     trash.enter_context(trash_in(scratch[name] / TRASH))
-                for batch in interleaved(prepared.plans, seed):
-                    lanes = {name: Lane(store, None if shipped else prepared.suite,
-                                        with_work_dir(prepared.options[name], store.run_dir / WORK_DIR),
-                                        batch_context(store, prepared.protocol, prepared.options[name], executor,
-                                                      shipped), scratch[name])
-                             for name, store in stores.items()}
-                    run_lanes([(lanes[item.config], item.row) for item in batch], executor, bar, max_attempts)
+                for number, plans in enumerate(phases(prepared)):
+                    if number == 1 and prepared.pilot is not None:
+                        write_frozen_users(stores[prepared.pilot], prepared.pilot, study.frozen_user_file)
+                    for batch in interleaved(plans, seed):
+                        lanes = {name: Lane(store, None if shipped else prepared.suite,
+                                            with_work_dir(prepared.options[name], store.run_dir / WORK_DIR),
+                                            batch_context(store, prepared.protocol, prepared.options[name],
+                                                          executor, shipped), scratch[name])
+                                 for name, store in stores.items()}
+                        run_lanes([(lanes[item.config], item.row) for item in batch], executor, bar,
+                                  max_attempts)
             return {name: store.counts(max_attempts) for name, store in stores.items()}
     finally:
         executor.shutdown()

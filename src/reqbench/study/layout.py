@@ -1,5 +1,6 @@
 """A study directory on disk: ``study.json`` (the study file as run, suite path absolute), ``study.lock``,
-and one ordinary run directory per configuration under ``runs/<name>/`` (DESIGN §13).
+one ordinary run directory per configuration under ``runs/<name>/`` (DESIGN §13), and with
+``freeze_user_from`` the pilot's frozen simulated users, ``frozen-user.json``.
 
 ``study.json`` is written atomically (temp file + rename) before any run directory is created, and again
 when `reqbench study add` appends configurations, so a kill at any point leaves either the old or the new
@@ -24,6 +25,7 @@ from reqbench.study.spec import Configuration, StudyFile, parse_study
 STUDY_FILE = "study.json"
 LOCK_FILE = "study.lock"
 RUNS_DIR = "runs"
+FROZEN_USER_FILE = "frozen-user.json"
 
 
 def is_study_dir(path: Path) -> bool:
@@ -42,6 +44,11 @@ class StudyDir:
 
     def run_dir(self, name: str) -> Path:
         return self.path / RUNS_DIR / name
+
+    @property
+    def frozen_user_file(self) -> Path:
+        """The pilot's frozen simulated users (``freeze_user_from``), written once its rows are finished."""
+        return self.path / FROZEN_USER_FILE
 
     def has_run(self, name: str) -> bool:
         return is_run_dir(self.run_dir(name))

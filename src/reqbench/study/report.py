@@ -1,7 +1,8 @@
 """`reqbench study report`: the study's tables as one JSON payload, terminal tables and an HTML page.
 
 Sections, in order: the configurations (settings and row accounting), each run's own headline, the
-protocol's paper-shaped comparison tables (`study.tables`), and -- with ``pairs`` -- the paired differences
+protocol's paper-shaped comparison tables (`study.tables`), the repetition tables (execution repeats vs
+judging repetitions, judge label stability: `study.repetition_tables`), and -- with ``pairs`` -- the paired differences
 between configurations (`study.pairs`). Every table names its estimator once (`StudyTable.estimator`);
 every estimate is a `Metric` with its interval and ``n``.
 """
@@ -13,6 +14,7 @@ from typing import Any
 from reqbench.core.summary import Cell, Table
 from reqbench.study.collect import StudyData
 from reqbench.study.pairs import pairs_tables
+from reqbench.study.repetition_tables import repetition_tables
 from reqbench.study.table import StudyTable
 from reqbench.study.tables import protocol_tables
 
@@ -40,7 +42,7 @@ def headline_table(data: StudyData) -> StudyTable:
 
 def study_tables(data: StudyData, *, pairs: bool = False) -> list[StudyTable]:
     """Every table of the report, in order."""
-    tables = [configurations_table(data), headline_table(data), *protocol_tables(data)]
+    tables = [configurations_table(data), headline_table(data), *protocol_tables(data), *repetition_tables(data)]
     return tables + pairs_tables(data) if pairs else tables
 
 

@@ -58,8 +58,8 @@ def _execute(study: StudyDir, spec: StudyFile, prepared: Prepared, *, created: b
     return StudyResult(study.path, counts)
 
 
-def _prepare(spec: StudyFile, concurrency: int, offline: bool, talk: Talk) -> Prepared:
-    return prepare(spec, concurrency=concurrency, offline=offline, on_problem=talk.on_problem,
+def _prepare(spec: StudyFile, path: Path, concurrency: int, offline: bool, talk: Talk) -> Prepared:
+    return prepare(spec, path, concurrency=concurrency, offline=offline, on_problem=talk.on_problem,
                    progress=talk.progress)
 
 
@@ -67,7 +67,7 @@ def run_study(spec: StudyFile, out: Path, *, executor: str = "local", concurrenc
               talk: Talk = QUIET) -> StudyResult:
     """Create the study directory `out` for `spec` and run it. Preflight and planning of every configuration
     come first, so bad input creates nothing."""
-    prepared = _prepare(spec, concurrency, offline, talk)
+    prepared = _prepare(spec, out, concurrency, offline, talk)
     study = StudyDir.create(out, spec)
     return _execute(study, spec, prepared, created=True, executor=executor, talk=talk)
 
@@ -77,7 +77,8 @@ def resume_study(path: Path, *, executor: str = "local", concurrency: int = 1, o
     """Continue the study in `path`: its stored study file, only the rows without a finished attempt."""
     study = StudyDir.open(path)
     spec = study.spec()
-    return _execute(study, spec, _prepare(spec, concurrency, offline, talk), created=False, executor=executor,
+    return _execute(study, spec, _prepare(spec, study.path, concurrency, offline, talk), created=False,
+                    executor=executor,
                     talk=talk)
 
 
@@ -88,7 +89,7 @@ def add_configurations(path: Path, configs: list[Configuration], *, executor: st
     preflight and planning before the study file changes."""
     study = StudyDir.open(path)
     merged, added = merge_configurations(study.spec(), configs)
-    prepared = _prepare(merged, concurrency, offline, talk)
+    prepared = _prepare(merged, study.path, concurrency, offline, talk)
     with study.exclusive():
         study.write(merged)
     result = _execute(study, merged, prepared, created=False, executor=executor, talk=talk)

@@ -24,6 +24,8 @@ from reqbench.core.inputfiles import read_yaml
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 """A configuration name is a directory name (its run directory is ``runs/<name>``)."""
 DEFAULT_SEED = 20260729
+FROZEN_USER_OPTION = "journey.frozen_user"
+"""The journey agent option through which a study hands the frozen-user file to its runs."""
 
 
 class Configuration(BaseModel):
@@ -74,6 +76,11 @@ class StudyFile(BaseModel):
                       "configurations within each repeat (a barrier between repeats).")
     unsafe_no_sandbox: bool = Field(False, description="Let real agents run where bubblewrap cannot isolate "
                                     "them (recorded in every run; every report warns).")
+    freeze_user_from: str | None = Field(None, description="Journey: the pilot configuration whose simulated "
+                                         "users are frozen. Its rows run first; every other configuration "
+                                         "replays the pilot's user turns whenever the conversation state "
+                                         "matches (agent option journey.frozen_user), the simulator answers "
+                                         "otherwise.")
 
     @field_validator("configurations")
     @classmethod
@@ -85,6 +92,19 @@ class StudyFile(BaseModel):
             seen.add(config.name)
         return value
 
+    @model_validator(mode="after")
+    def _pilot_is_a_configuration(self) -> StudyFile:
+        if self.freeze_user_from is None:
+            return self
+        if all(c.name != self.freeze_user_from for c in self.configurations):
+            raise ValueError(f"freeze_user_from names {self.freeze_user_from!r}, which is not a configuration "
+                             "of the study")
+        taken = [c.name for c in self.configurations if FROZEN_USER_OPTION in c.agent_options()]
+        if taken:
+            raise ValueError(f"configuration {taken[0]!r} sets {FROZEN_USER_OPTION}, which freeze_user_from "
+                             "sets for every configuration but the pilot")
+        return self
+
     def configuration(self, name: str) -> Configuration:
         found = next((c for c in self.configurations if c.name == name), None)
         if found is None:
@@ -92,11 +112,16 @@ class StudyFile(BaseModel):
                              f"{', '.join(c.name for c in self.configurations)}")
         return found
 
-    def run_options(self, config: Configuration, *, concurrency: int = 1, offline: bool = False) -> RunOptions:
-        """The run options of one configuration's run directory (same rows for every configuration)."""
+    def run_options(self, config: Configuration, *, concurrency: int = 1, offline: bool = False,
+                    frozen_user: Path | None = None) -> RunOptions:
+        """The run options of one configuration's run directory (same rows for every configuration); with
+        `frozen_user` (the study's frozen-user file) every configuration but the pilot replays it."""
+        agent_options = config.agent_options()
+        if frozen_user is not None and self.freeze_user_from not in (None, config.name):
+            agent_options[FROZEN_USER_OPTION] = str(frozen_user)
         return RunOptions(agent=config.agent, conditions=tuple(self.conditions), repeats=self.repeats,
                           seed=self.seed, judge=config.judge, concurrency=concurrency,
-                          agent_options=config.agent_options(), offline=offline,
+                          agent_options=agent_options, offline=offline,
                           unsafe_no_sandbox=self.unsafe_no_sandbox)
 
 

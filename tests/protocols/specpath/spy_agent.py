@@ -3,7 +3,9 @@
 Options: ``log`` (file to write {files, prompt, context keys} to), ``write`` (dict path -> text to
 write into the workspace), ``status`` (AgentStatus value to end with), ``cost`` (reported USD),
 ``provider`` (an OpenAI-compatible base URL: one real chat call through the harness's client first; a
-`ProviderError` ends the run as an ERROR, as an adapter that caught it would).
+`ProviderError` ends the run as an ERROR, as an adapter that caught it would), ``needs_seconds`` (a
+budget below this many seconds ends the run as a TIMEOUT before anything is written: a deterministic
+stand-in for an agent that needs that long).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ class SpyAgent:
     status: str = "completed"
     cost: float | None = None
     provider: str | None = None
+    needs_seconds: float | None = None
+    model: str | None = None
+    """Accepted like a real scaffold's ``--model`` (the configuration records it); unused."""
     name: str = "spy"
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
@@ -31,7 +36,10 @@ class SpyAgent:
             Path(self.log).write_text(json.dumps({"files": files, "prompt": inputs.prompt,
                                                   "context": sorted(inputs.context),
                                                   "history": {k: str(v) for k, v in inputs.files.items()},
-                                                  "budget": budget.wall_seconds}))
+                                                  "budget": budget.wall_seconds,
+                                                  "max_steps": budget.max_steps}))
+        if self.needs_seconds is not None and (budget.wall_seconds or 0) < float(self.needs_seconds):
+            return AgentResult(AgentStatus.TIMEOUT, detail=f"needs {self.needs_seconds} s")
         if self.provider:
             from reqbench.core.llm.client import ChatClient, LLMConfig
             from reqbench.core.llm.errors import ProviderError

@@ -123,6 +123,16 @@ def test_raster_marks_pass_fail_and_unscored_cells() -> None:
     assert labels == ["f | c | r0"]
 
 
+def test_raster_draws_a_scored_failure_without_signature_as_a_failure_not_as_unscored() -> None:
+    """An agent timeout or empty patch is a scored fixed-budget failure (SpecPath §4.3): red, never grey."""
+    rows = [ResultRow("f", "c", "direct", 0, "success", (1, 1)),
+            ResultRow("f", "c", "duplicate", 0, "failure", None, reason="agent_timeout"),
+            ResultRow("f", "c", "split", 0, "invalid", None, reason="provider_error")]
+    matrix, _, conds = raster_matrix(rows)
+    assert conds == ["direct", "duplicate", "split"]
+    assert matrix == [[2, 2, 3, 1, 1, 3, 0, 0]]
+
+
 def test_cli_stats_json_and_raster(tmp_path: Path) -> None:
     recs = []
     for rep, (d, o) in enumerate([("success", "failure"), ("failure", "success")]):

@@ -11,7 +11,7 @@ from reqbench.protocols.takeover.conditions import (
     history_fingerprint,
 )
 from reqbench.protocols.takeover.replay import replay
-from reqbench.protocols.takeover.rq_common import applicable_rqs
+from reqbench.protocols.takeover.rq_common import applicable_rqs, diagnostic_exclusion
 from reqbench.protocols.takeover.targets import build_targets
 
 from .ledger_factory import event, files, load, messages, requirement
@@ -62,11 +62,14 @@ def test_c2_is_the_direct_trajectories_only() -> None:
     assert c2_history(project, graph, t) == [1, 3]
 
 
-def test_target_with_only_new_requirements_has_empty_c2_and_only_rq3() -> None:
+def test_target_with_only_new_requirements_is_outside_the_formal_diagnostic_set() -> None:
+    # B.1: the selected target that introduces only new requirements is excluded from RQ1-RQ3 (350 -> 349)
     project, graph, (t,) = _setup([8])
     assert direct_requirements(t) == [] and c2_history(project, graph, t) == []
-    assert applicable_rqs(t) == ["RQ3"]
-    assert active_rqs("C1", applicable_rqs(t)) == ["RQ3"] and active_rqs("C2", applicable_rqs(t)) == ["RQ3"]
+    assert applicable_rqs(t) == [] and diagnostic_exclusion(t) == "NO_PRE_REQUEST_REQUIREMENT"
+    assert active_rqs("C1", applicable_rqs(t)) == [] and active_rqs("C2", applicable_rqs(t)) == []
+    _, _, (kept,) = _setup([5])
+    assert applicable_rqs(kept) == ["RQ1", "RQ2", "RQ3"] and diagnostic_exclusion(kept) is None
 
 
 def test_c2_uses_the_whole_earlier_trajectory_of_a_direct_requirement() -> None:

@@ -2,8 +2,16 @@
 
 import pytest
 
+from reqbench.core.checks import CheckResult, CheckStatus
 from reqbench.core.execute.outcomes import Reason
-from reqbench.protocols.takeover.delivery.gates import Decision, agent_failure, decide, gates_to_run
+from reqbench.protocols.takeover.delivery.gates import (
+    RECHECK_LIMIT,
+    Decision,
+    agent_failure,
+    decide,
+    gates_to_run,
+    read_gate,
+)
 
 
 def test_all_pass_is_delivery_pass():
@@ -44,3 +52,38 @@ def test_agent_failure_scores_zero_with_no_component_pass():
     out = agent_failure("no deliverable", Reason.EMPTY_SUBMISSION)
     assert out.score == 0 and out.cause is Reason.EMPTY_SUBMISSION
     assert set(out.statuses.values()) == {"NOT_RUN"}
+
+
+# ---- C.2 gate statuses from check results ("Exit codes 0/1 indicate PASS/FAIL; other codes, startup errors,
+# and check timeouts indicate HARNESS ERROR")
+
+
+@pytest.mark.parametrize("status,exit_code,timed_out,pytest_gate,expected", [
+    ("PASS", 0, False, True, ("PASS", False)),
+    ("FAIL", 1, False, True, ("FAIL", False)),            # tests failed
+    ("FAIL", 0, False, True, ("FAIL", False)),            # tampered channel / skipped test, exit 0
+    ("FAIL", 2, False, True, ("HARNESS_ERROR", True)),    # pytest: interrupted / collection errors
+    ("FAIL", 5, False, True, ("HARNESS_ERROR", True)),    # pytest: no tests collected
+    ("FAIL", -9, False, True, ("HARNESS_ERROR", True)),   # killed
+    ("FAIL", None, True, True, ("HARNESS_ERROR", True)),  # timeout while the submission's tests ran
+    ("HARNESS_ERROR", None, True, True, ("HARNESS_ERROR", False)),  # timeout before the runner started
+    ("HARNESS_ERROR", 1, False, True, ("HARNESS_ERROR", False)),    # the runner never started
+    ("HARNESS_ERROR", None, True, False, ("HARNESS_ERROR", True)),  # plain command timed out
+    ("HARNESS_ERROR", 3, False, False, ("HARNESS_ERROR", True)),    # plain command exited 3
+    ("HARNESS_ERROR", None, False, False, ("HARNESS_ERROR", False)),  # plain command did not start
+    ("FAIL", 1, False, False, ("FAIL", False)),
+])
+def test_gate_status_follows_the_exit_code_rule(status, exit_code, timed_out, pytest_gate, expected):
+    reading = read_gate(CheckResult(CheckStatus(status), exit_code, timed_out=timed_out), pytest_gate)
+    assert (reading.status, reading.submission_ran) == expected
+
+
+def test_a_reproduced_submission_side_harness_error_is_settled_as_the_submissions_fail():
+    statuses = {"build": "PASS", "target": "HARNESS_ERROR", "regression": "FAIL"}
+    assert decide(statuses).decision is Decision.PENDING
+    settled = decide(statuses, frozenset({"target"}))
+    assert (settled.decision, settled.score, settled.primary_failure) == (Decision.FAIL, 0, "target")
+    assert str(RECHECK_LIMIT) in settled.reason
+    # an infrastructure error on another gate keeps the row pending whatever was settled
+    both = {"build": "PASS", "target": "HARNESS_ERROR", "regression": "HARNESS_ERROR"}
+    assert decide(both, frozenset({"target"})).decision is Decision.PENDING

@@ -26,7 +26,9 @@ def test_oracle_pre_state_uses_neutral_refs_and_the_gold_pre_state(ctx: SuiteCon
 
 
 def test_requirement_introduced_by_the_request_has_no_pre_state(ctx: SuiteContext):
-    assert oracle.oracle_pre_state(ctx.instances("DOCKSIDE_T005")) == []
+    # T005 modifies the plan pricing and introduces proration: only the pricing has a pre-request state
+    pre = oracle.oracle_pre_state(ctx.instances("DOCKSIDE_T005"))
+    assert [p["requirement_summary"] for p in pre] == ["Membership plans and monthly prices"]
 
 
 def test_restricted_projection_keeps_only_ref_summary_and_final_state(ctx: SuiteContext):

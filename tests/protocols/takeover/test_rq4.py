@@ -309,7 +309,7 @@ def test_score_run_reports_rq4(built: Path, tmp_path: Path) -> None:
     (run / "rq4" / "cfgA" / "C1" / "DOCKSIDE_T001.json").write_text(json.dumps(ok))
     res = runner.invoke(app, ["takeover", "score-run", str(run), "--instances", str(out), "--json"])
     assert res.exit_code == 0, res.output
-    rq4 = json.loads(res.output)["rq4"]
+    rq4 = json.loads(res.stdout)["rq4"]  # stderr holds the coverage warnings
     # only T001 is eligible; C1 has its PASS record, C2 has an ACT response but no result yet (pending)
     assert rq4["by_condition"]["cfgA"]["C1"]["success_rate"] == 1.0
     assert rq4["by_condition"]["cfgA"]["C2"]["pending"] == 1

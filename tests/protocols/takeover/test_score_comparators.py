@@ -42,14 +42,15 @@ def test_normalized_exact_folds_case_and_whitespace_and_keeps_types_apart() -> N
 
 def test_semantic_fact_scores_one_only_for_equivalent() -> None:
     spec = S("SEMANTIC_FACT")
-    fid = FactBook.fact_id("AUD model", "model in AUD")
+    fid = FactBook.fact_id("x", "AUD model", "model in AUD")
     assert cmp(spec, "AUD model", "model in AUD", {fid: "EQUIVALENT"}) == 1.0
     assert cmp(spec, "AUD model", "model in AUD", {fid: "UNCERTAIN"}) == 0.0
     assert cmp(spec, "AUD model", "model in AUD", {fid: "NOT_EQUIVALENT"}) == 0.0
     assert cmp(spec, 5, "model in AUD", {fid: "EQUIVALENT"}) == 0.0
     book = FactBook()
     assert compare(spec, "AUD model", "model in AUD", book, "attributes.currency") == 0.0
-    assert book.facts == {fid: ("AUD model", "model in AUD", "attributes.currency")}
+    fid_at = FactBook.fact_id("attributes.currency", "AUD model", "model in AUD")
+    assert book.facts == {fid_at: ("AUD model", "model in AUD", "attributes.currency")}
 
 
 def test_set_f1_over_normalised_unique_elements_and_empty_is_na() -> None:
@@ -119,8 +120,8 @@ def test_keyed_records_need_matching_key_fields_then_soft_f1() -> None:
         {"status": "OPEN", "dimension": "SCOPE", "description": "tax"},
     ]
     labels = {
-        FactBook.fact_id("site list unresolved", "site list unresolved"): "EQUIVALENT",
-        FactBook.fact_id("which sites", "which sites"): "EQUIVALENT",
+        FactBook.fact_id("x[0].description", "site list unresolved", "site list unresolved"): "EQUIVALENT",
+        FactBook.fact_id("x[1].description", "which sites", "which sites"): "EQUIVALENT",
     }
     # Only pred0-gold0 passes both keys (pred1 has the wrong dimension); its credit is 2/3 (status
     # wrong). Soft F1 = 2 * (2/3) / (3 + 2).

@@ -56,7 +56,7 @@ def test_reference_delivers_every_target_and_null_none(tmp_path: Path):
     table = report(tmp_path / "ref", tmp_path)["delivery"]
     for cond in CONDITIONS:
         assert table[cond] == {"n": 1, "complete_delivery": 1.0, "build": 1.0, "target": 1.0, "regression": 1.0,
-                               "pending": 0, "final": True}
+                               "pending": 0, "invalid": 0, "unstarted": 0, "final": True}
     proc = run(suite, tmp_path, "null", "--agent", "null", *conds)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     table = report(tmp_path / "null", tmp_path)["delivery"]
@@ -84,7 +84,7 @@ def test_harness_error_is_pending_and_resume_reevaluates_the_frozen_submission(t
     proc = run(suite, tmp_path, "run", "--agent", "reference", "--condition", "C1")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     c1 = report(tmp_path / "run", tmp_path)["delivery"]["C1"]
-    assert (c1["pending"], c1["final"], c1["complete_delivery"]) == (1, False, 0.0)
+    assert (c1["pending"], c1["final"], c1["complete_delivery"]) == (1, False, None)  # no rate while pending
     broken.unlink()  # repaired: resuming re-runs only the checks, on the frozen submission
     proc = run(suite, tmp_path, "run", "--agent", "reference", "--condition", "C1", "--resume")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -128,3 +128,24 @@ def test_condition_inputs_hold_no_gold_no_checks_and_no_other_history(tmp_path: 
     # Oracle Post-State: the gold projection only, no history and no request text
     assert "history.jsonl" not in seen["oracle-post"] and "We have three plans" not in seen["oracle-post"]
     assert "state.json" in seen["oracle-post"]
+
+
+def test_two_phase_rows_carry_their_own_phase_a_answer_into_the_rq_tables(tmp_path: Path):
+    from reqbench.protocols.takeover.suite import DEFAULT_CONDITIONS
+
+    assert "two-phase-C2" in DEFAULT_CONDITIONS
+    suite = mini_suite(tmp_path / "suite", ("T001",))
+    proc = run(suite, tmp_path, "tp", "--agent", "reference", "--condition", "two-phase-C1",
+               "--condition", "two-phase-C2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rep = report(tmp_path / "tp", tmp_path)
+    # the gold answer that drove the delivery: every RQ number is 1 over the one delivery target
+    for cond in ("two-phase-C1", "two-phase-C2"):
+        assert rep["rq3_decision"][cond]["n"] == 1 and rep["rq3_decision"][cond]["decision_accuracy"] == 1.0
+        assert rep["rq2"][cond]["coverage"] == 1.0
+        assert rep["rq3_content"][cond]["judge"] == "exact: string-identity lower bound"
+    assert rep["rq1"]["two-phase-C1"]["requirement_f1"] == 1.0 and "two-phase-C2" not in rep["rq1"]
+    assert rep["delivery"]["two-phase-C1"]["complete_delivery"] == 1.0
+    # C.3 cross-RQ consistency is checked and reported (RQ1 exists under C1 only)
+    assert rep["rq_consistency"] == {"two-phase-C1": {"targets_checked": 1, "targets_flagged": 0, "flagged_pairs": 0,
+                                                      "eligibility_differs": 0, "match_count_differs": 0}}

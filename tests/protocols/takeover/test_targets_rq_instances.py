@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reqbench.protocols.takeover.manifest import instance_manifest
 from reqbench.protocols.takeover.replay import replay
 from reqbench.protocols.takeover.rq1 import rq1_gold
 from reqbench.protocols.takeover.rq2 import rq2_gold
@@ -209,13 +210,23 @@ def test_rq3_decision_overrides_replace_the_mechanical_candidate() -> None:
     assert blockers[0]["field"] == "domain_candidate"
 
 
-def test_only_applicable_rqs_are_built() -> None:
+def test_a_target_without_pre_request_requirements_gets_no_rq_instance() -> None:
+    # B.1 / Table 7: the formal diagnostic set is the targets with RQ1, RQ2 and RQ3 files (350 -> 349)
     reqs = [requirement("REQ_N", [_e("REQ_N", 1, 5, "INTRODUCE", value_updates={"n": 1})])]
-    ctx = _ctx(reqs, 5)
-    built = build_rq_instances([ctx])
-    assert [len(built[rq]) for rq in ("RQ1", "RQ2", "RQ3")] == [0, 0, 1]
+    built = build_rq_instances([_ctx(reqs, 5)])
+    assert [len(built[rq]) for rq in ("RQ1", "RQ2", "RQ3")] == [0, 0, 0]
+    manifest = instance_manifest("P", "R", [_ctx(reqs, 5)], built)
+    assert manifest["diagnostic_exclusions"] == [{"target_id": _ctx(reqs, 5).target.target_id,
+                                                  "reason": "NO_PRE_REQUEST_REQUIREMENT"}]
+
+
+def test_a_new_requirement_beside_a_pre_existing_one_is_scored_in_rq3_as_introduced() -> None:
+    reqs = [requirement("REQ_A", [_e("REQ_A", 1, 1, "INTRODUCE", value_updates={"a": 1}),
+                                  _e("REQ_A", 2, 5, "MODIFY", value_updates={"a": 2})]),
+            requirement("REQ_N", [_e("REQ_N", 1, 5, "INTRODUCE", value_updates={"n": 1})])]
+    built = build_rq_instances([_ctx(reqs, 5)])
+    assert [len(built[rq]) for rq in ("RQ1", "RQ2", "RQ3")] == [1, 1, 1]
     inst = built["RQ3"][0]
-    assert inst["applicable_rqs"] == ["RQ3"] and inst["condition_inputs"]["C2"]["history_message_ids"] == []
+    assert inst["applicable_rqs"] == ["RQ1", "RQ2", "RQ3"]
     assert inst["construction_gold"]["affected_requirement_transitions"]["REQ_N"]["delta"]["change_type"] == (
-        "INTRODUCED"
-    )
+        "INTRODUCED")

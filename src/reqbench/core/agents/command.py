@@ -167,8 +167,8 @@ def make_command(template: str | list[str] | None = None, timeout: float | str |
                          "placeholders per protocol: docs/workspaces.md, Control agents)", item="agent 'command'")
     if not isinstance(template, str) and not (isinstance(template, list)
                                               and all(isinstance(a, str) for a in template)):
-        raise InputError(f"template must be a shell string or a list of strings, not {template!r} (quote "
-                         "it: --agent-opt template='...')", item="agent 'command'")
+        raise InputError(f"template must be a shell string or a list of strings, not {template!r}",
+                         item="agent 'command'")
     # `stage` is set by multi-stage protocols (e.g. takeover diagnostic vs coding); a command agent reads
     # it through the {stage} placeholder rather than as an option.
     unknown = set(opts) - {"arg", "name", "stage"}

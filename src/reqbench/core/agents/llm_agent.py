@@ -93,8 +93,10 @@ def parse_action(content: str) -> tuple[str, str]:
     return kind, body.strip() if kind == "bash" else body.rstrip("\n")
 
 
-def task_prompt(workspace: Path, inputs: AgentInputs, file_cap: int = 60_000) -> str:
-    """The first user message: the prompt, then each input file (path + text, capped)."""
+def task_prompt(workspace: Path, inputs: AgentInputs, file_cap: int | None = 60_000) -> str:
+    """The first user message: the prompt, then each input file (path + text). The built-in agent caps each
+    file at `file_cap` characters and says how much is left (it can read the rest with its shell); CLI
+    presets pass ``None``: every file whole."""
     parts = [inputs.prompt.strip() or "Complete the task described in the input files."]
     for name, path in inputs.files.items():
         p = path if path.is_absolute() else workspace / path
@@ -105,9 +107,10 @@ def task_prompt(workspace: Path, inputs: AgentInputs, file_cap: int = 60_000) ->
             parts.append(f"Input file {name} ({rel}): unreadable ({exc.strerror})")
             continue
         more = ""
-        if len(text) > file_cap:
+        if file_cap is not None and len(text) > file_cap:
             more = f"\n[... {len(text) - file_cap} more characters; read the file]"
-        parts.append(f"Input file {name} ({rel}):\n<file>\n{text[:file_cap]}{more}\n</file>")
+            text = text[:file_cap]
+        parts.append(f"Input file {name} ({rel}):\n<file>\n{text}{more}\n</file>")
     return "\n\n".join(parts)
 
 

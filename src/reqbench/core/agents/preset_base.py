@@ -78,6 +78,10 @@ class CLIPreset(ABC):
     """Whether `stage` changes the command (Claude Code and Codex: Table 14)."""
     extra_at = 1
     """Where `extra_args` are inserted into the argv (after the binary, or after its subcommand)."""
+    native_step_cap = False
+    """Whether the tool's command line takes `Budget.max_steps` (Claude Code ``--max-turns``, mini-swe-agent
+    ``step_limit``). Without one the gateway caps the row's model calls at `max_steps` instead (one agent
+    iteration is one model call), unless `Budget.max_model_calls` sets that cap itself."""
     state_globs: tuple[str, ...] = ()
     """Top-level workspace entries the tool writes as its own state (caches), not as part of the work:
     removed after each turn unless they were there before, so they never reach the submission."""
@@ -138,10 +142,17 @@ class CLIPreset(ABC):
             key = self.api_key or env.get("REQBENCH_API_KEY") or env.get("OPENAI_API_KEY")
         return Upstream(base_url=url or DEFAULT_UPSTREAM[self.api], api_key=key)
 
+    def call_cap(self, budget: Budget) -> int | None:
+        """The model calls the gateway allows a run: `Budget.max_model_calls`, else the iteration cap
+        `Budget.max_steps` for a tool that cannot take it on its command line (`native_step_cap`)."""
+        if budget.max_model_calls is not None or self.native_step_cap:
+            return budget.max_model_calls
+        return budget.max_steps
+
     @contextmanager
     def gateway(self, budget: Budget, workspace: Path) -> Iterator[GatewayUse]:
         row_budget = RowBudget(max_tokens=budget.max_tokens, max_cost_usd=budget.max_cost_usd,
-                               max_calls=budget.max_model_calls)
+                               max_calls=self.call_cap(budget))
         with row_gateway(self.upstream(), row_budget, workspace=workspace,
                          models=self.model_policy()) as (gw, lease):
             yield GatewayUse(gw, lease)
@@ -153,7 +164,9 @@ class CLIPreset(ABC):
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         with state_folder(self.name, keep=self.keep_scratch) as scratch, self.gateway(budget, workspace) as gw:
-            return self._turn(workspace, scratch, task_prompt(workspace, inputs), budget, None, gw,
+            # every input file whole (ReqMemBench D.1: no runner-side truncation or summarisation); a prompt
+            # over the model's context ends as `context_overflow`, never silently cut
+            return self._turn(workspace, scratch, task_prompt(workspace, inputs, file_cap=None), budget, None, gw,
                               hide=[Path(p) for p in inputs.context.get("hide", ())])[0]
 
     def _turn(self, workspace: Path, scratch: Path, prompt_text: str, budget: Budget, resume: str | None,
@@ -212,8 +225,13 @@ class CLIPreset(ABC):
                                         "gateway": {k: v - before[k] if isinstance(v, int) and
                                                     not isinstance(v, bool) else v for k, v in used.items()},
                                         "self_reported_usage": parsed.usage.to_dict()})
+        too_long = (status is not AgentStatus.COMPLETED
+                    and used.get("context_overflows", 0) > before.get("context_overflows", 0))
+        if too_long:
+            detail = "the prompt is longer than the model's context (the provider refused it); " + detail
         result = AgentResult(status=status, trajectory=[note, *parsed.events], usage=usage,
-                             wall_seconds=proc.wall_seconds, reply=parsed.reply, detail=detail)
+                             wall_seconds=proc.wall_seconds, reply=parsed.reply, detail=detail,
+                             context_overflow=too_long)
         return result, parsed.session_id
 
 

@@ -89,6 +89,7 @@ CODEX_FLAGS: dict[str, list[str]] = {
 
 class ClaudeCode(ResumablePreset):
     name, binary, staged, api = "claude-code", "claude", True, "messages"
+    native_step_cap = True
 
     def invocation(self, workspace: Path, scratch: Path, prompt: Path, budget: Budget,
                    resume: str | None, endpoint: Endpoint) -> Invocation:
@@ -143,6 +144,7 @@ class MiniSweAgent(CLIPreset):
     """mini-swe-agent v2 (``mini``), non-interactive, its LiteLLM model pointed at `base_url`."""
 
     name, binary = "mini-swe-agent", "mini"
+    native_step_cap = True
 
     def run(self, workspace: Path, inputs: AgentInputs, budget: Budget) -> AgentResult:
         if not self.model:

@@ -16,7 +16,9 @@ from typing import Any
 
 from reqbench.core import registry
 from reqbench.core.agents.base import Agent
+from reqbench.core.agents.option_text import as_declared
 from reqbench.core.errors import InputError
+from reqbench.core.suggest import did_you_mean
 
 AGENTS: dict[str, tuple[str, str]] = {
     name: tuple(registry.entry_value("agents", name).split(":", 1))  # type: ignore[misc]
@@ -44,7 +46,8 @@ def make_agent(spec: str, **options: Any) -> Agent:
     elif "." in name and arg:
         module_name, factory = name, arg
     else:
-        raise InputError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))} (or a dotted "
-                         "path package.module:factory)", item="--agent")
+        raise InputError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; known agents: "
+                         f"{', '.join(sorted(AGENTS))} (or a dotted path package.module:factory)", item="--agent")
     module = importlib.import_module(module_name)
-    return getattr(module, factory)(**options)  # type: ignore[no-any-return]
+    make = getattr(module, factory)
+    return make(**as_declared(make, options))  # type: ignore[no-any-return]

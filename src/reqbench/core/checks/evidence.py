@@ -32,6 +32,10 @@ class GuardEvidence:
         return {i: any(w == "call" for w, _ in self.phases.get(i, ()))
                 and all(o == "passed" for _, o in self.phases.get(i, ())) for i in ids}
 
+    def skipped(self) -> list[str]:
+        """Node ids with a skipped phase (reported; a skipped test is never passing evidence)."""
+        return sorted(i for i, phases in self.phases.items() if any(o == "skipped" for _, o in phases))
+
 
 def parse_guard_records(data: bytes, token: str, *, overflow: bool = False) -> GuardEvidence:
     """Read the guard's JSON lines. Any line that is not a well-formed record with this run's token, a

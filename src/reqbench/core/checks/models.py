@@ -150,13 +150,17 @@ class CheckResult:
     """Collectors pytest failed to import or collect (from the guard's records, never from output text).
     Always a FAIL of the check; whose failure it is depends on who wrote the code under test (a submission
     vs. a harness-controlled calibration patch)."""
+    skipped_tests: list[str] = field(default_factory=list)
+    """Tests pytest reported as skipped (from the guard's records): never passing evidence, listed so a report
+    can say so."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status.value, "exit_code": self.exit_code,
                 "wall_seconds": self.wall_seconds, "probes": self.probes, "detail": self.detail,
                 "stdout_tail": self.stdout_tail, "stderr_tail": self.stderr_tail,
                 "protected_touched": list(self.protected_touched), "timed_out": self.timed_out,
-                **({"collection_errors": list(self.collection_errors)} if self.collection_errors else {})}
+                **({"collection_errors": list(self.collection_errors)} if self.collection_errors else {}),
+                **({"skipped_tests": list(self.skipped_tests)} if self.skipped_tests else {})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CheckResult:
@@ -166,7 +170,8 @@ class CheckResult:
                    stderr_tail=d.get("stderr_tail", ""),
                    protected_touched=list(d.get("protected_touched", [])),
                    timed_out=bool(d.get("timed_out", False)),
-                   collection_errors=list(d.get("collection_errors", [])))
+                   collection_errors=list(d.get("collection_errors", [])),
+                   skipped_tests=list(d.get("skipped_tests", [])))
 
     @classmethod
     def skipped(cls, reason: str) -> CheckResult:

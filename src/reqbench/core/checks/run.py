@@ -131,6 +131,7 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
         result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
                              proc.stdout_tail(), proc.stderr_tail())
         result.collection_errors = sorted(set(ev.collect_errors))
+        result.skipped_tests = ev.skipped()
     result.protected_touched = touched
     result.timed_out = proc.timed_out
     if touched:

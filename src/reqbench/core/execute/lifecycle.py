@@ -45,36 +45,46 @@ def changed_files(old: dict[str, str], new: dict[str, str]) -> list[str]:
     return sorted(p for p in set(old) | set(new) if old.get(p) != new.get(p))
 
 
-def open_or_resume(run_dir: Path, protocol: str, suite: Path, options: RunOptions, *, resume: bool,
-                   provenance: dict[str, Any]) -> tuple[RunStore, bool]:
-    """The run's store and whether this call created it (see module docstring for the resume rules)."""
-    requested = options_to_json(options)
-    manifest = suite_manifest(suite)
-    provenance = {**provenance, "suite_hash": sha256_json(manifest), "suite_files": manifest}
+def check_run_dir(run_dir: Path, suite: Path, options: RunOptions, *, resume: bool,
+                  protocol: str | None = None) -> None:
+    """Refuse a run directory that cannot take this run: `InputError` for a folder that is not a run, an
+    existing run without `resume`, or a resume whose suite, options (or, given, protocol) differ. Cheap, so
+    `reqbench.api.execute` calls it before preflight and validation (which can take minutes)."""
     if not is_run_dir(run_dir):
         if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
             raise InputError("exists and is not a run directory; choose another --out", file=str(run_dir))
-        if run_dir.is_dir():
-            run_dir.rmdir()
-        meta = RunMeta(suite_path=str(suite), protocol=protocol, options=requested, created=utc_now(),
-                       reqbench_version=__version__, provenance=provenance)
-        return RunStore.create(run_dir, meta), True
+        return
     if not resume:
         raise InputError("run directory already exists; pass --resume to continue it (`reqbench run --resume "
                          f"{run_dir}` takes its stored options) or choose another --out", file=str(run_dir))
-    store = RunStore.open(run_dir)
-    meta = store.meta
-    diffs = differing_options(meta.options, requested)
-    if meta.protocol != protocol:
+    with RunStore.open(run_dir) as store:  # writable: an older store is upgraded, as the resume would
+        meta = store.meta
+    diffs = differing_options(meta.options, options_to_json(options))
+    if protocol is not None and meta.protocol != protocol:
         diffs.insert(0, "protocol")
     if Path(meta.suite_path) != suite:
         diffs.insert(0, "suite")
     if diffs:
-        store.close()
         first = diffs[0]
         raise InputError(f"--resume with different options: {', '.join(diffs)} differ from the run "
                          f"(stored {first}: {_stored(meta, first)}); `reqbench run --resume {run_dir}` alone "
                          "reuses the stored ones", file=str(run_dir))
+
+
+def open_or_resume(run_dir: Path, protocol: str, suite: Path, options: RunOptions, *, resume: bool,
+                   provenance: dict[str, Any]) -> tuple[RunStore, bool]:
+    """The run's store and whether this call created it (see module docstring for the resume rules)."""
+    check_run_dir(run_dir, suite, options, resume=resume, protocol=protocol)
+    manifest = suite_manifest(suite)
+    provenance = {**provenance, "suite_hash": sha256_json(manifest), "suite_files": manifest}
+    if not is_run_dir(run_dir):
+        if run_dir.is_dir():
+            run_dir.rmdir()
+        meta = RunMeta(suite_path=str(suite), protocol=protocol, options=options_to_json(options),
+                       created=utc_now(), reqbench_version=__version__, provenance=provenance)
+        return RunStore.create(run_dir, meta), True
+    store = RunStore.open(run_dir)
+    meta = store.meta
     stored_files = meta.provenance.get("suite_files")
     if isinstance(stored_files, dict):
         changed = changed_files(stored_files, manifest)

@@ -9,8 +9,10 @@ Rules (SpecPath "Run processing", PACE-Bench "Result validation"):
 * an **agent-caused** condition (exit, timeout, empty submission, a submission that fails or hangs the
   checks, a budget that ran out) is always ``scored`` — never ``invalid`` nor ``pending``;
 * ``invalid`` is external to the agent and observed by the harness itself (`verdict`: a provider failure the
-  gateway or client recorded, a launcher failure, a harness exception): the executor re-runs the agent for
-  it at the same budget, at most `DEFAULT_MAX_ATTEMPTS` attempts in all, then the row is attrition;
+  gateway or client recorded, a launcher failure, a harness exception). Whether the agent is run again
+  depends on the reason (`reruns_agent`): a provider limit or an infrastructure failure is re-run at the
+  same budget, at most `DEFAULT_MAX_ATTEMPTS` attempts in all; a harness exception or a metadata problem
+  is attrition at once;
 * ``pending`` means the frozen submission exists but its evaluation could not finish (judge down, check
   infrastructure): it is re-evaluated on that submission (``--resume``), the agent is never re-run.
 """
@@ -43,7 +45,8 @@ class Reason(StrEnum):
     RESOURCE_LIMIT = "resource_limit"
     INVALID_RESPONSE = "invalid_response"
     CLARIFY = "clarify"
-    # ---- invalid: external to the agent, re-run at the same budget, then attrition
+    CONTEXT_OVERFLOW = "context_overflow"
+    # ---- invalid: external to the agent, attrition (provider limits and infrastructure re-run first)
     PROVIDER_RATE_LIMIT = "provider_rate_limit"
     PROVIDER_ERROR = "provider_error"
     PROVIDER_TIMEOUT = "provider_timeout"
@@ -61,6 +64,8 @@ class ReasonInfo:
     status: RowStatus
     meaning: str
     agent_caused: bool = False
+    rerun: bool = False
+    """An ``invalid`` attempt with this reason runs the agent again at the same budget (`reruns_agent`)."""
 
 
 _S, _I, _P = RowStatus.SCORED, RowStatus.INVALID, RowStatus.PENDING
@@ -80,10 +85,12 @@ REASONS: dict[Reason, ReasonInfo] = {
                                           "quota, request size)", True),
     Reason.INVALID_RESPONSE: ReasonInfo(_S, "the agent's response broke the response contract", True),
     Reason.CLARIFY: ReasonInfo(_S, "the agent asked for clarification instead of acting", True),
-    Reason.PROVIDER_RATE_LIMIT: ReasonInfo(_I, "the model provider answered 429 (rate limit)"),
-    Reason.PROVIDER_ERROR: ReasonInfo(_I, "the model provider failed (5xx, refused connection)"),
-    Reason.PROVIDER_TIMEOUT: ReasonInfo(_I, "the model provider did not answer in time"),
-    Reason.INFRASTRUCTURE: ReasonInfo(_I, "sandbox, runner or executor infrastructure failed"),
+    Reason.CONTEXT_OVERFLOW: ReasonInfo(_S, "the inputs, sent whole, are longer than the model's context (the "
+                                            "provider refused the prompt)", True),
+    Reason.PROVIDER_RATE_LIMIT: ReasonInfo(_I, "the model provider answered 429 (rate limit)", rerun=True),
+    Reason.PROVIDER_ERROR: ReasonInfo(_I, "the model provider failed (5xx, refused connection)", rerun=True),
+    Reason.PROVIDER_TIMEOUT: ReasonInfo(_I, "the model provider did not answer in time", rerun=True),
+    Reason.INFRASTRUCTURE: ReasonInfo(_I, "sandbox, runner or executor infrastructure failed", rerun=True),
     Reason.HARNESS_EXCEPTION: ReasonInfo(_I, "a bug in reqbench raised an exception (traceback stored)"),
     Reason.METADATA: ReasonInfo(_I, "(runs stored before the verdict table) the adapter returned a malformed "
                                     "record; now the agent's `agent_exit`"),
@@ -93,6 +100,26 @@ REASONS: dict[Reason, ReasonInfo] = {
 }
 assert set(REASONS) == set(Reason)
 assert not any(i.agent_caused and i.status is not _S for i in REASONS.values())
+assert not any(i.rerun and i.status is not _I for i in REASONS.values())
+
+
+def reruns_agent(reason: Reason | str) -> bool:
+    """Whether an ``invalid`` attempt ending for `reason` runs the agent again at the same budget.
+
+    Rule (SpecPath §4.3 "Run processing"): "Provider-limit attempts may retry at the same budget up to three
+    times"; "provider, runner, metadata, protocol, and verifier-infrastructure invalidity are excluded and
+    reported as attrition". So a provider limit (`provider_rate_limit`, `provider_error`,
+    `provider_timeout`) is re-run, and so is `infrastructure` (a sandbox launcher or executor that failed
+    to start the row: a transient failure of this machine, re-run as reqbench's departure from the paper,
+    which counts runner invalidity as attrition at once). A `harness_exception` (a bug in reqbench: the
+    same code fails the same way again) and `metadata` are attrition at the first attempt, never a new
+    agent attempt; so is an invalid attempt without a reason (a plugin that does not classify, or a run
+    stored before reasons existed). A verifier that cannot run is ``pending``, never re-run (`status_of`).
+    """
+    try:
+        return REASONS[Reason(reason)].rerun
+    except ValueError:
+        return False
 
 
 def status_of(reason: Reason | str) -> RowStatus:
@@ -113,11 +140,19 @@ def reason_label(reason: str, detail: str = "") -> str:
 
 def readme_table() -> str:
     """The outcome table of docs/runs.md, generated from `REASONS` (a test keeps the page in step)."""
-    lines = ["| status | reason | meaning |", "|---|---|---|"]
+    lines = ["| status | reason | meaning | agent re-run |", "|---|---|---|---|"]
     for status in (_S, _I, _P):
-        lines += [f"| {status.value} | `{r.value}` | {i.meaning} |" for r, i in REASONS.items()
-                  if i.status is status]
+        lines += [f"| {status.value} | `{r.value}` | {i.meaning} | {_rerun_text(i)} |"
+                  for r, i in REASONS.items() if i.status is status]
     return "\n".join(lines)
+
+
+def _rerun_text(info: ReasonInfo) -> str:
+    if info.status is _P:
+        return "no: re-evaluated on the frozen submission"
+    if info.status is _I:
+        return f"yes, same budget, {DEFAULT_MAX_ATTEMPTS} attempts in all" if info.rerun else "no: attrition"
+    return "no"
 
 
 def classified(reason: Reason, result: dict[str, Any] | None = None, detail: str = "",

@@ -6,10 +6,13 @@ In order, each failure an `InputError` (exit 2) that names what is missing and h
 2. the agent builds from its options (a bad option fails here, not on the first row);
 3. its program exists: a preset's binary (``claude``, ``codex``, ...) or the first word of a `command`
    template is on PATH; the preset's version (``BINARY --version``) is read and recorded;
-4. endpoints answer (skipped with ``--offline``, which never calls out): the agent's ``base_url`` (for a
-   preset, the upstream its model gateway forwards to, the provider's own URL by default) and, for
-   ``--judge llm:MODEL``, the judge's (``REQBENCH_BASE_URL`` / ``OPENAI_BASE_URL``). Any HTTP answer counts
-   (even 401/404: the server is there); a refused connection or a timeout does not.
+4. endpoints answer and take the key (skipped with ``--offline``, which never calls out): the agent's
+   ``base_url`` (for a preset, the upstream its model gateway forwards to, the provider's own URL by
+   default) and, for ``--judge llm:MODEL``, the judge's (``REQBENCH_BASE_URL`` / ``OPENAI_BASE_URL``).
+   One authenticated ``GET /models`` each, with the key the run would send: 401 or 403 stops the run
+   naming where the key came from (its environment variable or ``--agent-opt api_key``), so a wrong key
+   is not found only after every row was tried three times. Any other HTTP answer counts (404: the
+   server has no listing, but it is there); a refused connection or a timeout does not.
 
 The result, `AgentFacts`, is recorded in the run's provenance.
 """
@@ -72,17 +75,20 @@ def preflight(options: RunOptions) -> AgentFacts:
             version = _version(path)
     if not options.offline:
         base = options.agent_options.get("base_url")
+        key = agent_key(agent, options.agent_options)
         upstream = getattr(agent, "upstream", None)
         if callable(upstream):  # a preset: its model gateway forwards to this endpoint
             base = upstream().base_url
         if base:
-            check_endpoint(str(base), what="the agent's model endpoint (--base-url)")
+            check_endpoint(str(base), what="the agent's model endpoint (--base-url)", key=key,
+                           api=str(getattr(agent, "api", "chat")))
         if options.judge.startswith("llm:"):
             judge_base = os.environ.get("REQBENCH_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
             if not judge_base:
                 raise InputError("the llm judge needs an endpoint: set REQBENCH_BASE_URL (or OPENAI_BASE_URL)",
                                  item=f"--judge {options.judge}")
-            check_endpoint(judge_base, what=f"the judge's endpoint (--judge {options.judge})")
+            check_endpoint(judge_base, what=f"the judge's endpoint (--judge {options.judge})",
+                           key=env_key(CHAT_KEYS))
     return AgentFacts(agent=options.agent, program=program, program_path=path, version=version,
                       isolation=available_isolation())
 
@@ -126,13 +132,53 @@ def _version(path: str) -> str | None:
     return text.splitlines()[0][:200] if text and proc.exit_code == 0 else None
 
 
-def check_endpoint(base_url: str, *, what: str) -> None:
-    """`InputError` unless an HTTP server answers at `base_url` (any status) within the timeout."""
+@dataclass(frozen=True)
+class Key:
+    """An API key and where it came from (an environment variable, an agent option), for the error."""
+
+    value: str | None
+    source: str
+
+
+CHAT_KEYS = ("REQBENCH_API_KEY", "OPENAI_API_KEY")
+"""Where the model client and OpenAI-API presets read their key, in order."""
+MESSAGES_KEYS = ("ANTHROPIC_API_KEY", "REQBENCH_API_KEY")
+"""Where Anthropic-API presets read theirs."""
+
+
+def env_key(names: tuple[str, ...]) -> Key:
+    """The first of `names` set in the environment (None and all the names when none is)."""
+    for name in names:
+        if os.environ.get(name):
+            return Key(os.environ[name], name)
+    return Key(None, " or ".join(names) + " (none is set)")
+
+
+def agent_key(agent: Any, agent_options: dict[str, Any]) -> Key:
+    """The key the agent's calls will carry, as the agent reads it (explicit option first)."""
+    if agent_options.get("api_key"):
+        return Key(str(agent_options["api_key"]), "--agent-opt api_key")
+    return env_key(MESSAGES_KEYS if getattr(agent, "api", "chat") == "messages" else CHAT_KEYS)
+
+
+def check_endpoint(base_url: str, *, what: str, key: Key | None = None, api: str = "chat") -> None:
+    """`InputError` unless an HTTP server answers at `base_url` within the timeout, and, given the run's
+    `key`, does not refuse it (401/403) on ``GET /models``."""
     import httpx  # only a run against a model endpoint asks; every other run starts without it
 
     url = base_url.rstrip("/") + "/models"
+    headers: dict[str, str] = {}
+    if key is not None and key.value:
+        if api == "messages":
+            headers = {"x-api-key": key.value, "anthropic-version": "2023-06-01"}
+        else:
+            headers = {"Authorization": f"Bearer {key.value}"}
     try:
-        httpx.get(url, timeout=ENDPOINT_TIMEOUT)
+        response = httpx.get(url, timeout=ENDPOINT_TIMEOUT, headers=headers)
     except httpx.HTTPError as exc:
         raise InputError(f"{what} {base_url} does not answer ({type(exc).__name__}: {exc}); start it or fix the "
                          "URL", item="preflight") from None
+    if key is not None and response.status_code in (401, 403):
+        given = f"the key from {key.source}" if key.value else f"no key: set {key.source.split(' (')[0]}"
+        raise InputError(f"{what} {base_url} refused {given} (HTTP {response.status_code} on GET /models); "
+                         "fix the key before the run starts", item="preflight")

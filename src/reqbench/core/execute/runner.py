@@ -2,8 +2,9 @@
 
 Per row and invocation the driver does, from the row's stored attempts (`store.selection.next_step`):
 
-* ``RUN``: run the agent (`Suite.run_row`); an ``invalid`` result is retried at the same budget until
-  a non-invalid result or `max_attempts` invalid attempts (SpecPath provider-limit retries);
+* ``RUN``: run the agent (`Suite.run_row`); an ``invalid`` result whose reason re-runs the agent (a provider
+  limit or infrastructure, `outcomes.reruns_agent`) is retried at the same budget until a non-invalid
+  result or `max_attempts` invalid attempts (SpecPath provider-limit retries); any other is attrition;
 * ``REEVALUATE``: the selected attempt is ``pending`` from an earlier invocation: re-run only its
   evaluation on the frozen submission (`Suite.reevaluate`), once per invocation, never the agent;
 * ``DONE``: nothing.
@@ -275,7 +276,7 @@ def run_lanes(batch: list[tuple[Lane, Row]], executor: Executor, progress: RunPr
                                       finished=report.finished)
             step = next_step(lane.store.attempts(row), max_attempts)
             if step == NextStep.RUN and fatal is None:
-                submit(lane, row, step)  # invalid below the attempt budget: retry at the same budget
+                submit(lane, row, step)  # a provider limit below the attempt budget: retry at the same budget
             else:
                 selected = lane.store.selected_attempt(row)
                 progress.row_ended(selected.status.value if selected else "pending")

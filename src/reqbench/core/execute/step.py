@@ -58,7 +58,8 @@ class AgentStep:
 
     @property
     def invalid(self) -> bool:
-        """The harness, not the agent, failed the step: the row is re-run (never scored)."""
+        """The harness, not the agent, failed the step: the row is never scored (a provider limit or
+        infrastructure failure re-runs it, `outcomes.reruns_agent`; anything else is attrition)."""
         return self.status is RowStatus.INVALID
 
     def to_dict(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ picklable), never the loaded suite: a worker loads the suite once per process (`
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any, Protocol, cast, runtime_checkable
 from reqbench.core import registry
 from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.execute.shipping import ShippedSuite
-from reqbench.core.execute.step import AgentStep, StepSession, open_session, run_step
+from reqbench.core.execute.step import STEP_TIMEOUT, AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.summary import Summary
 
@@ -40,7 +41,16 @@ class RowContext:
         """Run the row's agent once in `workspace` and classify how it ended. `answers` reach control agents
         only; `agent_options` replaces the run's (a protocol passes them without its own settings)."""
         opts = self.options.agent_options if agent_options is None else agent_options
+        budget, opts = self._rerun_budget(budget, opts)
         return run_step(self.options.agent, opts, workspace, inputs, budget, answers)
+
+    def _rerun_budget(self, budget: Budget, opts: dict[str, Any]) -> tuple[Budget, dict[str, Any]]:
+        """A timeout re-run's longer budget (`RunOptions.agent_timeout`) replaces the protocol's and any
+        ``step_timeout`` cap; otherwise both stay as given."""
+        if self.options.agent_timeout is None:
+            return budget, opts
+        return (dataclasses.replace(budget, wall_seconds=self.options.agent_timeout),
+                {k: v for k, v in opts.items() if k != STEP_TIMEOUT})
 
     def session(self, workspace: Path, *, answers: dict[str, Any] | None = None,
                 agent_options: dict[str, Any] | None = None, rerun: Any = None) -> StepSession:
@@ -100,6 +110,8 @@ class SuiteProtocol(Protocol):
     # Suite v2 (optional for plugins, declared by reqbench's four): ``options_model`` -- a
     # `core.execute.settings.ProtocolOptions` for its ``--agent-opt NAME.KEY`` settings; ``result_model`` -- a
     # `ProtocolResult` every row's `RowOutcome.result` must fit (checked by the runner).
+    # Optional for every protocol: ``dataset_stats(path) -> Summary`` -- the paper's dataset-statistics tables
+    # of the suite at `path`, computed from its files (``reqbench stats``; reqbench's four declare it).
 
 
 def load_protocol(name: str) -> SuiteProtocol:

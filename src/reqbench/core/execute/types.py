@@ -76,6 +76,10 @@ class RunOptions:
     check_timeout: float | None = None
     """A larger fixed budget (seconds) for the checks of a re-evaluation, replacing the suite's: set only by
     `reqbench regrade --timeout-rerun` (SpecPath re-ran verifier timeouts at 2,400 s). Not stored."""
+    agent_timeout: float | None = None
+    """A longer wall-clock budget (seconds) for every agent step, replacing the protocol's: set only by
+    `reqbench regrade --timeout-rerun` for rows whose agent timed out (SpecPath re-ran them at 2,400 s).
+    Not stored."""
     offline: bool = False
     """Replay-only model access (`core.llm.run_access`). Not part of the estimand and not stored: a run
     recorded online may be resumed or re-scored with ``--offline``."""

@@ -57,7 +57,7 @@ def step_reason(result: AgentResult, observed: Sequence[ObservedFailure], budget
     if not completed and FailureKind.BUDGET in kinds:
         return Reason.BUDGET_EXHAUSTED
     if not completed:
-        return _BY_STATUS[result.status]
+        return Reason.CONTEXT_OVERFLOW if result.context_overflow else _BY_STATUS[result.status]
     limit, cost = budget.max_cost_usd, result.usage.cost_usd
     if limit is not None and cost is not None and cost > limit:
         return Reason.BUDGET_EXHAUSTED

@@ -18,7 +18,9 @@ appended (a different request, so the record/replay cache never replays the bad 
 the ids and labels the reply gave, which the agent's text may have chosen), never in the harness's
 voice. Candidate ids, labels, contract and instructions stand outside the fence: they are harness text
 (positions, hashes, fixed label sets), never agent-chosen. Provider failures propagate as `ProviderError`.
-Settings are deterministic (temperature 0, a fixed seed) and stored with every response.
+Sampling settings follow the paper's judge (ReqMemBench D.1: "We do not override ... temperature, random
+seeds"): none is sent unless named in the spec, ``llm:MODEL,temperature=0,seed=7``; the settings (unset
+ones as null) are stored with every response.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import re
 import time
 from typing import Any
 
+from reqbench.core.errors import InputError
 from reqbench.core.judges.base import (
     JudgePending,
     JudgeRejected,
@@ -133,11 +136,12 @@ def parse_labels(text: str) -> list[tuple[str, str]]:
 class LLMJudge:
     """`Judge` over the chat client. `judge` itself retries; callers need no extra retry loop."""
 
-    def __init__(self, model: str, client: ChatClient, *, attempts: int = 3, seed: int = 0) -> None:
+    def __init__(self, model: str, client: ChatClient, *, attempts: int = 3, seed: int | None = None,
+                 temperature: float | None = None) -> None:
         self.model = model
         self.client = client
         self.attempts = attempts
-        self.settings: dict[str, Any] = {"model": model, "temperature": 0, "seed": seed}
+        self.settings: dict[str, Any] = {"model": model, "temperature": temperature, "seed": seed}
         self.judge_id = f"llm:{model}"
         self.calls: list[dict[str, Any]] = []
         """Every call made (cached or sent), in order: the judge-call records a run stores."""
@@ -148,8 +152,8 @@ class LLMJudge:
         problems: list[str] = []
         for _ in range(self.attempts):
             try:
-                resp = self.client.complete(messages, model=self.model, temperature=0,
-                                            seed=self.settings["seed"])
+                resp = self.client.complete(messages, model=self.model, temperature=self.settings["temperature"],
+                                            seed=self.settings["seed"])  # None: not sent
             except MalformedOutput as exc:
                 problems.append(str(exc))
                 self.calls.append({"request_key": request.key(), "error": str(exc), **self.settings})
@@ -170,14 +174,41 @@ class LLMJudge:
                            f"{'; '.join(problems)}")
 
 
+SAMPLING = ("temperature", "seed")
+"""The sampling settings a spec may name (``llm:MODEL,temperature=0,seed=7``); none is sent by default."""
+
+
+def split_model_spec(arg: str) -> tuple[str, dict[str, Any]]:
+    """``MODEL[,temperature=T][,seed=S]`` -> (model, named sampling settings); `InputError` naming the
+    option for anything else."""
+    model, *parts = arg.split(",")
+    named: dict[str, Any] = {}
+    for part in parts:
+        key, eq, value = part.partition("=")
+        key = key.strip()
+        if not eq or key not in SAMPLING:
+            raise InputError(f"unknown judge option {part!r}; named options: temperature=T, seed=S",
+                             item=f"--judge llm:{arg}")
+        try:
+            named[key] = float(value) if key == "temperature" else int(value)
+        except ValueError:
+            raise InputError(f"{key} must be a number, not {value!r}", item=f"--judge llm:{arg}") from None
+    return model.strip(), named
+
+
 def make_llm_judge(model: str, **opts: Any) -> LLMJudge:
-    """The ``llm:MODEL`` backend. Options: client, base_url, api_key, offline, cache, attempts, seed."""
+    """The ``llm:MODEL[,temperature=T][,seed=S]`` backend. Options: client, base_url, api_key, offline,
+    cache, attempts, seed, temperature (sampling settings are sent only when given)."""
+    model, named = split_model_spec(model)
+    opts = {**named, **opts}
     client = opts.pop("client", None)
     attempts = int(opts.pop("attempts", 3))
-    seed = int(opts.pop("seed", 0))
+    seed = opts.pop("seed", None)
+    temperature = opts.pop("temperature", None)
     if client is None:
         # ReqMemBench D.1: the shared judge ran with concurrency 4, a 900-second timeout, 3 retries.
         opts.setdefault("timeout", 900.0)
         opts.setdefault("concurrency", 4)
         client = ChatClient(LLMConfig.from_env(**opts))
-    return LLMJudge(model, client, attempts=attempts, seed=seed)
+    return LLMJudge(model, client, attempts=attempts, seed=None if seed is None else int(seed),
+                    temperature=None if temperature is None else float(temperature))

@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 from reqbench.core import registry
 from reqbench.core.errors import InputError
+from reqbench.core.suggest import did_you_mean
 
 F = TypeVar("F", bound=Callable[..., Any])
 _HEURISTIC = "__reqbench_heuristic__"
@@ -55,7 +56,8 @@ def parse_judge_spec(text: str, *, accepts: Collection[str] | None = None, what:
     name, colon, arg = (text or "").strip().partition(":")
     known = registry.names("judges")
     if name not in known:
-        raise InputError(f"unknown judge {text!r}; known judges: {shown(known)}", item="--judge")
+        raise InputError(f"unknown judge {text!r}{did_you_mean(name, known)}; known judges: {shown(known)}",
+                         item="--judge")
     if accepts is not None and name not in accepts:
         raise InputError(f"judge {name!r} does not judge {what or 'this'}; use one of: {shown(accepts)}",
                          item="--judge")

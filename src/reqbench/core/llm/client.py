@@ -7,15 +7,18 @@ retries, telemetry, auto-upgrades) that would blur what reqbench records. It is 
 What one `ChatClient.complete` call does, in order:
 
 1. builds the request body (model name without its provider prefix: ``openai/NAME`` -> ``NAME``);
-2. computes its content address (sha256 of the canonical body; the endpoint URL and key are not part
-   of it, so a recording replays against any endpoint) and looks it up in the `ResponseCache` —
+2. computes its content address (sha256 of the canonical body, the `sample` and the current draw
+   (`run_access.fresh_draw`); the endpoint URL and key are not part of it, so a recording replays
+   against any endpoint) and looks it up in the `ResponseCache` —
    a hit returns the recorded response and sends nothing; concurrent identical requests wait for the
    first, so the same request is never sent twice;
 3. ``offline=True``: a miss raises `OfflineCacheMiss` (nothing is sent, ever);
 4. sends it while holding the endpoint's concurrency slot, retrying 429, 5xx, timeouts and connection
    errors with exponential backoff (``Retry-After`` honoured); other 4xx fail at once;
 5. parses the body (`MalformedOutput` if it is not a chat completion), computes usage and cost
-   (`pricing`), and records request + response in the cache.
+   (`pricing`), and records request + response in the cache;
+6. inside a run, writes the call (answered, replayed or refused) to the run's ``model_calls`` table, where
+   the gateway writes its calls too (`call_log`): every report counts tokens and cost from there.
 
 Configuration comes from `LLMConfig.from_env`: ``REQBENCH_BASE_URL`` (else ``OPENAI_BASE_URL``),
 ``REQBENCH_API_KEY`` (else ``OPENAI_API_KEY``), ``REQBENCH_LLM_CACHE`` (an SQLite cache file),
@@ -40,10 +43,11 @@ import httpx
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
 from reqbench.core.llm.cache import MemoryResponseCache, ResponseCache, SqliteResponseCache, as_response_cache
+from reqbench.core.llm.call_log import record_client_call
 from reqbench.core.llm.errors import MalformedOutput, OfflineCacheMiss, ProviderError
 from reqbench.core.llm.ledger import FailureKind, note, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices
-from reqbench.core.llm.run_access import default_cache, run_offline
+from reqbench.core.llm.run_access import current_draw, default_cache, run_offline
 
 RETRYABLE_STATUS = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 CACHE_FORMAT = "chat-v1"
@@ -191,16 +195,30 @@ class ChatClient:
             if value is not None:
                 body[name] = value
         body.update(extra or {})
-        key = sha256_json({"format": CACHE_FORMAT, "body": body, **({"sample": sample} if sample else {})})
+        draw = current_draw()
+        key = sha256_json({"format": CACHE_FORMAT, "body": body, **({"sample": sample} if sample else {}),
+                           **({"draw": draw} if draw else {})})
+        started = time.time()
         with self._lock_for(key):
             recorded = _as_record(self.cache.get_cached(key))
             if recorded is not None:
-                return self._parse(recorded["response"], body, model, key, cached=True, attempts=0)
+                response = self._parse(recorded["response"], body, model, key, cached=True, attempts=0)
+                _log(response, "replay", started)
+                return response
             if self.config.offline:
+                record_client_call(model=model, request=body, response={"error": "offline replay: not recorded"},
+                                   status=400, source="refused", started=started)
                 raise OfflineCacheMiss(key, model)
-            raw, attempts = self._send(body)
-            response = self._parse(raw, body, model, key, cached=False, attempts=attempts)
+            try:
+                raw, attempts = self._send(body)
+                response = self._parse(raw, body, model, key, cached=False, attempts=attempts)
+            except (ProviderError, MalformedOutput) as exc:
+                status = exc.status if isinstance(exc, ProviderError) and exc.status else 502
+                record_client_call(model=model, request=body, response={"error": str(exc)}, status=status,
+                                   source="refused", started=started)
+                raise
             self.cache.put_cached(key, {"request": body, "response": raw, "recorded": time.time()})
+            _log(response, "upstream", started)
             return response
 
     # -- internals -----------------------------------------------------------------------------------
@@ -276,6 +294,13 @@ class ChatClient:
             completion_tokens=completion_tokens,
             cost_usd=call_cost(model, prompt_tokens, completion_tokens, self.config.prices),
             model=model, key=key, cached=cached, attempts=attempts, request=body, raw=raw)
+
+
+def _log(response: ChatResponse, source: str, started: float) -> None:
+    """Record an answered call in the run's ``model_calls`` (`call_log`)."""
+    record_client_call(model=response.model, request=response.request, response=response.raw, status=200,
+                       source=source, started=started, prompt_tokens=response.prompt_tokens,
+                       completion_tokens=response.completion_tokens, cost_usd=response.cost_usd)
 
 
 def _as_record(value: Any) -> dict[str, Any] | None:

@@ -7,6 +7,10 @@
   then replay only; a request that was never recorded raises `OfflineCacheMiss`, an `InputError`, so the
   run stops with exit 2 and one sentence (the row gets no attempt and runs again on a later ``--resume``
   without ``--offline``).
+* **Draw** — `current_draw()`: a tag (`fresh_draw`) that every client mixes into its cache keys, so the
+  enclosed calls are fresh draws: nothing recorded outside the draw is replayed, each answer is recorded
+  under the draw's own key (re-entering the same draw replays it, so an interrupted repetition resumes).
+  A judging repetition (`reqbench study rejudge`) runs in the draw named after its grading.
 
 Both live in a `contextvars.ContextVar`, never in a module global: the executor passes a `RunContext`
 (`core.execute.context`) with every row call, and the row's thread or remote worker binds it with
@@ -31,6 +35,7 @@ from reqbench.core.llm.cache import ResponseCache
 class ModelAccess:
     cache: ResponseCache | None = None
     offline: bool = False
+    draw: str = ""
 
 
 _ACCESS: ContextVar[ModelAccess | None] = ContextVar("reqbench_model_access", default=None)
@@ -51,12 +56,19 @@ def run_offline() -> bool:
     return _current().offline
 
 
+def current_draw() -> str:
+    """The draw tag clients mix into their cache keys ('' outside `fresh_draw`: keys as recorded)."""
+    return _current().draw
+
+
 @contextmanager
 def model_access(cache: ResponseCache | None = None, offline: bool = False) -> Iterator[None]:
     """Bind a cache and offline mode for the current thread (or task); nested scopes keep the outer
-    cache unless given one, can only turn offline on, and restore the outer state on exit."""
+    cache unless given one, can only turn offline on, keep the outer draw, and restore the outer state on
+    exit."""
     outer = _current()
-    token = _ACCESS.set(ModelAccess(cache if cache is not None else outer.cache, offline or outer.offline))
+    token = _ACCESS.set(ModelAccess(cache if cache is not None else outer.cache, offline or outer.offline,
+                                    outer.draw))
     try:
         yield
     finally:
@@ -68,3 +80,17 @@ def offline_run(offline: bool) -> Iterator[None]:
     """Replay-only model access for the enclosed code when `offline` (nested scopes restore)."""
     with model_access(offline=offline):
         yield
+
+
+@contextmanager
+def fresh_draw(tag: str) -> Iterator[None]:
+    """Model calls in the enclosed code are draw `tag`: their cache keys include it, so answers recorded
+    outside the draw (or in another draw) are never replayed (nested scopes keep cache and offline)."""
+    if not tag:
+        raise ValueError("a draw needs a non-empty tag")
+    outer = _current()
+    token = _ACCESS.set(ModelAccess(outer.cache, outer.offline, tag))
+    try:
+        yield
+    finally:
+        _ACCESS.reset(token)

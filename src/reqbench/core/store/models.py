@@ -27,7 +27,10 @@ class RunMeta(BaseModel):
 
 
 class RunResultRow(BaseModel):
-    """One planned row with its selected attempt, as written by `reqbench export` (JSONL / Parquet)."""
+    """One planned row with its selected attempt, exactly as `reqbench export` writes it (CSV header, JSONL
+    keys and Parquet columns are these fields, in this order). The flat columns from ``outcome`` to
+    ``seconds`` mean the same for every protocol (`reqbench.report.rowfacts`); they are filled by the
+    export and null in the store's own `export_jsonl`."""
 
     row_key: str = Field(description="Stable row key 'task|condition|agent|repeat'.")
     task_id: str = Field(description="Task (or family / instance) id within the suite.")
@@ -38,18 +41,36 @@ class RunResultRow(BaseModel):
     status: Literal["scored", "pending", "invalid", "unstarted"] = Field(
         description="Status of the selected attempt (earliest scored, else latest pending, else latest "
                     "invalid); 'unstarted' when the row has no attempt yet.")
+    outcome: Literal["success", "failure", "invalid", "pending", "unstarted"] | None = Field(
+        default=None, description="One vocabulary for every protocol: 'success' or 'failure' for a scored row "
+        "(success: reason 'passed', or a graded row meeting its protocol's success rule), else the status.")
+    protocol_outcome: str | None = Field(
+        default=None, description="The protocol's own label of a scored row (takeover gate decision, journey "
+        "end reason, PACE complete/incomplete, specpath outcome); null otherwise.")
+    score: float | None = Field(default=None, description="The protocol's score of the row; null if none.")
+    reason: str = Field(default="", description="Outcome taxonomy code of the selected attempt "
+                        "(docs/runs.md, 'Row outcomes'; `reqbench.core.execute.outcomes.Reason`); empty for rows "
+                        "stored before reasons existed.")
+    detail: str = Field(description="Prose: the protocol's one-line explanation, then the attempt's own "
+                        "detail (e.g. a traceback).")
+    cost_usd: float | None = Field(default=None, description="Dollars of the row's model calls as recorded "
+                                   "(gateway and model client, every attempt; replays not counted again); "
+                                   "null without calls or prices.")
+    tokens: float | None = Field(default=None, description="Prompt + completion tokens of the row's recorded "
+                                 "model calls, counted like cost_usd; null without calls.")
+    seconds: float | None = Field(default=None, description="The agent's wall-clock seconds; null if unknown.")
     attempt_no: int | None = Field(description="Number (1-based) of the selected attempt; null if none.")
     attempts: int = Field(description="How many attempts the row has in total.")
-    result: dict[str, Any] = Field(description="The protocol's result of the selected attempt.")
-    detail: str = Field(description="Human-readable detail of the selected attempt (e.g. a traceback).")
-    artifacts: dict[str, str] = Field(
-        description="Artifacts of the selected attempt: name -> sha256 (blob at artifacts/ab/cdef...).")
-    started: str | None = Field(description="UTC start of the selected attempt, ISO 8601.")
-    finished: str | None = Field(description="UTC end of the selected attempt, ISO 8601.")
-    reason: str = Field(default="", description="Why the selected attempt ended so (docs/runs.md, 'Row outcomes').")
     grading: str = Field(default="original", description="Grading that produced the selected attempt: "
                          "'original' (reqbench run) or a `reqbench regrade` label.")
     parent_attempt: int | None = Field(default=None, description="The attempt a re-graded attempt re-scored.")
+    started: str | None = Field(description="UTC start of the selected attempt, ISO 8601.")
+    finished: str | None = Field(description="UTC end of the selected attempt, ISO 8601.")
+    artifacts: dict[str, str] = Field(
+        description="Artifacts of the selected attempt: name -> sha256 (blob at artifacts/ab/cdef...). JSON "
+                    "text in CSV and Parquet.")
+    result: dict[str, Any] = Field(description="The protocol's result of the selected attempt. JSON text in "
+                                   "CSV and Parquet.")
 
 
 class JudgeCall(BaseModel):

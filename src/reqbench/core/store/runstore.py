@@ -20,6 +20,7 @@ from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.store import schema
 from reqbench.core.store.artifacts import ArtifactStore
 from reqbench.core.store.calls import CallRecords
@@ -71,6 +72,7 @@ class RunStore(CallRecords):
         try:
             run_dir.parent.mkdir(parents=True, exist_ok=True)
             staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.creating-", dir=run_dir.parent))
+            as_umask_allows(staging, directory=True)  # a run directory, not scratch
             (staging / ARTIFACTS_DIR).mkdir()
             conn = schema.connect(staging / DB_NAME)
             try:

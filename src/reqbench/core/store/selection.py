@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from reqbench.core.execute.outcomes import DEFAULT_MAX_ATTEMPTS
+from reqbench.core.execute.outcomes import DEFAULT_MAX_ATTEMPTS, reruns_agent
 from reqbench.core.execute.types import RowStatus
 
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "Attempt", "NextStep", "next_step", "select_attempt"]
@@ -46,11 +46,13 @@ class NextStep(StrEnum):
     """What the executor does with a row next."""
 
     RUN = "run"
-    """No attempt yet, or only invalid ones below the budget: run the agent (again, same budget)."""
+    """No attempt yet, or only invalid ones whose reason re-runs the agent (`outcomes.reruns_agent`) below
+    the budget: run the agent (again, same budget)."""
     REEVALUATE = "reevaluate"
     """The selected attempt is pending: re-run only its evaluation on the frozen submission."""
     DONE = "done"
-    """Finished: a scored attempt exists, or invalid attempts reached `max_attempts`."""
+    """Finished: a scored attempt exists, an invalid attempt is attrition by its reason, or invalid
+    attempts reached `max_attempts`."""
 
 
 ORIGINAL = "original"
@@ -86,15 +88,22 @@ def _select(attempts: Sequence[Attempt]) -> Attempt | None:
 
 
 def next_step(attempts: Sequence[Attempt], max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> NextStep:
-    """Finished when a ``scored`` attempt exists or ``invalid`` attempts reached `max_attempts`;
-    otherwise re-evaluate a selected ``pending`` attempt, or run (again) when there is none.
+    """What running a row does next (SpecPath §4.3 "Run processing"; the retry rule is `reruns_agent`).
+
+    Finished when a ``scored`` attempt exists, when an ``invalid`` attempt's reason is attrition (a harness
+    exception, metadata: never a new agent attempt), or when `max_attempts` invalid attempts were made (a
+    provider limit or infrastructure failure re-runs the agent at the same budget until then). A selected
+    ``pending`` attempt is re-evaluated (below `max_attempts` invalid re-evaluations); otherwise run (again).
     Only original attempts count (a regrade never changes what running a row does)."""
     attempts = [a for a in attempts if a.grading == ORIGINAL]
     if any(a.status == RowStatus.SCORED for a in attempts):
         return NextStep.DONE
-    if sum(a.status == RowStatus.INVALID for a in attempts) >= max_attempts:
+    invalid = [a for a in attempts if a.status == RowStatus.INVALID]
+    if len(invalid) >= max_attempts:
         return NextStep.DONE
     selected = select_attempt(attempts)
     if selected is not None and selected.status == RowStatus.PENDING:
-        return NextStep.REEVALUATE
+        return NextStep.REEVALUATE  # a frozen submission: never the agent, whatever its re-evaluation raised
+    if any(not reruns_agent(a.reason) for a in invalid):
+        return NextStep.DONE
     return NextStep.RUN

@@ -29,14 +29,14 @@ the reply claims completion while an active subtask's F2P nodes still fail; fixi
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.judges.base import Judge, JudgePending, JudgeRejected, JudgeRequest, judge_with_retries
 from reqbench.core.judges.factory import make_judge
-from reqbench.core.judges.spec import build_judge, heuristic, parse_judge_spec
+from reqbench.core.judges.spec import JudgeSpec, build_judge, heuristic, parse_judge_spec
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.session import SessionRecord, TurnRecord
 from reqbench.protocols.journey.simulators.phrasing import questions_in, words
@@ -179,10 +179,12 @@ def judged_turn(instance: Instance, turn: TurnRecord, judge: Judge, reasoning: s
 
 def judged_capabilities(record: SessionRecord, instance: Instance, judge: Judge,
                         confidence: int | None, reasoning: list[str] | None = None) -> dict[str, Any]:
-    """Capability rates from an LLM judge (B.3). `reasoning[i]` is turn i's visible reasoning, if any."""
+    """Capability rates from an LLM judge (B.3), and each turn's labels (``turn_labels``, what a judging
+    repetition compares). `reasoning[i]` is turn i's visible reasoning, if any."""
     texts = reasoning or [""] * len(record.turns)
     labels = [judged_turn(instance, t, judge, r) for t, r in zip(record.turns, texts, strict=True)]
-    return {"method": f"judge:{judge.judge_id}", **rates(labels, confidence)}
+    return {"method": f"judge:{judge.judge_id}", **rates(labels, confidence),
+            "turn_labels": [asdict(x) for x in labels]}
 
 
 class WordOverlap:
@@ -209,6 +211,8 @@ def session_judge(judge_spec: str) -> Judge | WordOverlap:
     accepts = [n for n in registry.names("judges") if n not in ("exact", "token-overlap", "offline")]
     spec = parse_judge_spec(judge_spec or DEFAULT_JUDGE, accepts=accepts, what="SWE-Journey capabilities")
     built = build_judge(spec)
+    if spec.name == "llm" and spec.arg and "," not in spec.arg:  # journey's judge keeps temperature 0, seed 0
+        spec = JudgeSpec("llm", f"{spec.arg},temperature=0,seed=0")
     return built if isinstance(built, WordOverlap) else make_judge(str(spec))
 
 

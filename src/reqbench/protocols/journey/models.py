@@ -133,14 +133,19 @@ class InstanceSpec(_Strict):
         return self
 
 
+DEFAULT_CONDITIONS = ("non-coder", "product-manager", "new-developer", "software-architect", "single-shot")
+"""The conditions a suite runs unless it or ``--condition`` says otherwise: the four personas of A.3 and
+single-shot, the paper's comparison condition (B.2: "the entire synthesized instance in one mega-prompt",
+reported beside every persona for the same models)."""
+
+
 class SuiteSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
     protocol: Literal["journey"] = Field(description="Marker: this directory is a journey suite.")
     instances: list[str] = Field(description="Instance directories, relative to the suite directory.")
-    conditions: list[str] = Field(default_factory=lambda: ["non-coder", "product-manager", "new-developer",
-                                                           "software-architect"],
+    conditions: list[str] = Field(default_factory=lambda: list(DEFAULT_CONDITIONS),
                                   description="Default conditions: persona names, persona YAML paths, or "
-                                              "'single-shot'.")
+                                              "'single-shot' (default: the four personas and single-shot).")
     simulator: Literal["deterministic", "llm"] = Field("deterministic", description="User simulator.")
     simulator_model: str = Field("", description="Model name for the llm simulator.")
     max_turns: int = Field(40, ge=1, description="Shared turn limit per session (user turns).")

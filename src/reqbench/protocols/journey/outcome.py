@@ -2,8 +2,10 @@
 (`rescore`) without asking the assistant or the simulated user anything again.
 
 The outcome keeps the whole frozen interaction as artifacts: ``transcript.json`` (the record without
-diffs), every turn's diff, the final diff, and every turn's workspace snapshot packed as
-``turn_NNN.tar.gz``. `rescore` rebuilds the record from them; with ``recheck`` (``reqbench regrade
+diffs), every turn's diff, the final diff, every turn's workspace snapshot packed as ``turn_NNN.tar.gz``,
+and the simulated user's reactions with their matching keys (``user_turns.json``, `frozen_user`; a
+session run with a frozen user also says in ``result.frozen_user`` how many reactions were replayed).
+`rescore` rebuilds the record from them; with ``recheck`` (``reqbench regrade
 --checks``) it runs the hidden tests again on the base repository and on every snapshot, and the metrics
 and capability scores are computed again (with the grading's judge). The simulated user's decisions stay
 as recorded: they are part of the interaction, not of its grading.
@@ -21,6 +23,8 @@ from reqbench.core.hashing import pretty_json
 from reqbench.core.workspace import remove_tree
 from reqbench.protocols.journey.capability import session_capabilities
 from reqbench.protocols.journey.checkpoints import restore_tree
+from reqbench.protocols.journey.frozen_user import ARTIFACT as USER_TURNS
+from reqbench.protocols.journey.frozen_user import replay_summary
 from reqbench.protocols.journey.metrics import final_confidence, session_metrics
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.online import run_hidden_tests
@@ -33,9 +37,10 @@ def snapshot_name(turn: int) -> str:
     return f"turn_{turn:03d}.tar.gz"
 
 
-def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, judge_spec: str = "") -> RowOutcome:
-    """The scored outcome: metrics and a compact per-turn trace in `result`; the full transcript and
-    every turn's diff as artifacts."""
+def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, judge_spec: str = "",
+               simulator_model: str = "") -> RowOutcome:
+    """The scored outcome: metrics and a compact per-turn trace in `result` (with the simulated user that
+    produced them: kind and model); the full transcript and every turn's diff as artifacts."""
     if record.invalid_reason:  # an agent step the harness failed (`core.execute.verdict`)
         return classified(Reason(record.invalid_reason), {"mode": record.mode}, record.end_detail)
     metrics = session_metrics(record, instance)
@@ -46,11 +51,16 @@ def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, j
               "confidence": t.confidence_after, "steps": t.steps, "cost_usd": t.usage.get("cost_usd"),
               **({"workspace_rejected": t.workspace_rejected} if t.workspace_rejected else {})}
              for t in record.turns]
-    result = {"mode": record.mode, "simulator": simulator_kind, "end_reason": record.end_reason,
+    frozen = replay_summary(record.user_turns)
+    result = {"mode": record.mode, "simulator": simulator_kind,
+              **({"simulator_model": simulator_model} if simulator_model else {}), "end_reason": record.end_reason,
               **metrics.to_dict(), "capabilities": caps,
-              "stage_exit_turn": {str(k): v for k, v in record.stage_exit_turn.items()}, "trace": trace}
+              "stage_exit_turn": {str(k): v for k, v in record.stage_exit_turn.items()}, "trace": trace,
+              **({"frozen_user": frozen} if frozen is not None else {})}
     artifacts = {TRANSCRIPT: pretty_json(record.to_dict(with_diffs=False)).encode(),
                  "final.diff": record.final_diff.encode()}
+    if record.user_turns:
+        artifacts[USER_TURNS] = pretty_json(record.user_turns).encode()
     for t in record.turns:
         artifacts[f"turn_{t.index:03d}.diff"] = t.diff.encode()
         if t.index in record.snapshots:
@@ -65,6 +75,7 @@ def rescore(previous: RowOutcome, instance: Instance, options: RunOptions, work_
     diffs = {int(n[5:8]): b.decode("utf-8") for n, b in arts.items() if n.startswith("turn_") and n.endswith(".diff")}
     record = SessionRecord.from_dict(json.loads(arts[TRANSCRIPT]), diffs, arts.get("final.diff", b"").decode())
     record.snapshots = {t.index: arts[snapshot_name(t.index)] for t in record.turns if snapshot_name(t.index) in arts}
+    record.user_turns = json.loads(arts[USER_TURNS]) if USER_TURNS in arts else []
     recheck = options.recheck or previous.status.value != "scored"
     if recheck and len(record.snapshots) < len(record.turns):
         return previous
@@ -80,4 +91,5 @@ def rescore(previous: RowOutcome, instance: Instance, options: RunOptions, work_
                 remove_tree(tree)
         except HarnessError as exc:
             return classified(Reason.CHECK_INFRASTRUCTURE, previous.result, f"harness: {exc}", arts)
-    return outcome_of(record, instance, str(previous.result.get("simulator", "none")), options.judge)
+    return outcome_of(record, instance, str(previous.result.get("simulator", "none")), options.judge,
+                      str(previous.result.get("simulator_model", "")))

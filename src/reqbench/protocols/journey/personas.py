@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import parse_yaml, read_yaml, validate
+from reqbench.core.suggest import did_you_mean
 
 
 class Expertise(StrEnum):
@@ -119,7 +120,8 @@ def _parse(text: str, source: str) -> Persona:
 def preset(name: str) -> Persona:
     """One of the four bundled personas by condition name."""
     if name not in PRESET_NAMES:
-        raise InputError(f"unknown persona {name!r}; presets: {', '.join(PRESET_NAMES)} "
+        raise InputError(f"unknown persona {name!r}{did_you_mean(name, (*PRESET_NAMES, 'single-shot'))}; "
+                         f"presets: {', '.join(PRESET_NAMES)} "
                          "(or a path to a persona YAML file)", item="condition")
     text = resources.files("reqbench.protocols.journey").joinpath("personas", f"{name}.yaml").read_text()
     return _parse(text, f"personas/{name}.yaml")

@@ -73,6 +73,9 @@ class SessionRecord:
     failure it recorded): the session ended there and the row is invalid (`core.execute.verdict`)."""
     snapshots: dict[int, bytes] = field(default_factory=dict, repr=False)
     """Turn index -> the workspace snapshot after that turn, packed (`checkpoints.pack_tree`)."""
+    user_turns: list[dict[str, Any]] = field(default_factory=list, repr=False)
+    """Every reaction of the simulated user with its matching key (`frozen_user`); kept as its own
+    artifact, not in the transcript."""
 
     def probes_at(self, turn: int) -> dict[str, bool]:
         return self.base_probes if turn == 0 else self.turns[turn - 1].probes

@@ -4,7 +4,9 @@
 cost_per_session, user_confidence, capabilities...}}``; with more than one agent in the rows, keys are
 ``AGENT/CONDITION``. Only scored rows count; rates are means over sessions of per-session fractions
 (`None` where no session has an applicable value). ``average`` is the mean of Final F2P and Final P2P
-(the paper's Average column, B.2).
+(the paper's Average column, B.2). Each condition also says which simulated user produced its sessions
+(``simulated_user``, `simulated_user`), and `provenance_notes` what the header and every affected table
+must say when the simulator or the judge is not the paper's.
 """
 
 from __future__ import annotations
@@ -15,6 +17,38 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.protocols.journey.metrics import mean_or_none
 
 CAPABILITY_KEYS = ("ask", "rel", "hit", "miss", "oc", "skip", "crit")
+RULE_BASED = "rule-based (deterministic)"
+HEURISTIC_JUDGE = "word-overlap heuristic"
+
+
+def simulated_user(kind: str, model: str = "") -> str:
+    """The simulated user of a session, as reports name it. SWE-Journey B.1: sessions are driven by "the
+    fixed GLM-5.2 persona-conditioned simulator" (an LLM); reqbench's ``deterministic`` simulator is a
+    rule-based stand-in, and single-shot (B.2) has "no simulated user"."""
+    if kind == "deterministic":
+        return RULE_BASED
+    if kind == "llm":
+        return f"LLM ({model})" if model else "LLM (model not recorded)"
+    return "none (single-shot)" if kind in ("none", "") else kind
+
+
+def provenance_notes(summary: dict[str, Any]) -> dict[str, str]:
+    """Who played the user and who judged the capabilities, for the report's header, and the caveat each
+    affected table carries (SWE-Journey B.1: an LLM simulator; §4.2/B.3: capability metrics "using an LLM
+    as a judge"). Keys: ``simulated user``, ``capability judge``, ``main caveat``, ``capability caveat``
+    (the caveats empty when the run used the paper's kinds)."""
+    users = sorted({u for s in summary.values() for u in str(s.get("simulated_user", "")).split("; ") if u})
+    methods = [str(s.get("capability_method", "")) for s in summary.values()]
+    heuristic = any(m.startswith("heuristic") for m in methods)
+    judged = sorted({m.split(" (")[0] for m in methods if m.startswith("judge:")})
+    judge = "; ".join([*judged, *([f"{HEURISTIC_JUDGE} (offline approximation)"] if heuristic else [])])
+    rule_based = RULE_BASED in users
+    main = ("interactive rows: rule-based simulated user, not the paper's LLM simulator (B.1)"
+            if rule_based else "")
+    caveats = [f"{HEURISTIC_JUDGE}, not the paper's LLM judge (B.3)" if heuristic else "",
+               "user confidence from the rule-based simulated user" if rule_based else ""]
+    return {"simulated user": "; ".join(users) or "none", "capability judge": judge or "none",
+            "main caveat": main, "capability caveat": "; ".join(c for c in caveats if c)}
 
 
 def _group(rows: list[tuple[Row, RowOutcome]]) -> dict[str, list[dict[str, Any]]]:
@@ -63,6 +97,9 @@ def summarize_rows(rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
         caps, method, skip_source = capability_sessions([r.get("capabilities") or {} for r in results])
         out[key] = {
             "sessions": len(results),
+            "simulated_user": "; ".join(sorted({simulated_user(str(r.get("simulator", "none")),
+                                                               str(r.get("simulator_model", "")))
+                                                for r in results})),
             "proc_f2p": mean_or_none([r.get("proc_f2p") for r in results]),
             "final_f2p": f2p,
             "final_p2p": p2p,
@@ -86,17 +123,21 @@ def _fmt(value: Any, pct: bool) -> str:
 
 
 def markdown_table(summary: dict[str, Any]) -> str:
-    """The paper-style table: Proc. F2P, Final F2P, Final P2P, Average (in %), Turn/Session, Cost/Session."""
+    """The paper-style table: Proc. F2P, Final F2P, Final P2P, Average (in %), Turn/Session, Cost/Session;
+    headed by the simulated user and the capability judge, each table with its caveat (`provenance_notes`)."""
+    notes = provenance_notes(summary)
     head = ("| Condition | Sessions | Proc. F2P | Final F2P | Final P2P | Average | Turn/Session | "
             "Cost/Session ($) |")
-    lines = [head, "|" + "---|" * 8]
+    lines = [f"Simulated user: {notes['simulated user']}. Capability judge: {notes['capability judge']}.", ""]
+    lines += [f"Note: {notes['main caveat']}.", ""] if notes["main caveat"] else []
+    lines += [head, "|" + "---|" * 8]
     for key, s in summary.items():
         rates = " | ".join(_fmt(s[k], True) for k in ("proc_f2p", "final_f2p", "final_p2p", "average"))
         lines.append(f"| {key} | {s['sessions']} | {rates} | {_fmt(s['turns_per_session'], False)} | "
                      f"{_fmt(s['cost_per_session'], False)} |")
     caps = ("| Condition | Ask% | Rel% | Hit% | Miss% | OC% | Skip% | Crit% | Confidence | Method |",
             "|" + "---|" * 10)
-    lines += ["", *caps]
+    lines += ["", *([f"Note: {notes['capability caveat']}.", ""] if notes["capability caveat"] else []), *caps]
     for key, s in summary.items():
         cells = " | ".join(_fmt(s[k], True) for k in CAPABILITY_KEYS)
         lines.append(f"| {key} | {cells} | {_fmt(s['user_confidence'], False)} | {s['capability_method']} |")

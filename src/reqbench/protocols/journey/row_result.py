@@ -20,5 +20,8 @@ class JourneyResult(ProtocolResult):
     capabilities: dict[str, Any] | None = Field(None, description="Interaction-capability metrics of the session.")
     trace: list[dict[str, Any]] | None = Field(None, description="Per turn: disclosed and active subtasks, "
                                                "stage, status, changed files, passing tests, confidence.")
+    frozen_user: dict[str, Any] | None = Field(None, description="With journey.frozen_user: reactions of the "
+                                               "simulated user, how many were replayed from the pilot, and the "
+                                               "first divergence (position, why).")
     frozen: bool | None = Field(None, description="False when the session stopped on a harness failure and "
                                 "continues from its checkpoints.")

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from reqbench.core.errors import InputError
+from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.hashing import write_json
 from reqbench.core.workspace.objects import ObjectStore
 from reqbench.core.workspace.patches import scan_tree
@@ -117,6 +118,7 @@ def write_instance(releases: list[Release], opts: Options, out: Path,
         raise InputError("output directory already exists", file=str(out))
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    as_umask_allows(tmp, directory=True)
     try:
         def hidden_for(env: EnvironmentSpec, tests: str) -> Path:
             if sources.is_source(env.hidden_tests):

@@ -19,7 +19,8 @@ Every turn's diff, test results, reply, usage and the simulator's status/confide
 the packed snapshot of every turn (so the session can be re-scored later, `rescore`). With `Checkpoints`
 each turn is checkpointed in the run store and a session stopped by a harness failure or a killed process
 continues after its last completed turn, without asking the assistant or the simulator again
-(`checkpoints`).
+(`checkpoints`). Every reaction of the simulated user is logged with its matching key (`frozen_user`), so
+the session can serve as the frozen user of other sessions.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from reqbench.core.hashing import sha256_bytes
 from reqbench.core.workspace import remove_tree
 from reqbench.protocols.journey.checkpoints import Checkpoints, restore_tree
 from reqbench.protocols.journey.env import changed_files, snapshot
+from reqbench.protocols.journey.frozen_user import key_hash, reaction_key
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.online import TestRun
 from reqbench.protocols.journey.records import SessionLimits, SessionRecord, TurnRecord
@@ -74,12 +76,22 @@ class _Loop:
     def open(self) -> None:
         base = self.ev.base()
         self.record.base_probes, self.record.initial_confidence = base.probes, self.simulator.state.confidence
+        key = reaction_key(0, self.simulator.state, base.probes, None, False)
         self._opened(base, self.simulator.open(base))
+        entry = self._logged(key, self.user)
         if self.cp.enabled:
             self.cp.start_epoch()
             self.cp.put("open", {"base_probes": base.probes, "base_tree": base.tree,
                                  "initial_confidence": self.record.initial_confidence,
-                                 "user": turn_to_dict(self.user), "simulator": self.simulator.checkpoint()})
+                                 "user": turn_to_dict(self.user), "simulator": entry["simulator"], "entry": entry})
+
+    def _logged(self, key: dict[str, Any], user: UserTurn) -> dict[str, Any]:
+        """Log one reaction of the simulated user (`frozen_user`): its key, the turn, the simulator after it,
+        and whether a frozen user replayed it."""
+        entry = {"key": key, "key_hash": key_hash(key), "user": turn_to_dict(user),
+                 "simulator": self.simulator.checkpoint(), **getattr(self.simulator, "last_reaction", {})}
+        self.record.user_turns.append(entry)
+        return entry
 
     def _opened(self, base: TestRun, user: UserTurn) -> None:
         self.previous, self.user = base, user
@@ -127,10 +139,12 @@ class _Loop:
         turn = self._append(part, run, blob)
         obs = Observation(turn=turn.index, reply=turn.reply, changed_files=turn.changed_files, tests=run,
                           previous=self.previous, snapshot=self.ev.prev, assistant_failed=bool(part["failed"]))
+        key = reaction_key(turn.index, self.simulator.state, run.probes, self.previous.probes, obs.assistant_failed)
         user = self.simulator.respond(obs)
         self._reacted(turn, run, user)
+        entry = self._logged(key, user)
         self.cp.put(f"t{turn.index}u", {"probes": run.probes, "tree": run.tree, "user": turn_to_dict(user),
-                                        "simulator": self.simulator.checkpoint()})
+                                        "simulator": entry["simulator"], "entry": entry})
 
     def _reacted(self, turn: TurnRecord, run: TestRun, user: UserTurn) -> None:
         turn.confidence_after, turn.statuses_after, turn.user_notes = user.confidence, user.statuses, user.notes
@@ -148,6 +162,7 @@ class _Loop:
         self.record.base_probes, self.record.initial_confidence = opened["base_probes"], opened["initial_confidence"]
         self._opened(TestRun(opened["base_probes"], opened["base_tree"]), turn_from_dict(opened["user"]))
         self.simulator.restore(opened["simulator"])
+        self.record.user_turns += [opened["entry"]] if "entry" in opened else []
         last: dict[str, Any] | None = None
         while (part := self.cp.get(f"t{len(self.record.turns) + 1}a")) is not None:
             self.sender.user_turns.add(part["turn"]["user_message"])
@@ -159,6 +174,7 @@ class _Loop:
             turn = self._append(part, run, self.cp.tree_blob(part["tree_blob"]))
             self._reacted(turn, run, turn_from_dict(reaction["user"]))
             self.simulator.restore(reaction["simulator"])
+            self.record.user_turns += [reaction["entry"]] if "entry" in reaction else []
         if last is None:
             return None
         self.session.call("restore", last["session"])

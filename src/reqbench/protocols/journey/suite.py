@@ -4,7 +4,9 @@
 Rows are ``(instance, condition, agent, repeat)``. A condition is a persona preset name, a persona YAML
 file (relative to the suite directory), or ``single-shot`` (B.2). Journey options travel in
 ``--agent-opt`` keys prefixed ``journey.`` (removed before the agent is built): ``journey.simulator``
-(deterministic | llm), ``journey.simulator_model``, ``journey.max_turns``, ``journey.max_steps``.
+(deterministic | llm), ``journey.simulator_model``, ``journey.max_turns``, ``journey.max_steps``,
+``journey.frozen_user`` (a pilot's simulated user replayed where the conversation state matches,
+`frozen_user`).
 
 Every turn of a session is checkpointed in the run store (`checkpoints`). A harness failure in the middle
 of a session (hidden tests that cannot run, a simulator that fails) is therefore *pending*: its
@@ -34,9 +36,10 @@ from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
 from reqbench.protocols.journey.checkpoints import Checkpoints
 from reqbench.protocols.journey.env import make_workspace
-from reqbench.protocols.journey.models import Instance, load_suite
+from reqbench.protocols.journey.frozen_user import FrozenUser, load_pilot
+from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
-from reqbench.protocols.journey.personas import PRESET_NAMES, load_persona
+from reqbench.protocols.journey.personas import load_persona
 from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
@@ -61,6 +64,10 @@ class JourneyOptions(ProtocolOptions):
     simulator_model: str | None = Field(None, description="The simulated user's model (llm simulator).")
     max_turns: int | None = Field(None, ge=1, description="The shared turn limit of a session.")
     max_steps: int | None = Field(None, ge=1, description="The assistant's step limit per turn.")
+    frozen_user: str | None = Field(None, min_length=1, description="A frozen simulated-user file "
+                                    "(`journey.frozen_user`, written by a study's freeze_user_from): the "
+                                    "pilot's user reactions are replayed whenever the conversation state "
+                                    "matches, the simulator answers otherwise.")
 
 
 def journey_options(options: RunOptions) -> tuple[JourneyOptions, dict[str, Any]]:
@@ -113,9 +120,15 @@ class JourneyProtocol:
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
 
+    def dataset_stats(self, path: Path) -> Summary:
+        """SWE-Journey's instance, subtask and test-node counts of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.journey.stats import dataset_stats
+
+        return dataset_stats(Path(path))
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
-        return [(suite, RunOptions(agent=agent, conditions=PRESET_NAMES, judge="word-overlap"))
+        return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="word-overlap"))
                 for agent in ("reference", "null")]
 
 
@@ -155,12 +168,14 @@ class LoadedSuite:
                                        agent_options)
                 kept = False
                 record = run_single_shot(instance, session, workspace, work_dir, limits)
-                simulator_kind = "none"
+                simulator_kind, simulator_model = "none", ""
             else:
                 simulator_kind = settings.simulator or suite.simulator
+                simulator_model = settings.simulator_model or suite.simulator_model
                 sim = make_simulator(simulator_kind, instance, row.condition, Path(path),
-                                     seed=options.seed + row.repeat,
-                                     model=settings.simulator_model or suite.simulator_model)
+                                     seed=options.seed + row.repeat, model=simulator_model)
+                if settings.frozen_user:
+                    sim = FrozenUser(sim, load_pilot(Path(settings.frozen_user), row))
                 session = open_session(ctx, instance, workspace, lambda: list(sim.state.disclosed),
                                        agent_options)
                 checkpoints = Checkpoints(row.key)
@@ -171,7 +186,8 @@ class LoadedSuite:
             if kept:  # every completed step is checkpointed: the session continues on re-evaluation
                 return classified(Reason.CHECK_INFRASTRUCTURE, {"frozen": False}, f"harness: {exc}")
             return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
-        return outcome_of(record, instance, simulator_kind, options.judge)
+        return outcome_of(record, instance, simulator_kind, options.judge,
+                          simulator_model if simulator_kind == "llm" else "")
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         """A session stopped by the harness continues from its checkpoints; a stored session is re-scored

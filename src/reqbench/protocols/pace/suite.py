@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.agents.base import AgentInputs
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
@@ -34,6 +34,7 @@ from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.step import AgentStep
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
@@ -44,9 +45,10 @@ from reqbench.protocols.pace.attribution import (
     process_signals,
     quality_observations,
 )
+from reqbench.protocols.pace.budget import agent_budget
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
 from reqbench.protocols.pace.controls import identifier_only_patch, unrelated_patch
-from reqbench.protocols.pace.judges import judge_notice
+from reqbench.protocols.pace.judges import judge_notice, withheld_success_rate
 from reqbench.protocols.pace.options import PaceOptions
 from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.protocols.pace.score import Scorer
@@ -84,6 +86,12 @@ class PaceProtocol:
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
 
+    def dataset_stats(self, path: Path) -> Summary:
+        """PACE-Bench's case scale and Code Point type shares of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.pace.stats import dataset_stats
+
+        return dataset_stats(Path(path))
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         options = RunOptions(agent="reference", judge="token-overlap", conditions=("prd", *CONTROL_CONDITIONS[1:]),
                              concurrency=2)
@@ -104,7 +112,8 @@ class LoadedSuite:
         for c in conditions:
             if c != "prd" and c not in CONTROL_CONDITIONS:
                 raise InputError(
-                    f"unknown pace condition {c!r} (prd | {' | '.join(CONTROL_CONDITIONS)})",
+                    f"unknown pace condition {c!r}{did_you_mean(c, ('prd', *CONTROL_CONDITIONS))} "
+                    f"(prd | {' | '.join(CONTROL_CONDITIONS)})",
                     item="--condition",
                 )
         return [
@@ -164,8 +173,9 @@ class LoadedSuite:
         reference = scorer.case.reference_patch  # a file's text or the fetched upstream change
         inputs = AgentInputs(files={"prd": ws / "prd" / "prd.md"}, prompt=TASK_INSTRUCTION)
         row_key = ctx.row.key if ctx.row is not None else ""
-        step = ctx.step(ws, inputs, Budget(), answers={"reference_patch": reference,
-                                                       "reference_patch_text": reference, "row_key": row_key})
+        budget, agent_options = agent_budget(ctx.options)  # the paper's iteration cap (pace/budget.py)
+        step = ctx.step(ws, inputs, budget, agent_options=agent_options,
+                        answers={"reference_patch": reference, "reference_patch_text": reference, "row_key": row_key})
         remove_tree(ws / "prd")  # whatever the agent turned it into
         patch = safe_diff(scorer.base, ws)
         if isinstance(patch, AgentFailure):
@@ -241,6 +251,10 @@ class LoadedSuite:
                 signals[f"{label} {symptom}"] = dict(counts)
         judges = sorted({str(o.result.get("judge")) for _, o in rows if o.result.get("judge")})
         notices = sorted({n for j in judges if (n := judge_notice(j))})
+        withheld = withheld_success_rate(judges)  # never a "success rate" from the heuristic (§3.1)
+        for system in systems.values() if withheld else ():
+            system["success_rate"] = None
+            system["success_rate_note"] = withheld
         return {
             "judge": ", ".join(judges) or None,
             "judge_notice": " ".join(notices) or None,

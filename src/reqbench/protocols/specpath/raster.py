@@ -1,5 +1,8 @@
 """The signature raster (SpecPath Fig. 3): one line per block, one cell group per condition, one cell per
-probe (pass / fail / not scored), so the overlap that a single score discards stays visible."""
+probe (pass / fail / not scored), so the overlap that a single score discards stays visible. A scored
+failure decided before the verifier ran (agent timeout, no patch, forbidden content, patch-apply failure:
+no signature) is a failure, every probe red; grey is only for rows that were not scored (attrition) or
+not run."""
 
 from __future__ import annotations
 
@@ -10,6 +13,17 @@ from reqbench.protocols.specpath.metrics import ResultRow
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 
 PASS, FAIL, MISSING, GAP = 2, 1, 0, 3
+
+
+def cell_codes(cell: ResultRow | None, width: int) -> list[int]:
+    """One condition's cells of a block (SpecPath §3, eq. 4-5 and Fig. 3): the probe signature when the
+    verifier ran; a scored outcome without one (a fixed-budget failure before verification; Y = 0, so no
+    probe counts as realised) is `FAIL` on every probe; an unscored or absent row is `MISSING`."""
+    if cell is None or not cell.scored:
+        return [MISSING] * width
+    if cell.signature:
+        return [PASS if v else FAIL for v in cell.signature]
+    return [PASS if cell.outcome == "success" else FAIL] * width
 
 
 def raster_matrix(rows: Sequence[ResultRow]) -> tuple[list[list[int]], list[str], list[str]]:
@@ -25,8 +39,7 @@ def raster_matrix(rows: Sequence[ResultRow]) -> tuple[list[list[int]], list[str]
         line: list[int] = []
         for c in conds:
             cell = by_block[key].get(c)
-            sig = cell.signature if cell is not None and cell.scored and cell.signature else None
-            cells = [PASS if v else FAIL for v in sig] if sig else [MISSING] * width
+            cells = cell_codes(cell, width)
             line += cells + [MISSING] * (width - len(cells)) + [GAP]
         matrix.append(line[:-1])
         labels.append(f"{key[0]} | {key[1]} | r{key[2]}")

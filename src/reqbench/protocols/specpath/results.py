@@ -78,18 +78,19 @@ def read_results(path: Path) -> list[ResultRow]:
 def results_from_run(run_dir: Path) -> list[ResultRow]:
     """The selected outcome of every planned row of a specpath run that has an attempt, as results rows."""
     from reqbench.core.store.runstore import RunStore
-    from reqbench.protocols.specpath.suite import result_row
+    from reqbench.protocols.specpath.suite import result_rows
 
     with RunStore.open(Path(run_dir), read_only=True) as store:
         if store.meta.protocol != "specpath":
             raise InputError("not a specpath run", file=str(run_dir),
                              item=f"protocol {store.meta.protocol!r}")
-        return [result_row(row, outcome) for row, outcome in store.outcomes()]
+        return result_rows(store.outcomes())
 
 
 def row_to_json(row: ResultRow) -> str:
     d = {"family": row.family, "config": row.config, "condition": row.condition, "repeat": row.repeat,
          "outcome": row.outcome, "signature": list(row.signature) if row.signature is not None else None}
-    if row.reason:
-        d["reason"] = row.reason
+    for key in ("scaffold", "model", "reason"):
+        if getattr(row, key):
+            d[key] = getattr(row, key)
     return json.dumps(d, sort_keys=False)

@@ -5,8 +5,9 @@ workspace holds the base repository and the rendered history file only — never
 or trace labels. The history file is removed before the change set is taken, the patch is checked for
 forbidden content, then applied to a second, fresh base workspace where the verifier runs. Budgets come
 from ``--agent-opt`` keys prefixed ``specpath.`` (removed before the agent is built):
-``specpath.agent_timeout`` (seconds, default 1200), ``specpath.cost_limit`` (USD, enforced where the
-agent reports cost), ``specpath.verifier_timeout`` (seconds, default the family's, 120).
+``specpath.agent_timeout`` (seconds, default 1200), ``specpath.cost_limit`` (USD per row, default 0.25,
+enforced where the agent reports cost; ``none`` opts out, `cost_limit`), ``specpath.verifier_timeout``
+(seconds, default the family's, 120).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.errors import InputError
 from reqbench.core.execute.outcomes import Reason
 from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import RowContext
@@ -32,6 +34,8 @@ from reqbench.protocols.specpath.outcomes import row_outcome
 from reqbench.protocols.specpath.verifier import run_verifier
 
 DEFAULT_AGENT_TIMEOUT = 1200.0
+DEFAULT_COST_LIMIT = 0.25
+"""USD per row (SpecPath §4: "Mini has a USD 0.25 native cost limit")."""
 PREFIX = "specpath."
 
 INSTRUCTIONS = (
@@ -46,16 +50,53 @@ class SpecpathOptions(ProtocolOptions):
 
     agent_timeout: float = Field(DEFAULT_AGENT_TIMEOUT, gt=0,
                                  description="The agent's wall-clock budget per row, seconds.")
-    cost_limit: float | None = Field(None, gt=0, description="The agent's dollar budget per row (enforced "
-                                     "where the gateway measures cost); over it the row is budget_exhausted.")
+    cost_limit: float | None = Field(DEFAULT_COST_LIMIT, description="The agent's dollar budget per row, USD "
+                                     "(SpecPath §4: 0.25; `none` opts out, recorded); over it the row is "
+                                     "budget_exhausted.")
     verifier_timeout: float | None = Field(None, gt=0, description="The verifier's fixed budget, seconds "
                                            "(default: the family's).")
     allow_uncalibrated: bool = Field(False, description="Run families whose verifier calibration failed.")
+
+    @field_validator("cost_limit", mode="before")
+    @classmethod
+    def _cost_limit(cls, value: Any) -> float | None:
+        return cost_limit(value)
 
 
 def split_options(options: RunOptions) -> tuple[SpecpathOptions, dict[str, Any]]:
     """``--agent-opt`` -> (specpath settings, the agent's own options)."""
     return split_settings(options.agent_options, "specpath", SpecpathOptions)
+
+
+def cost_limit(value: Any) -> float | None:
+    """The per-row cost cap in USD (SpecPath §4 "Experiment": "Mini has a USD 0.25 native cost limit").
+
+    Default `DEFAULT_COST_LIMIT` (0.25) for every scaffold; a completed step whose reported cost exceeds it
+    is ``budget_exhausted`` (`core.execute.verdict`). ``--agent-opt specpath.cost_limit=none`` opts out
+    (recorded in the run's options and in every row's ``cost_limit_usd``), as the paper's OpenHands rows
+    had no equivalent hard cost control; an agent that reports no cost is never capped."""
+    if value is None or str(value).strip().lower() in ("none", "off", ""):
+        return None
+    try:
+        limit = float(value)
+    except (TypeError, ValueError):
+        raise InputError("must be a number of USD or none", item=f"--agent-opt {PREFIX}cost_limit") from None
+    if limit <= 0:
+        raise InputError("must be positive (or none)", item=f"--agent-opt {PREFIX}cost_limit")
+    return limit
+
+
+def configuration(agent: str, agent_options: dict[str, Any]) -> dict[str, str]:
+    """The system configuration a row belongs to: ``{"config", "scaffold", "model"}``.
+
+    Rule (SpecPath §4, "Experiment"): "we define an agent configuration by its model deployment, scaffold,
+    prompts, tools, retry policy, and budget", and "each model-deployment–scaffold pair" is one system
+    configuration. The scaffold is the run's agent spec, the model its ``model`` agent option (``--model``);
+    the configuration is ``scaffold:model`` when a model is given, else the scaffold alone (control agents).
+    So two models on one scaffold are two configurations, never duplicate rows, and any-CPV by model reads
+    the model from the row, not from the configuration's name."""
+    model = str(agent_options.get("model") or "")
+    return {"config": f"{agent}:{model}" if model else agent, "scaffold": agent, "model": model}
 
 
 def forbidden_paths(patch: str, patterns: list[str]) -> list[str]:
@@ -90,7 +131,8 @@ def run_row(family: Family, row: Row, ctx: RowContext) -> RowOutcome:
     work_dir = ctx.work_dir
     history = family.histories[row.condition]
     history_text = render_history(history)
-    base = {"family": family.id, "config": row.agent, "condition": row.condition, "repeat": row.repeat}
+    base = {"family": family.id, **configuration(row.agent, agent_options), "condition": row.condition,
+            "repeat": row.repeat}
     clock = _Clock()
     ws = materialize(family.base_source, work_dir / "agent", overlay=True)  # the row owns its thread
     history_path = ws.path / HISTORY_FILE
@@ -105,7 +147,8 @@ def run_row(family: Family, row: Row, ctx: RowContext) -> RowOutcome:
                     answers={"reference_patch": family.reference_text, "row_key": row.key})
     clock.lap("agent")
     result = step.result
-    extra: dict[str, Any] = {"history_sha256": sha256_text(history_text), "timings": clock.laps}
+    extra: dict[str, Any] = {"history_sha256": sha256_text(history_text), "timings": clock.laps,
+                             "cost_limit_usd": budget.max_cost_usd}
     artifacts["agent_result"] = json.dumps(result.to_dict(), default=str).encode("utf-8")
     extra.update(agent_status=result.status.value, cost_usd=result.usage.cost_usd,
                  agent_seconds=round(result.wall_seconds, 3))
@@ -150,8 +193,8 @@ def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, wo
     if not options.recheck and previous.status is RowStatus.SCORED:
         return previous  # a judge-only regrade: the verifier has no judge
     settings, _ = split_options(options)
-    ids = ("family", "config", "condition", "repeat")
-    base = {k: previous.result.get(k) for k in ids}
+    ids = ("family", "config", "scaffold", "model", "condition", "repeat")
+    base = {k: previous.result[k] for k in ids if k in previous.result}
     extra = {k: v for k, v in previous.result.items() if k not in ids and k not in _VERIFY_KEYS}
     artifacts = {k: v for k, v in previous.artifacts.items() if k != "verifier_log"}
     return verify_submission(family, patch.decode("utf-8"), work_dir / "verify", base, artifacts, extra,

@@ -24,6 +24,7 @@ from email.parser import HeaderParser
 from pathlib import Path
 
 from reqbench.core.errors import InputError
+from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.workspace import RepoSource
 from reqbench.core.workspace.pypi_diff import touched
 from reqbench.core.workspace.trees import remove_tree
@@ -226,6 +227,7 @@ def scaffold(old: str, new: str, out: Path, paths: list[str] | None = None) -> S
     fid = out.name
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    as_umask_allows(tmp, directory=True)
     try:
         (tmp / "hidden").mkdir()
         (tmp / "negatives").mkdir()

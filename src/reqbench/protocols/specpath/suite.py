@@ -18,6 +18,7 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary, bar_from_table
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.specpath import sources
@@ -75,17 +76,31 @@ def _load_families(dirs: list[Path]) -> dict[str, Family]:
     return out
 
 
-def result_row(row: Row, outcome: RowOutcome) -> ResultRow:
-    """A stored row as a results row: scored rows keep success/failure; anything else is attrition."""
+def result_row(row: Row, outcome: RowOutcome, config: dict[str, str] | None = None) -> ResultRow:
+    """A stored row as a results row: scored rows keep success/failure; anything else is attrition. The
+    configuration (scaffold and model, `runs.configuration`) is the one the row recorded, else `config`
+    (the run's, for a row that ended before recording it), else the row's agent."""
     res = outcome.result
     scored = outcome.status == RowStatus.SCORED and res.get("outcome") in ("success", "failure")
     sig = res.get("signature")
     reason = outcome.reason or str(res.get("reason") or "")
     if outcome.status == RowStatus.PENDING:
         reason = f"pending {reason}".strip()
-    return ResultRow(row.task_id, row.agent, row.condition, row.repeat,
+    conf = {k: str(res[k]) for k in ("config", "scaffold", "model") if res.get(k)} or config or {}
+    return ResultRow(row.task_id, conf.get("config") or row.agent, row.condition, row.repeat,
                      res["outcome"] if scored else "invalid",
-                     tuple(sig) if scored and sig is not None else None, reason=reason)
+                     tuple(sig) if scored and sig is not None else None, scaffold=conf.get("scaffold", ""),
+                     model=conf.get("model", ""), reason=reason)
+
+
+def result_rows(outcomes: Outcomes) -> list[ResultRow]:
+    """Every outcome as a results row; a row that ended before recording its configuration (a harness
+    exception) takes the one its run's other rows recorded (one run, one agent spec, one configuration)."""
+    known: dict[str, dict[str, str]] = {}
+    for row, out in outcomes:
+        if out.result.get("config"):
+            known.setdefault(row.agent, {k: str(out.result.get(k) or "") for k in ("config", "scaffold", "model")})
+    return [result_row(row, out, known.get(row.agent)) for row, out in outcomes]
 
 
 def _missing_inputs(fam: Family) -> list[str]:
@@ -117,6 +132,10 @@ class SpecPathProtocol:
 
     def detect(self, path: Path) -> bool:
         return _marker(Path(path))
+
+    def unused_judge(self, options: RunOptions) -> str | None:
+        """SpecPath scores by probe tests only (`core.execute.judge_use`)."""
+        return "specpath scores every row with its probe tests, never with a judge"
 
     def validate(self, path: Path) -> list[str]:
         try:
@@ -152,6 +171,12 @@ class SpecPathProtocol:
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
 
+    def dataset_stats(self, path: Path) -> Summary:
+        """SpecPath Tables 1-2 (families; histories per condition) of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.specpath.stats import dataset_stats
+
+        return dataset_stats(list(families(Path(path)).values()))
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("specpath")
         return [(suite, RunOptions(agent=agent, concurrency=2)) for agent in ("reference", "null")]
@@ -178,7 +203,8 @@ class LoadedSuite:
         for cond in conditions:
             for fam in self.families.values():
                 if cond not in fam.histories:
-                    raise InputError(f"unknown condition; known: {', '.join(ALL_CONDITIONS)}",
+                    raise InputError(f"unknown condition{did_you_mean(cond, ALL_CONDITIONS)}; known: "
+                                     f"{', '.join(ALL_CONDITIONS)}",
                                      file=str(fam.root / "family.yaml"), item=f"--condition {cond}")
         return [Row(fid, cond, options.agent, rep) for rep in range(options.repeats)
                 for fid in sorted(self.families) for cond in conditions]
@@ -198,7 +224,7 @@ class LoadedSuite:
     def summarize(self, outcomes: Outcomes) -> Summary:
         """The statistics as tables (`report.report_tables`); headline: FCR of the direct history and
         any-CPV (estimates; task-macro); bar charts of FCR and CPV with their intervals."""
-        stats = summarize_results([result_row(r, o) for r, o in outcomes])
+        stats = summarize_results(result_rows(outcomes))
         data = report_tables(stats)
         headline = {"FCR direct": (stats["fcr"].get("direct") or {}).get("estimate"),
                     "CPV any": (stats["cpv"].get("any") or {}).get("estimate")}

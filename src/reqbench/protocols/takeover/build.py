@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.errors import InputError
+from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.hashing import pretty_json, sha256_file, sha256_json, sha256_text
 from reqbench.protocols.takeover.conditions import CONDITIONS, active_rqs
 from reqbench.protocols.takeover.gold import gold_states
@@ -98,7 +99,7 @@ def _write_tree(
     env_of: dict[str, CodeEnvironment] = {}
     for i, ctx in enumerate(contexts):
         env = matching_environment(ctx, envs)
-        if env is not None and rq4_applicable(ctx, env):
+        if env is not None and "RQ3" in ctx.applicable and rq4_applicable(ctx, env):
             env_of[ctx.target.target_id] = env
             contexts[i] = dataclasses.replace(ctx, applicable=[*ctx.applicable, "RQ4"])
     instances = build_rq_instances(contexts)
@@ -195,6 +196,7 @@ def build_release(
     texts = load_phase_a_texts(instructions, response_schema)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
+    as_umask_allows(tmp, directory=True)
     try:
         result = _write_tree(tmp, project, input_release, texts, code_environments)
         old = None

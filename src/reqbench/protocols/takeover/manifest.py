@@ -12,7 +12,13 @@ from typing import Any
 
 from reqbench.core.hashing import sha256_json
 from reqbench.protocols.takeover.conditions import CONDITIONS, HISTORY_MODES, active_rqs, history_fingerprint
-from reqbench.protocols.takeover.rq_common import REASONING_RQS, TargetContext, difficulty, readiness
+from reqbench.protocols.takeover.rq_common import (
+    REASONING_RQS,
+    TargetContext,
+    diagnostic_exclusion,
+    difficulty,
+    readiness,
+)
 
 MANIFEST_SCHEMA_VERSION = "rq-instance-manifest-v2"
 
@@ -52,13 +58,16 @@ def instance_manifest(
         )
     rq_dirs = [rq for rq in instances if rq in REASONING_RQS or instances[rq]]
     counts = {rq: len(instances[rq]) for rq in rq_dirs}
-    policy = {
-        "RQ1": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
-        "RQ2": "HAS_RELEVANT_HISTORICAL_REQUIREMENT",
-        "RQ3": "HAS_AFFECTED_TARGET_TRANSITION",
+    policy = {  # the formal diagnostic set (B.1): each of RQ1-RQ3 needs both
+        "RQ1": "HAS_RELEVANT_HISTORICAL_REQUIREMENT_AND_AFFECTED_TARGET_TRANSITION",
+        "RQ2": "HAS_RELEVANT_HISTORICAL_REQUIREMENT_AND_AFFECTED_TARGET_TRANSITION",
+        "RQ3": "HAS_RELEVANT_HISTORICAL_REQUIREMENT_AND_AFFECTED_TARGET_TRANSITION",
     }
     if "RQ4" in rq_dirs:
         policy["RQ4"] = "AFFECTED_TRANSITION_AND_MATCHING_CODE_ENVIRONMENT"
+    excluded = [{"target_id": ctx.target.target_id, "reason": why}
+                for ctx in sorted(contexts, key=lambda c: c.target.position)
+                if (why := diagnostic_exclusion(ctx.target)) is not None]
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
         "input_release": release,
@@ -78,4 +87,5 @@ def instance_manifest(
         "rq_counts": counts,
         "total_instance_count": sum(counts.values()),
         "targets": targets,
+        **({"diagnostic_exclusions": excluded} if excluded else {}),
     }

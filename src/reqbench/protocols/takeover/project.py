@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.bundled import as_spec
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json
 
@@ -117,9 +118,11 @@ def locate_files(path: Path) -> ProjectFiles:
     root = path if path.name == "outputs_new" else path / "outputs_new"
     normalized = sorted(root.glob(f"stage1_runs/*/{NORMALIZED_NAME}"))
     if len(normalized) != 1:
+        inside = sorted(as_spec(p.parent) for p in path.glob(f"*/{NORMALIZED_NAME}"))
+        hint = f" (did you mean {' or '.join(inside[:2])}?)" if inside else ""
         raise InputError(
             f"expected {NORMALIZED_NAME} + {ANNOTATION_NAME} (+ {TARGETS_NAME}), or exactly one "
-            "project in the release layout outputs_new/stage1_runs/<pid>/",
+            f"project in the release layout outputs_new/stage1_runs/<pid>/{hint}",
             file=str(path),
         )
     pid = normalized[0].parent.name

@@ -128,10 +128,21 @@ def difficulty(turns: int) -> str:
 
 
 def applicable_rqs(target: Target) -> list[str]:
-    """RQ1/RQ2 when some affected requirement existed before the request; RQ3 when the target has events.
-    (RQ4 also needs a matching code environment: `rq4.rq4_applicable`, added by the build.)"""
-    out = ["RQ1", "RQ2"] if direct_requirements(target) else []
-    return out + (["RQ3"] if target.task_event_ids else [])
+    """The formal diagnostic sequence (ReqMemBench B.1, Table 7): a target enters RQ1, RQ2 *and* RQ3 only
+    when the request has events and some affected requirement existed before it; otherwise it is excluded
+    from all three (`diagnostic_exclusion`: the paper's 350 selected targets give 349, "Each target has
+    RQ1, RQ2, and RQ3 files"). (RQ4 also needs a matching code environment: `rq4.rq4_applicable`, added
+    by the build to targets in the formal set.)"""
+    return [] if diagnostic_exclusion(target) else ["RQ1", "RQ2", "RQ3"]
+
+
+def diagnostic_exclusion(target: Target) -> str | None:
+    """Why `target` is outside the formal diagnostic set (B.1), or None when it is in it."""
+    if not target.task_event_ids:
+        return "NO_TARGET_EVENTS"
+    if not direct_requirements(target):
+        return "NO_PRE_REQUEST_REQUIREMENT"
+    return None
 
 
 def default_input_release(project: Project, gold: dict[str, Any], graph: StateGraph) -> str:

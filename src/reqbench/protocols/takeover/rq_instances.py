@@ -1,7 +1,8 @@
 """All RQ1-RQ3 instances of a project, per RQ and in target order (FORMAT.md (f.1)-(f.5)).
 
-Only applicable RQs are built for a target: RQ1/RQ2 need a requirement that existed before the request,
-RQ3 needs target events. Instances are sorted by the catalog position of their target message.
+Only targets of the formal diagnostic set (B.1, `rq_common.applicable_rqs`: the request has events and
+some affected requirement existed before it) get instances, one of each of RQ1, RQ2 and RQ3. Instances
+are sorted by the catalog position of their target message.
 """
 
 from __future__ import annotations

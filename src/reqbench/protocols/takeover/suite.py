@@ -11,6 +11,7 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
+from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
@@ -18,10 +19,12 @@ from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_
 from reqbench.protocols.takeover.loading import validate_project
 from reqbench.protocols.takeover.run import report, rows, summary
 from reqbench.protocols.takeover.run.context import SuiteContext
-from reqbench.protocols.takeover.run.options import TakeoverOptions
+from reqbench.protocols.takeover.run.options import TakeoverOptions, split_options
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
 
-DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "diag-C1", "diag-C2")
+DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2", "diag-C1",
+                      "diag-C2")
+"""Every condition of the paper's design (§4, D.2), the two-phase benchmark under both histories included."""
 
 
 def _cache_root(options: RunOptions | None, fallback: Path) -> Path:
@@ -37,6 +40,13 @@ class TakeoverProtocol:
 
     def detect(self, path: Path) -> bool:
         return is_takeover_suite(Path(path))
+
+    def unused_judge(self, options: RunOptions) -> str | None:
+        """Only Phase-A responses are judged: diagnostic and two-phase conditions (`core.execute.judge_use`)."""
+        if any(c in rows.JUDGED_CONDITIONS for c in options.conditions or DEFAULT_CONDITIONS):
+            return None
+        return (f"takeover judges Phase-A responses only, under {', '.join(rows.JUDGED_CONDITIONS)}; "
+                f"the conditions {', '.join(options.conditions)} are scored by their checks")
 
     def validate(self, path: Path) -> list[str]:
         """Suite file, project annotation (every ledger rule) and admission of each delivery target."""
@@ -57,6 +67,12 @@ class TakeoverProtocol:
 
     def load(self, path: Path) -> LoadedSuite:
         return LoadedSuite(self, Path(path))
+
+    def dataset_stats(self, path: Path) -> Summary:
+        """ReqMemBench Tables 7-9 of the suite at `path` (`reqbench stats`)."""
+        from reqbench.protocols.takeover.stats import dataset_stats
+
+        return dataset_stats(Path(path))
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("takeover")
@@ -91,10 +107,12 @@ class LoadedSuite:
         return SuiteContext.load(self.path, _cache_root(options, ctx.work_dir))  # scratch: not kept
 
     def plan(self, options: RunOptions) -> list[Row]:
+        split_options(options)  # a bad takeover.* option stops the run before anything is planned
         conditions = options.conditions or DEFAULT_CONDITIONS
         unknown = [c for c in conditions if c not in rows.CONDITIONS]
         if unknown:
-            raise InputError(f"unknown condition {unknown[0]!r}; takeover conditions: "
+            raise InputError(f"unknown condition {unknown[0]!r}{did_you_mean(unknown[0], rows.CONDITIONS)}; "
+                             "takeover conditions: "
                              f"{', '.join(rows.CONDITIONS)}", item="--condition")
         delivery_ids = [d.target_id for d in self.suite.delivery]
         all_ids = self.context(_cache_root(options, cache_root() / "takeover-work")).target_ids()

@@ -9,11 +9,12 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.store.runstore import RunStore
-from reqbench.report.rowfacts import flat_facts
+from reqbench.report.rowfacts import row_facts
 
-COLUMNS = ("row_key", "task_id", "condition", "agent", "repeat", "status", "outcome", "score", "reason",
-           "attempts", "cost_usd", "tokens", "seconds", "started", "finished")
+COLUMNS = ("row_key", "task_id", "condition", "agent", "repeat", "status", "outcome", "protocol_outcome", "score",
+           "reason", "attempts", "cost_usd", "tokens", "seconds", "started", "finished")
 SORTABLE = frozenset(COLUMNS) | {"order_index"}
 PAGE_SIZE = 50
 
@@ -33,13 +34,15 @@ class RowIndex:
         self._lock = threading.Lock()
         self._db.execute(f"CREATE TABLE r (order_index INTEGER, {', '.join(COLUMNS)})")
         records = []
+        totals = StoreRecorder.for_store(store).totals()
         for i, (row, attempt, n) in enumerate(store.selected_attempts()):
             status = attempt.status.value if attempt else "unstarted"
-            facts = flat_facts(status, attempt.result if attempt else {}, attempt.detail if attempt else "")
+            facts = row_facts(status, attempt.reason if attempt else "", attempt.result if attempt else {},
+                              attempt.detail if attempt else "", totals.get(row.key))
             records.append((i, row.key, row.task_id, row.condition, row.agent, row.repeat, status,
-                            facts["outcome"], facts["score"], facts["reason"], n, facts["cost_usd"],
-                            facts["tokens"], facts["seconds"], attempt.started if attempt else None,
-                            attempt.finished if attempt else None))
+                            facts["outcome"], facts["protocol_outcome"], facts["score"], facts["reason"], n,
+                            facts["cost_usd"], facts["tokens"], facts["seconds"],
+                            attempt.started if attempt else None, attempt.finished if attempt else None))
         self._db.executemany(f"INSERT INTO r VALUES ({', '.join('?' * (len(COLUMNS) + 1))})", records)
         for column in ("status", "outcome", "condition"):
             self._db.execute(f"CREATE INDEX r_{column} ON r({column})")
@@ -54,8 +57,8 @@ class RowIndex:
             where.append("outcome = ?")
             params.append(outcome)
         if text:
-            where.append("(row_key LIKE ? OR reason LIKE ? OR outcome LIKE ?)")
-            params += [f"%{text}%"] * 3
+            where.append("(row_key LIKE ? OR reason LIKE ? OR outcome LIKE ? OR protocol_outcome LIKE ?)")
+            params += [f"%{text}%"] * 4
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         column = sort if sort in SORTABLE else "order_index"  # never interpolate user text into SQL
         order = f"{column} {'DESC' if descending else 'ASC'} NULLS LAST, order_index"

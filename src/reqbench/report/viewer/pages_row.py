@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 
 from reqbench.core.execute.types import Row
 from reqbench.core.judges.spec import is_heuristic
+from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.store.selection import Attempt
-from reqbench.report.rowfacts import flat_facts
+from reqbench.report.rowfacts import row_facts
 from reqbench.report.viewer.blobs import blob_text
 from reqbench.report.viewer.pages_run import nav
 from reqbench.report.viewer.panels import OWNED, PANELS
@@ -125,7 +126,8 @@ def row_page(viewer: Viewer, run: RunContext, key: str) -> str | None:
     attempts = run.store.attempts(row)
     selected = run.store.selected_attempt(row)
     status = selected.status.value if selected else "unstarted"
-    facts = flat_facts(status, selected.result if selected else {}, selected.detail if selected else "")
+    facts = row_facts(status, selected.reason if selected else "", selected.result if selected else {},
+                      selected.detail if selected else "", StoreRecorder.for_store(run.store).totals().get(key))
     parts = [f"<h1>{esc(key)}</h1>",
              kv_table([("task", row.task_id), ("condition", row.condition), ("agent", row.agent),
                        ("repeat", row.repeat), ("status", status), *facts.items(),

@@ -14,12 +14,14 @@ if TYPE_CHECKING:
     from reqbench.report.viewer.server import RunContext, Viewer
 
 ROW_COLUMNS = [("row_key", "row"), ("condition", "condition"), ("status", "status"), ("outcome", "outcome"),
-               ("score", "score"), ("reason", "reason"), ("attempts", "attempts"), ("cost_usd", "cost $"),
+               ("protocol_outcome", "protocol outcome"), ("score", "score"), ("reason", "reason"),
+               ("attempts", "attempts"), ("cost_usd", "cost $"),
                ("tokens", "tokens"), ("seconds", "agent s")]
 
 
 def nav(viewer: Viewer, run: RunContext | None = None) -> str:
-    links = ['<a href="/">all runs</a>']
+    links = ['<a href="/">study</a>', '<a href="/runs">all runs</a>'] if viewer.study is not None \
+        else ['<a href="/">all runs</a>']
     if run is not None:
         links += [f'<a href="{run.base}/">run</a>', f'<a href="{run.base}/rows">rows</a>']
     if len(viewer.runs) > 1:
@@ -77,7 +79,9 @@ def rows_page(viewer: Viewer, run: RunContext, query: dict[str, str]) -> str:
     for r in result.rows:
         link = f'<a href="{url(run.base + "/row", key=r["row_key"])}">{esc(r["row_key"])}</a>'
         body_rows.append([link, esc(r["condition"]), status_span(r["status"]),
-                          f'<span class="outcome">{esc(fmt(r["outcome"]))}</span>', esc(fmt(r["score"])),
+                          f'<span class="outcome">{esc(fmt(r["outcome"]))}</span>',
+                          esc(fmt(r["protocol_outcome"])),
+                          esc(fmt(r["score"])),
                           esc(r["reason"] or ""), esc(r["attempts"]), esc(fmt(r["cost_usd"])),
                           esc(fmt(r["tokens"])), esc(fmt(r["seconds"]))])
     pages = max(1, -(-result.total // size))

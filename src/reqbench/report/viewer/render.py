@@ -48,6 +48,10 @@ summary code{background:#f3f3f3;padding:0 .3em;border-radius:3px;overflow-wrap:a
 table.criteria td,table.criteria th,table.runs td,table.runs th{text-align:left;vertical-align:top}
 table.criteria{width:100%}
 .raster td a{display:block;width:1.6em;height:1.2em}
+.bar{display:inline-block;position:relative;width:120px;height:10px;background:#eee;vertical-align:middle;
+ margin-left:.5em;border-radius:2px}.bar .ci{position:absolute;top:3px;height:4px;background:#8aa9d6}
+.bar .pt{position:absolute;top:0;width:2px;height:10px;background:#1d4f91}
+table.heatmap td.cell{text-align:center;min-width:5em}table.leaderboard td{text-align:left}
 """ + _FORMATTER.get_style_defs(".diff")
 
 

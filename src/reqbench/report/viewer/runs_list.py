@@ -89,7 +89,7 @@ def _sorted(lines: list[RunLine], column: str, descending: bool) -> list[RunLine
     return sorted(present, key=lambda x: x.key(column), reverse=descending) + missing  # unknowns last
 
 
-def runs_page(viewer: Viewer, query: dict[str, str], nav: str) -> str:
+def runs_page(viewer: Viewer, query: dict[str, str], nav: str, path: str = "/") -> str:
     sort = query.get("sort") or "created"
     sort = sort if sort in SORTABLE else "created"
     descending = query.get("dir", "desc" if sort == "created" else "asc") == "desc"
@@ -102,7 +102,7 @@ def runs_page(viewer: Viewer, query: dict[str, str], nav: str) -> str:
     for column, label in COLUMNS:
         flip = "desc" if sort == column and not descending else "asc"
         arrow = (" ▼" if descending else " ▲") if sort == column else ""
-        heads.append(f'<a href="{url("/", **keep, sort=column, dir=flip)}">{esc(label)}{arrow}</a>')
+        heads.append(f'<a href="{url(path, **keep, sort=column, dir=flip)}">{esc(label)}{arrow}</a>')
     rows = [[f'<a href="{x.run.base}/">{esc(x.name)}</a>', esc(x.protocol), esc(x.agent), esc(x.model or "—"),
              esc(x.headline_text), f"{x.scored} / {x.planned}", esc(fmt(x.tokens)),
              esc("—" if x.cost is None else f"{x.cost:.4f}"), esc(duration_text(x.seconds)),
@@ -110,7 +110,7 @@ def runs_page(viewer: Viewer, query: dict[str, str], nav: str) -> str:
             for x in _sorted(lines, sort, descending)]
     protocols = "".join(f'<option{" selected" if p == protocol else ""}>{esc(p)}</option>'
                         for p in ["", *sorted({x.protocol for x in every})])
-    form = (f'<form class="filter" method="get" action="/">protocol <select name="protocol">{protocols}'
+    form = (f'<form class="filter" method="get" action="{esc(path)}">protocol <select name="protocol">{protocols}'
             f'</select> text <input name="q" value="{esc(query.get("q", ""))}" placeholder="run, agent, model">'
             f'<input type="hidden" name="sort" value="{esc(sort)}"><button>filter</button></form>')
     body = (f"<h1>runs under {esc(viewer.label)}</h1>{form}"

@@ -2,7 +2,8 @@
 artifacts as inert text, binds 127.0.0.1 only, and answers only requests `access.Gate` admits (the
 viewer's own host name, the launch's token).
 
-Routes: ``/`` runs list (one run: its page), ``/run/NAME/`` run page, ``/run/NAME/rows`` row table
+Routes: ``/`` runs list (one run: its page; a study: the study page, `pages_study`), ``/runs`` runs list,
+``/study/rows?a=&b=`` two configurations of a study row by row, ``/run/NAME/`` run page, ``/run/NAME/rows`` row table
 (``status``, ``outcome``, ``q``, ``sort``, ``dir``, ``page``, ``size``), ``/run/NAME/row?key=KEY``,
 ``/run/NAME/artifact/SHA256``, ``/run/NAME/api/rows`` (the same page as JSON), ``/compare?a=&b=``.
 Anything else, an unknown run or row, and a compare of a run that is not here is a 404 page with the
@@ -25,11 +26,12 @@ from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir
 from reqbench.core.summary import Cell, Summary, unavailable
 from reqbench.report.provenance import shown_path
 from reqbench.report.tables import TableData
-from reqbench.report.viewer import pages_compare, pages_row, pages_run, runs_list
+from reqbench.report.viewer import pages_compare, pages_row, pages_run, pages_study, runs_list
 from reqbench.report.viewer.access import Admission, Gate, host_name
 from reqbench.report.viewer.index import RowIndex
 from reqbench.report.viewer.panels import RUN_PANELS
 from reqbench.report.viewer.render import q
+from reqbench.report.viewer.study_model import StudyView
 
 HTML = "text/html; charset=utf-8"
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'"
@@ -87,10 +89,11 @@ class RunContext:
 
 
 class Viewer:
-    """Every run directory under `root` (or `root` itself when it is one)."""
+    """Every run directory under `root` (or `root` itself when it is one); with `study`, the study page."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, study: StudyView | None = None) -> None:
         self.root = Path(root).absolute()
+        self.study = study
         self.label = shown_path(str(self.root))
         """The folder as shown on pages (no machine layout: relative to the working directory, or ~/...)."""
         dirs = [self.root] if is_run_dir(self.root) else sorted(p.parent for p in self.root.rglob(DB_NAME))
@@ -115,10 +118,14 @@ class Viewer:
         return found
 
     def _route(self, path: str, query: dict[str, str]) -> str | tuple[bytes, str, HTTPStatus] | None:
+        if path == "/" and self.study is not None:
+            return pages_study.study_page(self, self.study, query, pages_run.nav(self))
+        if path == "/study/rows" and self.study is not None:
+            return pages_study.study_rows_page(self, self.study, query, pages_run.nav(self))
+        if path == "/runs" or path == "/" and len(self.runs) != 1:
+            return runs_list.runs_page(self, query, pages_run.nav(self), path)
         if path == "/":
-            if len(self.runs) == 1:
-                return pages_run.run_page(self, next(iter(self.runs.values())))
-            return runs_list.runs_page(self, query, pages_run.nav(self))
+            return pages_run.run_page(self, next(iter(self.runs.values())))
         if path == "/compare":
             missing = [query[k] for k in ("a", "b") if query.get(k) and query[k] not in self.runs]
             if missing:
@@ -219,12 +226,13 @@ class ViewerServer(ThreadingHTTPServer):
         return self.gate.url()
 
 
-def make_server(path: Path, *, port: int = 0, hosts: tuple[str, ...] = ()) -> ViewerServer:
-    """A server for the run directory or folder of runs `path`, bound to 127.0.0.1:`port` (0 = any free
-    port), answering also to the host names `hosts`; call `serve_forever()`, then `server_close()` and
-    `viewer.close()`."""
+def make_server(path: Path, *, port: int = 0, hosts: tuple[str, ...] = (),
+                study: StudyView | None = None) -> ViewerServer:
+    """A server for the run directory or folder of runs `path` (with `study`: a study directory and what
+    its study page shows), bound to 127.0.0.1:`port` (0 = any free port), answering also to the host names
+    `hosts`; call `serve_forever()`, then `server_close()` and `viewer.close()`."""
     extra = tuple(host_name(h) for h in hosts)
-    viewer = Viewer(path)
+    viewer = Viewer(path, study)
     try:
         server = ViewerServer(("127.0.0.1", port), BaseHTTPRequestHandler)
     except OSError as exc:

@@ -1,11 +1,15 @@
 """Journey rows for studies: the per-condition session means of `journey.report.summarize_rows` (Proc F2P,
-Final F2P, Final P2P, Average, turns, cost), per session and per configuration."""
+Final F2P, Final P2P, Average, turns, cost), per session and per configuration; the capability judge's
+per-turn labels for the label-stability audit; and the share of simulated-user turns replayed from a
+frozen pilot (`journey.frozen_user`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.protocols.journey.frozen_user import ARTIFACT as USER_TURNS
+from reqbench.protocols.journey.frozen_user import frozen_sessions as frozen_document
 from reqbench.protocols.journey.report import summarize_rows
 from reqbench.study.readers import PairedOutcome
 
@@ -32,3 +36,26 @@ def summaries(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
     """The protocol's summary of `outcomes`: keyed by condition (persona or single-shot) for one
     configuration, ``CONFIG/CONDITION`` for rows of several (relabelled), the input of `journey.comparisons`."""
     return summarize_rows(outcomes)
+
+
+LABEL_ORDER = None
+"""The capability judge's labels are nominal (yes/no, hit/miss/no_locus, skipped/grounded/clean)."""
+
+
+def judge_labels(outcome: RowOutcome) -> dict[str, str]:
+    """``turnN.FIELD`` -> label of the capability judge (SWE-Journey B.3) for a session it labelled."""
+    caps = outcome.result.get("capabilities") or {}
+    return {f"turn{i}.{name}": str(value) for i, turn in enumerate(caps.get("turn_labels") or [])
+            for name, value in turn.items()}
+
+
+def replayed(outcome: RowOutcome) -> tuple[int, int, bool] | None:
+    """(reactions, replayed from the pilot, diverged) of a session run with a frozen user; None otherwise."""
+    found = outcome.result.get("frozen_user")
+    if not isinstance(found, dict):
+        return None
+    return int(found.get("reactions", 0)), int(found.get("replayed", 0)), found.get("first_divergence") is not None
+
+
+__all__ = ["METRICS", "PAIRED", "USER_TURNS", "frozen_document", "judge_labels", "paired_value", "replayed",
+           "session_values", "summaries"]

@@ -1,5 +1,6 @@
 """PACE rows for studies: the system table of the protocol's own summary (`LoadedSuite.summary_data`:
-equal-weight case mean +- SE, success rate, support) and the Covered/Partial/Missing verdict counts."""
+equal-weight case mean +- SE, success rate, support), the Covered/Partial/Missing verdict counts, and for
+the repetition tables the point verdicts as the judge's labels and the complete deliveries of a record."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from reqbench.study.readers import PairedOutcome
 
 PAIRED = PairedOutcome("case score (0-100)", binary=False, clusters="cases")
 VERDICTS = ("Covered", "Partial", "Missing")
+LABEL_ORDER = ("Missing", "Partial", "Covered")
+"""The judge's point verdicts, ordered (linear-weighted kappa, severe = Covered-Missing; Unresolved is out)."""
 
 
 def _scored(outcome: RowOutcome) -> bool:
@@ -39,3 +42,16 @@ def verdict_counts(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, int]:
     """Covered / Partial / Missing Code Points over the scored cases."""
     counts = Counter(str(v) for _, o in outcomes if _scored(o) for v in (o.result.get("verdicts") or {}).values())
     return {v: counts.get(v, 0) for v in VERDICTS}
+
+
+def judge_labels(outcome: RowOutcome) -> dict[str, str]:
+    """Point id -> verdict of a scored case (the labels a judging repetition may change)."""
+    if not _scored(outcome):
+        return {}
+    return {str(p): str(v) for p, v in (outcome.result.get("verdicts") or {}).items()}
+
+
+def record_columns(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+    """PACE Table 11's per-record column: complete deliveries of the record's scored cases."""
+    scored = sum(1 for _, o in outcomes if _scored(o))
+    return {"complete": f"{completed(outcomes)}/{scored}"}

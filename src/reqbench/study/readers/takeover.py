@@ -1,5 +1,6 @@
 """Takeover rows for studies: complete delivery (ReqMemBench C.2, eq. 5: all three gates PASS) per row and
-per condition, read through the protocol's own `delivery_table`."""
+per condition, read through the protocol's own `delivery_table`; and the semantic judge's accepted labels
+(the row's ``score.judge_records``) for the label-stability audit."""
 
 from __future__ import annotations
 
@@ -26,3 +27,21 @@ def delivery(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, Any]
     rows whose three gates passed."""
     return {cond: {"n": cell["n"], "complete": cell["counts"]["complete_delivery"]}
             for cond, cell in delivery_table(outcomes).items()}
+
+
+LABEL_ORDER = None
+"""The semantic judge's labels are nominal (EQUIVALENT, SAME_STATE_VARIABLE, VALID, ...)."""
+
+
+def judge_labels(outcome: RowOutcome) -> dict[str, str]:
+    """``CONTRACT:REQUEST/CANDIDATE`` -> label of every accepted judge answer of the row's RQ1-RQ3 scoring
+    (the request key names the request by content, so repetitions of the same frozen response line up)."""
+    records = (outcome.result.get("score") or {}).get("judge_records") or []
+    out: dict[str, str] = {}
+    for record in records:
+        if not isinstance(record, dict) or not record.get("accepted"):
+            continue
+        where = f"{record.get('contract', '?')}:{str(record.get('request_key', ''))[:16]}"
+        for candidate, label in (record.get("labels") or {}).items():
+            out[f"{where}/{candidate}"] = str(label)
+    return out

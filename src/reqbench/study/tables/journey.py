@@ -1,6 +1,7 @@
 """Journey comparison tables (SWE-Journey §4.1, Table 2, B.2): Proc/Final F2P, Final P2P, Average, turns and
 cost by configuration x persona; Spearman's rho between the personas' rankings of the configurations; the
-paired single-shot vs interactive comparison over configurations (`journey.comparisons`)."""
+paired single-shot vs interactive comparison over configurations (`journey.comparisons`); with frozen
+simulated users, the share of user reactions each configuration replayed from the pilot."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from reqbench.core.summary import Cell, Metric, Table
 from reqbench.protocols.journey.comparisons import persona_rank_correlations, single_shot_vs_interactive
 from reqbench.study.collect import Outcomes, StudyData
 from reqbench.study.readers import relabelled
-from reqbench.study.readers.journey import METRICS, session_values, summaries
+from reqbench.study.readers.journey import METRICS, replayed, session_values, summaries
 from reqbench.study.table import StudyTable
 
 ESTIMATOR = (f"mean over scored sessions (SWE-Journey Table 2); 95% percentile cluster bootstrap over instances "
@@ -45,12 +46,37 @@ def _cells(outcomes: Outcomes, condition: str, summary: dict[str, object]) -> di
     return out
 
 
+FROZEN = ("reactions = the simulated user's reactions (opening message + one per assistant turn) in the "
+          "configuration's scored sessions; replayed = reactions taken from the pilot because the matching key "
+          "(position, user state, hidden-test results, previous results, assistant failure) was the pilot's; "
+          "diverged = sessions with at least one live reaction")
+
+
+def frozen_table(data: StudyData) -> StudyTable | None:
+    """The share of simulated-user reactions replayed from the pilot, per configuration."""
+    pilot = data.spec.freeze_user_from
+    if pilot is None:
+        return None
+    rows: dict[str, dict[str, Cell]] = {}
+    for name, stored in data.configs.items():
+        found = [r for _, o in stored.outcomes if (r := replayed(o)) is not None]
+        reactions, replays = sum(r[0] for r in found), sum(r[1] for r in found)
+        rows[name] = {"role": "pilot" if name == pilot else "replays the pilot", "sessions": len(found),
+                      "reactions": reactions, "replayed": replays,
+                      "replayed share": Metric(replays / reactions if reactions else None, None, reactions),
+                      "sessions diverged": sum(1 for r in found if r[2])}
+    return StudyTable(Table(f"frozen simulated users (pilot {pilot}): replayed reactions by configuration", rows),
+                      FROZEN)
+
+
 def tables(data: StudyData) -> list[StudyTable]:
     main: dict[str, dict[str, Cell]] = {}
     for name, stored in data.configs.items():
         for condition, summary in summaries(stored.outcomes).items():
             main[f"{name} / {condition}"] = _cells(stored.outcomes, condition, summary)
     out = [StudyTable(Table("journey results by configuration x persona", main), ESTIMATOR)]
+    frozen = frozen_table(data)
+    out += [frozen] if frozen is not None else []
     pooled = summaries([item for name, c in data.configs.items() for item in relabelled(name, c.outcomes)])
     if len(data.configs) < 2:
         return out

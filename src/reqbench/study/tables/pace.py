@@ -28,6 +28,8 @@ def tables(data: StudyData) -> list[StudyTable]:
             mean, se, n = s["mean"], s["se"], s["n_scored"]
             rows[f"{name} / {condition}"] = {
                 "score": Metric(mean, None if mean is None or se is None else (mean - se, mean + se), n),
-                "success rate": Metric(s["success_rate"], wilson(completed(items), s["n_cases"]), s["n_cases"]),
+                # withheld (None, no interval) when the token-overlap heuristic judged (`success_rate_note`)
+                "success rate": (Metric(s["success_rate"], wilson(completed(items), s["n_cases"]), s["n_cases"])
+                                 if s["success_rate"] is not None else s.get("success_rate_note")),
                 "cases": s["n_cases"], **verdict_counts(items)}
     return [StudyTable(Table("PACE system table by configuration", rows), ESTIMATOR)]

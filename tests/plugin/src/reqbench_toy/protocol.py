@@ -115,7 +115,7 @@ class ToySuite:
         if behaviour == "input-error":
             raise InputError("unknown agent for the toy protocol", item=ctx.options.agent)
         if behaviour.startswith("flaky-") and markers(self.path, row) <= int(behaviour.split("-")[1]):
-            return RowOutcome(RowStatus.INVALID, detail="provider rate limit")
+            return RowOutcome(RowStatus.INVALID, detail="provider rate limit", reason="provider_rate_limit")
         if behaviour == "pending":
             return RowOutcome(RowStatus.PENDING, result={"checks": {"build": "HARNESS_ERROR"}},
                               detail="check could not run", artifacts={"patch": patch})

@@ -74,6 +74,24 @@ def presented_token(headers: Mapping[str, str]) -> str:
     return (headers.get("x-api-key") or headers.get("api-key") or "").strip()
 
 
+_OVERFLOW_MARKERS = ("context_length_exceeded", "context length", "context window", "prompt is too long",
+                     "maximum context", "too many tokens")
+
+
+def context_overflow(status: int, response: Mapping[str, Any]) -> bool:
+    """Whether the *upstream* refused a call because its prompt exceeds the model's context: HTTP 400/413
+    with the error code or message the providers use for it (OpenAI ``context_length_exceeded``,
+    Anthropic "prompt is too long"). Read from the provider's answer to the gateway, which the agent cannot
+    write."""
+    if status not in (400, 413):
+        return False
+    error = response.get("error")
+    if not isinstance(error, Mapping):
+        return False
+    text = " ".join(str(error.get(k) or "") for k in ("code", "type", "message")).lower()
+    return any(marker in text for marker in _OVERFLOW_MARKERS)
+
+
 def usage_of(api: str, response: Mapping[str, Any]) -> tuple[int, int]:
     """(prompt tokens, completion tokens) of a complete response; cached input counts as input."""
     usage = response.get("usage") or {}

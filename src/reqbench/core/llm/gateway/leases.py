@@ -73,6 +73,8 @@ class Lease:
     refused_recorded: int = 0
     provider_errors: int = 0
     offline_misses: int = 0
+    context_overflows: int = 0
+    """Calls the upstream refused as longer than the model's context (`apis.context_overflow`)."""
     exhausted: str | None = None
     ledger: RowLedger | None = field(default_factory=current_ledger, repr=False)
     """The ledger of the row that opened the lease (`core.llm.ledger`): provider failures are noted there."""
@@ -163,5 +165,6 @@ class Lease:
                     "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
                     "cost_complete": not self.cost_unknown, "refused": self.refused,
                     "provider_errors": self.provider_errors, "offline_misses": self.offline_misses,
+                    "context_overflows": self.context_overflows,
                     "budget_exhausted": self.exhausted, "resource_limit": self.resource_limit,
                     "models": dict(self.models_used)}

@@ -197,6 +197,9 @@ class Gateway:
                     lease.provider_errors += 1
                 if lease.ledger is not None:
                     lease.ledger.note(failure, f"model gateway: upstream answered HTTP {status} after retries")
+            elif not self.offline and apis.context_overflow(status, response):
+                with lease.lock:  # the prompt was over the model's context: the agent's outcome
+                    lease.context_overflows += 1
             self._record(ModelCall(row_key=lease.row_key, step=step, api=api, model=model, request=body,
                                    response=response, status=status, prompt_tokens=prompt,
                                    completion_tokens=completion, cost_usd=cost,

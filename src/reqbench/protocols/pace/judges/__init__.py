@@ -42,6 +42,18 @@ def judge_notice(judge_id: str) -> str | None:
     return HEURISTIC_NOTICE if judge_id.startswith(("token-overlap", "offline")) else None
 
 
+def withheld_success_rate(judge_ids: list[str]) -> str | None:
+    """Why no success rate is shown for results judged by `judge_ids`, or None when it may be.
+
+    PACE-Bench §3.1 defines success as a case whose every Code Point the semantic L2 judge accepts; a
+    reference-relative token heuristic (`judge_notice`) cannot make that judgment, so a success rate from
+    it would read as a PACE success rate. Reports show the case mean (labelled a smoke test) and withhold
+    the rate whenever any row was judged by the heuristic."""
+    if any(judge_notice(j) for j in judge_ids):
+        return "withheld: the token-overlap heuristic cannot decide PACE success (judge with llm:MODEL or replay:FILE)"
+    return None
+
+
 @heuristic
 def make_token_overlap(arg: str | None) -> type:
     """Registry factory of ``token-overlap``: the judge class, built per case with its reference packages."""

@@ -1,7 +1,9 @@
 """The ``token-overlap`` judge: an honest **heuristic**, not a semantic judgment.
 
 It answers the L2 checklist by comparing, per criterion, the candidate's L1 evidence with the evidence
-the *reference patch* produces for the same point (same localiser, same seeds). Features are the tokens
+the *reference patch* produces for the same point (same localiser, same seeds), counting on both sides only
+the code that is wired in (`wired.wired_package`: live, and reachable through the L1 connection inventory),
+so identifiers stuffed into dead or unreached code raise nothing. Features are the tokens
 of the lines each change *adds* — declaration headers, decorators and docstrings excluded, because names
 alone prove nothing — plus the tokens of candidate-added connections. A criterion's reference features
 are narrowed to the lines sharing vocabulary with the criterion text. Judgment by multiset recall of
@@ -21,6 +23,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from reqbench.protocols.pace.judges.wired import wired_package
 from reqbench.protocols.pace.l1.callgraph import last_segment
 from reqbench.protocols.pace.l1.evidence import EvidencePackage
 from reqbench.protocols.pace.l2 import PointRequest
@@ -185,6 +188,11 @@ class TokenOverlapJudge:
     def judge_point(self, request: PointRequest) -> dict[str, Any]:
         ref_pkg = self.reference.get(request.point_id)
         cand_pkg = request.package
+        # only code each side wires in counts (`wired.wired_package`): dead or unreached code adds nothing
+        # unwired code still explains a loss as an integration gap ("behaviour present but not wired")
+        unwired_tokens = _tokens(_added_lines(cand_pkg)) if cand_pkg else Counter()
+        ref_pkg = wired_package(ref_pkg) if ref_pkg else None
+        cand_pkg = wired_package(cand_pkg) if cand_pkg else None
         ref_lines = _added_lines(ref_pkg, core_files(ref_pkg)) if ref_pkg else []
         cand_lines = _added_lines(cand_pkg) if cand_pkg else []
         cand_tokens = _tokens(cand_lines)
@@ -200,7 +208,7 @@ class TokenOverlapJudge:
             focus = self._focus(crit["text"], ref_lines)
             recall, total = _recall(focus, cand_tokens, wiring, cand_edges)
             judgment = "covered" if recall >= COVERED_AT else "partial" if recall >= PARTIAL_AT else "missing"
-            reasoning, gap = self._reason(crit, judgment, recall, total, focus, cand_tokens, ref_pkg, cand_pkg)
+            reasoning, gap = self._reason(crit, judgment, recall, total, focus, unwired_tokens, ref_pkg, cand_pkg)
             entries.append(
                 {
                     "criterion_id": crit["criterion_id"],
@@ -230,7 +238,8 @@ class TokenOverlapJudge:
         ref: EvidencePackage | None,
         cand: EvidencePackage | None,
     ) -> tuple[str, str | None]:
-        """Reasoning, and the symptom flag (`models.Gaps` field) the missing tokens show.
+        """Reasoning, and the symptom flag (`models.Gaps` field) the missing tokens show (`cand_tokens`: every
+        token the candidate added, wired or not, so unwired behaviour is diagnosed, never credited).
 
         Integration gap when the criterion's reference evidence is mostly wiring (registry, import,
         export, assignment, configuration edges), or when the behaviour is present but its wiring is

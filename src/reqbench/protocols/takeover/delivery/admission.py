@@ -85,12 +85,16 @@ def _target_gate_only(ctx: Any, target_id: str, workspace: Path) -> dict[str, st
     """Build, then the target gate (a negative patch is judged on the target gate alone, so its regression
     gate, a full test run, is not worth running)."""
     from reqbench.core.checks import run_check
+    from reqbench.protocols.takeover.delivery.gates import read_gate
     from reqbench.protocols.takeover.run.coding import gate_checks
 
     checks, hidden = gate_checks(ctx, target_id), ctx.hidden_dir(target_id)
-    build = run_check(checks["build"], workspace, hidden).status.value
-    target = run_check(checks["target"], workspace, hidden).status.value if build == "PASS" else "SKIPPED"
-    return {"build": build, "target": target}
+
+    def status(name: str) -> str:
+        return read_gate(run_check(checks[name], workspace, hidden), checks[name].runs_pytest).status
+
+    build = status("build")
+    return {"build": build, "target": status("target") if build == "PASS" else "SKIPPED"}
 
 
 def admission_problems(ctx, target_id: str) -> list[str]:  # type: ignore[no-untyped-def]

@@ -65,21 +65,32 @@ class AlignSide:
 
 
 def alignment_request(contract: Contract, predictions: Sequence[AlignSide], golds: Sequence[AlignSide],
-                      context: Mapping[str, Any] | None = None) -> JudgeRequest:
-    """Every prediction-gold pair, item id ``p<i>.g<j>`` (input positions)."""
+                      context: Mapping[str, Any] | None = None,
+                      messages: Mapping[str, Mapping[str, Any]] | None = None) -> JudgeRequest:
+    """Every prediction-gold pair, item id ``p<i>.g<j>`` (input positions). `messages` (``str(id)`` ->
+    message) quotes the text of every cited message next to its id, as the paper's judge saw the
+    historical evidence (D.3: "history excerpt" among the request's data); ids not in it stay bare."""
+    quoted = messages or {}
+
+    def cited(ids: Sequence[Any]) -> list[Any]:
+        return [dict(quoted[str(m)]) for m in ids if str(m) in quoted]
+
     items = {}
     for i, p in enumerate(predictions):
         for j, g in enumerate(golds):
-            items[f"p{i}.g{j}"] = (
-                {"prediction_ref": p.ref, "gold_ref": g.ref},
-                {"prediction_summary": p.summary, "gold_summary": g.summary,
-                 "prediction_evidence_message_ids": list(p.evidence_message_ids),
-                 "gold_evidence_message_ids": list(g.evidence_message_ids)},
-            )
+            content: dict[str, Any] = {"prediction_summary": p.summary, "gold_summary": g.summary,
+                                       "prediction_evidence_message_ids": list(p.evidence_message_ids),
+                                       "gold_evidence_message_ids": list(g.evidence_message_ids)}
+            if quoted:
+                content["prediction_evidence_messages"] = cited(p.evidence_message_ids)
+                content["gold_evidence_messages"] = cited(g.evidence_message_ids)
+            items[f"p{i}.g{j}"] = ({"prediction_ref": p.ref, "gold_ref": g.ref}, content)
 
     def side(s: AlignSide) -> dict[str, Any]:
         out: dict[str, Any] = {"ref": s.ref, "summary": s.summary,
                                "evidence_message_ids": list(s.evidence_message_ids)}
+        if quoted:
+            out["evidence_messages"] = cited(s.evidence_message_ids)
         if s.state is not None:
             out["state"] = dict(s.state)
         return out
@@ -154,6 +165,8 @@ class JudgeSession:
     judge: Judge
     attempts: int = 3
     records: list[dict[str, Any]] = field(default_factory=list)
+    messages: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """The target's messages (``str(id)`` -> id, speaker, text) that alignment requests quote for cited ids."""
 
     def ask(self, request: JudgeRequest) -> dict[str, str]:
         """Validated labels for `request`; `JudgePending` after `attempts` rejected answers."""

@@ -24,10 +24,12 @@ from reqbench.core.execute.suite import RowContext
 from reqbench.core.workspace import AgentFailure, Submission, apply_patch, materialize, safe_submission
 from reqbench.protocols.takeover.delivery.gates import (
     GATES,
+    RECHECK_LIMIT,
     DeliveryOutcome,
     agent_failure,
     decide,
     gates_to_run,
+    read_gate,
 )
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.stages import CODING_BUDGET, StageInputs, run_agent
@@ -54,7 +56,9 @@ def gate_checks(ctx: SuiteContext, target_id: str, timeout: float | None = None)
 
 def run_gates(ctx: SuiteContext, target_id: str, workspace: Path, base: Path | None = None,
               timeout: float | None = None) -> tuple[dict[str, str], dict[str, Any]]:
-    """Build first; target and regression only after a build PASS (C.2). Returns statuses + details.
+    """Build first; target and regression only after a build PASS (C.2). Returns the gates' C.2
+    statuses (`gates.read_gate`) + details (each gate's check result, ``submission_ran`` where its
+    HARNESS_ERROR could be the submission's, and the skipped tests it reported).
 
     Protected paths (conftest.py, ini files, ...) of `workspace` are restored from `base` (default: the
     target's initial repository) before each gate; a gate's details list those the submission touched.
@@ -63,18 +67,24 @@ def run_gates(ctx: SuiteContext, target_id: str, workspace: Path, base: Path | N
     hidden = ctx.hidden_dir(target_id)
     base = base if base is not None else ctx.initial_repository(target_id)
     results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden, base=base)}
-    after = gates_to_run(results["build"].status.value)
+    readings = {"build": read_gate(results["build"], checks["build"].runs_pytest)}
+    after = gates_to_run(readings["build"].status)
     # independent of each other (each checks its own snapshot of the tree): side by side
     done = idle.side_by_side([functools.partial(run_check, checks[name], workspace, hidden, base=base)
                               for name in after])
     results.update(zip(after, done, strict=True))
-    statuses = {g: results[g].status.value if g in results else CheckStatus.SKIPPED.value for g in GATES}
-    return statuses, {g: r.to_dict() for g, r in results.items()}
+    readings.update({g: read_gate(results[g], checks[g].runs_pytest) for g in after})
+    statuses = {g: readings[g].status if g in readings else CheckStatus.SKIPPED.value for g in GATES}
+    details = {g: {**r.to_dict(), "gate_status": readings[g].status,
+                   "submission_ran": readings[g].submission_ran} for g, r in results.items()}
+    return statuses, details
 
 
 def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch: Path,
-             timeout: float | None = None) -> CodingResult:
-    """Apply a frozen submission to a fresh initial repository and run the gates."""
+             timeout: float | None = None, rechecks: int = 0) -> CodingResult:
+    """Apply a frozen submission to a fresh initial repository and run the gates. `rechecks`: how many
+    times this frozen submission was evaluated before (`gates.RECHECK_LIMIT` bounds how long a
+    HARNESS_ERROR its own code could cause keeps the row pending)."""
     initial = ctx.initial_repository(target_id)
     ws = materialize(initial, scratch / "eval")
     try:
@@ -83,7 +93,11 @@ def evaluate(ctx: SuiteContext, target_id: str, submission: Submission, scratch:
         return CodingResult(None, submission, agent_failure(f"submission does not apply: {exc}",
                                                              Reason.PATCH_APPLY), {})
     statuses, details = run_gates(ctx, target_id, ws.path, initial, timeout)
-    return CodingResult(None, submission, decide(statuses), details)
+    settled = frozenset(g for g, d in details.items() if d["submission_ran"]) if rechecks >= RECHECK_LIMIT \
+        else frozenset()
+    outcome = decide(statuses, settled)
+    outcome.skipped_tests = {g: d["skipped_tests"] for g, d in details.items() if d.get("skipped_tests")}
+    return CodingResult(None, submission, outcome, details)
 
 
 def deliver(ctx: SuiteContext, rctx: RowContext, target_id: str, stage: StageInputs) -> CodingResult:

@@ -14,9 +14,11 @@ Diagnostic conditions (RQ1–RQ3 scoring of the Phase-A response, every target):
 ``diag-C1`` / ``diag-C2``.
 
 Every outcome carries a `core.execute.outcomes.Reason`: a provider error in either stage is *invalid*
-(re-run at the same budget), a gate that reports HARNESS_ERROR or a judge that is down is *pending*
-(re-evaluated on the frozen submission or response), and a gate that exceeds its fixed budget on the
-submission is a scored failure (``verifier_timeout``), like every other agent-caused outcome.
+(re-run at the same budget), a gate that reports HARNESS_ERROR (C.2: an exit code other than 0/1, a
+start-up error, a timeout) or a judge that is down is *pending* (re-evaluated on the frozen submission or
+response). A HARNESS_ERROR the submission's own code could cause is re-checked at most
+`delivery.gates.RECHECK_LIMIT` times; reproduced, it is the submission's scored failure (a timeout then
+reads ``verifier_timeout``), like every other agent-caused outcome.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from reqbench.protocols.takeover.prompts import (
 from reqbench.protocols.takeover.run import oracle
 from reqbench.protocols.takeover.run.coding import CodingResult, deliver, evaluate
 from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.options import split_options
 from reqbench.protocols.takeover.run.stages import PhaseAResult, StageInputs, json_file, run_phase_a
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target
 
@@ -48,6 +51,8 @@ DIAGNOSTIC_CONDITIONS = ("diag-C1", "diag-C2")
 DEFAULT_JUDGE = "exact"
 """The judge when ``--judge`` is not given: each contract's deterministic rule (`judging.exact_rules`)."""
 CONDITIONS = DELIVERY_CONDITIONS + DIAGNOSTIC_CONDITIONS
+JUDGED_CONDITIONS = DIAGNOSTIC_CONDITIONS + ("two-phase-C1", "two-phase-C2")
+"""Conditions whose Phase-A response is scored by the judge (RQ1-RQ3)."""
 
 
 def history_condition(condition: str) -> str:
@@ -55,10 +60,12 @@ def history_condition(condition: str) -> str:
     return condition.rsplit("-", 1)[-1]
 
 
-def _package_stage(ctx: SuiteContext, target_id: str, condition: str) -> StageInputs:
-    """Phase A on a C1/C2 public package, as released (task, history, instructions, schema)."""
+def _package_stage(ctx: SuiteContext, target_id: str, condition: str, options: RunOptions) -> StageInputs:
+    """Phase A on a C1/C2 public package, as released (task, history, instructions, schema); the
+    instructions come from ``--agent-opt takeover.instructions=FILE`` when given (`run.options`)."""
     files = ctx.public_files(target_id, condition)
     instructions = files.pop("instructions.md", "")
+    instructions = split_options(options)[0].instructions or instructions
     gold = gold_response(ctx.instances(target_id), condition)
     return StageInputs(files, instructions, {"reference_reply": json.dumps(gold, ensure_ascii=False)})
 
@@ -76,7 +83,7 @@ def _phase_a(ctx: SuiteContext, rctx: RowContext, row: Row) -> PhaseAResult:
         visible: list[Any] = []
     else:
         cond = history_condition(row.condition)
-        stage = _package_stage(ctx, target_id, cond)
+        stage = _package_stage(ctx, target_id, cond, rctx.options)
         visible = ctx.instances(target_id).visible_message_ids(cond)
     # No repository in Phase A: the workspace holds just the package files (task, history, schema,
     # instructions), as the Phase-A instructions say.
@@ -117,16 +124,16 @@ def _harness_failure(phase_a: PhaseAResult | None, coding: CodingResult | None) 
 
 
 def delivery_reason(result: dict[str, Any], coding: CodingResult) -> Reason:
-    """The reason of a delivery row. Whether a gate's timeout is the submission's (a FAIL: its code was
-    running) or the harness's (HARNESS_ERROR, so the row is pending) is decided once, by the check
-    (`core.checks`); a failed gate that timed out gives ``verifier_timeout``; an agent failure carries its
-    own cause (the step's reason, CLARIFY, an invalid Phase-A response, a submission that does not
-    apply)."""
+    """The reason of a delivery row. A gate's timeout is a HARNESS_ERROR (pending) until it reproduced
+    after the bounded re-checks (`delivery.gates.decide`); a failed gate that timed out then gives
+    ``verifier_timeout``; an agent failure carries its own cause (the step's reason, CLARIFY, an invalid
+    Phase-A response, a submission that does not apply)."""
     outcome = coding.outcome
     if outcome.decision is Decision.PASS:
         return Reason.PASSED
     if outcome.decision is Decision.FAIL:
-        timed_out = any(d.get("status") == "FAIL" and d.get("timed_out") for d in coding.checks.values())
+        timed_out = any(d.get("timed_out") and d.get("gate_status", d.get("status")) in ("FAIL", "HARNESS_ERROR")
+                        for d in coding.checks.values())
         return Reason.VERIFIER_TIMEOUT if timed_out else Reason.CHECKS_FAILED
     if outcome.decision is Decision.PENDING:
         return Reason.CHECK_INFRASTRUCTURE
@@ -139,6 +146,8 @@ def _delivery_result(row: Row, coding: CodingResult, phase_a: PhaseAResult | Non
         "kind": "delivery", "target_id": row.task_id, "condition": row.condition,
         "delivery": coding.outcome.to_dict(), "checks": coding.checks,
         "phase_a": phase_a.to_dict() if phase_a else None, "score": score,
+        # two-phase: the frozen Phase-A answer that drove this delivery, re-scored into the RQ tables
+        "response": phase_a.response if phase_a is not None and score is not None else None,
         "agent": ({"status": coding.agent.status.value, "wall_seconds": coding.agent.wall_seconds,
                    "usage": coding.agent.usage.to_dict()} if coding.agent else None),
         "submission": ({"sha256": coding.submission.sha256, "patch": coding.submission.patch}
@@ -172,11 +181,16 @@ def _diagnostic_row(ctx: SuiteContext, row: Row, rctx: RowContext) -> RowOutcome
     result = {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
               "phase_a": phase_a.to_dict(), "response": phase_a.response, "score": score}
     art = {"phase_a_trajectory.json": json.dumps(phase_a.agent.to_dict()).encode()}
-    return _outcome(result, _harness_failure(phase_a, None) or _diagnostic_reason(score), art)
+    return _outcome(result, _harness_failure(phase_a, None) or _diagnostic_reason(score, phase_a.step.reason), art)
 
 
-def _diagnostic_reason(score: dict[str, Any]) -> Reason:
-    return Reason.JUDGE_UNAVAILABLE if score["status"] == "pending" else Reason.EVALUATED
+def _diagnostic_reason(score: dict[str, Any], step_reason: Reason | None = None) -> Reason:
+    """A judge that is down leaves the row pending; an agent step that failed (timeout, exit, a prompt over
+    the model's context) is the row's scored reason (its RQ scores are the agent-failure zeros, C.2);
+    otherwise the answer was evaluated."""
+    if score["status"] == "pending":
+        return Reason.JUDGE_UNAVAILABLE
+    return step_reason or Reason.EVALUATED
 
 
 def run_row(ctx: SuiteContext, row: Row, rctx: RowContext) -> RowOutcome:
@@ -207,12 +221,15 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
     if result.get("kind") == "diagnostic":
         result["score"] = _score(ctx, options, row.task_id, history_condition(row.condition),
                                  result.get("response"))
-        return _outcome(result, _diagnostic_reason(result["score"]), {})
+        step = (result.get("phase_a") or {}).get("step_reason")
+        return _outcome(result, _diagnostic_reason(result["score"], Reason(step) if step else None), {})
     sub = result.get("submission")
     decided = (result.get("delivery") or {}).get("decision") == Decision.AGENT_FAILURE.value
     rechecked = options.recheck or previous.status is not RowStatus.SCORED
     if not sub or decided or not rechecked or previous.status is RowStatus.INVALID:
         return previous  # nothing was evaluated: re-evaluating cannot change the outcome
-    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir, options.check_timeout)
-    result["delivery"], result["checks"] = coding.outcome.to_dict(), coding.checks
+    rechecks = int(result.get("gate_rechecks") or 0) + 1  # bounded: `delivery.gates.RECHECK_LIMIT`
+    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir, options.check_timeout,
+                      rechecks)
+    result["delivery"], result["checks"], result["gate_rechecks"] = coding.outcome.to_dict(), coding.checks, rechecks
     return _outcome(result, delivery_reason(result, coding), {})

@@ -19,6 +19,7 @@ from reqbench.core.execute.suite import RowContext
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.protocols.takeover.prompts import render
 from reqbench.protocols.takeover.response import ResponseCheck, check_response_text
+from reqbench.protocols.takeover.run.options import split_options
 
 FILE_KEYS = {"response.schema.json": "schema", "history.jsonl": "history"}
 PHASE_A_BUDGET = Budget(wall_seconds=900.0)  # ReqMemBench D.1: diagnostics 900 s
@@ -93,8 +94,9 @@ def run_agent(rctx: RowContext, stage_name: str, workspace: Path, inputs_dir: Pa
                          context={"stage": stage_name, "hide": hidden})
     row_key = rctx.row.key if rctx.row is not None else ""
     answers = {**stage.context, "row_key": stage_row_key(row_key, stage_name)}
+    _, agent_options = split_options(options)  # takeover.* settings are the protocol's, not the agent's
     return rctx.step(workspace, inputs, budget, answers=answers,
-                     agent_options={**options.agent_options, "stage": stage_name})
+                     agent_options={**agent_options, "stage": stage_name})
 
 
 def stage_row_key(row_key: str, stage_name: str) -> str:

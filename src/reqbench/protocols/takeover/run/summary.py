@@ -1,5 +1,8 @@
 """The takeover report as a typed `Summary`: the tables of `report.summarize`, the headline numbers
 (complete-delivery rate per delivery condition, RQ3 decision accuracy per diagnostic one) and the plots.
+
+A condition that is not final (rows pending, invalid or unstarted) shows no rate in the headline or the
+plots, only its counts (C.2: no rate is reported until every item of the fixed denominator is resolved).
 """
 
 from __future__ import annotations
@@ -10,10 +13,29 @@ from reqbench.core.stats.intervals import wilson
 from reqbench.core.summary import Cell, Interval, Plot, Summary, as_number
 
 
+def unresolved(counts: dict[str, Any]) -> str:
+    """``"2 pending, 1 unstarted"``: the unresolved rows of a condition (empty when there is none)."""
+    return ", ".join(f"{counts[k]} {k}" for k in ("pending", "invalid", "unstarted") if counts.get(k))
+
+
 def headline(data: dict[str, Any]) -> dict[str, Cell]:
-    out: dict[str, Cell] = {f"{c} delivery": r["complete_delivery"] for c, r in (data.get("delivery") or {}).items()}
-    out |= {f"{c} RQ3 decision acc.": r.get("decision_accuracy")
-            for c, r in (data.get("rq3_decision") or {}).items()}
+    """Complete-delivery rate per delivery condition and RQ3 decision accuracy per diagnostic one; where a
+    condition is not final, its counts and what is unresolved instead of a rate."""
+    counts = data.get("delivery_counts") or {}
+    out: dict[str, Cell] = {}
+    for c, r in (data.get("delivery") or {}).items():
+        if r.get("final", True):
+            out[f"{c} delivery"] = r["complete_delivery"]
+            continue
+        k = counts.get(c) or r
+        out[f"{c} delivery"] = (f"{k.get('complete_delivery', 0)}/{r['n']} passed so far, {unresolved(r)}: "
+                                "no rate yet")
+    for c, r in (data.get("rq3_decision") or {}).items():
+        value = r.get("decision_accuracy")
+        pending = {"pending": (data.get("rq3_content") or {}).get(c, {}).get("pending"),
+                   "unstarted": r.get("unstarted")}
+        out[f"{c} RQ3 decision acc."] = value if value is not None or not unresolved(pending) else (
+            f"{unresolved(pending)}: no rate yet")
     return out
 
 
@@ -29,10 +51,13 @@ def plots(data: dict[str, Any]) -> list[Plot]:
         labels.append(condition)
         values.append(as_number(cells.get("complete_delivery")))
         c = counts.get(condition) or {}
-        cis.append(wilson(c.get("complete_delivery", 0), c.get("n", 0)) if c else None)
+        final = cells.get("final", True) and values[-1] is not None
+        cis.append(wilson(c.get("complete_delivery", 0), c.get("n", 0)) if c and final else None)
     out = []
     if labels:
         title = "complete-delivery rate by condition (95% Wilson interval)"
+        if any(v is None for v in values):
+            title += "; no bar: rows still unresolved"
         out.append(Plot("bar", title, labels, {"delivery rate": values}, cis, ylabel="delivery rate"))
     for table, column, ylabel in (("rq3_decision", "balanced_accuracy", "balanced accuracy"),
                                   ("rq2", "attribute_score", "attribute score")):

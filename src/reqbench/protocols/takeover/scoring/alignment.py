@@ -35,7 +35,7 @@ def align(contract: Contract, predictions: Sequence[AlignSide], golds: Sequence[
     result = Alignment(list(predictions), list(golds))
     if not predictions or not golds:
         return result
-    request = alignment_request(contract, predictions, golds)
+    request = alignment_request(contract, predictions, golds, messages=session.messages)
     labels = session.ask(request)
     for i in range(len(predictions)):
         for j in range(len(golds)):

@@ -104,18 +104,23 @@ def normalize_value(value: Any) -> tuple[str, str]:
 
 @dataclass
 class FactBook:
-    """SEMANTIC_FACT lookups: collects facts when `labels` is None, else scores them from labels."""
+    """SEMANTIC_FACT lookups: collects facts when `labels` is None, else scores them from labels.
+
+    A fact is keyed by (field path, predicted text, gold text) (ReqMemBench C.1, Table 16: a text
+    candidate is one field's comparison). Two fields whose texts are equal stay two facts, so the set of
+    facts, and the text-equivalence request built from it, do not depend on the order in which the
+    response's fields come (a stored response with sorted keys asks the same request as the live one)."""
 
     labels: Mapping[str, str] | None = None
     facts: dict[str, tuple[Any, str, str]] = field(default_factory=dict)
 
     @staticmethod
-    def fact_id(pred: str, gold: str) -> str:
-        return "fact_" + sha256_json([gold, pred])[:16]
+    def fact_id(path: str, pred: str, gold: str) -> str:
+        return "fact_" + sha256_json([path, gold, pred])[:16]
 
     def score(self, pred: str, gold: str, path: str) -> float:
-        fid = self.fact_id(pred, gold)
-        self.facts.setdefault(fid, (pred, gold, path))
+        fid = self.fact_id(path, pred, gold)
+        self.facts[fid] = (pred, gold, path)
         if self.labels is None:
             return 0.0
         return 1.0 if self.labels.get(fid) == "EQUIVALENT" else 0.0

@@ -110,6 +110,8 @@ class RqInstance(BaseModel):
     target_fingerprint: str = Field(description="Canonical sha of the target's inputs and gold.")
     target_task: dict[str, Any] = Field(description="The current request.")
     condition_inputs: dict[str, ConditionInput] = Field(description="C1/C2 visible histories.")
+    history_pool: dict[str, Any] = Field(default_factory=dict,
+                                         description="Every message before the target (quoted to the judge).")
     construction_gold: dict[str, Any] = Field(description="Researcher-side gold.")
 
 
@@ -175,6 +177,14 @@ class TargetInstances:
         if cond is None:
             raise InputError(f"has no condition {condition}", file=self.rq3.path)
         return list(cond.history_message_ids)
+
+    def message_texts(self) -> dict[str, dict[str, Any]]:
+        """``str(message_id)`` -> {message_id, speaker, text} of every message before the target: what the
+        semantic judge is shown for each message id a prediction or the gold cites (D.3)."""
+        messages = self.rq3.meta.history_pool.get("messages") or []
+        return {str(m["message_id"]): {"message_id": m["message_id"], "speaker": m.get("speaker"),
+                                       "text": m.get("text")}
+                for m in messages if isinstance(m, dict) and "message_id" in m}
 
     def final_gold(self, condition: str) -> FinalGold:
         check_condition(condition)

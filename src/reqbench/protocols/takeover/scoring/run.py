@@ -9,12 +9,17 @@ Folder layout::
 Every target with an RQ3 instance is planned for every ``responses/<configuration>/<condition>``
 folder present; a target whose response file is missing there is an agent failure (it stays in every
 denominator, C.2). ``--instances`` may point elsewhere (e.g. a ReqMemBench ``outputs_new/stage2``).
+
+Because a misnamed file scores exactly like a missing one, `response_coverage` says per folder which
+targets have no response and which files match no target, and scoring refuses a run where no file at
+all matches a target (a wrong ``--instances`` or a renamed layout, not an agent that answered nothing).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from reqbench.core.errors import InputError
@@ -65,10 +70,42 @@ def response_folders(run_dir: Path) -> Iterator[tuple[str, str, Path]]:
                 yield config.name, cond, config / cond
 
 
-def score_run(run_dir: Path, instances_dir: Path | None, session: JudgeSession
-              ) -> dict[str, dict[str, list[TargetScore]]]:
-    """Score every planned (configuration, condition, target); `session` keeps the judge records."""
-    targets = discover_instances(instances_dir or run_dir / "instances")
+@dataclass(frozen=True)
+class FolderCoverage:
+    """Which targets of one ``responses/<configuration>/<condition>`` folder have a response file."""
+
+    configuration: str
+    condition: str
+    matched: list[str]
+    missing: list[str]
+    """Targets without a response file here: scored as agent failures."""
+    unmatched: list[str]
+    """``*.json`` files here whose name is no target id: never read."""
+
+
+def response_coverage(run_dir: Path, targets: dict[str, TargetInstances]) -> list[FolderCoverage]:
+    """Per response folder, the targets matched and missing and the files matching no target;
+    `InputError` when no file of any folder matches a target."""
+    out = []
+    for config, cond, folder in response_folders(run_dir):
+        stems = sorted(p.stem for p in folder.glob("*.json") if p.is_file())
+        out.append(FolderCoverage(config, cond, [t for t in targets if t in stems],
+                                  [t for t in targets if t not in stems], [s for s in stems if s not in targets]))
+    if out and not any(c.matched for c in out):
+        files = sorted({f"{s}.json" for c in out for s in c.unmatched})
+        shown = ", ".join(files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "") or "none"
+        wanted = ", ".join(f"{t}.json" for t in list(targets)[:3])
+        raise InputError(f"no response file matches a target (files: {shown}; expected names like {wanted}); "
+                         "check --instances and the file names", file=str(run_dir / "responses"))
+    return out
+
+
+def score_run(run_dir: Path, instances_dir: Path | None, session: JudgeSession,
+              targets: dict[str, TargetInstances] | None = None) -> dict[str, dict[str, list[TargetScore]]]:
+    """Score every planned (configuration, condition, target); `session` keeps the judge records.
+    `targets` are the discovered instances when the caller has them already."""
+    targets = targets if targets is not None else discover_instances(instances_dir or run_dir / "instances")
+    response_coverage(run_dir, targets)
     out: dict[str, dict[str, list[TargetScore]]] = {}
     for config, cond, folder in response_folders(run_dir):
         rows = out.setdefault(config, {}).setdefault(cond, [])

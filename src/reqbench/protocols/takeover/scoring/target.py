@@ -61,6 +61,8 @@ def score_target(instances: TargetInstances, response: Any, condition: str, judg
     """Score `response` (parsed JSON, a `ResponseCheck`, or None when nothing was submitted) for one
     target under `condition` (C1 or C2) with `judge`. RQ1 is scored under C1 only."""
     session = judge if isinstance(judge, JudgeSession) else JudgeSession(judge, attempts)
+    if not session.messages:
+        session.messages = instances.message_texts()  # cited evidence is quoted to the judge (D.3)
     first_record = len(session.records)
     visible = instances.visible_message_ids(condition)
     if isinstance(response, ResponseCheck):

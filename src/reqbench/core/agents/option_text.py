@@ -1,0 +1,53 @@
+"""``--agent-opt KEY=VALUE`` reads VALUE as JSON when it parses, so ``true``, ``5`` and ``[1]`` arrive typed.
+For an option its factory declares as a string only (``template: str | list[str] | None``), a plain word
+that happens to parse (``template=true``, ``model=5``) must stay the text the user typed: `as_declared`
+turns such a JSON scalar back into its JSON text before the factory sees it. Options the factory types as
+numbers or booleans, or does not declare at all, are left as they are.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+import typing
+from collections.abc import Callable
+from typing import Any
+
+_SCALARS = (bool, int, float)
+
+
+def _accepted(hint: Any) -> tuple[type, ...]:
+    """The plain types a hint admits (``str | list[str] | None`` -> ``(str, list, NoneType)``)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return tuple(t for arg in typing.get_args(hint) for t in _accepted(arg))
+    origin = typing.get_origin(hint)
+    if isinstance(origin, type):
+        return (origin,)
+    return (hint,) if isinstance(hint, type) else (object,)
+
+
+def _fits(value: Any, accepted: tuple[type, ...]) -> bool:
+    if object in accepted:
+        return True
+    if isinstance(value, bool):
+        return bool in accepted
+    if isinstance(value, int):
+        return int in accepted or float in accepted
+    return isinstance(value, accepted)
+
+
+def as_declared(factory: Callable[..., Any], options: dict[str, Any]) -> dict[str, Any]:
+    """`options` with every JSON scalar given to a string-typed parameter of `factory` (one that does not
+    also take the scalar's own type) written back as the JSON text it was parsed from."""
+    try:
+        hints = typing.get_type_hints(factory)
+    except Exception:  # a factory whose annotations cannot be resolved: nothing to go by
+        return options
+    out = dict(options)
+    for key, value in options.items():
+        if key not in hints or not isinstance(value, _SCALARS):
+            continue
+        accepted = _accepted(hints[key])
+        if str in accepted and not _fits(value, accepted):
+            out[key] = json.dumps(value)
+    return out

@@ -1,0 +1,26 @@
+"""A ``--judge`` the run would never call is refused before anything starts.
+
+A judge that no row uses would still be written into the run's options and provenance, and every report
+would name it beside numbers it never touched. Each protocol knows which of its rows call a judge: it may
+offer ``unused_judge(options) -> str | None``, a sentence saying why no row of `options` calls one (None
+when some row does). Protocols without the hook are taken to use their judge (journey's capability
+scores, every PACE case).
+"""
+
+from __future__ import annotations
+
+from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import SuiteProtocol
+from reqbench.core.execute.types import RunOptions
+from reqbench.core.judges.spec import parse_judge_spec
+
+
+def check_judge_used(protocol: SuiteProtocol, options: RunOptions) -> None:
+    """`InputError` when `options.judge` is set and `protocol` says no row of `options` calls a judge."""
+    if not options.judge:
+        return
+    parse_judge_spec(options.judge)  # an unknown name is named as such first (with a suggestion)
+    hook = getattr(protocol, "unused_judge", None)
+    why = hook(options) if callable(hook) else None
+    if why:
+        raise InputError(f"this run never calls a judge: {why}; drop --judge {options.judge}", item="--judge")

@@ -1,0 +1,1 @@
+"""Application services: the use cases the API and CLI call."""

@@ -1,0 +1,79 @@
+"""What ``reqbench view STUDY_DIR`` shows on its study page: a `report.viewer.study_model.StudyView` built
+from the study's own tables (headline by configuration, paired differences, every report table) and, per
+configuration, each row's measurement from the protocol's reader (`study.readers`), so the viewer renders
+it without knowing the protocol.
+
+The leaderboard leads with the task-macro mean measurement and its cluster-bootstrap interval over tasks,
+then each run's headline metrics; the heatmap is the mean measurement per configuration x condition over
+the scored rows (n = rows); rows of two configurations pair on (task, condition, repeat), as `study.pairs`
+pairs them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from reqbench.core.stats.intervals import cluster_bootstrap_mean
+from reqbench.core.summary import Cell, Metric, Table
+from reqbench.report.viewer.study_model import StudyRow, StudyView
+from reqbench.study.collect import collect
+from reqbench.study.layout import RUNS_DIR
+from reqbench.study.pairs import pairs_tables
+from reqbench.study.readers import reader
+from reqbench.study.report import headline_table, study_tables
+
+LEADERBOARD_NOTE = ("{measure}: task-macro mean (mean of each task's mean over its scored rows), 95% percentile "
+                    "cluster bootstrap over tasks (fewer than 2 tasks: no interval), n = scored rows; then each "
+                    "run's headline metrics as `reqbench report` gives them")
+HEATMAP_NOTE = "mean {measure} over the scored rows of each configuration x condition (n = rows, on hover); one " \
+               "colour scale from the lowest mean (red) to the highest (green)"
+
+
+def study_view(path: Path) -> StudyView:
+    """The study page of the study in `path` (`InputError` when it is not one)."""
+    data = collect(path)
+    module = reader(data.protocol)
+    measure = module.PAIRED.name if module is not None else "score"
+    rows: dict[str, list[StudyRow]] = {}
+    grid: dict[str, dict[str, Cell]] = {}
+    for name, stored in data.configs.items():
+        found: list[StudyRow] = []
+        sums: dict[str, list[float]] = {}
+        for row, outcome in stored.outcomes:
+            value = module.paired_value(row, outcome) if module is not None else None
+            found.append(StudyRow((row.task_id, row.condition, row.repeat), row.key, outcome.status.value,
+                                  None if value is None else float(value)))
+            bucket = sums.setdefault(row.condition, [])
+            if value is not None:
+                bucket.append(float(value))
+        rows[name] = found
+        grid[name] = {c: Metric(sum(v) / len(v) if v else None, None, len(v)) for c, v in sums.items()}
+    headline = headline_table(data).table
+    board = Table("leaderboard", {name: {f"{measure} (task-macro)": _macro(found), **headline.rows.get(name, {})}
+                                  for name, found in rows.items()})
+    pairs = pairs_tables(data)
+    heat = Table(f"{measure} by configuration x condition", grid)
+    tables = study_tables(data, pairs=True)
+    notes = {t.table.title: t.estimator for t in tables}
+    notes[heat.title] = HEATMAP_NOTE.format(measure=measure)
+    notes[board.title] = LEADERBOARD_NOTE.format(measure=measure)
+    return StudyView(title=f"study {data.study.path.name} ({data.protocol})", measure=measure,
+                     runs={c: f"{RUNS_DIR}/{c}" for c in data.configs}, leaderboard=board,
+                     heatmap=heat, rows=rows, pairs=pairs[0].table if pairs else None, notes=notes,
+                     tables=[(t.table, t.estimator) for t in tables])
+
+
+def _macro(rows: list[StudyRow]) -> Metric:
+    """Task-macro mean of the scored rows with its cluster-bootstrap interval over tasks."""
+    per: dict[str, list[float]] = {}
+    for row in rows:
+        if row.value is not None:
+            per.setdefault(row.pair[0], []).append(row.value)
+    if not per:
+        return Metric(None, None, 0)
+    means = [sum(v) / len(v) for v in per.values()]
+    n = sum(len(v) for v in per.values())
+    if len(means) < 2:
+        return Metric(means[0], None, n)
+    iv = cluster_bootstrap_mean(means)
+    return Metric(iv.estimate, (iv.lo, iv.hi), n)
