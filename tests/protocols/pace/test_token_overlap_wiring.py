@@ -5,6 +5,7 @@ candidate, and no "success rate" is ever printed from the heuristic (PACE-Bench 
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -50,7 +51,7 @@ def _case(case_id: str):  # type: ignore[no-untyped-def]
     return next(c for c in load_suite(EXAMPLES)[1] if c.id == case_id)
 
 
-def _stuffed(scorer: Scorer, where: str) -> str:
+def _stuffed(scorer: Scorer, where: str, scratch: Path) -> str:
     """The reference's added statements (its identifiers and the PRD's) stuffed into code that never runs:
     `module` -- a constant-false block at the end of every file the reference touches; `function` -- a new
     function nothing calls; `inside` -- a constant-false block at the top of an existing function."""
@@ -59,7 +60,7 @@ def _stuffed(scorer: Scorer, where: str) -> str:
     body = [x for x in lines if x and not x.endswith((":", "(", ",", "[", "{")) and not x.startswith(
         ("@", "def ", "class ", ")", "]", "}", '"""', "#", "//", "function ", "export ", "import "))]
     files = [raw[6:] for raw in ref.splitlines() if raw.startswith("+++ b/") and raw.endswith((".py", ".js"))]
-    a, b = scorer.base.parent / f"stuff-a-{where}", scorer.base.parent / f"stuff-b-{where}"
+    a, b = scratch / f"stuff-a-{where}", scratch / f"stuff-b-{where}"  # never beside the bundled suite
     for d in (a, b):
         shutil.rmtree(d, ignore_errors=True)
         shutil.copytree(scorer.base, d)
@@ -87,12 +88,12 @@ def _stuffed(scorer: Scorer, where: str) -> str:
 
 @pytest.mark.parametrize("case_id", ["billflow-credit-notes", "shopcart-discounts"])
 def test_identifiers_stuffed_into_dead_or_unreached_code_score_no_more_than_the_empty_candidate(
-        case_id: str) -> None:
+        case_id: str, tmp_path: Path) -> None:
     scorer = Scorer(_case(case_id))
     empty = scorer.score("", "token-overlap").score
     assert (scorer.score(scorer.case.reference_patch, "token-overlap").score, empty) == (100.0, 0.0)
     for where in ("module", "function", "inside"):
-        patch = _stuffed(scorer, where)
+        patch = _stuffed(scorer, where, tmp_path)
         if not patch.strip():  # `inside` needs a Python function to stuff (shopcart is JavaScript)
             assert where == "inside" and case_id == "shopcart-discounts"
             continue

@@ -1,5 +1,0 @@
-"""HTTP-style API: `dispatch(app, method, path, body)` -> (status, json body)."""
-
-from billflow.api.router import dispatch
-
-__all__ = ["dispatch"]

@@ -1,1 +1,0 @@
-"""Application services: the use cases the API and CLI call."""
