@@ -10,7 +10,6 @@ study, never a mix; the rows themselves live in the run directories' stores (one
 
 from __future__ import annotations
 
-import fcntl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from reqbench import __version__
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json, write_json
+from reqbench.core.locks import exclusive
 from reqbench.core.store import is_run_dir
 from reqbench.study.spec import Configuration, StudyFile, parse_study
 
@@ -91,16 +91,9 @@ class StudyDir:
         """Hold ``study.lock`` (`fcntl.flock`) while running or changing the study: one process at a time. The
         kernel drops the lock when the process dies (even by SIGKILL), so a killed study never blocks
         its own ``--resume``."""
-        with open(self.path / LOCK_FILE, "a") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError as exc:
-                raise InputError("the study is being run by another process; wait for it or stop it",
-                                 file=str(self.path)) from exc
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with exclusive(self.path / LOCK_FILE, "the study is being run by another process; wait for it or stop it",
+                       owner=self.path):
+            yield
 
 
 def merge_configurations(spec: StudyFile, added: list[Configuration]) -> tuple[StudyFile, list[str]]:

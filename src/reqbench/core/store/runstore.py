@@ -118,18 +118,11 @@ class RunStore(CallRecords):
         """Hold the run's lock file (``run.lock``, `fcntl.flock`) while executing rows, so two processes
         never run the same run directory at once. The kernel drops the lock when the process dies (even
         by SIGKILL), so a killed run never blocks its own `--resume`."""
-        import fcntl
+        from reqbench.core.locks import exclusive
 
-        with open(self.run_dir / LOCK_NAME, "a") as handle:
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError as exc:
-                raise InputError("the run is being executed by another process; wait for it or stop it",
-                                 file=str(self.run_dir)) from exc
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        with exclusive(self.run_dir / LOCK_NAME, "the run is being executed by another process; wait for it or "
+                       "stop it", owner=self.run_dir):
+            yield
 
     # ---- metadata and plan -----------------------------------------------------------------------
     @property
