@@ -208,7 +208,7 @@ def test_takeover_row_shows_requirement_timeline_beside_phase_a(site: tuple[str,
     assert [c[0] for c in cells] == ["5", "24"]
     assert cells[0][2].startswith("INTRODUCE") and cells[1][2].startswith("MODIFY")
     assert "IMPLEMENTATION_CLAIM" not in vat.inner_text()
-    assert vat.locator("tr.at-target .target").inner_text() == "target"
+    assert vat.locator("tr.marked .badge").inner_text() == "target"
     state = timeline.locator("table.target-state tr", has_text="REQ_VAT").locator("td").all_inner_texts()
     assert '"vat_rate": 0.2}' in state[1] and '"vat_rate": 0.21}' in state[2]
     phase_a = page.locator("div.takeover .phase-a")

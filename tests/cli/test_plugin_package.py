@@ -56,8 +56,16 @@ def test_plugin_protocol_run_is_served_by_the_viewer(tmp_path: Path) -> None:
         assert proc.stdout is not None
         url = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", proc.stdout.readline())
         assert url is not None
-        status, _, body = logged_in(url.group(0)).get(url.group(0))
+        client = logged_in(url.group(0))
+        status, _, body = client.get(url.group(0))
         assert status == 200 and b"toy" in body
+        # the plugin's run view (data) drawn on the run page, its row link leading to the row page, where
+        # the plugin's row view shows
+        assert b"<h2>toy rows</h2>" in body
+        link = re.search(rb'<a href="(/run/[^"]+/row\?key=t1[^"]*)">t1</a>', body)
+        assert link is not None
+        status, _, row_page = client.get(url.group(0).split("/?")[0] + link.group(1).decode())
+        assert status == 200 and b"<h3>toy value</h3>" in row_page and b"<td>3</td>" in row_page
     finally:
         proc.terminate()
         proc.wait(timeout=10)

@@ -34,3 +34,11 @@ def test_the_report_has_the_provenance_header_and_the_attrition_table(protocol: 
     text = runner.invoke(app, ["report", str(out)], terminal_width=200).stdout
     for fact in ("suite hash", "agent program", "judge", "repeats / seed", "sandbox", "attrition by reason"):
         assert fact in text, (protocol, fact)
+    html = tmp_path / "report.html"
+    assert runner.invoke(app, ["report", str(out), "--html", str(html)]).exit_code == 0
+    page = html.read_text(encoding="utf-8")
+    # the protocol's run-wide view (its `run_view` blocks): SpecPath's probe raster, one line per row, row
+    # references as text (the report is one file); the other three declare none
+    assert page.count('<table class="raster">') == (planned if protocol == "specpath" else 0)
+    assert ("Probe signature raster" in page) == (protocol == "specpath")
+    assert '<a href="/run/' not in page

@@ -21,6 +21,7 @@ from reqbench.report.run_report import (
     pick_grading,
     report_plots,
     report_sections,
+    run_view_html,
     status_by_condition,
 )
 from reqbench.report.tables import rich_tables
@@ -74,7 +75,7 @@ def report(
                 title = f"reqbench report: {run_title(store.meta)}"
                 atomic_write_text(html, render_report(title, report_sections(payload, protocol.name,
                                                                              by_condition), figures,
-                                                      provenance(store.meta)))
+                                                      provenance(store.meta), run_view_html(protocol, store)))
                 says.print(f"wrote the HTML report to {html}")
             if plots is not None:
                 for i, (title, png) in enumerate(figures):

@@ -40,7 +40,8 @@ from reqbench.core.store.runstore import RunStore
 
 STAGE_ARTIFACTS = (("phase_a_trajectory.json", "diagnostic"), ("trajectory.json", "coding"),
                    ("agent_result", None))
-"""Stored `AgentResult` artifacts in the order they ran, with the stage they belong to (takeover)."""
+"""Stored `AgentResult` artifacts in the order they ran, with the stage they belong to (the two-stage
+artifacts are takeover's: Phase A, then delivery)."""
 
 
 def row_dir_name(row_key: str) -> str:
@@ -58,13 +59,27 @@ def _blob_json(store: RunStore, row: RunResultRow, name: str) -> Any:
         return None
 
 
-def _segments(store: RunStore, row: RunResultRow, protocol: str) -> tuple[list[dict[str, Any]], list[Any],
-                                                                          dict[str, Any]]:
+def condition_context(protocol: str) -> str | None:
+    """The requirement-context key under which the protocol's rows record their condition (its optional
+    ``condition_context`` attribute, e.g. SpecPath's ``revision``: the history condition), None without one."""
+    from reqbench.core.errors import InputError
+    from reqbench.protocols.base import load_protocol
+
+    try:
+        key = getattr(load_protocol(protocol), "condition_context", None)
+    except InputError:
+        return None
+    return key if isinstance(key, str) else None
+
+
+def _segments(store: RunStore, row: RunResultRow, condition_key: str | None) -> tuple[list[dict[str, Any]],
+                                                                                       list[Any], dict[str, Any]]:
     """(ATIF steps, the agent results they came from, requirement context) of one row."""
     steps: list[dict[str, Any]] = []
     results: list[Any] = []
-    context: dict[str, Any] = {"stage": None, "turn": None, "target": row.task_id,
-                               "revision": row.condition if protocol == "specpath" else None}
+    context: dict[str, Any] = {"stage": None, "turn": None, "target": row.task_id, "revision": None}
+    if condition_key:
+        context[condition_key] = row.condition
     transcript = _blob_json(store, row, "transcript.json")
     if isinstance(transcript, dict) and isinstance(transcript.get("turns"), list):
         for turn in transcript["turns"]:
@@ -82,7 +97,7 @@ def _segments(store: RunStore, row: RunResultRow, protocol: str) -> tuple[list[d
         result = _blob_json(store, row, name)
         if not isinstance(result, dict):
             continue
-        tag = {"stage": stage} if stage and protocol == "takeover" else {}
+        tag = {"stage": stage} if stage else {}
         stages += [tag["stage"]] if tag else []
         steps += steps_of(result.get("trajectory") or [], first_id=len(steps) + 1, step_extra=tag)
         results.append(result)
@@ -104,10 +119,11 @@ def _sum_usage(results: list[Any]) -> dict[str, Any]:
     return total
 
 
-def row_trajectory(store: RunStore, row: RunResultRow, gateway: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The ATIF document of one row (its selected attempt)."""
+def row_trajectory(store: RunStore, row: RunResultRow, gateway: dict[str, Any] | None = None,
+                   condition_key: str | None = None) -> dict[str, Any]:
+    """The ATIF document of one row (its selected attempt); `condition_key` as `condition_context` gives."""
     meta = store.meta
-    steps, results, context = _segments(store, row, meta.protocol)
+    steps, results, context = _segments(store, row, condition_key)
     if not steps:
         steps = [{"step_id": 1, "source": "system", "message": f"no agent trajectory was stored for this row "
                   f"(status {row.status}{': ' + row.reason if row.reason else ''})"}]
@@ -132,6 +148,7 @@ def row_trajectory(store: RunStore, row: RunResultRow, gateway: dict[str, Any] |
 def export_atif(store: RunStore, out_dir: Path) -> int:
     """Write ``out_dir/<row>/trajectory.json`` for every row with an attempt; returns how many."""
     totals = StoreRecorder.for_store(store).totals()
+    condition_key = condition_context(store.meta.protocol)
     used: set[str] = set()
     for row in result_rows(store):
         if row.attempt_no is None:
@@ -140,7 +157,7 @@ def export_atif(store: RunStore, out_dir: Path) -> int:
         if name in used:  # two keys that differ only in unsafe characters
             name += "-" + sha256_text(row.row_key)[:8]
         used.add(name)
-        doc = row_trajectory(store, row, totals.get(row.row_key))
+        doc = row_trajectory(store, row, totals.get(row.row_key), condition_key)
         atomic_write_text(Path(out_dir) / name / "trajectory.json",
                           json.dumps(doc, indent=2, ensure_ascii=False, default=str) + "\n")
     return len(used)

@@ -27,6 +27,7 @@ img{max-width:100%;border:1px solid #eee;margin:.5em 0}figure{margin:0 1em 0 0;d
 dl.prov{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;background:#f7f9fc;
  padding:.8em 1em;border:1px solid #dde3ee}dl.prov dt{font-weight:600}dl.prov dd{margin:0;overflow-wrap:anywhere}
 .unsafe{color:#b00020;font-weight:600}
+.raster td{width:1.6em;height:1.2em;padding:0}.on{background:#3a9a4f}.off{background:#d9534f}.na{background:#ddd}
 """
 
 
@@ -60,8 +61,9 @@ def page(title: str, body: str, style: str = "") -> str:
 
 def render_report(title: str, sections: Sequence[tuple[str, Sequence[TableData]]],
                   plots: Sequence[tuple[str, bytes]] = (),
-                  provenance: Sequence[tuple[str, str]] = ()) -> str:
-    """The whole report page: a heading, the provenance header, the plots, then each section's tables."""
+                  provenance: Sequence[tuple[str, str]] = (), views: str = "") -> str:
+    """The whole report page: a heading, the provenance header, the plots, each section's tables, then
+    `views`: the protocol's run-wide view, already rendered (e.g. a probe raster)."""
     parts = [f"<h1>{escape(title)}</h1>"]
     if provenance:
         parts.append(provenance_html(provenance))
@@ -71,4 +73,6 @@ def render_report(title: str, sections: Sequence[tuple[str, Sequence[TableData]]
     for heading, tables in sections:
         parts.append(f"<h2>{escape(heading)}</h2>")
         parts += [html_table(t) for t in tables]
+    if views:
+        parts.append(views)
     return page(title, "\n".join(parts))

@@ -20,7 +20,7 @@ from typing import Any
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import reason_label
-from reqbench.core.execute.suite import Suite
+from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
 from reqbench.core.summary import Cell, Summary, cell_from_json, cell_to_json, unavailable
@@ -206,3 +206,14 @@ def report_sections(payload: dict[str, Any], protocol_name: str,
                     by_condition: dict[str, dict[str, int]]) -> list[tuple[str, list[TableData]]]:
     return [(protocol_name, summary_tables(payload_summary(payload, protocol_name))),
             ("run", run_tables(payload, by_condition))]
+
+
+def run_view_html(protocol: SuiteProtocol, store: RunStore) -> str:
+    """The protocol's run-wide view (its optional ``run_view`` hook, `core.views` blocks) as HTML for the
+    self-contained report: row references are plain text there (the report is one file, no row pages)."""
+    hook = getattr(protocol, "run_view", None)
+    if hook is None:
+        return ""
+    from reqbench.report.viewer.blocks import blocks_html
+
+    return blocks_html(hook(store.outcomes()))

@@ -31,6 +31,7 @@ from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.summary import Summary
+from reqbench.core.views import AttemptRecord, RowView
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
@@ -99,6 +100,12 @@ class JourneyProtocol:
     """Its ``--agent-opt journey.KEY`` settings (`core.execute.settings`)."""
     result_model = JourneyResult
     """Its rows' `RowOutcome.result`."""
+
+    def row_view(self, record: AttemptRecord) -> RowView:
+        """The row page's journey part, as data (`journey/view.py`)."""
+        from reqbench.protocols.journey.view import row_view
+
+        return row_view(record)
 
     def detect(self, path: Path) -> bool:
         return _marker(Path(path)) == "journey"

@@ -36,6 +36,7 @@ from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary
+from reqbench.core.views import AttemptRecord, RowView
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import system_summary
@@ -76,6 +77,12 @@ class PaceProtocol:
     """Its ``--agent-opt pace.KEY`` settings (`core.execute.settings`)."""
     result_model = PaceResult
     """Its rows' `RowOutcome.result`."""
+
+    def row_view(self, record: AttemptRecord) -> RowView:
+        """The row page's pace part, as data (`pace/view.py`)."""
+        from reqbench.protocols.pace.view import row_view
+
+        return row_view(record)
 
     def detect(self, path: Path) -> bool:
         return is_suite_dir(path) or is_case_dir(path)

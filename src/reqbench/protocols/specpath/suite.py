@@ -20,6 +20,7 @@ from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary, bar_from_table
+from reqbench.core.views import AttemptRecord, Block, RowView
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.specpath import sources
 from reqbench.protocols.specpath.equivalence import check_family
@@ -127,8 +128,22 @@ class SpecPathProtocol:
     options_model = SpecpathOptions
     """Its ``--agent-opt specpath.KEY`` settings (`core.execute.settings`)."""
     result_model = SpecpathResult
+    condition_context = "revision"
+    """Trajectory exports record a row's condition as its ``revision`` (the history condition, SpecPath §3)."""
     """Its rows' `RowOutcome.result`."""
     validation_note = f"every family's reference patch passes its verifier; {CALIBRATE_HINT}"
+
+    def row_view(self, record: AttemptRecord) -> RowView:
+        """The row page's specpath part, as data (`specpath/view.py`)."""
+        from reqbench.protocols.specpath.view import row_view
+
+        return row_view(record)
+
+    def run_view(self, outcomes: Outcomes) -> tuple[Block, ...]:
+        """The run page's probe raster, as data."""
+        from reqbench.protocols.specpath.view import run_view
+
+        return run_view(outcomes)
 
     def detect(self, path: Path) -> bool:
         return _marker(Path(path))

@@ -13,6 +13,7 @@ from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Summary
+from reqbench.core.views import AttemptRecord, RowView
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
 from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
@@ -37,6 +38,12 @@ class TakeoverProtocol:
     """Its ``--agent-opt takeover.KEY`` settings (`core.execute.settings`)."""
     result_model = TakeoverResult
     """Its rows' `RowOutcome.result`."""
+
+    def row_view(self, record: AttemptRecord) -> RowView:
+        """The row page's takeover part, as data (`takeover/run/view.py`)."""
+        from reqbench.protocols.takeover.run.view import row_view
+
+        return row_view(record)
 
     def detect(self, path: Path) -> bool:
         return is_takeover_suite(Path(path))

@@ -5,7 +5,8 @@ page is sent with a Content-Security-Policy that forbids scripts), answering onl
 and to a browser holding the launch's token. Modules: `server` (routes, HTTP), `access` (host and token),
 `index` (the SQLite row index behind the paged, sorted, filtered row table), `runs_list` (the runs list,
 sorted and filtered), `pages_run` (run page, row table, the 404 page), `pages_row` (one row: inputs,
-diff, checks, trajectory), `trajectory` (the agent's steps), `panels` (per-protocol parts of a row page),
+diff, checks, trajectory), `trajectory` (the agent's steps), `protocol_views` (a protocol's own part of a
+row or run page, described by the protocol as `core.views` blocks and drawn by `blocks`),
 `pages_compare` (two runs side by side), `render` (HTML helpers; everything from a run is escaped
 there).
 """

@@ -1,6 +1,6 @@
 """The row page: the row's facts, then every attempt (selected first) with its submission diff, check
-logs folded per check, the agent's trajectory step by step, the protocol's own panel (`panels`) and
-the raw result folded at the end."""
+logs folded per check, the agent's trajectory step by step, the protocol's own part (its ``row_view``,
+`protocol_views`) and the raw result folded at the end."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.store.selection import Attempt
 from reqbench.report.rowfacts import row_facts
 from reqbench.report.viewer.blobs import blob_text
+from reqbench.report.viewer.blocks import blocks_html
 from reqbench.report.viewer.pages_run import nav
-from reqbench.report.viewer.panels import OWNED, PANELS
+from reqbench.report.viewer.protocol_views import row_view
 from reqbench.report.viewer.render import (
     details,
     diff_html,
@@ -101,14 +102,13 @@ def checks_html(run: RunContext, row: Row, attempt: Attempt) -> str:
 
 
 def attempt_html(run: RunContext, row: Row, attempt: Attempt) -> str:
-    panel = PANELS.get(run.store.meta.protocol)
-    owned = OWNED.get(run.store.meta.protocol, frozenset())
+    view = row_view(run, row, attempt)
     arts = [[f'<a href="{run.base}/artifact/{esc(sha)}">{esc(name)}</a>', esc(sha[:12])]
             for name, sha in sorted(attempt.artifacts.items())]
     parts = [f"<p class='meta'>{esc(attempt.kind)} · {esc(attempt.started)} → {esc(attempt.finished)}</p>",
-             judge_banner(run, attempt), panel(run, row, attempt) if panel else "", inputs_html(run, attempt),
-             diffs_html(run, attempt, "diff" not in owned),
-             "" if "checks" in owned else checks_html(run, row, attempt), trajectory_html(run, attempt),
+             judge_banner(run, attempt), blocks_html(view.blocks), inputs_html(run, attempt),
+             diffs_html(run, attempt, "diff" not in view.shows),
+             "" if "checks" in view.shows else checks_html(run, row, attempt), trajectory_html(run, attempt),
              logs_html(run, attempt)]
     if attempt.detail:
         parts.append(details("detail", pre(attempt.detail)))

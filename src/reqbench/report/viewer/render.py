@@ -13,6 +13,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import DiffLexer
 
+from reqbench.core.views import fmt
 from reqbench.report.html import STYLE as REPORT_STYLE
 
 _FORMATTER = HtmlFormatter(nowrap=True)
@@ -28,15 +29,15 @@ summary{cursor:pointer;font-weight:500}.PASS,.pass,.done,.Covered{color:#17702f}
 .msg{padding:.5em .8em;border-radius:8px;white-space:pre-wrap;max-width:80%}
 .user{background:#eef3fb;align-self:flex-start}.assistant{background:#eef8ee;align-self:flex-end}
 .meta{font-size:.85em;color:#555}.two{display:grid;grid-template-columns:1fr 1fr;gap:1em}
-.raster td{width:1.6em;height:1.2em;padding:0}.on{background:#3a9a4f}.off{background:#d9534f}
-.na{background:#ddd}form.filter input,form.filter select{margin-right:.5em}
-td.num{text-align:right}.target{background:#fde9b8;border-radius:3px;padding:0 .3em;color:#6b4e00}
-tr.at-target td{background:#fff7e0}.request{background:#fff7e0;padding:.5em .8em;border-radius:6px;
+form.filter input,form.filter select{margin-right:.5em}
+td.num{text-align:right}.badge{background:#fde9b8;border-radius:3px;padding:0 .3em;color:#6b4e00}
+tr.marked td{background:#fff7e0}.request{background:#fff7e0;padding:.5em .8em;border-radius:6px;
  white-space:pre-wrap}.two>div{min-width:0}table.timeline,table.target-state{width:100%;table-layout:fixed}
 table.timeline td,table.timeline th,table.target-state td,table.target-state th,table.matches td,
 table.gates td,table.points td{text-align:left;font-size:.9em;word-break:break-word}
 table.timeline th:first-child{width:2.5em}
-.phase-a pre{max-height:32em;overflow:auto}.two.delivery{grid-template-columns:2fr 1fr}
+.phase-a pre{max-height:32em;overflow:auto}.two.wide{grid-template-columns:2fr 1fr}
+p.meta,p.requirement{margin:.2em 0}
 pre,.prose,.field,details.step,.inputs{text-align:left}
 pre.code,summary code{font:12px/1.4 ui-monospace,monospace}pre.code{background:#f6f6f6;margin:.2em 0 .6em}
 .prose{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0 .6em;max-width:75em}
@@ -57,14 +58,6 @@ table.heatmap td.cell{text-align:center;min-width:5em}table.leaderboard td{text-
 
 def esc(value: Any) -> str:
     return escape("" if value is None else str(value), quote=True)
-
-
-def fmt(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
 
 
 def url(path: str, **params: Any) -> str:

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import SuiteProtocol
 from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir
 from reqbench.core.summary import Cell, Summary, unavailable
 from reqbench.report.provenance import shown_path
@@ -29,7 +30,7 @@ from reqbench.report.tables import TableData
 from reqbench.report.viewer import pages_compare, pages_row, pages_run, pages_study, runs_list
 from reqbench.report.viewer.access import Admission, Gate, host_name
 from reqbench.report.viewer.index import RowIndex
-from reqbench.report.viewer.panels import RUN_PANELS
+from reqbench.report.viewer.protocol_views import protocol_html
 from reqbench.report.viewer.render import q
 from reqbench.report.viewer.study_model import StudyView
 
@@ -52,17 +53,23 @@ class RunContext:
         return self._index
 
     @cached_property
-    def summary(self) -> Summary:
-        """The run's typed summary; when its protocol is not installed, or the suite moved or no longer
-        loads, a summary saying so (the rows stay browsable)."""
+    def protocol(self) -> SuiteProtocol | None:
+        """The run's protocol, or None when it is not installed here (the rows stay browsable)."""
         from reqbench.protocols.base import load_protocol
 
         try:
-            protocol = load_protocol(self.store.meta.protocol)
+            return load_protocol(self.store.meta.protocol)
         except InputError:
+            return None
+
+    @cached_property
+    def summary(self) -> Summary:
+        """The run's typed summary; when its protocol is not installed, or the suite moved or no longer
+        loads, a summary saying so (the rows stay browsable)."""
+        if self.protocol is None:
             return Summary()
         try:
-            return protocol.load(Path(self.store.meta.suite_path)).summarize(self.store.outcomes())
+            return self.protocol.load(Path(self.store.meta.suite_path)).summarize(self.store.outcomes())
         except Exception as exc:  # a moved suite or an old run
             return unavailable(f"{type(exc).__name__}: {exc}")
 
@@ -84,8 +91,8 @@ class RunContext:
         return dict(self.summary.headline)
 
     def run_panel(self) -> str:
-        panel = RUN_PANELS.get(self.store.meta.protocol)
-        return panel(self) if panel else ""
+        """The protocol's run-wide view (its optional ``run_view`` hook), rendered."""
+        return protocol_html(self, "run_view", self.store.outcomes())
 
 
 class Viewer:

@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import views
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
@@ -63,6 +64,16 @@ class ToyProtocol:
 
     def load(self, path: Path) -> ToySuite:
         return ToySuite(self, Path(path))
+
+    def row_view(self, record: views.AttemptRecord) -> views.RowView:
+        """A row page part drawn by reqbench's viewer from data alone (no HTML here)."""
+        return views.RowView((views.Heading("toy value"),
+                              views.Facts((("value", record.result.get("value")), ("task", record.row.task_id)))))
+
+    def run_view(self, outcomes: Outcomes) -> tuple[views.Block, ...]:
+        return (views.Heading("toy rows", level=2),
+                views.Table(("row", "value"), tuple((views.RowLink(row.task_id, row.key), o.result.get("value"))
+                                                    for row, o in outcomes)))
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         import os

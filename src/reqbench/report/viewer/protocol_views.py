@@ -1,0 +1,49 @@
+"""A run's protocol describes its own parts of the pages as data (`core.views`): ``row_view`` for a row's
+attempt and ``run_view`` for the run page, both optional hooks. This module asks for them and renders the
+blocks (`blocks`); a protocol that is not installed, has no such hook, or fails on an old or damaged
+result gives no part or a one-line note, never a broken page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from reqbench.core.execute.types import Row
+from reqbench.core.store.selection import Attempt
+from reqbench.core.views import AttemptRecord, Muted, Paragraph, RowView
+from reqbench.report.viewer.blobs import blob_text
+from reqbench.report.viewer.blocks import blocks_html
+
+if TYPE_CHECKING:
+    from reqbench.report.viewer.server import RunContext
+
+
+def _failed(exc: Exception) -> RowView:
+    return RowView((Paragraph((Muted(f"the protocol's view of this cannot be shown: {type(exc).__name__}: {exc}"),)),))
+
+
+def row_view(run: RunContext, row: Row, attempt: Attempt) -> RowView:
+    """The protocol's part of one attempt's row page (empty without a ``row_view`` hook)."""
+    hook = getattr(run.protocol, "row_view", None)
+    if hook is None:
+        return RowView(())
+    record = AttemptRecord(row, Path(run.store.meta.suite_path), attempt.result,
+                           lambda name: blob_text(run, attempt, name))
+    try:
+        view = hook(record)
+    except Exception as exc:  # an old or damaged stored result: the rest of the page still shows
+        return _failed(exc)
+    return view if isinstance(view, RowView) else RowView(tuple(view))
+
+
+def protocol_html(run: RunContext, hook_name: str, *args: Any) -> str:
+    """A run-wide hook's blocks as HTML, with row links into this run."""
+    hook = getattr(run.protocol, hook_name, None)
+    if hook is None:
+        return ""
+    try:
+        blocks = hook(*args)
+    except Exception as exc:
+        blocks = _failed(exc).blocks
+    return blocks_html(blocks, lambda key: f"{run.base}/row?{urlencode({'key': key})}")
