@@ -20,43 +20,16 @@ Rules (SpecPath "Run processing", PACE-Bench "Result validation"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
+from reqbench.core.execute.reasons import Reason, as_reason
 from reqbench.core.execute.types import RowOutcome, RowStatus
+
+__all__ = ["REASONS", "Reason", "ReasonInfo", "as_reason", "check_reason", "classified", "reason_label",
+           "readme_table", "reruns_agent", "status_of"]
 
 DEFAULT_MAX_ATTEMPTS = 3
 """At most this many same-budget attempts of a row end ``invalid`` before the row is attrition."""
-
-
-class Reason(StrEnum):
-    # ---- scored: the number counts (success or a fixed-budget failure)
-    PASSED = "passed"
-    EVALUATED = "evaluated"
-    CHECKS_FAILED = "checks_failed"
-    AGENT_EXIT = "agent_exit"
-    AGENT_TIMEOUT = "agent_timeout"
-    VERIFIER_TIMEOUT = "verifier_timeout"
-    WORKSPACE_OVER_LIMIT = "workspace_over_limit"
-    EMPTY_SUBMISSION = "empty_submission"
-    PATCH_APPLY = "patch_apply_failure"
-    FORBIDDEN_CONTENT = "forbidden_content"
-    BUDGET_EXHAUSTED = "budget_exhausted"
-    RESOURCE_LIMIT = "resource_limit"
-    INVALID_RESPONSE = "invalid_response"
-    CLARIFY = "clarify"
-    CONTEXT_OVERFLOW = "context_overflow"
-    # ---- invalid: external to the agent, attrition (provider limits and infrastructure re-run first)
-    PROVIDER_RATE_LIMIT = "provider_rate_limit"
-    PROVIDER_ERROR = "provider_error"
-    PROVIDER_TIMEOUT = "provider_timeout"
-    INFRASTRUCTURE = "infrastructure"
-    HARNESS_EXCEPTION = "harness_exception"
-    METADATA = "metadata"
-    # ---- pending: the frozen submission is re-evaluated, the agent never re-run
-    JUDGE_UNAVAILABLE = "judge_unavailable"
-    CHECK_INFRASTRUCTURE = "check_infrastructure"
-    EVIDENCE_UNRESOLVED = "evidence_unresolved"
 
 
 @dataclass(frozen=True)
@@ -127,11 +100,11 @@ def status_of(reason: Reason | str) -> RowStatus:
     return REASONS[Reason(reason)].status
 
 
-def reason_label(reason: str, detail: str = "") -> str:
+def reason_label(reason: Reason | str | None, detail: str = "") -> str:
     """What reports group unmeasured rows by: the reason, or (for rows stored before reasons existed)
     the first meaningful line of the detail."""
     if reason:
-        return reason
+        return str(reason)
     lines = (detail or "").strip().splitlines()
     if not lines:
         return "no detail recorded"
@@ -159,14 +132,14 @@ def classified(reason: Reason, result: dict[str, Any] | None = None, detail: str
                artifacts: dict[str, bytes] | None = None) -> RowOutcome:
     """A `RowOutcome` whose status follows from `reason`; `detail` defaults to the reason."""
     return RowOutcome(status_of(reason), result=dict(result or {}), detail=detail or reason.value,
-                      artifacts=dict(artifacts or {}), reason=reason.value)
+                      artifacts=dict(artifacts or {}), reason=reason)
 
 
 def check_reason(outcome: RowOutcome) -> None:
     """A reason that is unknown or contradicts the status is a protocol bug (raised as ValueError)."""
-    if not outcome.reason:
+    if outcome.reason is None:
         return
-    expected = status_of(outcome.reason)  # ValueError for an unknown reason
+    expected = status_of(outcome.reason)
     if expected is not RowStatus(outcome.status):
         raise ValueError(f"outcome reason {outcome.reason!r} means {expected.value}, "
                          f"not {RowStatus(outcome.status).value}")

@@ -121,7 +121,7 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
     except (Exception, SystemExit):
         outcome = RowOutcome(RowStatus.INVALID, result={"harness_exception": True},
-                             detail=traceback.format_exc(), reason=Reason.HARNESS_EXCEPTION.value)
+                             detail=traceback.format_exc(), reason=Reason.HARNESS_EXCEPTION)
     finally:
         release_under(work_dir)  # overlay workspaces a protocol left mounted in this thread's namespace
         discard(work_dir)  # removed in the background (the outcome holds the evidence)
@@ -263,7 +263,7 @@ def run_lanes(batch: list[tuple[Lane, Row]], executor: Executor, progress: RunPr
             except Exception:  # the executor itself failed (remote worker lost, ...): infrastructure
                 report = AttemptReport(RowOutcome(RowStatus.INVALID, result={"executor_error": True},
                                                   detail=traceback.format_exc(),
-                                                  reason=Reason.INFRASTRUCTURE.value),
+                                                  reason=Reason.INFRASTRUCTURE),
                                        "run", utc_now(), utc_now())
             for key, record in report.model_calls.items():
                 lane.store.put_cached("llm", key, record)

@@ -17,6 +17,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.execute.reasons import Reason
+
 
 class RowStatus(StrEnum):
     SCORED = "scored"
@@ -48,9 +50,14 @@ class RowOutcome:
     detail: str = ""
     artifacts: dict[str, bytes] = field(default_factory=dict)
     """Named blobs (patch, transcript, logs) stored content-addressed by the executor."""
-    reason: str = ""
-    """Why the row ended so: an `outcomes.Reason` value, consistent with `status` (`outcomes.status_of`).
-    Empty only for outcomes stored before reasons existed, or from a plugin that does not classify."""
+    reason: Reason | None = None
+    """Why the row ended so, consistent with `status` (`outcomes.status_of`). None only for outcomes stored
+    before reasons existed, or from a plugin that does not classify. A reason's code (a plugin's string) is
+    taken as its `Reason`; an unknown code is a protocol bug (ValueError)."""
+
+    def __post_init__(self) -> None:
+        if self.reason is not None and not isinstance(self.reason, Reason):
+            self.reason = Reason(self.reason) if self.reason else None
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.reasons import as_reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.store import schema
@@ -171,6 +172,7 @@ class RunStore(CallRecords):
         """
         result_json = json.dumps(outcome.result, sort_keys=True, ensure_ascii=False)
         status = RowStatus(outcome.status)
+        code = outcome.reason.value if outcome.reason else ""
         finished = finished or utc_now()
         started = started or finished
         with self._lock:
@@ -190,7 +192,7 @@ class RunStore(CallRecords):
                                  "detail, started, finished, reason, parent_attempt, grading) "
                                  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                  (row.key, attempt_no, status.value, kind, result_json, outcome.detail,
-                                  started, finished, outcome.reason, parent, grading))
+                                  started, finished, code, parent, grading))
                     for name, (sha, size) in refs.items():
                         conn.execute("INSERT INTO attempt_artifacts VALUES (?, ?, ?, ?, ?)",
                                      (row.key, attempt_no, name, sha, size))
@@ -209,7 +211,7 @@ class RunStore(CallRecords):
                 raise
         return Attempt(row_key=row.key, attempt_no=attempt_no, status=status, kind=kind,
                        result=outcome.result, detail=outcome.detail, started=started, finished=finished,
-                       artifacts={n: s for n, (s, _) in refs.items()}, reason=outcome.reason,
+                       artifacts={n: s for n, (s, _) in refs.items()}, reason=code,
                        parent=parent, grading=grading)
 
     def attempts(self, row: Row | str) -> list[Attempt]:
@@ -245,7 +247,7 @@ class RunStore(CallRecords):
         blobs = ({n: self.artifacts.get(s) for n, s in attempt.artifacts.items()}
                  if with_artifacts else {})
         return RowOutcome(status=attempt.status, result=attempt.result, detail=attempt.detail,
-                          artifacts=blobs, reason=attempt.reason)
+                          artifacts=blobs, reason=as_reason(attempt.reason))
 
     def next_step(self, row: Row, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> NextStep:
         return next_step(self.attempts(row), max_attempts)
