@@ -37,8 +37,10 @@ def test_the_report_has_the_provenance_header_and_the_attrition_table(protocol: 
     html = tmp_path / "report.html"
     assert runner.invoke(app, ["report", str(out), "--html", str(html)]).exit_code == 0
     page = html.read_text(encoding="utf-8")
-    # the protocol's run-wide view (its `run_view` blocks): SpecPath's probe raster, one line per row, row
-    # references as text (the report is one file); the other three declare none
-    assert page.count('<table class="raster">') == (planned if protocol == "specpath" else 0)
+    # the protocol's run-wide view (its `run_view` blocks): SpecPath's probe raster, one line per row (the
+    # null agent ran no probe: its reason instead), row references as text (the report is one file); the
+    # other three declare none
     assert ("Probe signature raster" in page) == (protocol == "specpath")
+    assert page.count("|null|0</td><td><span class=\"meta\">empty_submission</span>") == (
+        planned if protocol == "specpath" else 0)
     assert '<a href="/run/' not in page
