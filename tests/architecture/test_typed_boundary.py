@@ -59,3 +59,14 @@ def test_no_protocol_builds_or_classifies_an_agent_itself() -> None:
     found = [f"{p.relative_to(SRC)}:{n}" for p in sorted((SRC / "protocols").rglob("*.py"))
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if forbidden.search(line)]
     assert found == []
+
+
+def test_row_results_are_read_through_their_model() -> None:
+    """A stored row result is read through the protocol's `result_model` (``Model.of(result)``), never by key:
+    so every field a consumer reads is declared, typed and documented in ``reqbench schema``. (Building a
+    result, and passing its keys through unchanged, is not reading it.)"""
+    by_key = re.compile(r"\.result\.get\(|\.result\[[^\]]+\](?!\s*=)(?! for k in)")
+    found = [f"{p.relative_to(SRC)}:{n}" for p in _sources()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if by_key.search(line) and "step.result" not in line]
+    assert found == []

@@ -29,6 +29,7 @@ from reqbench.protocols.journey.metrics import final_confidence, session_metrics
 from reqbench.protocols.journey.models import Instance
 from reqbench.protocols.journey.online import run_hidden_tests
 from reqbench.protocols.journey.records import SessionRecord
+from reqbench.protocols.journey.row_result import JourneyResult
 
 TRANSCRIPT = "transcript.json"
 
@@ -91,5 +92,5 @@ def rescore(previous: RowOutcome, instance: Instance, options: RunOptions, work_
                 remove_tree(tree)
         except HarnessError as exc:
             return classified(Reason.CHECK_INFRASTRUCTURE, previous.result, f"harness: {exc}", arts)
-    return outcome_of(record, instance, str(previous.result.get("simulator", "none")), options.judge,
-                      str(previous.result.get("simulator_model", "")))
+    stored = JourneyResult.of(previous.result)
+    return outcome_of(record, instance, stored.simulator or "none", options.judge, stored.simulator_model or "")

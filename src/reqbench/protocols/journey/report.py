@@ -15,6 +15,7 @@ from typing import Any
 
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.protocols.journey.metrics import mean_or_none
+from reqbench.protocols.journey.row_result import JourneyResult
 
 CAPABILITY_KEYS = ("ask", "rel", "hit", "miss", "oc", "skip", "crit")
 RULE_BASED = "rule-based (deterministic)"
@@ -51,14 +52,14 @@ def provenance_notes(summary: dict[str, Any]) -> dict[str, str]:
             "main caveat": main, "capability caveat": "; ".join(c for c in caveats if c)}
 
 
-def _group(rows: list[tuple[Row, RowOutcome]]) -> dict[str, list[dict[str, Any]]]:
+def _group(rows: list[tuple[Row, RowOutcome]]) -> dict[str, list[JourneyResult]]:
     agents = {row.agent for row, _ in rows}
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[JourneyResult]] = {}
     for row, out in rows:
         key = row.condition if len(agents) == 1 else f"{row.agent}/{row.condition}"
         groups.setdefault(key, [])
         if out.status == RowStatus.SCORED:
-            groups[key].append(out.result)
+            groups[key].append(JourneyResult.of(out.result))
     return groups
 
 
@@ -92,21 +93,20 @@ def capability_sessions(caps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
 def summarize_rows(rows: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, results in _group(rows).items():
-        f2p = mean_or_none([r.get("final_f2p") for r in results])
-        p2p = mean_or_none([r.get("final_p2p") for r in results])
-        caps, method, skip_source = capability_sessions([r.get("capabilities") or {} for r in results])
+        f2p = mean_or_none([r.final_f2p for r in results])
+        p2p = mean_or_none([r.final_p2p for r in results])
+        caps, method, skip_source = capability_sessions([r.capabilities or {} for r in results])
         out[key] = {
             "sessions": len(results),
-            "simulated_user": "; ".join(sorted({simulated_user(str(r.get("simulator", "none")),
-                                                               str(r.get("simulator_model", "")))
+            "simulated_user": "; ".join(sorted({simulated_user(r.simulator or "none", r.simulator_model or "")
                                                 for r in results})),
-            "proc_f2p": mean_or_none([r.get("proc_f2p") for r in results]),
+            "proc_f2p": mean_or_none([r.proc_f2p for r in results]),
             "final_f2p": f2p,
             "final_p2p": p2p,
             "average": (f2p + p2p) / 2 if f2p is not None and p2p is not None else None,
-            "turns_per_session": mean_or_none([r.get("turns") for r in results]),
-            "cost_per_session": mean_or_none([r.get("cost_usd") for r in results]),
-            "user_confidence": mean_or_none([r.get("final_confidence") for r in results]),
+            "turns_per_session": mean_or_none([r.turns for r in results]),
+            "cost_per_session": mean_or_none([r.cost_usd for r in results]),
+            "user_confidence": mean_or_none([r.final_confidence for r in results]),
             "capability_method": method,
             **{k: mean_or_none([c.get(k) for c in caps]) for k in CAPABILITY_KEYS},
             "skip_crit_source": skip_source,

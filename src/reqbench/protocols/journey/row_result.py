@@ -17,11 +17,19 @@ class JourneyResult(ProtocolResult):
     simulator: str | None = Field(None, description="The simulated user (deterministic, llm, none).")
     end_reason: str | None = Field(None, description="Why the session ended (all_resolved, confidence_zero, "
                                    "turn_limit, single_shot, harness_ended).")
+    proc_f2p: float | None = Field(None, description="Process F2P: mean over subtasks of the fraction of turns "
+                                   "after disclosure with the subtask's tests passing (SWE-Journey §3.4).")
+    final_f2p: float | None = Field(None, description="Final F2P: subtask F2P tests passing at the end.")
+    final_p2p: float | None = Field(None, description="Final P2P: regression tests still passing at the end.")
+    turns: int | None = Field(None, description="Turns in the session.")
+    cost_usd: float | None = Field(None, description="The assistant's cost over the session (USD), when priced.")
+    final_confidence: int | None = Field(None, description="The simulated user's confidence at the end (0-100).")
+    assistant_tokens: int | None = Field(None, description="Tokens of the assistant over the session.")
+    simulator_tokens: int | None = Field(None, description="Tokens of the simulated user over the session.")
     capabilities: dict[str, Any] | None = Field(None, description="Interaction-capability metrics of the session.")
     trace: list[dict[str, Any]] | None = Field(None, description="Per turn: disclosed and active subtasks, "
                                                "stage, status, changed files, passing tests, confidence.")
     frozen_user: dict[str, Any] | None = Field(None, description="With journey.frozen_user: reactions of the "
                                                "simulated user, how many were replayed from the pilot, and the "
                                                "first divergence (position, why).")
-    frozen: bool | None = Field(None, description="False when the session stopped on a harness failure and "
-                                "continues from its checkpoints.")
+    simulator_model: str | None = Field(None, description="The simulated user's model (an LLM simulator).")

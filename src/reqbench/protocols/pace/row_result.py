@@ -20,7 +20,8 @@ class PaceResult(ProtocolResult):
     verdicts: dict[str, str] | None = Field(None, description="Code Point id -> Covered | Partial | Missing | "
                                             "Unresolved.")
     points: list[dict[str, Any]] | None = Field(None, description="Per Code Point: stage, checklist, evidence.")
-    judge: str | None = Field(None, description="The judge that produced the verdicts.")
+    attribution: dict[str, Any] | None = Field(None, description="Symptom attribution of the points lost "
+                                               "(PACE-Bench §5.3): loss_by_symptom, symptoms per point.")
     agent_status: str | None = Field(None, description="How the agent's step ended (its adapter's status).")
     agent_reason: str | None = Field(None, description="The verdict table's reason when the agent's step did "
                                      "not complete (the case is still scored on what it left).")

@@ -213,7 +213,7 @@ class LoadedSuite:
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         patch = previous.artifacts.get("patch")
-        if patch is None or previous.result.get("operational_failure"):
+        if patch is None or PaceResult.of(previous.result).operational_failure:
             return previous
         return self._score(Scorer(self._case(row.task_id)), patch.decode("utf-8"), ctx.options, [])
 
@@ -232,31 +232,29 @@ class LoadedSuite:
         cases: dict[str, dict[str, Any]] = {}
         losses: dict[str, dict[str, float]] = {}
         signals: dict[str, dict[str, Any]] = {}
+        typed = {id(o): PaceResult.of(o.result) for _, o in rows}
         for (agent, cond), items in sorted(groups.items()):
             label = f"{agent}/{cond}"
-            scored = [o for _, o in items if o.status is RowStatus.SCORED
-                      and not o.result.get("operational_failure")]
-            s = system_summary(
-                [o.result.get("score") for o in scored], [bool(o.result.get("complete")) for o in scored]
-            )
+            scored = [o for _, o in items if o.status is RowStatus.SCORED and not typed[id(o)].operational_failure]
+            s = system_summary([typed[id(o)].score for o in scored], [bool(typed[id(o)].complete) for o in scored])
             loss: dict[str, float] = {}
             for o in scored:
-                for sym, v in (o.result.get("attribution") or {}).get("loss_by_symptom", {}).items():
+                for sym, v in (typed[id(o)].attribution or {}).get("loss_by_symptom", {}).items():
                     loss[sym] = loss.get(sym, 0.0) + v
             systems[label] = {
                 **s.to_dict(),
                 # operational failures: kept apart, never scored (runs stored before every case was
                 # scored also marked agent failures `operational_failure`)
                 "operational": sum(1 for _, o in items if o.status is not RowStatus.SCORED
-                                   or o.result.get("operational_failure")),
+                                   or typed[id(o)].operational_failure),
                 "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
                 "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
             }
-            cases[label] = {r.task_id: o.result.get("score") for r, o in items}
+            cases[label] = {r.task_id: typed[id(o)].score for r, o in items}
             losses[label] = loss
             for symptom, counts in cooccurrence([o.result for o in scored]).items():
                 signals[f"{label} {symptom}"] = dict(counts)
-        judges = sorted({str(o.result.get("judge")) for _, o in rows if o.result.get("judge")})
+        judges = sorted({j for _, o in rows if (j := typed[id(o)].judge)})
         notices = sorted({n for j in judges if (n := judge_notice(j))})
         withheld = withheld_success_rate(judges)  # never a "success rate" from the heuristic (§3.1)
         for system in systems.values() if withheld else ():
@@ -268,7 +266,7 @@ class LoadedSuite:
             "interval": INTERVAL_ESTIMATOR,
             "systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals,
             "attrition by reason (rows)": attrition_table(
-                (f"{r.agent}/{r.condition}", o, bool(o.result.get("operational_failure"))) for r, o in rows),
+                (f"{r.agent}/{r.condition}", o, bool(typed[id(o)].operational_failure)) for r, o in rows),
         }
 
 

@@ -28,6 +28,7 @@ from reqbench.core.views import (
     as_list,
     fmt,
 )
+from reqbench.protocols.pace.row_result import PaceResult
 
 
 def _criterion_rows(point: dict[str, Any]) -> tuple[tuple[Any, ...], ...]:
@@ -65,10 +66,9 @@ def _point(point: dict[str, Any], first: bool) -> Fold:
 
 
 def row_view(record: AttemptRecord) -> RowView:
-    points = record.result.get("points")
-    if not isinstance(points, list):
+    result = PaceResult.of(record.result)
+    if not isinstance(result.points, list):
         return RowView(())
-    folds = tuple(_point(p, i == 0) for i, p in enumerate(p for p in points if isinstance(p, dict)))
-    return RowView((Heading("Code Points"),
-                    Facts((("PACE score", record.result.get("score")), ("complete", record.result.get("complete")))),
-                    Group(folds, name="points"), Json(record.result.get("attribution"), "symptom attribution")))
+    folds = tuple(_point(p, i == 0) for i, p in enumerate(p for p in result.points if isinstance(p, dict)))
+    return RowView((Heading("Code Points"), Facts((("PACE score", result.score), ("complete", result.complete))),
+                    Group(folds, name="points"), Json(result.attribution, "symptom attribution")))

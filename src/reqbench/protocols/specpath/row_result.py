@@ -21,4 +21,6 @@ class SpecpathResult(ProtocolResult):
         None, description="success only when every probe of the family passed (FCR numerator, SpecPath §4.1).")
     signature: list[int] | None = Field(None, description="Per-probe pass (1) / fail (0), in the family's "
                                         "probe order; null when the verifier did not run.")
-    reason: str | None = Field(None, description="The `core.execute.outcomes.Reason` code of the row.")
+    scaffold: str | None = Field(None, description="The agent scaffold of the configuration.")
+    model: str | None = Field(None, description="The model of the configuration (AGENT:MODEL).")
+    probes: dict[str, bool] | None = Field(None, description="Probe id -> passed, as the verifier reported.")

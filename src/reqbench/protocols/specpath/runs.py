@@ -31,6 +31,7 @@ from reqbench.core.workspace import AgentFailure, PatchApplyError, materialize, 
 from reqbench.core.workspace.patch_paths import patch_paths
 from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_history
 from reqbench.protocols.specpath.outcomes import row_outcome
+from reqbench.protocols.specpath.row_result import SpecpathResult
 from reqbench.protocols.specpath.verifier import run_verifier
 
 DEFAULT_AGENT_TIMEOUT = 1200.0
@@ -187,8 +188,8 @@ def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, wo
     `reqbench regrade --checks`); the agent is never run. Rows decided before verification, or without
     a frozen patch, keep their outcome."""
     patch = previous.artifacts.get("patch")
-    reason = previous.result.get("reason")
-    if patch is None or reason in AGENT_STAGE or not previous.result.get("family"):
+    stored = SpecpathResult.of(previous.result)
+    if patch is None or stored.reason in AGENT_STAGE or not stored.family:
         return previous
     if not options.recheck and previous.status is RowStatus.SCORED:
         return previous  # a judge-only regrade: the verifier has no judge

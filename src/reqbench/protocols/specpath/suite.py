@@ -81,17 +81,22 @@ def result_row(row: Row, outcome: RowOutcome, config: dict[str, str] | None = No
     """A stored row as a results row: scored rows keep success/failure; anything else is attrition. The
     configuration (scaffold and model, `runs.configuration`) is the one the row recorded, else `config`
     (the run's, for a row that ended before recording it), else the row's agent."""
-    res = outcome.result
-    scored = outcome.status == RowStatus.SCORED and res.get("outcome") in ("success", "failure")
-    sig = res.get("signature")
-    reason = outcome.reason or str(res.get("reason") or "")
+    res = SpecpathResult.of(outcome.result)
+    scored = outcome.status == RowStatus.SCORED and res.outcome in ("success", "failure")
+    sig = res.signature
+    reason = outcome.reason or res.reason or ""
     if outcome.status == RowStatus.PENDING:
         reason = f"pending {reason}".strip()
-    conf = {k: str(res[k]) for k in ("config", "scaffold", "model") if res.get(k)} or config or {}
+    conf = _configuration(res) or config or {}
     return ResultRow(row.task_id, conf.get("config") or row.agent, row.condition, row.repeat,
-                     res["outcome"] if scored else "invalid",
+                     str(res.outcome) if scored else "invalid",
                      tuple(sig) if scored and sig is not None else None, scaffold=conf.get("scaffold", ""),
                      model=conf.get("model", ""), reason=reason)
+
+
+def _configuration(res: SpecpathResult) -> dict[str, str]:
+    """The configuration a row recorded (config, scaffold, model: the ones that are set)."""
+    return {k: v for k, v in (("config", res.config), ("scaffold", res.scaffold), ("model", res.model)) if v}
 
 
 def result_rows(outcomes: Outcomes) -> list[ResultRow]:
@@ -99,8 +104,9 @@ def result_rows(outcomes: Outcomes) -> list[ResultRow]:
     exception) takes the one its run's other rows recorded (one run, one agent spec, one configuration)."""
     known: dict[str, dict[str, str]] = {}
     for row, out in outcomes:
-        if out.result.get("config"):
-            known.setdefault(row.agent, {k: str(out.result.get(k) or "") for k in ("config", "scaffold", "model")})
+        conf = _configuration(SpecpathResult.of(out.result))
+        if conf.get("config"):
+            known.setdefault(row.agent, {"scaffold": "", "model": "", **conf})
     return [result_row(row, out, known.get(row.agent)) for row, out in outcomes]
 
 

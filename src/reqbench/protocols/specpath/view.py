@@ -21,6 +21,7 @@ from reqbench.core.views import (
     Table,
     as_dict,
 )
+from reqbench.protocols.specpath.row_result import SpecpathResult
 
 
 def _probes(value: Any) -> dict[str, Any]:
@@ -37,10 +38,10 @@ def _cells(probes: dict[str, Any]) -> tuple[tuple[str, bool | None], ...]:
 
 
 def row_view(record: AttemptRecord) -> RowView:
-    probes = _probes(record.result.get("probes"))
+    result = SpecpathResult.of(record.result)
+    probes = _probes(result.probes)
     if not probes:
-        return RowView((Heading("probe signature"),
-                        Paragraph((Muted(f"no probes ran ({record.result.get('reason')})"),))))
+        return RowView((Heading("probe signature"), Paragraph((Muted(f"no probes ran ({result.reason})"),))))
     listing = Table(("probe", "passed"), tuple((str(k), Status("pass" if v else "fail")) for k, v in probes.items()))
     return RowView((Heading("probe signature"), Raster(_cells(probes)), Fold(("probes",), (listing,), open=True)))
 
@@ -49,7 +50,8 @@ def run_view(outcomes: Outcomes) -> tuple[Block, ...]:
     """The whole run's probe raster: one line per row, one cell per probe."""
     rows = []
     for row, outcome in outcomes:
-        probes = _probes(outcome.result.get("probes"))
-        shown = Raster(_cells(probes), link=row.key) if probes else Muted(str(outcome.result.get("reason")))
+        result = SpecpathResult.of(outcome.result)
+        probes = _probes(result.probes)
+        shown = Raster(_cells(probes), link=row.key) if probes else Muted(str(result.reason))
         rows.append((RowLink(row.key, row.key), (shown,)))
     return (Heading("Probe signature raster", level=2), Table(("row", "probes (green: pass)"), tuple(rows)))

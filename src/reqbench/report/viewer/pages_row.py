@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.types import Row
 from reqbench.core.judges.spec import is_heuristic
 from reqbench.core.llm.gateway import StoreRecorder
@@ -57,12 +58,13 @@ def logs_html(run: RunContext, attempt: Attempt) -> str:
 def judge_banner(run: RunContext, attempt: Attempt) -> str:
     """Which judge scored the row (the result's own ``judge``, else the run's ``--judge``), and a warning
     when it is a heuristic rather than a semantic judgment."""
-    judge = attempt.result.get("judge") or run.store.meta.options.get("judge")
+    result = ProtocolResult.of(attempt.result)
+    judge = result.judge or run.store.meta.options.get("judge")
     if not isinstance(judge, str) or not judge:
         return ""
     if not is_heuristic(judge):
         return f'<p class="banner judge">judged by <b>{esc(judge)}</b></p>'
-    notice = attempt.result.get("judge_notice")
+    notice = result.judge_notice
     return (f'<p class="banner judge heuristic">judged by <b>{esc(judge)}</b>, the offline heuristic: an '
             "approximation computed without a model, not a semantic judgment"
             + (f"<br><span class='meta'>{esc(notice)}</span>" if isinstance(notice, str) and notice else "")

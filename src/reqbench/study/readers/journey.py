@@ -11,6 +11,7 @@ from reqbench.core.execute.types import Row, RowOutcome
 from reqbench.protocols.journey.frozen_user import ARTIFACT as USER_TURNS
 from reqbench.protocols.journey.frozen_user import frozen_sessions as frozen_document
 from reqbench.protocols.journey.report import summarize_rows
+from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.study.readers import PairedOutcome
 
 PAIRED = PairedOutcome("Final F2P", binary=False, clusters="instances")
@@ -44,14 +45,14 @@ LABEL_ORDER = None
 
 def judge_labels(outcome: RowOutcome) -> dict[str, str]:
     """``turnN.FIELD`` -> label of the capability judge (SWE-Journey B.3) for a session it labelled."""
-    caps = outcome.result.get("capabilities") or {}
+    caps = JourneyResult.of(outcome.result).capabilities or {}
     return {f"turn{i}.{name}": str(value) for i, turn in enumerate(caps.get("turn_labels") or [])
             for name, value in turn.items()}
 
 
 def replayed(outcome: RowOutcome) -> tuple[int, int, bool] | None:
     """(reactions, replayed from the pilot, diverged) of a session run with a frozen user; None otherwise."""
-    found = outcome.result.get("frozen_user")
+    found = JourneyResult.of(outcome.result).frozen_user
     if not isinstance(found, dict):
         return None
     return int(found.get("reactions", 0)), int(found.get("replayed", 0)), found.get("first_divergence") is not None

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.study.readers import PairedOutcome
 
 PAIRED = PairedOutcome("case score (0-100)", binary=False, clusters="cases")
@@ -16,15 +17,19 @@ LABEL_ORDER = ("Missing", "Partial", "Covered")
 """The judge's point verdicts, ordered (linear-weighted kappa, severe = Covered-Missing; Unresolved is out)."""
 
 
-def _scored(outcome: RowOutcome) -> bool:
-    return outcome.status is RowStatus.SCORED and not outcome.result.get("operational_failure")
+def _scored(outcome: RowOutcome) -> PaceResult | None:
+    """The typed result of a scored case (None for attrition and, in older runs, operational failures)."""
+    if outcome.status is not RowStatus.SCORED:
+        return None
+    result = PaceResult.of(outcome.result)
+    return None if result.operational_failure else result
 
 
 def paired_value(row: Row, outcome: RowOutcome) -> float | None:
     """The case score (PACE deterministic aggregation) of a scored case; None when it has none (unresolved
     points, an operational failure, attrition)."""
-    score = outcome.result.get("score") if _scored(outcome) else None
-    return float(score) if isinstance(score, int | float) else None
+    result = _scored(outcome)
+    return None if result is None or result.score is None else float(result.score)
 
 
 def systems(suite: Any, outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, Any]]:
@@ -35,20 +40,19 @@ def systems(suite: Any, outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, dic
 
 def completed(outcomes: list[tuple[Row, RowOutcome]]) -> int:
     """Cases of a system that are complete (the success rate's numerator)."""
-    return sum(1 for _, o in outcomes if _scored(o) and o.result.get("complete"))
+    return sum(1 for _, o in outcomes if (r := _scored(o)) is not None and r.complete)
 
 
 def verdict_counts(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, int]:
     """Covered / Partial / Missing Code Points over the scored cases."""
-    counts = Counter(str(v) for _, o in outcomes if _scored(o) for v in (o.result.get("verdicts") or {}).values())
+    counts = Counter(str(v) for _, o in outcomes if (r := _scored(o)) is not None for v in (r.verdicts or {}).values())
     return {v: counts.get(v, 0) for v in VERDICTS}
 
 
 def judge_labels(outcome: RowOutcome) -> dict[str, str]:
     """Point id -> verdict of a scored case (the labels a judging repetition may change)."""
-    if not _scored(outcome):
-        return {}
-    return {str(p): str(v) for p, v in (outcome.result.get("verdicts") or {}).items()}
+    result = _scored(outcome)
+    return {} if result is None else {str(p): str(v) for p, v in (result.verdicts or {}).items()}
 
 
 def record_columns(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:

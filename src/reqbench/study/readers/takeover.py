@@ -8,6 +8,7 @@ from typing import Any
 
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.protocols.takeover.run.report import delivery_table
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.study.readers import PairedOutcome
 
 PAIRED = PairedOutcome("complete delivery", binary=True, clusters="targets")
@@ -36,7 +37,8 @@ LABEL_ORDER = None
 def judge_labels(outcome: RowOutcome) -> dict[str, str]:
     """``CONTRACT:REQUEST/CANDIDATE`` -> label of every accepted judge answer of the row's RQ1-RQ3 scoring
     (the request key names the request by content, so repetitions of the same frozen response line up)."""
-    records = (outcome.result.get("score") or {}).get("judge_records") or []
+    score = TakeoverResult.of(outcome.result).score
+    records = score.judge_records if score else []
     out: dict[str, str] = {}
     for record in records:
         if not isinstance(record, dict) or not record.get("accepted"):

@@ -30,6 +30,7 @@ from reqbench.core.judges.replay import ReplayJudge
 from reqbench.protocols.takeover.delivery.gates import GATES
 from reqbench.protocols.takeover.run.consistency_tables import consistency_tables
 from reqbench.protocols.takeover.run.context import SuiteContext
+from reqbench.protocols.takeover.run.row_result import DeliveryDecision, TakeoverResult
 from reqbench.protocols.takeover.run.rows import DELIVERY_CONDITIONS, DIAGNOSTIC_CONDITIONS, history_condition
 from reqbench.protocols.takeover.scoring.aggregate import aggregate_condition
 from reqbench.protocols.takeover.scoring.target import TargetScore, score_target
@@ -82,11 +83,11 @@ def delivery_table(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | No
                 pending += o.status is RowStatus.PENDING
                 invalid += o.status is RowStatus.INVALID
                 continue
-            delivery = o.result.get("delivery") or {}
-            complete += delivery.get("decision") == "pass"
-            skipped += bool(delivery.get("skipped_tests"))
+            delivery = TakeoverResult.of(o.result).delivery or DeliveryDecision()
+            complete += delivery.decision == "pass"
+            skipped += bool(delivery.skipped_tests)
             for g in GATES:
-                passes[g] += (delivery.get("statuses") or {}).get(g) == "PASS"
+                passes[g] += delivery.statuses.get(g) == "PASS"
         final = pending == invalid == unstarted == 0
         counts = {"complete_delivery": complete, **passes}
         table[cond] = {"n": n, **{k: v / n if final and n else None for k, v in counts.items()},
@@ -98,11 +99,14 @@ def delivery_table(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | No
 def _rescore(ctx: SuiteContext, outcomes: list[RowOutcome], condition: str) -> list[TargetScore]:
     with tempfile.TemporaryDirectory() as tmp:
         labels = Path(tmp) / "labels.jsonl"
-        labels.write_text("".join(json.dumps(rec) + "\n" for o in outcomes
-                                  for rec in (o.result.get("score") or {}).get("judge_records", [])))
+        results = [TakeoverResult.of(o.result) for o in outcomes]
+        labels.write_text("".join(json.dumps(rec) + "\n" for r in results for rec in _judge_records(r)))
         judge = ReplayJudge(labels)
-        return [score_target(ctx.instances(o.result["target_id"]), o.result.get("response"), condition, judge)
-                for o in outcomes]
+        return [score_target(ctx.instances(str(r.target_id)), r.response, condition, judge) for r in results]
+
+
+def _judge_records(result: TakeoverResult) -> list[dict[str, Any]]:
+    return result.score.judge_records if result.score else []
 
 
 def withhold_rates(aggregate: dict[str, Any], unstarted: int) -> dict[str, Any]:
@@ -125,9 +129,10 @@ def rq_scored(row: Row, outcome: RowOutcome) -> bool:
     """Rows whose Phase-A answer enters the RQ tables: diagnostic rows, and two-phase rows with their own
     frozen answer, the one that drove their delivery (§1, E.3: the benchmark's linked two-phase evaluation
     scores the response it codes from). Each condition is its own row of the tables."""
+    result = TakeoverResult.of(outcome.result)
     if row.condition in DIAGNOSTIC_CONDITIONS:
-        return outcome.result.get("kind") == "diagnostic"
-    return row.condition in TWO_PHASE_CONDITIONS and outcome.result.get("score") is not None
+        return result.kind == "diagnostic"
+    return row.condition in TWO_PHASE_CONDITIONS and result.score is not None
 
 
 EXACT_LABEL = "exact: string-identity lower bound"
@@ -138,8 +143,7 @@ identical texts, so every semantic number it gives is a lower bound of what the 
 def rq_judge(outcomes: Sequence[RowOutcome]) -> str:
     """Which judge produced a condition's RQ numbers: the judge ids of the accepted judge calls its rows
     recorded (``exact`` labelled `EXACT_LABEL`), or ``no judge call`` when none was needed."""
-    ids = sorted({str(rec.get("judge_id")) for o in outcomes
-                  for rec in (o.result.get("score") or {}).get("judge_records", [])
+    ids = sorted({str(rec.get("judge_id")) for o in outcomes for rec in _judge_records(TakeoverResult.of(o.result))
                   if rec.get("accepted", True) and rec.get("judge_id")})
     return "; ".join(EXACT_LABEL if i == EXACT_JUDGE_ID else i for i in ids) or "no judge call"
 
