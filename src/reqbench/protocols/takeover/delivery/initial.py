@@ -10,14 +10,12 @@ that snapshot instead, and no patch is applied.
 
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
 from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json, sha256_bytes, sha256_file, sha256_text
 from reqbench.core.workspace import apply_patch, copy_tree, tree_hash
+from reqbench.core.workspace.sources import _publish
 from reqbench.protocols.takeover.delivery.config import DeliveryTarget, TakeoverSuite, repository_tree
 from reqbench.protocols.takeover.release_archive import extract_archive
 
@@ -72,23 +70,14 @@ def _snapshot_repository(suite_dir: Path, d: DeliveryTarget, cache_dir: Path) ->
     assert d.initial_repository is not None
     source = Path(suite_dir) / d.initial_repository
     dest = Path(cache_dir) / f"{d.target_id}-snapshot-{snapshot_key(suite_dir, d)[:16]}"
-    if dest.is_dir():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{d.target_id}.", dir=dest.parent))
-    try:
+
+    def fill(repo: Path) -> None:
         if source.is_dir():
-            copy_tree(source, tmp / "repo")
+            copy_tree(source, repo)
         else:
-            extract_archive(source, tmp / "repo")
-        try:
-            os.rename(tmp / "repo", dest)
-        except OSError:
-            if not dest.is_dir():  # lost a race to an identical extraction: keep theirs
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+            extract_archive(source, repo)
+
+    return _publish(fill, dest)
 
 
 def build_initial_repository(suite_dir: Path, suite: TakeoverSuite, target_id: str,
@@ -107,21 +96,10 @@ def build_initial_repository(suite_dir: Path, suite: TakeoverSuite, target_id: s
     key_parts = [tree_hash(base)]
     key_parts += [sha256_bytes((suite_dir / p).read_bytes()) for p in patches]
     key = sha256_text("\n".join(key_parts))[:16]
-    dest = Path(cache_dir) / f"{target_id}-{key}"
-    if dest.is_dir():
-        return dest
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target_id}.", dir=dest.parent))
-    try:
-        build = tmp / "repo"
-        copy_tree(base, build)
+
+    def fill(repo: Path) -> None:
+        copy_tree(base, repo)
         for p in patches:
-            apply_patch(build, (suite_dir / p).read_text(encoding="utf-8"))
-        try:
-            os.rename(build, dest)
-        except OSError:
-            if not dest.is_dir():  # lost a race to an identical build: keep theirs
-                raise
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+            apply_patch(repo, (suite_dir / p).read_text(encoding="utf-8"))
+
+    return _publish(fill, Path(cache_dir) / f"{target_id}-{key}")
