@@ -104,7 +104,7 @@ def _checks(env: CodeEnvironment, target_command: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for gate in ("build", "regression"):
         argv = list(commands.get(gate) or DEFAULT_EVALUATION_COMMANDS[gate])
-        scripts = [a for a in argv[1:] if not a.startswith("-") and "{" not in a][:1]
+        scripts = [a for a in argv[1:] if not a.startswith("-") and "{" not in a and "." in Path(a).name][:1]
         out[gate] = {"command": _command(argv), "timeout_seconds": 300, "protected": scripts}
     out["target"] = {"command": target_command, "timeout_seconds": 300}
     return {"build": out["build"], "target": out["target"], "regression": out["regression"]}
