@@ -1,4 +1,4 @@
-"""`reqbench takeover validate | replay | build`: the deterministic construction commands.
+"""`reqbench takeover validate | replay | build | import`: the deterministic construction commands.
 
 Thin: parse options, call `reqbench.protocols.takeover`, print. Bad input raises `InputError`
 (exit 2 via cli.main); `validate` prints every problem and exits 2 when there is any.
@@ -107,8 +107,41 @@ def build_cmd(
         )
 
 
+def import_cmd(
+    release: Path = typer.Argument(..., help="Release folder: outputs_new/ with one project, plus "
+                                   "'Code Environment/<project id>/targets/'."),
+    out: Path = typer.Option(..., "--out", help="New suite folder (written atomically; must not exist or be empty)."),
+    validators: Path | None = typer.Option(
+        None, "--validators", help="Per-target delivery checks the release does not ship: DIR/<T###>/hidden/ "
+        "and reference.patch (+ negative*.patch); such targets deliver code from their pre_repo.zip."),
+    target_command: str = typer.Option(
+        "{pytest} -q {hidden}", "--target-command", help="Target gate command of imported delivery targets."),
+    as_json: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
+) -> None:
+    """Import a ReqMemBench release (project files and its code environments) as a takeover suite.
+
+    Each environment's pre_repo.zip is checked for zip safety and against its manifest's archive_sha256 and
+    repo_sha256 (a mismatch stops the import, nothing is written); criteria files that are missing,
+    unreadable or not PROCEED_TO_VALIDATOR_AUTHORING are warnings, and the environment is kept.
+
+    Example: reqbench takeover import RELEASE --out suites/my-release --validators validators/
+    """
+    from reqbench.protocols.takeover.release_import import import_release
+
+    result = import_release(release, out, validators=validators, target_command=target_command)
+    for w in result.warnings:
+        err_console.echo(f"warning: {w}")
+    if as_json:
+        console.echo(json.dumps(result.to_json(), ensure_ascii=False, indent=2))
+    else:
+        console.echo(f"imported {out}: project {result.project_id}; {len(result.environments)} code "
+                     f"environment(s), {len(result.delivery)} delivery target(s), {len(result.warnings)} "
+                     "warning(s)")
+
+
 def register(app: typer.Typer) -> None:
     """Add the construction commands to the `takeover` group."""
     app.command("validate")(validate_cmd)
     app.command("replay")(replay_cmd)
     app.command("build")(build_cmd)
+    app.command("import")(import_cmd)

@@ -144,7 +144,7 @@ def test_unsafe_archives_are_reported(tmp_path: Path) -> None:
         f.writestr("../evil.txt", "x")
         f.writestr(".git/config", "x")
     problems = archive_problems(z)
-    assert any("unsafe path" in p for p in problems) and any(".git" in p for p in problems)
+    assert any("path traversal" in p for p in problems) and any(".git" in p for p in problems)
 
 
 # --- a project with code environments -------------------------------------------------------------

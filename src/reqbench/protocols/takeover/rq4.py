@@ -106,7 +106,7 @@ def environment_blockers(ctx: TargetContext, env: CodeEnvironment, internal: lis
     assert env.proposal is not None
     known = set(internal)
     for c in env.proposal.acceptance_criteria:
-        text = " ".join([c.scope, c.statement, *c.observables, *c.negative_cases])
+        text = " ".join(c.texts())
         leaked = sorted({m for m in _REQUIREMENT_ID.findall(text)} | {w for w in known if w in text})
         if leaked:
             blockers.append(f"criterion {c.criterion_id} names internal ids {leaked}")

@@ -5,21 +5,27 @@ A takeover project may carry, next to its three files, one code environment per 
 
     code_environment/targets/<T###>_before_<message id>/
         manifest.json       the environment manifest (released Code Environment format: target_id,
-                            before_message_id, target_event_ids, requirements_to_code, ...)
-        criteria.json       the target's acceptance-criteria proposal (`CriteriaProposal`)
-        repository/         the pre-request repository (a directory) -- or repository.zip
+                            before_message_id, target_event_ids, requirements_to_code, repo_sha256,
+                            optionally archive_sha256, ...)
+        pre_repo.zip        the pre-request repository as released (or repository.zip, or a folder
+                            repository/); checked by `release_archive` and against the manifest's hashes
+        criteria.json       the acceptance-criteria proposal (`CriteriaProposal`), or the released
+                            envelope criteria_proposal.json / author/criteria_proposal.json
+                            (rq4-validator-authoring-proposal-v1, whose ``payload`` holds the proposal)
 
 The release layout ``Code Environment/<project id>/targets/...`` is accepted too. A code environment
 *matches* a target when its folder name, its manifest's ``target_id`` and ``before_message_id`` all name
 that target. Only proposals whose ``downstream_disposition`` is ``PROCEED_TO_VALIDATOR_AUTHORING`` enter
-the agent-judge registry (the released selection rule).
+the agent-judge registry (the released selection rule). An archive whose hashes differ from the ones its
+manifest records is an `InputError` (the environment is not the released one); every other problem is a
+readiness blocker of the environment.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json, sha256_file
+from reqbench.protocols.takeover.release_archive import ArchiveInspection, inspect_archive
 
 PROCEED = "PROCEED_TO_VALIDATOR_AUTHORING"
 DEFAULT_EVALUATION_COMMANDS = {
@@ -36,6 +43,11 @@ DEFAULT_EVALUATION_COMMANDS = {
 }
 """The released registry's build and regression commands, relative to the repository root."""
 TREE_IGNORED_DIRS = frozenset({"__pycache__", ".git", ".rq4-results"})
+ARCHIVE_NAMES = ("pre_repo.zip", "repository.zip")
+"""Repository archive names next to a manifest, in order of preference (the release's name first)."""
+CRITERIA_NAMES = ("criteria.json", "criteria_proposal.json", "author/criteria_proposal.json")
+"""Criteria file names next to a manifest, in order of preference."""
+JUDGE_CRITERION_KEYS = ("criterion_id", "scope", "statement", "observables", "negative_cases")
 _DIR_NAME = re.compile(r"(T\d{3,})_before_(.+)")
 
 
@@ -46,10 +58,18 @@ class AcceptanceCriterion(BaseModel):
     criterion_id: str = Field(pattern=r"^AC\d{3}$", description="AC001, AC002, ... unique per target.")
     scope: str = Field(min_length=1, description="What part of the delivery the criterion covers.")
     statement: str = Field(min_length=1, description="The behaviour the delivered project must show.")
-    observables: list[str] = Field(default_factory=list, description="How the behaviour can be observed.")
-    negative_cases: list[str] = Field(
+    observables: list[str | dict[str, Any]] = Field(
+        default_factory=list, description="How the behaviour can be observed (text, or the release's "
+        "structured observable objects, kept as they are)."
+    )
+    negative_cases: list[str | dict[str, Any]] = Field(
         default_factory=list, description="Plausible partial deliveries that must not pass."
     )
+
+    def texts(self) -> list[str]:
+        """Every text the judge receives (structured items as compact JSON), for leak checks."""
+        items = [self.scope, self.statement, *self.observables, *self.negative_cases]
+        return [i if isinstance(i, str) else json.dumps(i, sort_keys=True, ensure_ascii=False) for i in items]
 
 
 class CriteriaProposal(BaseModel):
@@ -83,6 +103,9 @@ class CodeEnvironment:
     proposal: CriteriaProposal | None
     repository: Path | None
     blockers: list[str] = field(default_factory=list)
+    criteria_file: Path | None = None
+    criteria_problem: str | None = None
+    archive: ArchiveInspection | None = None
 
     @property
     def manifest_path(self) -> Path:
@@ -90,7 +113,7 @@ class CodeEnvironment:
 
     @property
     def criteria_path(self) -> Path:
-        return self.folder / "criteria.json"
+        return self.criteria_file or self.folder / "criteria.json"
 
     @property
     def included(self) -> bool:
@@ -113,27 +136,55 @@ def tree_sha256(root: Path) -> str:
 
 
 def archive_problems(archive: Path) -> list[str]:
-    """Zip safety of a repository archive: no absolute or parent paths, no symlinks, no ``.git``, CRC ok."""
-    problems = []
+    """Zip safety of a repository archive (`release_archive.inspect_archive`); [] when safe."""
+    return inspect_archive(archive).problems
+
+
+def read_criteria(path: Path) -> CriteriaProposal:
+    """A criteria file: reqbench's `CriteriaProposal`, or the released authoring-proposal envelope, whose
+    ``payload`` holds the disposition and the criteria (requirement and state ids dropped, as the released
+    registry gives the judge only `JUDGE_CRITERION_KEYS`). `InputError` naming the file when unreadable."""
     try:
-        with zipfile.ZipFile(archive) as z:
-            for info in z.infolist():
-                parts = Path(info.filename).parts
-                if info.filename.startswith(("/", "\\")) or ".." in parts:
-                    problems.append(f"{archive.name}: unsafe path {info.filename!r}")
-                if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                    problems.append(f"{archive.name}: symbolic link {info.filename!r}")
-                if ".git" in parts:
-                    problems.append(f"{archive.name}: contains .git ({info.filename!r})")
-            bad = z.testzip()
-            if bad is not None:
-                problems.append(f"{archive.name}: CRC error in {bad!r}")
-    except zipfile.BadZipFile as exc:
-        problems.append(f"{archive.name}: not a zip archive ({exc})")
-    return problems
+        data = read_json(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"criteria file cannot be read ({exc})", file=str(path)) from None
+    if isinstance(data, dict) and isinstance(data.get("payload"), dict):
+        payload = data["payload"]
+        rows = payload.get("acceptance_criteria") or []
+        data = {
+            "downstream_disposition": payload.get("downstream_disposition"),
+            "acceptance_criteria": [{k: r[k] for k in JUDGE_CRITERION_KEYS if k in r}
+                                    for r in rows if isinstance(r, dict)],
+        }
+    try:
+        return CriteriaProposal.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"invalid criteria proposal: {exc}", file=str(path)) from None
 
 
-def read_environment(folder: Path) -> CodeEnvironment:
+def find_criteria(folder: Path, elsewhere: list[Path] | None = None) -> Path | None:
+    """The first criteria file next to the manifest (`CRITERIA_NAMES`), else the first of `elsewhere`."""
+    here = [folder / n for n in CRITERIA_NAMES]
+    return next((p for p in [*here, *(elsewhere or [])] if p.is_file()), None)
+
+
+def check_archive_hashes(env: CodeEnvironment, checked: ArchiveInspection) -> None:
+    """The manifest's ``archive_sha256`` (the zip's bytes) and ``repo_sha256`` (its tree hash) must be the
+    archive's own (FORMAT.md (g.2)); `InputError` naming manifest, target and both hashes otherwise."""
+    target = str(env.manifest.get("target_id") or env.folder.name)
+    for key, actual, what in (("archive_sha256", checked.archive_sha256, "file hash"),
+                              ("repo_sha256", checked.tree_sha256, "repository tree hash")):
+        recorded = env.manifest.get(key)
+        if recorded is None or actual is None or str(recorded).lower() == actual:
+            continue
+        raise InputError(f"{checked.path.name} does not match its manifest: {key} (the archive's {what}) "
+                         f"is recorded as {recorded} but the archive gives {actual}",
+                         file=str(env.manifest_path), item=f"target {target}")
+
+
+def read_environment(folder: Path, criteria_elsewhere: list[Path] | None = None) -> CodeEnvironment:
+    """One environment folder. An unreadable criteria file is recorded (`criteria_problem`, a blocker),
+    never fatal; an archive that differs from its manifest's hashes is an `InputError`."""
     m = _DIR_NAME.fullmatch(folder.name)
     if m is None:
         raise InputError("code environment folder must be named T###_before_<message id>", file=str(folder))
@@ -141,20 +192,26 @@ def read_environment(folder: Path) -> CodeEnvironment:
     if not isinstance(manifest, dict):
         raise InputError("manifest.json must hold an object", file=str(folder / "manifest.json"))
     env = CodeEnvironment(folder, m.group(1), m.group(2), manifest, None, None)
-    if (folder / "criteria.json").is_file():
-        try:
-            env.proposal = CriteriaProposal.model_validate(read_json(folder / "criteria.json"))
-        except ValidationError as exc:
-            raise InputError(f"invalid criteria proposal: {exc}", file=str(folder / "criteria.json")) from exc
+    env.criteria_file = find_criteria(folder, criteria_elsewhere)
+    if env.criteria_file is None:
+        env.criteria_problem = "no criteria.json or criteria_proposal.json (acceptance criteria proposal)"
     else:
-        env.blockers.append("no criteria.json (acceptance criteria proposal)")
+        try:
+            env.proposal = read_criteria(env.criteria_file)
+        except InputError as exc:
+            env.criteria_problem = str(exc)
+    if env.criteria_problem:
+        env.blockers.append(env.criteria_problem)
+    archive = next((folder / n for n in ARCHIVE_NAMES if (folder / n).is_file()), None)
     if (folder / "repository").is_dir():
         env.repository = folder / "repository"
-    elif (folder / "repository.zip").is_file():
-        env.repository = folder / "repository.zip"
-        env.blockers += archive_problems(env.repository)
+    elif archive is not None:
+        env.repository = archive
+        env.archive = inspect_archive(archive)
+        env.blockers += env.archive.problems
+        check_archive_hashes(env, env.archive)
     else:
-        env.blockers.append("no pre-request repository (repository/ or repository.zip)")
+        env.blockers.append("no pre-request repository (pre_repo.zip, repository.zip or repository/)")
     if str(manifest.get("before_message_id")) != env.before_message_id:
         env.blockers.append(
             f"manifest before_message_id {manifest.get('before_message_id')!r} differs from the folder name"
@@ -203,10 +260,11 @@ def repository_identity(env: CodeEnvironment, base: Path) -> dict[str, Any]:
 
     archive = env.repository if env.repository is not None and env.repository.suffix == ".zip" else None
     tree = env.repository if env.repository is not None and env.repository.is_dir() else None
+    tree_hash = tree_sha256(tree) if tree else (env.archive.tree_sha256 if env.archive else None)
     return {
         "archive_path": rel(archive) if archive else (rel(tree) if tree else None),
         "archive_sha256": sha256_file(archive) if archive else None,
-        "tree_sha256": tree_sha256(tree) if tree else None,
+        "tree_sha256": tree_hash,
         "manifest_path": rel(env.manifest_path),
         "manifest_sha256": sha256_file(env.manifest_path),
         "before_message_id": env.manifest.get("before_message_id"),

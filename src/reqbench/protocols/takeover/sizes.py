@@ -71,7 +71,7 @@ def suite_size(suite_dir: Path, *, with_repository: bool = False) -> SuiteSize:
         files.update(touched_files)
         added, removed = added + plus, removed + minus
     repo_files = repo_lines = None
-    if with_repository:
+    if with_repository and suite.repository is not None:
         root = repository_tree(suite_dir, suite)
         paths = [e.path for e in walk_tree(root) if e.kind == "file"]
         repo_files = len(paths)

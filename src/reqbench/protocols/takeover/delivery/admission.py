@@ -107,12 +107,17 @@ def admission_problems(ctx, target_id: str) -> list[str]:  # type: ignore[no-unt
 def target_key(ctx, target_id: str) -> str:  # type: ignore[no-untyped-def]
     """Content address of everything admission of one target depends on (code, patches, checks)."""
     from reqbench.protocols.takeover.delivery.config import repository_tree
-    from reqbench.protocols.takeover.delivery.initial import initial_patches
+    from reqbench.protocols.takeover.delivery.initial import initial_patches, snapshot_key
 
     d = ctx.delivery(target_id)
-    patches = [*initial_patches(ctx.suite_dir, ctx.suite, target_id), d.reference_patch, *d.negative_patches]
+    if d.initial_repository is not None:  # the snapshot is the whole starting point
+        repo, patches = "snapshot:" + snapshot_key(ctx.suite_dir, d), [d.reference_patch, *d.negative_patches]
+    else:
+        repo = tree_hash(repository_tree(ctx.suite_dir, ctx.suite))
+        patches = [*initial_patches(ctx.suite_dir, ctx.suite, target_id), d.reference_patch,
+                   *d.negative_patches]
     return sha256_json({
-        "repo": tree_hash(repository_tree(ctx.suite_dir, ctx.suite)),
+        "repo": repo,
         "hidden": tree_hash(ctx.suite_dir / d.hidden),
         "patches": [[p, sha256_bytes((ctx.suite_dir / p).read_bytes())] for p in patches],
         "checks": ctx.suite.checks_for(d).model_dump(),

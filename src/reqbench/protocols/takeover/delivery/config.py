@@ -12,7 +12,9 @@ A takeover suite is a folder::
 
 The initial repository of a delivery target at message m is `repo/` plus, in message order, every
 timeline patch and every other delivery target's reference patch whose message precedes m
-(`initial.initial_patches`).
+(`initial.initial_patches`) -- unless the target names a complete snapshot of it (`initial_repository`,
+e.g. a released ``pre_repo.zip``), which is then its initial repository as it is. A suite whose every
+delivery target has a snapshot needs no shared repository (``repository: null``).
 """
 
 from __future__ import annotations
@@ -68,6 +70,13 @@ class DeliveryTarget(BaseModel):
                                         "each must apply and fail the target gate.")
     hidden: str = Field(description="Folder of hidden check files, relative to the suite folder.")
     checks: GateChecks | None = Field(None, description="Per-target checks (default: the suite's).")
+    initial_repository: str | None = Field(
+        None, description="A complete snapshot of the code base just before the request (a .zip checked "
+        "and extracted by takeover.release_archive, or a folder), relative to the suite folder; when set "
+        "it is the target's initial repository and the repository + patches rule is not used.")
+    initial_repository_sha256: str | None = Field(
+        None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the snapshot zip's bytes, checked before "
+        "every extraction (`reqbench takeover import` records the release's archive_sha256 here).")
 
 
 class TakeoverSuite(BaseModel):
@@ -75,9 +84,10 @@ class TakeoverSuite(BaseModel):
     protocol: str = Field(description="Always 'takeover'.")
     name: str = Field(description="Suite name, used in run directory names.")
     project: str = Field("project", description="Folder with the annotated project files.")
-    repository: str = Field("repo", description="The code base at the start of the timeline: a folder of the "
-                            "suite, or a repository source spec (pypi:NAME==VERSION#sha256=..., pypi-diff:, "
-                            "git:, archive:) fetched at run time.")
+    repository: str | None = Field("repo", description="The code base at the start of the timeline: a folder "
+                                   "of the suite, or a repository source spec (pypi:NAME==VERSION#sha256=..., "
+                                   "pypi-diff:, git:, archive:) fetched at run time; null when every delivery "
+                                   "target names its own initial_repository.")
     timeline: list[TimelineEntry] = Field(default_factory=list, description="Implementation patches.")
     checks: GateChecks | None = Field(None, description="Default gate checks of every delivery target.")
     delivery: list[DeliveryTarget] = Field(default_factory=list, description="Targets with code delivery.")
@@ -103,6 +113,8 @@ def is_takeover_suite(path: Path) -> bool:
 def repository_tree(suite_dir: Path, suite: TakeoverSuite) -> Path:
     """The code base at the start of the timeline: the suite's folder, or the pristine tree of its source
     spec (fetched and hash-checked into the cache on first use; read-only)."""
+    if suite.repository is None:
+        raise InputError("has no shared repository (repository: null)", file="suite.yaml")
     return source_tree(Path(suite_dir), suite.repository)
 
 
@@ -113,7 +125,12 @@ def load_suite(path: Path) -> TakeoverSuite:
     if not f.is_file():
         raise InputError("no suite.yaml in the suite folder", file=str(path))
     suite = validate(TakeoverSuite, read_yaml(f), str(f))
-    if is_source_spec(suite.repository):
+    if suite.repository is None:
+        for d in suite.delivery:
+            if d.initial_repository is None:
+                raise InputError("needs an initial_repository: the suite has no shared repository "
+                                 "(repository: null)", file=str(f), item=f"delivery target {d.target_id}")
+    elif is_source_spec(suite.repository):
         try:
             RepoSource.parse(suite.repository, base_dir=Path(path))
         except InputError as exc:
@@ -126,11 +143,12 @@ def load_suite(path: Path) -> TakeoverSuite:
 
 def _referenced_paths(suite: TakeoverSuite) -> list[tuple[str, str]]:
     refs = [(suite.project, "project")]
-    if not is_source_spec(suite.repository):
+    if suite.repository is not None and not is_source_spec(suite.repository):
         refs.append((suite.repository, "repository"))
     refs += [(t.patch, f"timeline message {t.message_id}") for t in suite.timeline]
     for d in suite.delivery:
         item = f"delivery target {d.target_id}"
         refs += [(d.reference_patch, item), (d.hidden, item)]
+        refs += [(d.initial_repository, item)] if d.initial_repository is not None else []
         refs += [(n, item) for n in d.negative_patches]
     return refs
