@@ -227,5 +227,16 @@ def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def json_dict(value: Any) -> dict[str, Any]:
+    """`value` as a JSON object, parsing it first when it is JSON text (older runs stored some maps as text);
+    {} for anything else."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return as_dict(value)
+
+
 def as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []

@@ -4,23 +4,13 @@ checklist after it (SWE-Journey §3.2-3.4), read from the session's stored ``tra
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from reqbench.core.views import AttemptRecord, Chat, Heading, Inline, Message, RowView, Status, as_dict, fmt
-
-
-def _probes(value: Any) -> dict[str, Any]:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return {}
-    return as_dict(value)
+from reqbench.core.views import AttemptRecord, Chat, Heading, Inline, Message, RowView, Status, as_dict, fmt, json_dict
 
 
 def _turn(turn: dict[str, Any]) -> tuple[Message, Message]:
-    probes = _probes(turn.get("probes"))
+    probes = json_dict(turn.get("probes"))
     passed = sum(1 for v in probes.values() if v is True)
     checklist: tuple[Inline, ...] = ("checklist:", *(Status(s, f"{t}:{s}") for t, s in
                                                       as_dict(turn.get("statuses_after")).items()))

@@ -3,7 +3,6 @@ run; SpecPath §4.1) and the run's signature raster, one line per row, each cell
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from reqbench.core.execute.suite import Outcomes
@@ -19,18 +18,9 @@ from reqbench.core.views import (
     RowView,
     Status,
     Table,
-    as_dict,
+    json_dict,
 )
 from reqbench.protocols.specpath.row_result import SpecpathResult
-
-
-def _probes(value: Any) -> dict[str, Any]:
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except ValueError:
-            return {}
-    return as_dict(value)
 
 
 def _cells(probes: dict[str, Any]) -> tuple[tuple[str, bool | None], ...]:
@@ -39,7 +29,7 @@ def _cells(probes: dict[str, Any]) -> tuple[tuple[str, bool | None], ...]:
 
 def row_view(record: AttemptRecord) -> RowView:
     result = SpecpathResult.of(record.result)
-    probes = _probes(result.probes)
+    probes = json_dict(result.probes)
     if not probes:
         return RowView((Heading("probe signature"), Paragraph((Muted(f"no probes ran ({result.reason})"),))))
     listing = Table(("probe", "passed"), tuple((str(k), Status("pass" if v else "fail")) for k, v in probes.items()))
@@ -51,7 +41,7 @@ def run_view(outcomes: Outcomes) -> tuple[Block, ...]:
     rows = []
     for row, outcome in outcomes:
         result = SpecpathResult.of(outcome.result)
-        probes = _probes(result.probes)
+        probes = json_dict(result.probes)
         shown = Raster(_cells(probes), link=row.key) if probes else Muted(str(result.reason))
         rows.append((RowLink(row.key, row.key), (shown,)))
     return (Heading("Probe signature raster", level=2), Table(("row", "probes (green: pass)"), tuple(rows)))
