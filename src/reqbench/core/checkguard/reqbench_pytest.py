@@ -6,18 +6,17 @@ the name up among every installed distribution's entry points and compile the mo
 assertion rewriter, which costs more than the guard itself does over a whole session; imported here, the
 guard loads from its byte code like any module.
 
-Standalone on purpose (it imports nothing from reqbench). The guard is imported first, so it takes its
-descriptors before anything else runs, and pytest second; the workspace joins ``sys.path`` only inside
-the guard's import, after both (see ``reqbench_guard``).
+Standalone on purpose (it imports nothing from reqbench). pytest is imported first, as ``-m pytest``
+would, then the guard, which takes its descriptors and only then puts the workspace on ``sys.path``
+(see ``reqbench_guard``): nothing of the submission can be imported before either.
 """
 
 from __future__ import annotations
 
 import sys
 
-import reqbench_guard  # first: the guard takes its channel and token before anything else runs
-
 import pytest
+import reqbench_guard
 
 if __name__ == "__main__":
     raise SystemExit(pytest.main(sys.argv[1:], plugins=[reqbench_guard]))
