@@ -93,7 +93,8 @@ def main() -> None:
     names = list(sides)
     for n in range(args.rounds):
         for name in names[n % len(names):] + names[:n % len(names)]:
-            seconds, cpu = side(*sides[name], args.checks, meter)
+            source, plain = sides[name]
+            seconds, cpu = side(source, args.checks, plain, meter)
             walls[name] += seconds
             cpus[name].append(cpu / (args.checks + 1))  # per check, the warm-up one and the process included
     if meter is not None:
