@@ -14,8 +14,10 @@ with the machine's load than wall time.
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -87,6 +89,10 @@ def main() -> None:
     sides = {"plain": (None, True), "reqbench": (None, False)}
     if args.baseline is not None:
         sides["baseline"] = (args.baseline.resolve(), False)
+    import reqbench  # byte code compiled first, as an installed package has it
+
+    for tree in [Path(reqbench.__file__).parent, *([args.baseline.resolve() / "reqbench"] if args.baseline else [])]:
+        compileall.compile_dir(tree, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
     meter = CpuMeter.make()
     walls: dict[str, list[float]] = {name: [] for name in sides}
     cpus: dict[str, list[float]] = {name: [] for name in sides}
