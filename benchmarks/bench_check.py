@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cpu_meter import CpuMeter  # noqa: E402
+from cpu_meter import CpuMeter, meter_closed  # noqa: E402
 from ratios import figure  # noqa: E402
 
 
@@ -97,14 +97,13 @@ def main() -> None:
     walls: dict[str, list[float]] = {name: [] for name in sides}
     cpus: dict[str, list[float]] = {name: [] for name in sides}
     names = list(sides)
-    for n in range(args.rounds):
-        for name in names[n % len(names):] + names[:n % len(names)]:
-            source, plain = sides[name]
-            seconds, cpu = side(source, args.checks, plain, meter)
-            walls[name] += seconds
-            cpus[name].append(cpu / (args.checks + 1))  # per check, the warm-up one and the process included
-    if meter is not None:
-        meter.close()
+    with meter_closed(meter):
+        for n in range(args.rounds):
+            for name in names[n % len(names):] + names[:n % len(names)]:
+                source, plain = sides[name]
+                seconds, cpu = side(source, args.checks, plain, meter)
+                walls[name] += seconds
+                cpus[name].append(cpu / (args.checks + 1))  # per check, the warm-up one and the process included
     med = {name: 1000 * statistics.median(v) for name, v in walls.items()}
     figure("one check: wall above plain pytest", med["reqbench"] - med["plain"], "plain pytest", med["plain"],
            unit="ms")

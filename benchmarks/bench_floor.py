@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from cpu_meter import CpuMeter  # noqa: E402
+from cpu_meter import CpuMeter, meter_closed  # noqa: E402
 
 FLOOR_INI = "[pytest]\n"
 
@@ -232,7 +232,7 @@ def main() -> None:
         compileall.compile_dir(tree, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
     rows = bundled_rows()
     meter = CpuMeter.make()
-    with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp, meter_closed(meter):
         for concurrency in (int(c) for c in args.concurrency.split(",")):
             r = compare(rows, concurrency, args.rounds, Path(tmp), baseline, meter)
             for side in r["sides"]:
@@ -246,8 +246,6 @@ def main() -> None:
                 if meter is not None:
                     figure(f"floor c{concurrency}: CPU of the whole command, this tree vs the baseline", mine["cpu"],
                            "the baseline's", base["cpu"])
-    if meter is not None:
-        meter.close()
 
 
 def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows: int, figure: Any,

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -73,3 +75,13 @@ class CpuMeter:
             self.path.rmdir()
         except OSError:
             pass
+
+
+@contextmanager
+def meter_closed(meter: CpuMeter | None) -> Iterator[CpuMeter | None]:
+    """`meter`, its group removed when the block ends however it ends."""
+    try:
+        yield meter
+    finally:
+        if meter is not None:
+            meter.close()
