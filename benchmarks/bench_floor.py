@@ -28,7 +28,12 @@ These figures count everything reqbench adds, the sandbox and the guard included
 the verifier's time (which includes the sandbox and the guard). reqbench's byte code is compiled first,
 as an installed package has it.
 
-    python benchmarks/bench_floor.py [--rounds 5] [--concurrency 1,2]
+    python benchmarks/bench_floor.py [--rounds 5] [--concurrency 1,2] [--baseline OTHER/src]
+
+``--baseline`` runs another source tree of reqbench (the folder holding its ``reqbench`` package, e.g. a
+worktree of the previous release) as a third side of every round, with the same interpreter, so a change
+is measured against the code before it in one run: the same figures for it, and this tree's per-row cost
+and whole command next to it.
 
 ``REQBENCH_BENCH_QUICK=1`` (``make bench-quick``) runs one round.
 """
@@ -50,6 +55,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from cpu_meter import CpuMeter, meter_closed  # noqa: E402
 
 FLOOR_INI = "[pytest]\n"
 
@@ -107,27 +115,40 @@ def _seconds(a: str, b: str) -> float:
     return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
 
 
-def run_floor(rows_file: Path, concurrency: int, tmp: Path) -> tuple[float, dict[str, float]]:
+def _cpu(meter: CpuMeter | None) -> float:
+    return meter.take() if meter is not None else float("nan")
+
+
+def run_floor(rows_file: Path, concurrency: int, tmp: Path,
+              meter: CpuMeter | None = None) -> tuple[float, dict[str, float], float]:
+    """Whole-command seconds, each row's wall seconds, and the command's CPU seconds (NaN without a meter)."""
     report = tmp / "floor.json"
+    _cpu(meter)
     started = time.perf_counter()
-    subprocess.run([sys.executable, __file__, "--floor-loop", str(rows_file), "--concurrency", str(concurrency),
-                    "--report", str(report)], check=True)
-    return time.perf_counter() - started, json.loads(report.read_text())
+    subprocess.run([*(meter.prefix() if meter is not None else []), sys.executable, __file__, "--floor-loop",
+                    str(rows_file), "--concurrency", str(concurrency), "--report", str(report)], check=True)
+    return time.perf_counter() - started, json.loads(report.read_text()), _cpu(meter)
 
 
-def run_reqbench(concurrency: int, tmp: Path) -> tuple[float, dict[str, float], float]:
-    """Whole-command seconds, each row's wall seconds, and seconds from the command's start to its first
-    row's start."""
+def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
+                 meter: CpuMeter | None = None) -> tuple[float, dict[str, float], float, float]:
+    """Whole-command seconds, each row's wall seconds, seconds from the command's start to its first
+    row's start, and the command's CPU seconds (`source`: another reqbench source tree to run instead of
+    the installed one)."""
     from reqbench.core.store import RunStore
 
     out = tmp / "run"
     shutil.rmtree(out, ignore_errors=True)
+    env = {**os.environ, **({"PYTHONPATH": str(source)} if source is not None else {})}
+    _cpu(meter)
     wall_start = time.time()
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "reqbench", "run", "demo:specpath", "--agent", "reference",
+    proc = subprocess.run([*(meter.prefix() if meter is not None else []),
+                           sys.executable, "-m", "reqbench", "run", "demo:specpath", "--agent", "reference",
                            "--quiet", "--concurrency", str(concurrency), "--out", str(out)],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
     wall = time.perf_counter() - started
+    cpu = _cpu(meter)
     if proc.returncode != 0:
         raise SystemExit(f"reqbench run: exit {proc.returncode}\n{proc.stdout.decode()[-2000:]}")
     with RunStore.open(out, read_only=True) as store:
@@ -136,50 +157,65 @@ def run_reqbench(concurrency: int, tmp: Path) -> tuple[float, dict[str, float], 
         first = min(datetime.fromisoformat(a.started).timestamp() for a in attempts) - wall_start
         if not all(a.result.get("outcome") == "success" for a in attempts):
             raise SystemExit("reqbench run: a reference row did not succeed")
-    return wall, rows, first
+    return wall, rows, first, cpu
 
 
-def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path) -> dict[str, Any]:
+def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path,
+            baseline: Path | None = None, meter: CpuMeter | None = None) -> dict[str, Any]:
+    """The floor and reqbench (and the `baseline` tree, when given) alternated round by round; the
+    figures of each reqbench side under its name ("reqbench", "baseline")."""
     rows_file = tmp / "rows.json"
     rows_file.write_text(json.dumps(rows))
-    walls: dict[str, list[float]] = {"floor": [], "reqbench": []}
-    fixed: dict[str, list[float]] = {"floor": [], "reqbench": []}
-    per_row: dict[str, list[float]] = {r["key"]: [] for r in rows}
+    sides = ["floor", "reqbench", *(["baseline"] if baseline is not None else [])]
+    sources = {"reqbench": None, "baseline": baseline}
+    walls: dict[str, list[float]] = {side: [] for side in sides}
+    fixed: dict[str, list[float]] = {side: [] for side in sides}
+    cpus: dict[str, list[float]] = {side: [] for side in sides}
+    per_row: dict[str, dict[str, list[float]]] = {side: {r["key"]: [] for r in rows} for side in sides[1:]}
+    ratios: dict[str, list[float]] = {side: [] for side in sides[1:]}
+    firsts: dict[str, list[float]] = {side: [] for side in sides[1:]}
     floor_rows: list[float] = []
-    ratios, firsts = [], []
-    run_floor(rows_file, concurrency, tmp)  # warm both once (page cache, byte code)
-    run_reqbench(concurrency, tmp)
+    run_floor(rows_file, concurrency, tmp)  # warm every side once (page cache, byte code)
+    for side in sides[1:]:
+        run_reqbench(concurrency, tmp, sources[side])
     for n in range(rounds):
-        pair: dict[str, tuple[float, dict[str, float]]] = {}
-        for side in (("floor", "reqbench") if n % 2 == 0 else ("reqbench", "floor")):
+        done: dict[str, tuple[float, dict[str, float]]] = {}
+        for side in sides[n % len(sides):] + sides[:n % len(sides)]:  # each side first in turn
             if side == "floor":
-                pair[side] = run_floor(rows_file, concurrency, tmp)
+                wall, times, cpu = run_floor(rows_file, concurrency, tmp, meter)
             else:
-                wall, times, first = run_reqbench(concurrency, tmp)
-                pair[side] = (wall, times)
-                firsts.append(first)
-        if set(pair["floor"][1]) != set(pair["reqbench"][1]):
-            raise SystemExit(f"rows differ: {sorted(set(pair['floor'][1]) ^ set(pair['reqbench'][1]))}")
-        for side, (wall, times) in pair.items():
+                wall, times, first, cpu = run_reqbench(concurrency, tmp, sources[side], meter)
+                firsts[side].append(first)
+            done[side] = (wall, times)
+            cpus[side].append(cpu)
+        for side in sides[1:]:
+            if set(done["floor"][1]) != set(done[side][1]):
+                raise SystemExit(f"rows differ: {sorted(set(done['floor'][1]) ^ set(done[side][1]))}")
+            for key in per_row[side]:
+                per_row[side][key].append(done[side][1][key] - done["floor"][1][key])
+            ratios[side].append(done[side][0] / done["floor"][0])
+        for side, (wall, times) in done.items():
             walls[side].append(wall)
             fixed[side].append(wall - sum(times.values()) / concurrency)
-        for key in per_row:
-            per_row[key].append(pair["reqbench"][1][key] - pair["floor"][1][key])
-        ratios.append(pair["reqbench"][0] / pair["floor"][0])
-        floor_rows += pair["floor"][1].values()
-    rows_above = {key: statistics.median(v) for key, v in per_row.items()}
-    above = statistics.median(d for v in per_row.values() for d in v)  # every row of every round
-    return {"floor": statistics.median(walls["floor"]), "reqbench": statistics.median(walls["reqbench"]),
-            "ratio": statistics.median(ratios), "ratios": ratios, "above_per_row": above, "rows_above": rows_above,
-            "floor_row": statistics.median(floor_rows),
-            "fixed_floor": statistics.median(fixed["floor"]), "fixed_reqbench": statistics.median(fixed["reqbench"]),
-            "first_row": statistics.median(firsts)}
+        floor_rows += done["floor"][1].values()
+    out: dict[str, Any] = {"floor": statistics.median(walls["floor"]), "floor_row": statistics.median(floor_rows),
+                           "fixed_floor": statistics.median(fixed["floor"]), "sides": sides[1:],
+                           "cpu_floor": statistics.median(cpus["floor"])}
+    for side in sides[1:]:
+        out[side] = {"wall": statistics.median(walls[side]), "ratio": statistics.median(ratios[side]),
+                     "ratios": ratios[side], "fixed": statistics.median(fixed[side]),
+                     "first_row": statistics.median(firsts[side]), "cpu": statistics.median(cpus[side]),
+                     "rows_above": {key: statistics.median(v) for key, v in per_row[side].items()},
+                     # every row of every round
+                     "above_per_row": statistics.median(d for v in per_row[side].values() for d in v)}
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=1 if os.environ.get("REQBENCH_BENCH_QUICK") else 5)
     parser.add_argument("--concurrency", default="1,2")
+    parser.add_argument("--baseline", type=Path, help="another reqbench source tree to run beside this one")
     parser.add_argument("--floor-loop", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--report", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -191,27 +227,51 @@ def main() -> None:
 
     import reqbench
 
-    compileall.compile_dir(Path(reqbench.__file__).parent, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
+    baseline = args.baseline.resolve() if args.baseline is not None else None
+    for tree in [Path(reqbench.__file__).parent, *([baseline / "reqbench"] if baseline is not None else [])]:
+        compileall.compile_dir(tree, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
     rows = bundled_rows()
-    with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp:
+    meter = CpuMeter.make()
+    with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp, meter_closed(meter):
         for concurrency in (int(c) for c in args.concurrency.split(",")):
-            r = compare(rows, concurrency, args.rounds, Path(tmp))
-            print(f"[concurrency {concurrency}, {args.rounds} rounds, {len(rows)} rows] floor {r['floor']:.2f} s, "
-                  f"reqbench {r['reqbench']:.2f} s; ratio per round "
-                  + ", ".join(f"{x:.3f}" for x in r["ratios"]))
-            print(f"[concurrency {concurrency}] fixed cost per run: reqbench {r['fixed_reqbench']:.3f} s, "
-                  f"floor {r['fixed_floor']:.3f} s; first row started {r['first_row']:.3f} s after the command")
-            print(f"[concurrency {concurrency}] per row above the floor (ms, median of the rounds): "
-                  + ", ".join(f"{k.rsplit('|', 2)[0]} {1000 * v:.0f}" for k, v in r["rows_above"].items()))
-            figure(f"floor c{concurrency}: per row above the floor", 1000 * r["above_per_row"],
-                   "the floor's median row", 1000 * r["floor_row"],
-                   "<= 10 ms above", unit="ms")
-            figure(f"floor c{concurrency}: whole command", r["reqbench"], "the floor loop", r["floor"], "<= 1.10")
-            # the ratio of medians above; the median of the per-round ratios is in the line before
-            figure(f"floor c{concurrency}: fixed cost per run", r["fixed_reqbench"] - r["fixed_floor"],
-                   "the floor loop", r["floor"])
-            figure(f"floor c{concurrency}: reqbench run to its first row", r["first_row"], "bare interpreter start",
-                   interpreter_start(), "<= 0.3 s")
+            r = compare(rows, concurrency, args.rounds, Path(tmp), baseline, meter)
+            for side in r["sides"]:
+                _report(side, r, concurrency, args.rounds, len(rows), figure, interpreter_start)
+            if baseline is not None:
+                mine, base = r["reqbench"], r["baseline"]
+                figure(f"floor c{concurrency}: per row above the floor, this tree vs the baseline",
+                       1000 * mine["above_per_row"], "the baseline's", 1000 * base["above_per_row"], unit="ms")
+                figure(f"floor c{concurrency}: whole command, this tree vs the baseline", mine["wall"],
+                       "the baseline's", base["wall"])
+                if meter is not None:
+                    figure(f"floor c{concurrency}: CPU of the whole command, this tree vs the baseline", mine["cpu"],
+                           "the baseline's", base["cpu"])
+
+
+def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows: int, figure: Any,
+            interpreter_start: Any) -> None:
+    """Print one reqbench side's figures against the floor."""
+    s = r[side]
+    name = "" if side == "reqbench" else f" ({side})"
+    print(f"[concurrency {concurrency}{name}, {rounds} rounds, {n_rows} rows] floor {r['floor']:.2f} s, "
+          f"reqbench {s['wall']:.2f} s; ratio per round " + ", ".join(f"{x:.3f}" for x in s["ratios"]))
+    print(f"[concurrency {concurrency}{name}] fixed cost per run: reqbench {s['fixed']:.3f} s, "
+          f"floor {r['fixed_floor']:.3f} s; first row started {s['first_row']:.3f} s after the command")
+    print(f"[concurrency {concurrency}{name}] per row above the floor (ms, median of the rounds): "
+          + ", ".join(f"{k.rsplit('|', 2)[0]} {1000 * v:.0f}" for k, v in s["rows_above"].items()))
+    figure(f"floor c{concurrency}{name}: per row above the floor", 1000 * s["above_per_row"],
+           "the floor's median row", 1000 * r["floor_row"], "<= 10 ms above", unit="ms")
+    figure(f"floor c{concurrency}{name}: whole command", s["wall"], "the floor loop", r["floor"], "<= 1.10")
+    # the ratio of medians above; the median of the per-round ratios is in the line before
+    figure(f"floor c{concurrency}{name}: fixed cost per run", s["fixed"] - r["fixed_floor"],
+           "the floor loop", r["floor"])
+    figure(f"floor c{concurrency}{name}: reqbench run to its first row", s["first_row"], "bare interpreter start",
+           interpreter_start(), "<= 0.3 s")
+    if s["cpu"] == s["cpu"]:  # measured (not NaN): CPU moves far less with the machine's load than wall time
+        figure(f"floor c{concurrency}{name}: CPU of the whole command", s["cpu"], "the floor loop's", r["cpu_floor"])
+        figure(f"floor c{concurrency}{name}: CPU above the floor per row, fixed cost included",
+               1000 * (s["cpu"] - r["cpu_floor"]) / n_rows, "the floor's CPU per row",
+               1000 * r["cpu_floor"] / n_rows, unit="ms")
 
 
 if __name__ == "__main__":

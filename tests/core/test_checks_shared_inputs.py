@@ -4,6 +4,7 @@ without it; the shared guard directory is re-created whenever it is not exactly 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core import sandbox
-from reqbench.core.checks import Check, CheckStatus, guarddir, run_check
+from reqbench.core.checks import GUARD_DIR, Check, CheckStatus, guarddir, run_check
 from reqbench.core.checks.guarddir import INI_NAME, INI_TEXT, guard_dir, guard_files
 from reqbench.core.checks.run import sandbox_can_read
 from reqbench.core.sandbox import available_isolation
@@ -122,7 +123,8 @@ def test_a_missing_hidden_path_is_still_found_on_the_bound_directory(workspace: 
 def test_guard_directory_is_prepared_once_and_holds_exactly_the_guard() -> None:
     first = guard_dir()
     assert guard_dir() == first
-    assert sorted(os.listdir(first)) == sorted(guard_files()) == [INI_NAME, "reqbench_guard.py"]
+    assert sorted(os.listdir(first)) == sorted(guard_files()) == [INI_NAME, "reqbench_guard.pyc",
+                                                                  "reqbench_pytest.pyc"]
     assert (first / INI_NAME).read_bytes() == INI_TEXT
     assert os.stat(first).st_mode & 0o777 == 0o500
 
@@ -131,12 +133,12 @@ def test_guard_directory_is_prepared_once_and_holds_exactly_the_guard() -> None:
 def test_a_tampered_guard_directory_is_replaced(tmp_path: Path, tamper: str) -> None:
     old = guard_dir()
     os.chmod(old, 0o700)
-    module = old / "reqbench_guard.py"
+    module = old / "reqbench_guard.pyc"
     if tamper == "extra":
         (old / "pytest.py").write_text("raise SystemExit(0)\n")  # would shadow pytest on PYTHONPATH
     elif tamper == "changed":
         os.chmod(module, 0o600)
-        module.write_bytes(module.read_bytes().replace(b"def ", b"def  ", 1))
+        module.write_bytes(module.read_bytes().replace(b"_emit", b"_emiT", 1))
     elif tamper == "removed":
         (old / INI_NAME).unlink()
     elif tamper == "link":
@@ -174,14 +176,15 @@ def test_a_changed_guard_source_is_rewritten_into_the_shared_directory(tmp_path:
     source = tmp_path / "checkguard"
     source.mkdir()
     module = source / "reqbench_guard.py"
-    module.write_bytes(guard_files()["reqbench_guard.py"])
+    module.write_bytes((GUARD_DIR / "reqbench_guard.py").read_bytes())
+    shutil.copy(GUARD_DIR / "reqbench_pytest.py", source)
     monkeypatch.setattr(guarddir, "GUARD_DIR", source)
     before = guard_dir()
-    module.write_bytes(module.read_bytes() + b"\n# revised\n")
+    module.write_bytes(module.read_bytes() + b"\nREVISED = 1\n")
     after = guard_dir()
-    assert after != before and (after / "reqbench_guard.py").read_bytes().endswith(b"# revised\n")
+    assert after != before and b"REVISED" in (after / "reqbench_guard.pyc").read_bytes()
     monkeypatch.undo()
-    assert not (guard_dir() / "reqbench_guard.py").read_bytes().endswith(b"# revised\n")
+    assert b"REVISED" not in (guard_dir() / "reqbench_guard.pyc").read_bytes()
 
 
 def test_guard_directories_left_by_ended_processes_are_removed(tmp_path: Path,

@@ -130,3 +130,21 @@ def test_named_files_are_the_existing_absolute_paths_of_the_command_line(command
         assert named == [Path("/bin/sh")]
     else:
         assert named == [Path("/bin/sh"), Path("/etc/hostname"), Path("/etc/passwd")]
+
+
+@pytest.mark.skipif(not (os.path.islink("/bin") and os.path.realpath("/bin") == "/usr/bin"),
+                    reason="needs a merged /usr (/bin -> usr/bin)")
+def test_a_path_directory_behind_a_recreated_system_link_gets_no_second_mount() -> None:
+    part = host_part("/bin:/sbin:/usr/bin")
+    destinations = [dest for _, dest in _pairs(part.args, "--ro-bind")]
+    assert ("usr/bin", "/bin") in _pairs(part.args, "--symlink")
+    assert "/bin" not in destinations and destinations.count("/usr/bin") == 0 and "/usr" in destinations
+    assert "/bin" in part.bound  # a file named below it needs no bind of its own either
+
+
+def test_a_path_directory_whose_link_leads_elsewhere_is_still_bound(tmp_path: Path) -> None:
+    real = tmp_path / "real" / "bin"
+    real.mkdir(parents=True)
+    (tmp_path / "bin").symlink_to(real)  # not a system link the view recreates: bound at both names
+    part = host_part(f"{tmp_path / 'bin'}:{PATH}")
+    assert (str(real), str(tmp_path / "bin")) in _pairs(part.args, "--ro-bind")

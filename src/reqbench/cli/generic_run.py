@@ -104,13 +104,37 @@ def warm_report_imports() -> None:
     threading.Thread(target=warm, name="reqbench-warm", daemon=True).start()
 
 
+def warm_sandbox() -> threading.Thread:
+    """Fill the sandbox's per-process caches (`core.sandbox.warm`: the bubblewrap probe, the cgroup
+    places, the host part of the view) and prepare the guard directory of pytest checks in a thread, while
+    the command validates the suite and plans, instead of on the way to the first row and inside it."""
+    def warm() -> None:
+        try:
+            from reqbench.core.sandbox.warm import warm_up
+
+            if warm_up():
+                from reqbench.core.checks.guarddir import guard_dir
+
+                guard_dir()
+        except Exception:  # noqa: BLE001 - the first launch makes the same calls and reports what fails
+            pass
+
+    thread = threading.Thread(target=warm, name="reqbench-warm-sandbox", daemon=True)
+    thread.start()
+    return thread
+
+
 def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, executor_name: str = "local",
               quiet: bool = False) -> tuple[RunStore, Suite]:
     """`reqbench.api.execute` with the command line's console: problems, admission steps and progress."""
     warm_report_imports()
-    return api.execute(suite, options, run_dir, resume=resume, executor_name=executor_name,  # type: ignore[no-any-return]
-                       on_problem=_print_problem, progress=None if quiet else ConsoleSteps(err_console),
-                       console=console, show_progress=progress_enabled(console, quiet))
+    warming = warm_sandbox()
+    try:
+        return api.execute(suite, options, run_dir, resume=resume, executor_name=executor_name,  # type: ignore[no-any-return]
+                           on_problem=_print_problem, progress=None if quiet else ConsoleSteps(err_console),
+                           console=console, show_progress=progress_enabled(console, quiet))
+    finally:  # never left running past the command (it may be making a probe cgroup)
+        warming.join()
 
 
 def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOptions]:

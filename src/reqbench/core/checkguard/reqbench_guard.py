@@ -1,9 +1,10 @@
 """reqbench_guard: a pytest plugin that reports per-test outcomes to the harness through a pipe.
 
-Standalone on purpose (it imports nothing from reqbench): the check sandbox copies this file into a
-harness-owned read-only directory, puts that directory on ``PYTHONPATH`` and loads it with
-``-p reqbench_guard`` while pytest parses its arguments -- before any conftest, test module or code of the
-submission is imported.
+Standalone on purpose (it imports nothing from reqbench): the harness compiles this file into a
+harness-owned read-only directory, puts that directory on ``PYTHONPATH`` and starts pytest through
+``reqbench_pytest``, which imports this module first and registers it as a plugin object before pytest
+parses its arguments -- before any conftest, test module or code of the submission is imported. (It also
+works as ``-p reqbench_guard``.)
 
 The harness passes two inherited file descriptors in ``REQBENCH_GUARD_FDS`` ("<write>:<token>"): the write
 end of a pipe it drains, and the read end of a pipe holding a per-run random token. At import the plugin

@@ -1,7 +1,12 @@
-"""The harness-side guard directory of ``{pytest}`` checks: the guard plugin and an empty ``pytest.ini``.
+"""The harness-side guard directory of ``{pytest}`` checks: the guard plugin, its runner and an empty
+``pytest.ini``.
 
-A pytest check imports the guard from this directory (it is the check's ``PYTHONPATH``) and reads its
-configuration from the ini in it (``-c``), so whatever lies in it runs before any submission code. Under
+A pytest check starts the runner from this directory (``python -P -m reqbench_pytest``: it is the
+check's ``PYTHONPATH``), which imports the guard from it, and reads its configuration from the ini in it
+(``-c``), so whatever lies in it runs before any submission code. The two modules are there as byte code
+only (``reqbench_guard.pyc``, ``reqbench_pytest.pyc``: no source beside them, so the interpreter loads
+them as they are instead of compiling the source at every start), compiled by the harness from the
+package's sources. Under
 bubblewrap it is prepared once per process in a private (0700) temporary directory and bound
 read-only into each check's view; `guard_dir` re-reads it before every use and re-creates it
 elsewhere when anything differs from what the harness would write -- an extra entry (a planted
@@ -13,6 +18,8 @@ check its own copy in its scratch folder.
 from __future__ import annotations
 
 import atexit
+import importlib.util
+import marshal
 import os
 import shutil
 import stat
@@ -21,11 +28,14 @@ import threading
 from functools import lru_cache
 from pathlib import Path
 
-from reqbench.core.checks.models import GUARD_DIR, GUARD_MODULE
+from reqbench.core.checks.models import GUARD_DIR, GUARD_MODULE, GUARD_RUNNER
 
 INI_NAME = "pytest.ini"
 INI_TEXT = b"[pytest]\n"
 """Harness-side pytest configuration: nothing of the workspace's configuration is read."""
+
+HASH_BASED = 0b01
+"""The flags word of a hash-based ``.pyc`` (PEP 552; the source is not checked: there is none beside it)."""
 
 PREFIX = "reqbench-guard-"
 """Guard directories are ``<tmp>/reqbench-guard-<pid>-<random>``: a process that ended without its exit
@@ -37,18 +47,30 @@ _prepared: dict[int, Path] = {}
 
 
 def guard_files() -> dict[str, bytes]:
-    """File name -> content of the guard directory, as the harness writes it (the plugin's source is
-    re-read whenever its file changed)."""
-    source = GUARD_DIR / f"{GUARD_MODULE}.py"
-    info = os.stat(source)
-    key = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
-    return dict(_files_of(source, key))
+    """File name -> content of the guard directory, as the harness writes it (the modules' sources are
+    re-read and compiled again whenever a source file changed)."""
+    sources = tuple(GUARD_DIR / f"{name}.py" for name in (GUARD_MODULE, GUARD_RUNNER))
+    signature = []
+    for source in sources:
+        info = os.stat(source)
+        signature += [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
+    return dict(_files_of(sources, tuple(signature)))
 
 
 @lru_cache(maxsize=2)
-def _files_of(source: Path, signature: tuple[int, ...]) -> dict[str, bytes]:
-    """The guard files made from `source` as it is while its stat `signature` holds (the cache key)."""
-    return {f"{GUARD_MODULE}.py": source.read_bytes(), INI_NAME: INI_TEXT}
+def _files_of(sources: tuple[Path, ...], signature: tuple[int, ...]) -> dict[str, bytes]:
+    """The guard files made from `sources` as they are while their stat `signature` holds (the cache key:
+    the byte code is compiled once per source, so every later comparison sees the same bytes)."""
+    files = {f"{source.stem}.pyc": byte_code(source.read_bytes(), source.name) for source in sources}
+    return {**files, INI_NAME: INI_TEXT}
+
+
+def byte_code(source: bytes, name: str) -> bytes:
+    """The ``.pyc`` of a module's `source` for this interpreter, loadable without its source (PEP 552: a
+    hash-based header carrying the source's hash, then the marshalled code)."""
+    code = compile(source, name, "exec", dont_inherit=True)
+    return (importlib.util.MAGIC_NUMBER + HASH_BASED.to_bytes(4, "little") + importlib.util.source_hash(source)
+            + marshal.dumps(code))
 
 
 def write_guard_files(directory: Path, files: dict[str, bytes] | None = None, *, seal: bool = False) -> None:

@@ -44,6 +44,8 @@ DEFAULT_PROTECTED = ("**/conftest.py", "**/pytest.ini", "**/.pytest.ini", "**/to
 
 GUARD_DIR = Path(__file__).resolve().parent.parent / "checkguard"
 GUARD_MODULE = "reqbench_guard"
+GUARD_RUNNER = "reqbench_pytest"
+"""``python -P -m reqbench_pytest``: pytest with the guard registered (``checkguard/reqbench_pytest.py``)."""
 CHANNEL_CAP_BYTES = 20_000_000
 
 

@@ -25,7 +25,7 @@ from reqbench.core.checks.guarddir import INI_NAME, guard_dir, write_guard_files
 from reqbench.core.checks.models import (
     CHANNEL_CAP_BYTES,
     DEFAULT_PROTECTED,
-    GUARD_MODULE,
+    GUARD_RUNNER,
     Check,
     CheckResult,
     CheckStatus,
@@ -188,7 +188,7 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
         raise InputError("rootdir 'hidden' needs a hidden directory", item=item)
     root = values["hidden"] if want == "hidden" else str(snapshot)
     values = {**values, "pytest": shlex.join([
-        sys.executable, "-P", "-m", "pytest", "-p", GUARD_MODULE, "-p", "no:cacheprovider",
+        sys.executable, "-P", "-m", GUARD_RUNNER, "-p", "no:cacheprovider",
         "-c", str(ini), "--rootdir", root, "--confcutdir", str(scratch)])}
     command = render_command(check.command, values, item=item)
     missing = _missing_hidden_paths(command, values.get("hidden"), hidden_source)

@@ -129,20 +129,38 @@ def _mask_candidates() -> tuple[str, str]:
 def _build_host_part(env_path: str, mask_candidates: list[Path]) -> HostPart:
     args: list[str] = []
     bound: list[Path] = []
+    links: dict[str, str] = {}
     for name in SYSTEM_PATHS:
         path = Path(name)
         if path.is_symlink():
-            args += ["--symlink", os.readlink(path), name]
+            links[name] = os.readlink(path)
+            args += ["--symlink", links[name], name]
         elif path.is_dir():
             args += ["--ro-bind", name, name]
             bound.append(path)
     toolchain = _toolchain(env_path)
     for root in toolchain:
-        if not any(_under(root, b) for b in bound):
-            args += _ro_bind(root)
+        if any(_under(root, b) for b in bound):
+            continue
+        if _reached_through(root, links, bound):  # e.g. PATH's /bin -> usr/bin: /usr is bound already
             bound.append(root)
+            continue
+        args += _ro_bind(root)
+        bound.append(root)
     return HostPart(tuple(args), tuple(map(os.fspath, bound)), tuple(toolchain),
                     tuple(_masks(mask_candidates, bound)))
+
+
+def _reached_through(root: Path, links: Mapping[str, str], bound: Iterable[Path]) -> bool:
+    """`root` starts with a system link the view recreates (``/bin`` -> ``usr/bin``), that link is the only
+    one on its way, and where it leads is bound already: inside, `root` then names the very directory it
+    names on the host, so a bind of its own would only mount it a second time."""
+    top, _, rest = os.fspath(root)[1:].partition("/")
+    target = links.get("/" + top)
+    if target is None:
+        return False
+    inside = os.path.normpath(os.path.join("/", target, rest))
+    return real_path(root) == inside and any(_under(inside, b) for b in bound)
 
 
 def _toolchain(env_path: str) -> list[Path]:
