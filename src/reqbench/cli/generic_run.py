@@ -176,12 +176,12 @@ def _given(ctx: typer.Context, name: str) -> bool:
 
 
 def quiet_line(store: RunStore, suite: Suite) -> str:
-    """``PROTOCOL AGENT: metric value, ... (scored/planned rows) -> RUN_DIR`` for ``--quiet``."""
-    from reqbench.core.summary import Summary
-    from reqbench.report.run_report import build_payload
+    """``PROTOCOL AGENT: metric value, ... (scored/planned rows) -> RUN_DIR`` for ``--quiet``: the summary's
+    headline alone (the report's accounting -- gradings, attrition, usage -- is `reqbench report`'s)."""
+    from reqbench.report.run_report import pick_grading
     from reqbench.report.tables import format_cell
 
-    headline = Summary.from_json(build_payload(store, suite)["summary"]).headline
+    headline = suite.summarize(store.outcomes(grading=pick_grading(store, None))).headline
     counts = store.counts()
     metrics = ", ".join(f"{name} {format_cell(cell)}" for name, cell in headline.items()) or "no headline"
     unsafe = "UNSAFE (no sandbox) " if store.meta.options.get("unsafe_no_sandbox") else ""
