@@ -1,11 +1,14 @@
 """A session-wide, throw-away ``$REQBENCH_CACHE`` for tests that fetch real sdists from PyPI.
 
-`pypi_cache` points the cache at a pytest temp folder for the whole session (each sdist is downloaded
-once per session); `need_release` skips the calling test, with the reason, when pip cannot download.
+`pypi_cache` points the cache at a pytest temp folder for the whole session, one folder shared by the
+xdist workers (each sdist is downloaded once per session, whichever worker asks first); `need_release`
+skips the calling test, with the reason, when pip cannot download, and holds a lock on the cache while it
+fetches so a second worker waits for the first download instead of repeating it.
 """
 
 from __future__ import annotations
 
+import fcntl
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,11 +16,16 @@ import pytest
 
 from reqbench.core.errors import InputError
 from reqbench.core.workspace import RepoSource
+from reqbench.core.workspace.sources import cache_root
 
 
 @pytest.fixture(scope="session")
-def pypi_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    cache = tmp_path_factory.mktemp("reqbench-cache")
+def pypi_cache(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Iterator[Path]:
+    if worker_id == "master":  # no xdist: the session's own temp folder
+        cache = tmp_path_factory.mktemp("reqbench-cache")
+    else:  # the parent of every worker's base temp folder is the session's (as in tests/security/redteam)
+        cache = tmp_path_factory.getbasetemp().parent / "reqbench-cache"
+        cache.mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("REQBENCH_CACHE", str(cache))
         yield cache
@@ -25,10 +33,14 @@ def pypi_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def need_release(*requirements: str) -> None:
     """Fetch each ``NAME==VERSION`` sdist into the cache, or skip the test when PyPI is unreachable."""
-    for req in requirements:
-        try:
-            RepoSource.parse(f"pypi:{req}").baseline()
-        except InputError as exc:
-            if "could not download" in str(exc):
-                pytest.skip(f"PyPI not reachable with pip download ({exc})")
-            raise
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / ".need-release.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for req in requirements:
+            try:
+                RepoSource.parse(f"pypi:{req}").baseline()
+            except InputError as exc:
+                if "could not download" in str(exc):
+                    pytest.skip(f"PyPI not reachable with pip download ({exc})")
+                raise
