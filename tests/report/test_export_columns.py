@@ -20,7 +20,8 @@ from reqbench.core.execute.outcomes import Reason
 from reqbench.report.rowfacts import OUTCOMES, row_facts
 from tests.security.redteam import TRIM, cli, trimmed_suite
 
-pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
+pytestmark = [pytest.mark.slow,  # whole runs or real tools: not in `make test-quick`
+              pytest.mark.xdist_group("export_columns")]  # module-scoped set-up: built on one worker
 
 
 @pytest.fixture(scope="module")

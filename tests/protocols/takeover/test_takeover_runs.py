@@ -15,6 +15,8 @@ import pytest
 
 from tests.protocols.takeover.takeover_suite_factory import EXAMPLE, mini_suite
 
+pytestmark = pytest.mark.xdist_group("takeover_runs")  # module-scoped set-up: built on one worker
+
 _CACHE: list[Path] = []
 
 
