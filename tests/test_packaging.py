@@ -20,8 +20,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.xdist_group("packaging")  # module-scoped set-up: built on one worker
-
 REPO = Path(__file__).resolve().parents[1]
 RUNTIME_REQUIREMENTS = {"pytest", "typer", "pydantic", "pyyaml", "setuptools", "wheel"}
 EXTRAS = {"ray", "parquet", "viewer", "integration", "dev"}

@@ -14,8 +14,6 @@ from tests.browser.browser import browser, served
 from tests.cli.generic_helpers import reqbench
 from tests.study.helpers import partial_replay, write_study
 
-pytestmark = pytest.mark.xdist_group("browser")  # conftest's runs: built on one worker
-
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Any]]:

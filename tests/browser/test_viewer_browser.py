@@ -11,8 +11,6 @@ import pytest
 
 from tests.browser.browser import browser, served
 
-pytestmark = pytest.mark.xdist_group("browser")  # conftest's runs: built on one worker
-
 
 @pytest.fixture(scope="module")
 def site(runs: Path) -> Iterator[tuple[str, Any, Any]]:

@@ -14,8 +14,6 @@ from reqbench.schemas import SCHEMAS
 from tests.cli.generic_helpers import reqbench
 from tests.core.toy_protocol import write_suite
 
-pytestmark = pytest.mark.xdist_group("generic_cli")  # module-scoped set-up: built on one worker
-
 runner = CliRunner()
 TASKS = [{"id": "t1", "value": 1}, {"id": "t2", "value": 3}]
 

@@ -15,8 +15,6 @@ import pytest
 from tests.cli.generic_helpers import reqbench
 from tests.core.toy_protocol import write_suite
 
-pytestmark = pytest.mark.xdist_group("resume_refusals")  # module-scoped set-up: built on one worker
-
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -21,8 +21,6 @@ from reqbench.report.tables import TableData, fit_width
 from tests.cli.generic_helpers import reqbench
 from tests.core.toy_protocol import ToyProtocol, write_suite
 
-pytestmark = pytest.mark.xdist_group("rough_edges")  # module-scoped set-up: built on one worker
-
 runner = CliRunner()
 
 

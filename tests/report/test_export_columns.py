@@ -20,8 +20,7 @@ from reqbench.core.execute.outcomes import Reason
 from reqbench.report.rowfacts import OUTCOMES, row_facts
 from tests.security.redteam import TRIM, cli, trimmed_suite
 
-pytestmark = [pytest.mark.slow,  # whole runs or real tools: not in `make test-quick`
-              pytest.mark.xdist_group("export_columns")]  # module-scoped set-up: built on one worker
+pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
 
 
 @pytest.fixture(scope="module")

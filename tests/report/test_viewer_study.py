@@ -25,8 +25,6 @@ from tests.cli.generic_helpers import REPO, cli_cmd, cli_env, reqbench
 from tests.study.helpers import partial_replay, write_study
 from tests.support.viewer_client import logged_in
 
-pytestmark = pytest.mark.xdist_group("viewer_study")  # module-scoped set-up: built on one worker
-
 
 @pytest.fixture(scope="module")
 def study_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:

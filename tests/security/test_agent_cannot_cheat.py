@@ -12,8 +12,6 @@ import pytest
 
 from tests.security.redteam import cheat_and_null
 
-pytestmark = pytest.mark.xdist_group("redteam")  # no worker waits on the other's runs
-
 PROTOCOLS = ["specpath", "takeover", "journey", "pace"]
 
 

@@ -28,8 +28,6 @@ from reqbench.core.store.runstore import ARTIFACTS_DIR
 from tests.cli.generic_helpers import REPO, cli_env
 from tests.core.toy_protocol import write_suite
 
-pytestmark = pytest.mark.xdist_group("hostile_text_never_drives_the_terminal")  # module-scoped set-up: built on one worker
-
 HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[31m\x9b31m\u202eevil\u2066\x7f"
 VERSION = f"aider 9.9 {HOSTILE} <img src=x onerror=alert(1)>"
 IDS = f"{HOSTILE}\u2028"

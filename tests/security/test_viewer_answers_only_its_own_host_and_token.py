@@ -28,8 +28,6 @@ from reqbench.report.viewer import ViewerServer, make_server
 from tests.cli.generic_helpers import REPO, cli_env
 from tests.support.viewer_client import logged_in
 
-pytestmark = pytest.mark.xdist_group("viewer_answers_only_its_own_host_and_token")  # module-scoped set-up: built on one worker
-
 SECRET_TASK = "secret-task-7f3a"
 SECRET_PATCH = b"--- a/app.py\n+++ b/app.py\n+SECRET_ARTIFACT_91c2\n"
 

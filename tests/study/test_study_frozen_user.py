@@ -23,8 +23,6 @@ from reqbench.protocols.journey.online import TestRun as HiddenTests
 from reqbench.protocols.journey.suite import make_simulator
 from tests.cli.generic_helpers import reqbench
 
-pytestmark = pytest.mark.xdist_group("study_frozen_user")  # module-scoped set-up: built on one worker
-
 PERSONAS = ["non-coder", "software-architect"]
 
 

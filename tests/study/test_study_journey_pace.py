@@ -12,8 +12,6 @@ import yaml
 
 from tests.cli.generic_helpers import reqbench
 
-pytestmark = pytest.mark.xdist_group("study_journey_pace")  # module-scoped set-up: built on one worker
-
 CONFIGS = [{"name": "ref", "agent": "reference"}, {"name": "nothing", "agent": "null"}]
 
 

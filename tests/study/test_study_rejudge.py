@@ -24,8 +24,6 @@ from tests.cli.generic_helpers import reqbench
 from tests.support.gullible import pace_citation, pace_criteria
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
 
-pytestmark = pytest.mark.xdist_group("study_rejudge")  # module-scoped set-up: built on one worker
-
 POINTS = 16
 """billflow's Code Points; L0 closes none of them on the reference patch, so each reaches the judge."""
 CN03_SHARE = 10 / 94

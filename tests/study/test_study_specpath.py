@@ -19,8 +19,6 @@ from reqbench.core.store import RunStore
 from tests.cli.generic_helpers import reqbench
 from tests.study.helpers import SOLVED, SPECPATH_CONDITIONS, partial_replay, write_study
 
-pytestmark = pytest.mark.xdist_group("study_specpath")  # module-scoped set-up: built on one worker
-
 FAMILIES = ("durations", "kvconf", "slugkit")
 
 

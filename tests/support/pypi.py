@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -31,16 +32,25 @@ def pypi_cache(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Iter
         yield cache
 
 
+def _fetch(requirement: str) -> InputError | None:
+    try:
+        RepoSource.parse(f"pypi:{requirement}").baseline()
+    except InputError as exc:
+        return exc
+    return None
+
+
 def need_release(*requirements: str) -> None:
-    """Fetch each ``NAME==VERSION`` sdist into the cache, or skip the test when PyPI is unreachable."""
+    """Fetch each ``NAME==VERSION`` sdist into the cache (several ``pip download`` at once: each mostly
+    waits on the index), or skip the test when PyPI is unreachable."""
     root = cache_root()
     root.mkdir(parents=True, exist_ok=True)
     with open(root / ".need-release.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for req in requirements:
-            try:
-                RepoSource.parse(f"pypi:{req}").baseline()
-            except InputError as exc:
-                if "could not download" in str(exc):
-                    pytest.skip(f"PyPI not reachable with pip download ({exc})")
-                raise
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            failures = [exc for exc in pool.map(_fetch, dict.fromkeys(requirements)) if exc is not None]
+    for exc in failures:
+        if "could not download" in str(exc):
+            pytest.skip(f"PyPI not reachable with pip download ({exc})")
+    if failures:
+        raise failures[0]

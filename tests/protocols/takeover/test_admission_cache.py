@@ -21,8 +21,6 @@ from reqbench.core.steps import watching
 from reqbench.protocols.takeover.delivery import admission
 from reqbench.protocols.takeover.run.context import SuiteContext
 
-pytestmark = pytest.mark.xdist_group("admission_cache")  # module-scoped set-up: built on one worker
-
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -9,8 +9,6 @@ from reqbench.protocols.takeover.response import check_response
 from reqbench.protocols.takeover.run import oracle
 from reqbench.protocols.takeover.run.context import SuiteContext
 
-pytestmark = pytest.mark.xdist_group("oracle_inputs")  # module-scoped set-up: built on one worker
-
 EXAMPLE = bundled_suite("takeover")
 
 

@@ -17,8 +17,9 @@ import pytest
 
 from .ledger_factory import FIXTURE, REFERENCE, RELEASE
 
-pytestmark = [pytest.mark.skipif(not FIXTURE.is_dir(), reason=f"ReqMemBench reference not found at {REFERENCE}"),
-              pytest.mark.xdist_group("reproduction_44132019")]  # module-scoped set-up: built on one worker
+pytestmark = pytest.mark.skipif(
+    not FIXTURE.is_dir(), reason=f"ReqMemBench reference not found at {REFERENCE}"
+)
 
 STAGE2 = FIXTURE / "outputs_new" / "stage2" / "44132019"
 RELEASED_PKG = FIXTURE / "outputs_new" / "rq_agent_inputs" / RELEASE / "44132019"

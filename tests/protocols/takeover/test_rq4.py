@@ -25,8 +25,6 @@ from reqbench.protocols.takeover.scoring.rq4 import (
     run_outcome,
 )
 
-pytestmark = pytest.mark.xdist_group("rq4")  # module-scoped set-up: built on one worker
-
 EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "reqbench" / "examples" / "takeover" / "project"
 runner = CliRunner()
 

@@ -15,8 +15,6 @@ import pytest
 
 from tests.protocols.takeover.takeover_suite_factory import EXAMPLE, mini_suite
 
-pytestmark = pytest.mark.xdist_group("takeover_runs")  # module-scoped set-up: built on one worker
-
 _CACHE: list[Path] = []
 
 
