@@ -2,8 +2,8 @@
 
 `pypi_cache` points the cache at a pytest temp folder for the whole session, one folder shared by the
 xdist workers (each sdist is downloaded once per session, whichever worker asks first); `need_release`
-skips the calling test, with the reason, when pip cannot download, and holds a lock on the cache while it
-fetches so a second worker waits for the first download instead of repeating it.
+skips the calling test, with the reason, when pip cannot download; a lock per release makes a second
+worker wait for the first one's download of it instead of repeating it.
 """
 
 from __future__ import annotations
@@ -33,22 +33,24 @@ def pypi_cache(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Iter
 
 
 def _fetch(requirement: str) -> InputError | None:
-    try:
-        RepoSource.parse(f"pypi:{requirement}").baseline()
-    except InputError as exc:
-        return exc
+    """One release, under its own lock in the cache: a worker asking for it while another fetches it waits
+    for that download instead of repeating it (other releases are not held up)."""
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / f".need-{requirement.replace('/', '_')}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            RepoSource.parse(f"pypi:{requirement}").baseline()
+        except InputError as exc:
+            return exc
     return None
 
 
 def need_release(*requirements: str) -> None:
     """Fetch each ``NAME==VERSION`` sdist into the cache (several ``pip download`` at once: each mostly
     waits on the index), or skip the test when PyPI is unreachable."""
-    root = cache_root()
-    root.mkdir(parents=True, exist_ok=True)
-    with open(root / ".need-release.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            failures = [exc for exc in pool.map(_fetch, dict.fromkeys(requirements)) if exc is not None]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        failures = [exc for exc in pool.map(_fetch, dict.fromkeys(requirements)) if exc is not None]
     for exc in failures:
         if "could not download" in str(exc):
             pytest.skip(f"PyPI not reachable with pip download ({exc})")
