@@ -19,14 +19,16 @@ demo: $(STAMP)
 demo-real: $(STAMP)  # real open-source suites (sdists fetched from PyPI once, then cached)
 	$(BIN)/python suites/real/demo.py --out runs/demo-real
 
+# --dist loadfile: a test file runs on one worker, so a module-scoped set-up (often a whole run) is built
+# once, never once per worker.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -m "not integration" tests
+	$(BIN)/python -m pytest -n 2 --dist loadfile -m "not integration" tests
 
 # Unit tests only (under two minutes): the core, the report layer and the layering rules, without the tests
 # marked slow (whole runs, real tools). `make test` runs everything.
 QUICK := tests/architecture tests/core tests/report tests/test_install_instructions.py
 test-quick: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q -m "not slow and not integration" $(QUICK)
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q -m "not slow and not integration" $(QUICK)
 
 # The wheel, built offline with the venv's setuptools (no index needed): pip install dist/reqbench-*.whl
 DIST ?= dist

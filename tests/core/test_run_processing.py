@@ -92,7 +92,7 @@ def _pace_options(judge: str) -> RunOptions:
     return RunOptions(agent="reference", judge=judge, conditions=("prd",))
 
 
-@pytest.mark.slow  # waits out the judge client's retries (about two minutes)
+@pytest.mark.slow  # a whole PACE run, twice
 def test_a_judge_that_is_down_leaves_rows_pending_and_resume_scores_them_without_the_agent(
         env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from tests.support.gullible import pace_citation, pace_criteria
@@ -106,7 +106,8 @@ def test_a_judge_that_is_down_leaves_rows_pending_and_resume_scores_them_without
     suite = bundled_suite("pace")
     options = _pace_options("llm:test-model")
     with _store(tmp_path, suite, "pace", {"agent": "reference", "judge": "llm:test-model", "seed": 1}) as store:
-        with ScriptedOpenAI(lambda body, i: Reply(status=503)) as down:
+        # down on every attempt; Retry-After: 0 spares the client's backoff between its retries
+        with ScriptedOpenAI(lambda body, i: Reply(status=503, retry_after=0)) as down:
             env.setenv("REQBENCH_BASE_URL", down.base_url)
             env.setenv("REQBENCH_LLM_ATTEMPTS", "1")
             first = execute_run(store, PACE.load(suite), options)

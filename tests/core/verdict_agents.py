@@ -17,9 +17,10 @@ from typing import Any
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget
 from reqbench.core.agents.registry import make_agent
 
-HOSTILE_SCRATCH = (
-    'for d in "$HOME" "$TMPDIR"; do cd "$d" || exit 9; '
-    'p=deep; i=0; while [ $i -lt 1500 ]; do mkdir -p "$p" && cd "$p" || break; i=$((i+1)); done; cd "$d"; '
+HOSTILE_SCRATCH = (  # deep/deep/...: 1,500 levels (past Python's recursion limit, a path past PATH_MAX), made
+    # by one `mkdir -p` (GNU mkdir walks the components itself); the path is built with shell builtins only
+    'p=deep; i=1; while [ $i -lt 1500 ]; do p="$p/deep"; i=$((i+1)); done; '
+    'for d in "$HOME" "$TMPDIR"; do cd "$d" || exit 9; mkdir -p "$p"; '
     'mkfifo fifo; mkdir many && (cd many && seq 1 100000 | xargs touch); done; exit 0')
 
 FAKE_CLAUDE = """#!/bin/sh
