@@ -109,7 +109,6 @@ def test_a_judge_that_is_down_leaves_rows_pending_and_resume_scores_them_without
         # down on every attempt; Retry-After: 0 spares the client's backoff between its retries
         with ScriptedOpenAI(lambda body, i: Reply(status=503, retry_after=0)) as down:
             env.setenv("REQBENCH_BASE_URL", down.base_url)
-            env.setenv("REQBENCH_LLM_ATTEMPTS", "1")
             first = execute_run(store, PACE.load(suite), options)
         assert first["pending"] == first["planned"] and first["scored"] == 0
         row = store.plan()[0]
