@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -99,6 +100,18 @@ def test_a_hash_mismatch_is_one_error_naming_file_target_and_both_hashes(tmp_pat
     assert "0" * 64 in line and actual in line and key in line
     assert not (tmp_path / "suite").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["rel"]  # no temporary sibling left behind
+
+
+def test_two_environments_for_one_target_are_one_error_and_nothing_is_written(tmp_path: Path,
+                                                                              shared: Path) -> None:
+    release = synthetic_release(tmp_path / "rel", shared, ("T001",))
+    targets = release / "Code Environment" / PID / "targets"
+    shutil.copytree(targets / "T001_before_24", targets / "T001_before_24_copy")
+    proc = _reqbench(shared, tmp_path, "takeover", "import", str(release), "--out", str(tmp_path / "suite"))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    [line] = [x for x in proc.stderr.splitlines() if x.strip()]
+    assert "T001_before_24_copy" in line and str(targets / "T001_before_24") in line and "DOCKSIDE_T001" in line
+    assert [p.name for p in tmp_path.iterdir()] == ["rel"]
 
 
 def test_criteria_problems_are_warnings_and_every_environment_is_kept(tmp_path: Path, shared: Path) -> None:

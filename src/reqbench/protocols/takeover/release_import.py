@@ -143,6 +143,7 @@ def import_release(release: Path, out: Path, *, validators: Path | None = None,
             raise InputError("unsafe or unreadable repository archive: " + "; ".join(env.archive.problems),
                              file=str(env.repository), item=f"target {env.manifest.get('target_id')}")
         envs.append(env)
+    _one_environment_per_target(envs)
     result = ImportResult(out, pid)
     if env_root is None:
         result.warnings.append(f"no code environments (Code Environment/{pid}/targets) in the release")
@@ -157,6 +158,19 @@ def import_release(release: Path, out: Path, *, validators: Path | None = None,
         remove_tree(tmp)
         raise
     return result
+
+
+def _one_environment_per_target(envs: list[CodeEnvironment]) -> None:
+    """Two environments naming one target leave its starting repository ambiguous (B.3: the registry links
+    each executable environment to exactly one target and boundary): one error naming both folders."""
+    seen: dict[str, Path] = {}
+    for env in envs:
+        tid = str(env.manifest.get("target_id"))
+        if tid in seen:
+            raise InputError(f"a second code environment for target {tid} (the first is {seen[tid]}): which "
+                             "one is its starting repository is ambiguous; keep one", file=str(env.manifest_path),
+                             item=f"target {tid}")
+        seen[tid] = env.folder
 
 
 def _write_suite(root: Path, result: ImportResult, files: Any, envs: list[CodeEnvironment],
