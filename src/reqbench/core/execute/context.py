@@ -7,8 +7,8 @@ owns the store). For a remote executor nothing of the driver's process or file s
 the context carries instead
 
 * a snapshot of the run's recorded model calls (``{key: record}``, in the executor's object store), which
-  the row replays from; the calls a row records are returned with its attempt (`AttemptReport`) and the
-  driver writes them to the run store;
+  the row replays from; the calls a row records -- its cache entries and its ``model_calls`` rows (usage,
+  cost) -- are returned with its attempt (`AttemptReport`) and the driver writes them to the run store;
 * the suite as a content-addressed tarball (`shipping.ShippedSuite`), unpacked once per worker machine.
 
 `bind` enters a context in the executing thread for the duration of one attempt.
@@ -28,6 +28,7 @@ from reqbench.core.execute.scratch import scratch_base
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.suite import SuiteProtocol
 from reqbench.core.llm.cache import ResponseCache
+from reqbench.core.llm.gateway.recorder import MemoryRecorder
 from reqbench.core.llm.run_access import model_access
 
 
@@ -65,11 +66,14 @@ class RunContext:
 
 
 class RecordingCache:
-    """A row's cache on a remote worker: replays the shipped snapshot and records new calls."""
+    """A row's cache on a remote worker: replays the shipped snapshot and records new calls; ``calls`` keeps
+    the attempt's model calls (gateway and chat client: the ``model_calls`` rows of usage and cost), which
+    the driver writes to the run store with the attempt (`core.store.active.bound_call_recorder`)."""
 
     def __init__(self, known: dict[str, Any]) -> None:
         self.known = known
         self.recorded: dict[str, Any] = {}
+        self.calls = MemoryRecorder()
         self._lock = threading.Lock()
 
     def get_cached(self, key: str) -> Any | None:

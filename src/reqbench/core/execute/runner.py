@@ -48,6 +48,7 @@ from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_s
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
 from reqbench.core.llm.cache import as_response_cache
+from reqbench.core.llm.gateway.recorder import ModelCall, StoreRecorder
 from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.llm.ledger import row_ledger
 from reqbench.core.llm.pricing import RunPricing
@@ -75,6 +76,8 @@ class AttemptReport:
     input_error: InputError | None = None
     model_calls: dict[str, Any] = field(default_factory=dict)
     """Model calls a remote row recorded (``{key: record}``), for the driver to add to the run store."""
+    calls: list[ModelCall] = field(default_factory=list)
+    """The ``model_calls`` rows (usage, cost) of a remote row's gateway and chat client, for the driver."""
 
 
 def run_attempt(suite: Suite | None, row: Row, options: RunOptions, step: NextStep, previous: RowOutcome | None,
@@ -92,7 +95,18 @@ def run_attempt(suite: Suite | None, row: Row, options: RunOptions, step: NextSt
         report = _attempt(suite, context, row, options, step, previous, work_dir)
     if recorder is not None:
         report.model_calls = recorder.recorded
+        report.calls = recorder.calls.calls()
     return report
+
+
+def keep_remote_records(store: RunStore, report: AttemptReport) -> None:
+    """Write what a remote attempt recorded into the run store: its cache entries and its model calls."""
+    for key, record in report.model_calls.items():
+        store.put_cached("llm", key, record)
+    if report.calls:
+        recorder = StoreRecorder.for_store(store)
+        for call in report.calls:
+            recorder.record(call)
 
 
 def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOptions, step: NextStep,
@@ -265,8 +279,7 @@ def run_lanes(batch: list[tuple[Lane, Row]], executor: Executor, progress: RunPr
                                                   detail=traceback.format_exc(),
                                                   reason=Reason.INFRASTRUCTURE),
                                        "run", utc_now(), utc_now())
-            for key, record in report.model_calls.items():
-                lane.store.put_cached("llm", key, record)
+            keep_remote_records(lane.store, report)
             if report.input_error is not None:
                 fatal = fatal or report.input_error
                 for other in in_flight:

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from reqbench.core.llm.gateway.recorder import ModelCall, Recorder, StoreRecorder
+from reqbench.core.llm.gateway.recorder import ModelCall, Recorder
 from reqbench.core.llm.gateway.scope import current_row_key
 
 API = "chat"
@@ -37,11 +37,10 @@ def _next_step(row_key: str) -> int:
 
 
 def run_call_recorder() -> Recorder | None:
-    """The active run store's ``model_calls`` table, or None outside a run."""
-    from reqbench.core.store.active import active_store  # lazy: the store package is heavier
+    """The row's recorder (`core.store.active.bound_call_recorder`), or None outside a run."""
+    from reqbench.core.store.active import bound_call_recorder  # lazy: the store package is heavier
 
-    store = active_store()
-    return StoreRecorder.for_store(store) if store is not None else None
+    return bound_call_recorder()
 
 
 def record_client_call(*, model: str, request: dict[str, Any], response: dict[str, Any], status: int,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from reqbench.core.llm.gateway.leases import Lease, RowBudget
 from reqbench.core.llm.gateway.models import ModelPolicy
-from reqbench.core.llm.gateway.recorder import MemoryRecorder, Recorder, StoreRecorder
+from reqbench.core.llm.gateway.recorder import MemoryRecorder, Recorder
 from reqbench.core.llm.pricing import RunPricing
 from reqbench.core.llm.run_access import run_offline
 
@@ -53,11 +53,10 @@ def row_scope(row_key: str, pricing: RunPricing | None = None) -> Iterator[None]
 
 
 def run_recorder() -> Recorder:
-    """The active run store's ``model_calls`` table, or an in-memory recorder outside a run."""
-    from reqbench.core.store.active import active_store  # lazy: the store package is heavier
+    """The row's recorder (`core.store.active.bound_call_recorder`), or an in-memory one outside a run."""
+    from reqbench.core.store.active import bound_call_recorder  # lazy: the store package is heavier
 
-    store = active_store()
-    return StoreRecorder.for_store(store) if store is not None else MemoryRecorder()
+    return bound_call_recorder() or MemoryRecorder()
 
 
 @contextmanager
