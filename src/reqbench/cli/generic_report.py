@@ -21,7 +21,6 @@ from reqbench.report.run_report import (
     pick_grading,
     report_plots,
     report_sections,
-    run_view_html,
     status_by_condition,
 )
 from reqbench.report.tables import rich_tables
@@ -72,10 +71,13 @@ def report(
             says = err_console if as_json else console  # with --json, stdout is the JSON document alone
             figures = report_plots(payload, protocol.name, by_condition)
             if html is not None:
+                from reqbench.report.viewer.protocol_views import run_view_html  # pygments: only for --html
+
                 title = f"reqbench report: {run_title(store.meta)}"
                 atomic_write_text(html, render_report(title, report_sections(payload, protocol.name,
                                                                              by_condition), figures,
-                                                      provenance(store.meta), run_view_html(protocol, store)))
+                                                      provenance(store.meta),
+                                                      run_view_html(protocol, store.outcomes(grading=grading))))
                 says.print(f"wrote the HTML report to {html}")
             if plots is not None:
                 for i, (title, png) in enumerate(figures):

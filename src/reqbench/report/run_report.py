@@ -21,7 +21,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import reason_label
 from reqbench.core.execute.settings import ProtocolResult
-from reqbench.core.execute.suite import Suite, SuiteProtocol
+from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
 from reqbench.core.summary import Cell, Summary, cell_from_json, cell_to_json, unavailable
@@ -208,13 +208,3 @@ def report_sections(payload: dict[str, Any], protocol_name: str,
     return [(protocol_name, summary_tables(payload_summary(payload, protocol_name))),
             ("run", run_tables(payload, by_condition))]
 
-
-def run_view_html(protocol: SuiteProtocol, store: RunStore) -> str:
-    """The protocol's run-wide view (its optional ``run_view`` hook, `core.views` blocks) as HTML for the
-    self-contained report: row references are plain text there (the report is one file, no row pages)."""
-    hook = getattr(protocol, "run_view", None)
-    if hook is None:
-        return ""
-    from reqbench.report.viewer.blocks import blocks_html
-
-    return blocks_html(hook(store.outcomes()))

@@ -225,36 +225,36 @@ class LoadedSuite:
         """Tables (report convention) keyed by system ``agent/condition``: `systems` (case mean ± SE,
         success rate, support), `case_scores`, `loss_by_symptom` (weighted loss w(1-φ) summed over cases)
         and `symptom_signal` (symptom × process-signal co-occurrence, one row per system and symptom)."""
-        groups: dict[tuple[str, str], list[tuple[Row, RowOutcome]]] = {}
-        for row, out in rows:
-            groups.setdefault((row.agent, row.condition), []).append((row, out))
+        typed = [(row, out, PaceResult.of(out.result)) for row, out in rows]
+        groups: dict[tuple[str, str], list[tuple[Row, RowOutcome, PaceResult]]] = {}
+        for item in typed:
+            groups.setdefault((item[0].agent, item[0].condition), []).append(item)
         systems: dict[str, dict[str, Any]] = {}
         cases: dict[str, dict[str, Any]] = {}
         losses: dict[str, dict[str, float]] = {}
         signals: dict[str, dict[str, Any]] = {}
-        typed = {id(o): PaceResult.of(o.result) for _, o in rows}
         for (agent, cond), items in sorted(groups.items()):
             label = f"{agent}/{cond}"
-            scored = [o for _, o in items if o.status is RowStatus.SCORED and not typed[id(o)].operational_failure]
-            s = system_summary([typed[id(o)].score for o in scored], [bool(typed[id(o)].complete) for o in scored])
+            scored = [(o, r) for _, o, r in items if o.status is RowStatus.SCORED and not r.operational_failure]
+            s = system_summary([r.score for _, r in scored], [bool(r.complete) for _, r in scored])
             loss: dict[str, float] = {}
-            for o in scored:
-                for sym, v in (typed[id(o)].attribution or {}).get("loss_by_symptom", {}).items():
+            for _, r in scored:
+                for sym, v in (r.attribution or {}).get("loss_by_symptom", {}).items():
                     loss[sym] = loss.get(sym, 0.0) + v
             systems[label] = {
                 **s.to_dict(),
                 # operational failures: kept apart, never scored (runs stored before every case was
                 # scored also marked agent failures `operational_failure`)
-                "operational": sum(1 for _, o in items if o.status is not RowStatus.SCORED
-                                   or typed[id(o)].operational_failure),
-                "pending": sum(1 for _, o in items if o.status is RowStatus.PENDING),
-                "invalid": sum(1 for _, o in items if o.status is RowStatus.INVALID),
+                "operational": sum(1 for _, o, r in items if o.status is not RowStatus.SCORED
+                                   or r.operational_failure),
+                "pending": sum(1 for _, o, _ in items if o.status is RowStatus.PENDING),
+                "invalid": sum(1 for _, o, _ in items if o.status is RowStatus.INVALID),
             }
-            cases[label] = {r.task_id: typed[id(o)].score for r, o in items}
+            cases[label] = {row.task_id: r.score for row, _, r in items}
             losses[label] = loss
-            for symptom, counts in cooccurrence([o.result for o in scored]).items():
+            for symptom, counts in cooccurrence([o.result for o, _ in scored]).items():
                 signals[f"{label} {symptom}"] = dict(counts)
-        judges = sorted({j for _, o in rows if (j := typed[id(o)].judge)})
+        judges = sorted({r.judge for _, _, r in typed if r.judge})
         notices = sorted({n for j in judges if (n := judge_notice(j))})
         withheld = withheld_success_rate(judges)  # never a "success rate" from the heuristic (§3.1)
         for system in systems.values() if withheld else ():
@@ -266,7 +266,7 @@ class LoadedSuite:
             "interval": INTERVAL_ESTIMATOR,
             "systems": systems, "case_scores": cases, "loss_by_symptom": losses, "symptom_signal": signals,
             "attrition by reason (rows)": attrition_table(
-                (f"{r.agent}/{r.condition}", o, bool(typed[id(o)].operational_failure)) for r, o in rows),
+                (f"{row.agent}/{row.condition}", o, bool(r.operational_failure)) for row, o, r in typed),
         }
 
 

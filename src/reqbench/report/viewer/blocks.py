@@ -33,7 +33,7 @@ from reqbench.core.views import (
     Strong,
     Table,
 )
-from reqbench.report.viewer.render import details, diff_html, esc, fmt, json_block, kv_table, pre
+from reqbench.report.viewer.render import details, diff_html, esc, fmt, json_block, kv_table, pre, status_span
 
 RowLinker = Callable[[str], str] | None
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
@@ -51,8 +51,7 @@ def _cls(*names: str) -> str:
 
 def inline_html(part: Inline, link: RowLinker = None) -> str:
     if isinstance(part, Status):
-        text = part.value if part.label is None else part.label
-        return f'<span{_cls(_UNSAFE.sub("", str(part.value)))}>{esc(text)}</span>'
+        return status_span(part.value, part.label)
     if isinstance(part, Code):
         return f"<code>{esc(part.text)}</code>"
     if isinstance(part, Muted):

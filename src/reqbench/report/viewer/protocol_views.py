@@ -6,9 +6,10 @@ result gives no part or a one-line note, never a broken page."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
+from reqbench.core.execute.suite import Outcomes, SuiteProtocol
 from reqbench.core.execute.types import Row
 from reqbench.core.store.selection import Attempt
 from reqbench.core.views import AttemptRecord, Muted, Paragraph, RowView
@@ -37,13 +38,14 @@ def row_view(run: RunContext, row: Row, attempt: Attempt) -> RowView:
     return view if isinstance(view, RowView) else RowView(tuple(view))
 
 
-def protocol_html(run: RunContext, hook_name: str, *args: Any) -> str:
-    """A run-wide hook's blocks as HTML, with row links into this run."""
-    hook = getattr(run.protocol, hook_name, None)
+def run_view_html(protocol: SuiteProtocol | None, outcomes: Outcomes, base: str | None = None) -> str:
+    """The protocol's run-wide view (its optional ``run_view`` hook) as HTML: with `base` (a run's address in
+    the viewer) row references link to their row pages; without, they are text (the one-file HTML report)."""
+    hook = getattr(protocol, "run_view", None)
     if hook is None:
         return ""
     try:
-        blocks = hook(*args)
-    except Exception as exc:
+        blocks = hook(outcomes)
+    except Exception as exc:  # an old or damaged stored result: the rest of the page still shows
         blocks = _failed(exc).blocks
-    return blocks_html(blocks, lambda key: f"{run.base}/row?{urlencode({'key': key})}")
+    return blocks_html(blocks, None if base is None else lambda key: f"{base}/row?{urlencode({'key': key})}")

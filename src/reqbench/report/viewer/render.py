@@ -4,6 +4,7 @@ and goes through `esc` (or pygments, which escapes) before it reaches a page."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -109,6 +110,8 @@ def details(summary_html: str, body: str, open_: bool = False, cls: str = "") ->
     return f"<details{klass}{' open' if open_ else ''}><summary>{summary_html}</summary>{body}</details>"
 
 
-def status_span(status: Any) -> str:
-    text = esc(status)
-    return f'<span class="{text}">{text}</span>'
+def status_span(status: Any, label: str | None = None) -> str:
+    """A status word coloured by its value: the class is the value with only ``[A-Za-z0-9_-]`` kept
+    (``Not Covered`` -> ``NotCovered``); `label` replaces the text shown."""
+    klass = re.sub(r"[^A-Za-z0-9_-]+", "", "" if status is None else str(status))
+    return f'<span class="{klass}">{esc(status if label is None else label)}</span>'

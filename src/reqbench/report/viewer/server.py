@@ -30,7 +30,7 @@ from reqbench.report.tables import TableData
 from reqbench.report.viewer import pages_compare, pages_row, pages_run, pages_study, runs_list
 from reqbench.report.viewer.access import Admission, Gate, host_name
 from reqbench.report.viewer.index import RowIndex
-from reqbench.report.viewer.protocol_views import protocol_html
+from reqbench.report.viewer.protocol_views import run_view_html
 from reqbench.report.viewer.render import q
 from reqbench.report.viewer.study_model import StudyView
 
@@ -92,7 +92,7 @@ class RunContext:
 
     def run_panel(self) -> str:
         """The protocol's run-wide view (its optional ``run_view`` hook), rendered."""
-        return protocol_html(self, "run_view", self.store.outcomes())
+        return run_view_html(self.protocol, self.store.outcomes(), self.base)
 
 
 class Viewer:
