@@ -13,9 +13,10 @@ Figures, all from one run (each a ratio, so a busy machine shifts both sides ali
   without it, measured before the matrix)                                             goal <= 2 %
 * peak RSS of the driver process                                                      goal <= 300 MB
 * store size per row (run.sqlite + WAL + artifacts)
-* with ``--executors local,ray`` (the default when Ray is installed): rows/s of Ray relative to local on
-  the same plan, and whether every row's status, outcome and probe signature are equal (Ray at
-  ``RAY_ADDRESS``, else a private cluster started by the benchmark; its start-up counts in its wall time).
+* with ``--executors local,ray`` (the default when Ray is installed): Ray's whole run relative to local
+  on the same plan (goal <= 1.2), and whether every row's status, outcome and probe signature are equal
+  (Ray at ``RAY_ADDRESS``, else a private cluster started by the benchmark; its start-up is timed and
+  reported apart, and the first task on each worker, which imports reqbench there, counts in the run).
 
     python benchmarks/bench_scale.py [--configs 14] [--repeats 3] [--families 5] [--concurrency 2]
                                      [--executors local[,ray]]
@@ -59,12 +60,16 @@ def _size(path: Path) -> int:
 
 
 def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_name: str) -> dict[str, Any]:
+    """One run of the matrix; its wall time is timed from after the executor is made (for Ray: its cluster
+    started or joined, reported apart as ``startup``), so both executors are timed on the same work."""
+    started = time.perf_counter()
+    executor = make_executor(executor_name, args.concurrency)
+    startup = time.perf_counter() - started
     started = time.perf_counter()
     rows = matrix_rows(suite, args.configs, args.repeats)
     options = RunOptions(agent="reference", concurrency=args.concurrency, work_dir=run_dir / WORK_DIR)
     meta = RunMeta(suite_path=str(suite), protocol="specpath", options={"agent": "reference"},
                    created=utc_now(), reqbench_version="bench")
-    executor = make_executor(executor_name, args.concurrency)
     try:
         with RunStore.create(run_dir, meta) as store:
             execute_run(store, PROTOCOL.load(suite), options, rows=rows, executor=executor)
@@ -84,7 +89,7 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
         for phase, sec in a.result.get("timings", {}).items():
             phases[phase] = phases.get(phase, 0.0) + sec
     phases["verify outside the verifier process"] = phases.pop("verify", 0.0) - verifier
-    return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "verifier": verifier, "agent": agent,
+    return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "startup": startup, "verifier": verifier, "agent": agent,
             "inside": inside, "phases": phases, "whole": wall * args.concurrency - verifier - agent, "per_row": per_row,
             "success": sum(1 for v in per_row.values() if v[1] == "success"), "store": _size(run_dir),
             "payload": payload}
@@ -213,9 +218,11 @@ def main() -> None:
         local, ray = results["local"], results["ray"]
         same = local["per_row"] == ray["per_row"]
         print(f"ray vs local: rows/s ratio {(ray['rows'] / ray['wall']) / (local['rows'] / local['wall']):.2f}; "
-              f"scores equal on every row: {same}")
-        figure(f"scale {local['rows']} rows: ray rows/s (scores equal: {same})", ray["rows"] / ray["wall"],
-               "local rows/s", local["rows"] / local["wall"], unit="rows/s")
+              f"scores equal on every row: {same}; Ray cluster start-up {ray['startup']:.1f}s (not in its wall)")
+        figure(f"scale {local['rows']} rows: ray whole run, cluster start-up apart (scores equal: {same})",
+               ray["wall"], "local whole run", local["wall"], "<= 1.2", unit="s")
+        figure(f"scale {local['rows']} rows: ray cluster start-up", ray["startup"], "local whole run",
+               local["wall"], unit="s")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.errors import InputError
-from reqbench.core.sandbox import cgroups, limits
+from reqbench.core.sandbox import cgroups, group_supply, limits
 from reqbench.core.sandbox.cgroups import Mount, chain, find_parents, memory_ceiling, parse_mounts, parse_own
 from reqbench.core.sandbox.limits import TreeLimits, format_size, parse_size
 
@@ -173,6 +173,7 @@ def test_a_real_group_carries_the_caps_is_sealed_and_removed() -> None:
     finally:
         paths = [g.path for g in tree.groups]
         assert tree.end() is False
+    group_supply.settle()  # removed in the background
     assert not any(p.exists() for p in paths)
     assert tree.end() is False  # idempotent
 

@@ -20,7 +20,7 @@ from reqbench.core.agents.command import CommandAgent
 from reqbench.core.agents.llm_agent import run_shell
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.checks import Check, CheckStatus, run_check
-from reqbench.core.sandbox import launch, limits, run_sandboxed
+from reqbench.core.sandbox import group_supply, launch, limits, run_sandboxed
 from reqbench.core.sandbox.limits import TreeLimits
 
 pytestmark = pytest.mark.usefixtures("require_bwrap")
@@ -77,6 +77,7 @@ def test_allocating_beyond_the_cap_kills_the_tree_and_the_result_names_memory(tm
     if mode == "cgroup":
         assert result.exit_code == 137 and result.oom_killed, result
         assert "memory cap of 200 MiB" in result.memory_note()
+        group_supply.settle()  # emptied groups are removed in the background
         assert groups_seen and not any(p.exists() for p in groups_seen)  # removed with its members
     else:
         assert result.exit_code == 1 and b"MemoryError" in result.stderr

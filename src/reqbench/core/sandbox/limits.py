@@ -38,7 +38,8 @@ from functools import cache
 from typing import Literal
 
 from reqbench.core.errors import InputError
-from reqbench.core.sandbox.cgroups import Group, memory_ceiling, parents
+from reqbench.core.sandbox import group_supply
+from reqbench.core.sandbox.cgroups import Group, Parent, memory_ceiling, parents
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +100,19 @@ def _clamped(resource_id: int, wanted: int) -> int:
     return wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
 
 
+def _group_parents(memory_bytes: int | None) -> list[Parent]:
+    """Where a tree with this memory cap (None: none) gets its groups: a memory-only hierarchy only with a cap."""
+    return [p for p in parents() if p.controllers != ("memory",) or memory_bytes is not None]
+
+
+def make_ahead(memory_bytes: int | None = None) -> None:
+    """Have the groups of the next tree with this cap (None: `default_memory`) made in the background
+    (`group_supply`), e.g. while the command plans, so even its first launch finds them made."""
+    cap = (default_memory() if memory_bytes is None else memory_bytes) or None
+    for parent in _group_parents(cap):
+        group_supply.prepare(parent, pids=MAX_PIDS, memory=cap)
+
+
 @dataclass
 class TreeLimits:
     """The caps of one sandboxed process tree and the cgroups that hold them (see module docstring)."""
@@ -116,10 +130,8 @@ class TreeLimits:
         if cap < 0:
             raise InputError(f"{cap} is not a memory cap (bytes >= 0)", item="sandbox memory_bytes")
         limits = cls(cap or None, None)
-        for parent in parents():
-            if parent.controllers == ("memory",) and limits.memory_bytes is None:
-                continue
-            group = Group.make(parent, pids=MAX_PIDS, memory=limits.memory_bytes)
+        for parent in _group_parents(limits.memory_bytes):
+            group = group_supply.take(parent, pids=MAX_PIDS, memory=limits.memory_bytes)
             if group is not None:
                 limits.groups.append(group)
         if limits.memory_bytes is not None:
@@ -142,12 +154,13 @@ class TreeLimits:
         return ["/bin/sh", "-c", script, "sh"]
 
     def end(self) -> bool:
-        """Kill every member, remove the groups; True when the OOM killer killed a member for the memory
-        cap (idempotent: False once ended)."""
+        """Kill every member, read the OOM counts, hand the emptied groups over for removal
+        (`group_supply.retire`); True when the OOM killer killed a member for the memory cap (idempotent:
+        False once ended)."""
         oom = False
         for group in self.groups:
             group.kill_all()
             oom = oom or group.oom_kills() > 0
-            group.remove()
+            group_supply.retire(group)
         self.groups = []
         return oom
