@@ -89,7 +89,8 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
         for phase, sec in a.result.get("timings", {}).items():
             phases[phase] = phases.get(phase, 0.0) + sec
     phases["verify outside the verifier process"] = phases.pop("verify", 0.0) - verifier
-    return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "startup": startup, "verifier": verifier, "agent": agent,
+    return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "startup": startup, "verifier": verifier,
+            "agent": agent,
             "inside": inside, "phases": phases, "whole": wall * args.concurrency - verifier - agent, "per_row": per_row,
             "success": sum(1 for v in per_row.values() if v[1] == "success"), "store": _size(run_dir),
             "payload": payload}
