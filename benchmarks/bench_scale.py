@@ -97,18 +97,22 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
 
 
 def sandbox_launch_seconds(tmp: Path, runs: int = 30) -> float:
-    """Median wall time of `run_sandboxed(['true'])`: what a launch costs before and after its command."""
+    """Median wall time of `run_sandboxed(['true'])` launched as a check launches its process (HOME and
+    TMPDIR in a folder of the check's scratch tree, so without the epilogue an agent's tmpfs HOME
+    needs): what a check's launch costs before and after its command."""
     from statistics import median
 
     from reqbench.core.sandbox import run_sandboxed
 
-    run_sandboxed(["true"], tmp, timeout=60)  # the first launch builds the cached host part of the view
-    times = []
-    for _ in range(runs):
+    def launch(n: int) -> float:
+        scratch = tmp / f"launch-{n}"
+        scratch.mkdir()
         started = time.perf_counter()
-        run_sandboxed(["true"], tmp, timeout=60)
-        times.append(time.perf_counter() - started)
-    return median(times)
+        run_sandboxed(["true"], tmp, timeout=60, scratch_dir=scratch)
+        return time.perf_counter() - started
+
+    launch(0)  # the first launch builds the cached host part of the view
+    return median(launch(n) for n in range(1, runs + 1))
 
 
 def guard_check_seconds(tmp: Path, runs: int = 15) -> float:
