@@ -20,7 +20,7 @@ Only where no checkpoint can be kept (a remote executor, an assistant session wi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -30,8 +30,6 @@ from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
-from reqbench.core.summary import Summary
-from reqbench.core.views import AttemptRecord, RowView
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
@@ -46,6 +44,10 @@ from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
 from reqbench.protocols.journey.summary import summary
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Summary
+    from reqbench.core.views import AttemptRecord, RowView
 
 SINGLE_SHOT = "single-shot"
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.suggest import did_you_mean
-from reqbench.core.summary import Summary
-from reqbench.core.views import AttemptRecord, RowView
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
 from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
@@ -22,6 +21,10 @@ from reqbench.protocols.takeover.run import report, rows, summary
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import TakeoverOptions, split_options
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Summary
+    from reqbench.core.views import AttemptRecord, RowView
 
 DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2", "diag-C1",
                       "diag-C2")
