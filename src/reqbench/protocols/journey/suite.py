@@ -39,11 +39,9 @@ from reqbench.protocols.journey.frozen_user import FrozenUser, load_pilot
 from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
 from reqbench.protocols.journey.personas import load_persona
-from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
-from reqbench.protocols.journey.summary import summary
 
 if TYPE_CHECKING:
     from reqbench.core.summary import Summary
@@ -209,6 +207,9 @@ class LoadedSuite:
 
     def summarize(self, outcomes: Outcomes) -> Summary:
         """Final F2P and Final P2P per persona are the headline (`summary`)."""
+        from reqbench.protocols.journey.report import summarize_rows  # the end of a run only
+        from reqbench.protocols.journey.summary import summary
+
         return summary(summarize_rows(outcomes))
 
 

@@ -51,7 +51,6 @@ from reqbench.protocols.pace.judges import judge_notice, withheld_success_rate
 from reqbench.protocols.pace.options import PaceOptions
 from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.protocols.pace.score import Scorer
-from reqbench.protocols.pace.summary import summary
 from reqbench.protocols.pace.validate import validate_path
 
 if TYPE_CHECKING:
@@ -221,6 +220,8 @@ class LoadedSuite:
 
     def summarize(self, outcomes: Outcomes) -> Summary:
         """`summary_data` as a typed `Summary` (`pace.summary`): headline mean case score per system."""
+        from reqbench.protocols.pace.summary import summary  # the end of a run only
+
         return summary(self.summary_data(outcomes))
 
     def summary_data(self, rows: Outcomes) -> dict[str, Any]:

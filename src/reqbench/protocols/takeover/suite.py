@@ -17,7 +17,7 @@ from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
 from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
 from reqbench.protocols.takeover.loading import validate_project
-from reqbench.protocols.takeover.run import report, rows, summary
+from reqbench.protocols.takeover.run import rows
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import TakeoverOptions, split_options
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
@@ -140,6 +140,8 @@ class LoadedSuite:
         return rows.reevaluate(self._row_context(ctx), row, previous, ctx.options, ctx.work_dir)
 
     def summarize(self, outcomes: Outcomes) -> Summary:
+        from reqbench.protocols.takeover.run import report, summary  # the end of a run only
+
         with tempfile.TemporaryDirectory(prefix="takeover-report-") as tmp:
             return summary.summary(report.summarize(SuiteContext.load(self.path, Path(tmp)), outcomes))
 
