@@ -40,17 +40,23 @@ def write(stream: IO[str], text: object = "", *, end: str = "\n") -> None:
     stream.flush()
 
 
+def _stderr() -> IO[str]:
+    """stderr itself, also while a live progress bar has put rich's proxy in its place (as `cli.consoles`'
+    `err_console` writes: Python's messages stay on stderr)."""
+    return getattr(sys.stderr, "rich_proxied_file", sys.stderr)
+
+
 class _ScreenLogHandler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            write(sys.stderr, self.format(record))
+            write(_stderr(), self.format(record))
         except Exception:
             self.handleError(record)
 
 
 def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
                   file: TextIO | None = None, line: str | None = None) -> None:
-    write(sys.stderr, warnings.formatwarning(message, category, filename, lineno, line), end="")
+    write(_stderr(), warnings.formatwarning(message, category, filename, lineno, line), end="")
 
 
 def route_python_messages() -> None:
