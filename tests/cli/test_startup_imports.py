@@ -1,9 +1,13 @@
 """Start-up imports only what the command line names: `--version` no command and not typer, `run`
-neither the other commands nor the model gateway's HTTP stack, numpy or the study package."""
+neither the other commands nor the model gateway's HTTP stack, numpy or the study package; and a real
+``reqbench run --quiet`` reaches its first row without what only the end of a run needs (rich, the report,
+views, statistics) or what it never uses (archive and XML readers, calibration)."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,9 +24,9 @@ def loaded_after(code: str) -> set[str]:
 def test_version_imports_no_command_and_not_typer() -> None:
     mods = loaded_after("import sys\nfrom reqbench.cli.main import main\nsys.argv = ['reqbench', '--version']\n"
                         "main()")
-    assert not {m for m in mods if m.split(".")[0] in ("typer", "pydantic", "numpy", "yaml")}
+    assert not {m for m in mods if m.split(".")[0] in ("typer", "pydantic", "numpy", "yaml", "rich")}
     assert not {m for m in mods if m.startswith(("reqbench.cli.", "reqbench.core.", "reqbench.protocols."))
-                and m not in ("reqbench.cli.main", "reqbench.cli.consoles")}
+                and m not in ("reqbench.cli.main", "reqbench.cli.screen")}
 
 
 def test_the_run_command_imports_neither_other_commands_nor_unused_machinery() -> None:
@@ -52,3 +56,58 @@ def test_the_full_app_lists_every_command() -> None:
 
     names = set(get_command(app).commands)  # type: ignore[attr-defined]
     assert set(COMMANDS) | {"agents", "specpath", "takeover", "journey", "pace", "study"} <= names
+
+
+FIRST_ROW = """
+import json, sys
+from reqbench.cli.main import main
+from reqbench.protocols.specpath.suite import LoadedSuite
+
+run_row, noted, seen = LoadedSuite.run_row, sys.argv[1], []
+
+def first_row(self, row, ctx):
+    if not seen:
+        seen.append(sorted(sys.modules))
+        with open(noted, "w") as out:
+            json.dump(seen[0], out)
+    return run_row(self, row, ctx)
+
+LoadedSuite.run_row = first_row
+sys.argv = ["reqbench", *sys.argv[2:]]
+main()
+"""
+"""`reqbench ARGS` with specpath's `run_row` noting every module loaded when the first row starts (in the
+file named by the first argument), then running the row."""
+
+NOT_BEFORE_THE_FIRST_ROW = (
+    "rich", "numpy", "tarfile", "gzip", "xml",  # printing; the report's estimators; archives; JUnit reports
+    "reqbench.cli.consoles", "reqbench.cli.generic_report", "reqbench.report",  # the closing headline / report
+    "reqbench.core.views", "reqbench.core.stats",  # the viewer's pages; the summary's intervals
+    "reqbench.protocols.specpath.calibration", "reqbench.protocols.specpath.metrics",
+    "reqbench.protocols.specpath.report", "reqbench.protocols.specpath.view",
+)
+"""Module families (a name and everything under it) that a ``--quiet`` run must not load before its first
+row: what only the end of the run needs, and what it never uses."""
+
+
+@pytest.mark.slow
+def test_a_quiet_run_reaches_its_first_row_without_what_only_its_end_needs(tmp_path: Path) -> None:
+    """A real ``reqbench run demo:specpath --agent reference --quiet`` (one condition: three rows); any of
+    `NOT_BEFORE_THE_FIRST_ROW` imported at the top of a module on the way fails it. The reference check is
+    remembered first (``reqbench validate``): a cold cache runs the verifier, which is calibration's."""
+    env = {**os.environ, "REQBENCH_CACHE": str(tmp_path / "cache")}
+
+    def reqbench(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", FIRST_ROW, str(tmp_path / "modules.json"), *args],
+                              capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path)
+
+    assert reqbench("validate", "demo:specpath").returncode == 0
+    run = reqbench("run", "demo:specpath", "--agent", "reference", "--condition", "direct", "--quiet",
+                   "--out", str(tmp_path / "run"))
+    assert run.returncode == 0, run.stderr
+    assert "(3/3 rows scored)" in run.stdout
+    mods = set(json.loads((tmp_path / "modules.json").read_text()))
+    assert {"reqbench.core.execute.runner", "reqbench.core.store.runstore"} <= mods  # noted inside the run
+    early = sorted(m for m in mods if m in NOT_BEFORE_THE_FIRST_ROW or m.startswith(
+        tuple(f"{family}." for family in NOT_BEFORE_THE_FIRST_ROW)))
+    assert not early, f"loaded before the first row: {early}"

@@ -194,7 +194,8 @@ PRINTERS = {"print", "echo", "secho"}
 
 def test_every_command_prints_through_the_screen_consoles() -> None:
     """No module of the command line or the report writes to a stream or makes a console of its own:
-    `cli.consoles` is the one way out, so no later command can forget the rule."""
+    `cli.consoles` (and `cli.screen` under it, plain text without rich) is the one way out, so no later
+    command can forget the rule."""
     offenders = []
     for folder in ("cli", "report"):
         for path in sorted((REPO / "src" / "reqbench" / folder).rglob("*.py")):

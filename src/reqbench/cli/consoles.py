@@ -1,5 +1,5 @@
-"""The command line's two consoles (stdout and stderr), shared by every command, and the one rule for what
-text may reach a terminal.
+"""The command line's two consoles (stdout and stderr), shared by every command, built on the one rule for
+what text may reach a terminal (`cli.screen`).
 
 Most of what a command prints came from somewhere reqbench does not control: an agent's output, a tool's
 ``--version`` line recorded in provenance, a suite's ids and messages, a path. Such text may carry terminal
@@ -7,10 +7,8 @@ control sequences (set the window title, clear the screen, rewrite earlier lines
 Unicode bidi overrides that reorder what a reader sees, or rich markup (``[link=...]``, ``[bold]``) that
 the console would act on. So every byte a command prints goes through a `ScreenConsole`:
 
-- `visible` rewrites each C0 control character but tab and newline, DEL, each C1 control character
-  (``U+0080``-``U+009F``, among them the one-byte CSI ``U+009B``), the bidi controls and the line and
-  paragraph separators as the six characters ``\\uXXXX``, the way JSON and Python write them (so JSON
-  output stays valid and decodes to the same text);
+- `visible` (`cli.screen`, where the rule is written down) shows every character a terminal would act
+  on (control characters, bidi controls, line separators) as ``\\uXXXX``;
 - a `ScreenConsole` reads no markup, highlights nothing and expands no emoji codes: a message's brackets
   are printed as they are (``pip install 'reqbench[parquet]'``); a coloured label is a `marked` `Text`;
 - it applies `visible` to every string it turns into text (before layout, so tables stay aligned) and
@@ -18,9 +16,8 @@ the console would act on. So every byte a command prints goes through a `ScreenC
   segments rich itself emits (cursor moves of a live progress bar) stay intact;
 - `ScreenConsole.echo` writes plain text (JSON, a rendered file) through `visible` without rich's
   layout, where commands would otherwise call ``typer.echo``;
-- `route_python_messages` sends Python's own warnings and last-resort log lines to `err_console` (a
-  library's warning may quote a run's text: matplotlib names each glyph of a title it cannot draw), and
-  `cli.main` prints the traceback of a bug there too.
+- `cli.screen.route_python_messages` sends Python's own warnings and last-resort log lines to stderr
+  through `visible`, and `cli.main` prints the traceback of a bug on `err_console`.
 
 Both consoles soft-wrap: a message is never broken at the terminal width by inserted newlines, so a command
 it quotes (``reqbench run --resume RUN_DIR``, a path, a placeholder list) stays one copyable line; the
@@ -29,29 +26,15 @@ terminal folds long lines itself. Tables are laid out to the width as before (`r
 
 from __future__ import annotations
 
-import logging
-import warnings
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-_KEPT = {0x09, 0x0A}  # tab and newline: layout
-_HIDDEN = (
-    [c for c in range(0x20) if c not in _KEPT] + [0x7F] + list(range(0x80, 0xA0))  # C0, DEL, C1
-    + [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]  # bidi marks and controls
-    + [0x2028, 0x2029]  # line and paragraph separators
-)
-_VISIBLE = {c: f"\\u{c:04x}" for c in _HIDDEN}
-
-
-def visible(text: str) -> str:
-    """`text` with every character a terminal would act on rather than show (see the module docstring)
-    written out as ``\\uXXXX``; tab and newline stay."""
-    return text.translate(_VISIBLE)
+from reqbench.cli.screen import visible, write
 
 
 def marked(label: str, style: str, text: object = "") -> Text:
@@ -81,8 +64,7 @@ class ScreenConsole(Console):
 
     def echo(self, text: object = "", *, end: str = "\n") -> None:
         """Write `text` as it is but for `visible` (no markup, wrapping or tab expansion): JSON, a listing."""
-        self.file.write(visible(str(text)) + end)
-        self.file.flush()
+        write(self.file, text, end=end)
 
 
 def styled(text: object, style: str | Style) -> Text:
@@ -92,22 +74,3 @@ def styled(text: object, style: str | Style) -> Text:
 
 console = ScreenConsole()
 err_console = ScreenConsole(stderr=True)
-
-
-class _ScreenLogHandler(logging.Handler):
-    def emit(self, record: logging.LogRecord) -> None:
-        try:
-            err_console.echo(self.format(record))
-        except Exception:
-            self.handleError(record)
-
-
-def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
-                  file: TextIO | None = None, line: str | None = None) -> None:
-    err_console.echo(warnings.formatwarning(message, category, filename, lineno, line), end="")
-
-
-def route_python_messages() -> None:
-    """Python's warnings and the log records no handler took (``logging.lastResort``) go to `err_console`."""
-    warnings.showwarning = _show_warning
-    logging.lastResort = _ScreenLogHandler(logging.WARNING)

@@ -2,6 +2,9 @@
 
 Exit code 3 (`EXIT_NOTHING_MEASURED`) when every row ended invalid (no row scored, none pending that a
 ``--resume`` could still evaluate): the report exists, but the run measured nothing about the agent.
+
+The consoles (rich) and the report are imported where they print: a ``--quiet`` run reaches its first row
+without either.
 """
 
 from __future__ import annotations
@@ -13,12 +16,11 @@ import shlex
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 
 from reqbench import api
-from reqbench.cli.consoles import console, err_console, marked
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core import idle
 from reqbench.core.errors import InputError
@@ -61,12 +63,16 @@ def validate_suite(suite: Path, *, show_progress: bool = True) -> SuiteProtocol:
 
     Long validation steps (a takeover suite's admission checks) report each finished unit on stderr
     unless `show_progress` is False."""
+    from reqbench.cli.consoles import err_console
+
     protocol: SuiteProtocol = api.validate(suite, on_problem=_print_problem,
                                            progress=ConsoleSteps(err_console) if show_progress else None)
     return protocol
 
 
 def _print_problem(problem: str) -> None:
+    from reqbench.cli.consoles import console, marked
+
     console.print(marked("✗", "red", problem))
 
 
@@ -124,15 +130,25 @@ def warm_sandbox() -> threading.Thread:
     return thread
 
 
+def run_display(quiet: bool) -> tuple[ConsoleSteps | None, Any, bool]:
+    """What a run shows while it runs: admission steps, the progress bar's console and whether the bar is
+    shown. Nothing with `quiet` (problems still are): such a run does not import the consoles before its end."""
+    if quiet:
+        return None, None, False
+    from reqbench.cli.consoles import console, err_console
+
+    return ConsoleSteps(err_console), console, progress_enabled(console, quiet)
+
+
 def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, executor_name: str = "local",
               quiet: bool = False) -> tuple[RunStore, Suite]:
     """`reqbench.api.execute` with the command line's console: problems, admission steps and progress."""
     warm_report_imports()
     warming = warm_sandbox()
+    steps, console, show_progress = run_display(quiet)
     try:
         return api.execute(suite, options, run_dir, resume=resume, executor_name=executor_name,  # type: ignore[no-any-return]
-                           on_problem=_print_problem, progress=None if quiet else ConsoleSteps(err_console),
-                           console=console, show_progress=progress_enabled(console, quiet))
+                           on_problem=_print_problem, progress=steps, console=console, show_progress=show_progress)
     finally:  # never left running past the command (it may be making a probe cgroup)
         warming.join()
 
@@ -250,8 +266,6 @@ def run(
 
     Example: reqbench run demo:takeover --agent reference
     """
-    from reqbench.cli.generic_report import print_report
-
     if extra:
         raise InputError(f"unexpected argument {extra[0]!r}: --resume takes no value; continue a run with "
                          "`reqbench run --resume RUN_DIR` alone, or repeat its options with `reqbench run SUITE "
@@ -276,12 +290,26 @@ def run(
     try:
         store, loaded = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
     except KeyboardInterrupt:
-        if is_run_dir(out):
-            err_console.print(f"interrupted: finished rows are saved in {out}; continue with\n  "
-                              f"{resume_command(out)}")
-        else:
-            err_console.print("interrupted before the first row finished; nothing was kept")
-        raise typer.Exit(130) from None
+        interrupted(out)
+    finish(store, loaded, quiet=quiet)
+
+
+def interrupted(out: Path) -> NoReturn:
+    """What an interrupted run kept and the command that continues it, on stderr; exit 130."""
+    from reqbench.cli.consoles import err_console
+
+    if is_run_dir(out):
+        err_console.print(f"interrupted: finished rows are saved in {out}; continue with\n  {resume_command(out)}")
+    else:
+        err_console.print("interrupted before the first row finished; nothing was kept")
+    raise typer.Exit(130) from None
+
+
+def finish(store: RunStore, loaded: Suite, *, quiet: bool) -> None:
+    """After the rows: the headline (`quiet`) or the report; exit 3 when the run measured nothing."""
+    from reqbench.cli.consoles import console, err_console, marked
+    from reqbench.cli.generic_report import print_report
+
     with store:
         if quiet:  # one headline line and the run directory (`reqbench report RUN_DIR` prints the rest)
             console.print(quiet_line(store, loaded))

@@ -1,12 +1,14 @@
 """The `reqbench` command. Groups live in their own modules; this file only wires them and maps errors.
 
 Start-up is part of every command, so only what the command line names is imported: ``reqbench
---version`` imports neither typer nor any command (only the console it prints through), and ``reqbench
+--version`` imports neither typer nor any command (nor rich: it prints through `cli.screen`), and ``reqbench
 run ...`` registers (and imports) only `run` (`COMMANDS`); a command line naming no known command,
 ``--help`` or none at all registers every command so the help lists them and a typo gets typer's "No such
 command". `app` (for tests and the docs generator) is the app with every command.
 
-Everything printed goes through `cli.consoles` (control characters shown, never obeyed; no markup read).
+Everything printed goes through `cli.consoles` or, where rich is not needed, `cli.screen` (control
+characters shown, never obeyed; no markup read). rich is imported only when something is printed with it:
+``--version`` and a ``run --quiet`` up to its headline run without it.
 
 Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `reqbench demo`), 2 bad input
 (one sentence naming file, item, rule), 3 a run that measured nothing (`reqbench run`: every row invalid).
@@ -15,7 +17,7 @@ Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `re
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("reqbench.cli.generic", "demo"),
@@ -37,8 +39,8 @@ def make_app(command: str | None = None) -> Any:
     group), or with every command when `command` is None or names none of them."""
     import typer
 
-    from reqbench.cli.consoles import console
     from reqbench.cli.help_format import HELP_SETTINGS
+    from reqbench.cli.screen import write
     from reqbench.core import registry
 
     app = typer.Typer(
@@ -54,7 +56,7 @@ def make_app(command: str | None = None) -> Any:
 
     def _version(value: bool) -> None:
         if value:
-            console.echo(f"reqbench {version()}")
+            write(sys.stdout, f"reqbench {version()}")
             raise typer.Exit(0)
 
     @app.callback()
@@ -113,11 +115,11 @@ def __getattr__(name: str) -> Any:
 
 
 def main() -> None:
-    from reqbench.cli.consoles import console, err_console, marked, route_python_messages
+    from reqbench.cli.screen import route_python_messages, write
 
     args = sys.argv[1:]
     if args[:1] == ["--version"]:  # eager, like typer's: nothing after it is read
-        console.echo(f"reqbench {version()}")
+        write(sys.stdout, f"reqbench {version()}")
         return
     import sqlite3
     import traceback
@@ -132,15 +134,21 @@ def main() -> None:
         app = make_app(args[0] if args and not args[0].startswith("-") else None)
         conventional_metavars(typer.main.get_command(app))(prog_name="reqbench")
     except InputError as exc:
-        err_console.print(marked("error:", "red", exc))
-        sys.exit(2)
+        _error(exc)
     except sqlite3.DatabaseError as exc:  # a corrupt or truncated run.sqlite is bad input, not a crash
-        err_console.print(marked("error:", "red", f"the run database (run.sqlite) is corrupt or truncated ({exc}); "
-                                  "`reqbench doctor RUN_DIR` checks a run directory"))
-        sys.exit(2)
+        _error(f"the run database (run.sqlite) is corrupt or truncated ({exc}); `reqbench doctor RUN_DIR` checks a "
+               "run directory")
     except Exception:  # a bug: its traceback, where a message may quote a run's text, printed visibly
-        err_console.echo(traceback.format_exc(), end="")
+        write(sys.stderr, traceback.format_exc(), end="")
         sys.exit(1)
+
+
+def _error(message: object) -> NoReturn:
+    """``error: MESSAGE`` on stderr and exit 2 (bad input)."""
+    from reqbench.cli.consoles import err_console, marked
+
+    err_console.print(marked("error:", "red", message))
+    sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ own fields ("unknown key 'familes'; did you mean 'families'?"), any other schema
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from pathlib import Path
@@ -74,6 +73,8 @@ def problem(exc: ValidationError, model: type[BaseModel], source: str) -> InputE
     err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     loc = [str(p) for p in err["loc"]]
     if err["type"] == "extra_forbidden" and loc:
+        import difflib  # only for a misspelt key (as `core.suggest`)
+
         key, parent = loc[-1], err["loc"][:-1]
         known = sorted(_known_keys(model, parent))
         close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)

@@ -7,7 +7,8 @@ schema by being installed -- no edit to reqbench, no environment variable. Where
 a dotted path ``module:attribute`` works too ("any dotted path is a spec").
 
 Entry values are imported only when asked for, so listing names is cheap; a name two installed packages
-both claim is an error naming both, never a silent pick.
+both claim is an error naming both, never a silent pick. The installed distributions are read once per
+process for every kind together (`_installed`), not once per kind.
 """
 
 from __future__ import annotations
@@ -34,9 +35,16 @@ GROUPS: dict[Kind, str] = {
 
 
 @cache
+def _installed() -> Any:
+    """Every installed entry point (`importlib.metadata.entry_points`: one pass over the distributions on
+    ``sys.path``, each name once); `_entries` selects a kind's group from it."""
+    return entry_points()
+
+
+@cache
 def _entries(kind: Kind) -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
-    for ep in entry_points(group=GROUPS[kind]):
+    for ep in _installed().select(group=GROUPS[kind]):
         other = found.get(ep.name)
         if other is not None and other.value != ep.value:
             raise InputError(f"{kind[:-1]} {ep.name!r} is registered twice ({other.value} and {ep.value}); "
@@ -102,4 +110,5 @@ def loadable(kind: Kind) -> dict[str, Any]:
 
 def refresh() -> None:
     """Forget the cached entry lists (after installing a package into the running interpreter)."""
+    _installed.cache_clear()
     _entries.cache_clear()

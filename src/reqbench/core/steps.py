@@ -14,9 +14,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 class StepReporter(Protocol):
@@ -64,7 +65,11 @@ class ConsoleSteps:
     """Lines on a console: ``admission: 3/15 DOCKSIDE_T001 reference solution (4.2 s)``."""
 
     def __init__(self, console: Console | None = None) -> None:
-        self.console = console or Console(stderr=True)
+        if console is None:
+            from rich.console import Console  # rich only where lines are printed: library steps run without it
+
+            console = Console(stderr=True)
+        self.console = console
         self._started: dict[str, float] = {}
 
     def started(self, name: str, total: int, detail: str) -> None:

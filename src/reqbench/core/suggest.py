@@ -7,7 +7,6 @@ matching characters, at least `CUTOFF`), so the user fixes the typo without read
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 CUTOFF = 0.6
@@ -16,6 +15,8 @@ CUTOFF = 0.6
 
 def close_matches(word: str, known: Iterable[str], n: int = 2) -> list[str]:
     """Up to `n` names of `known` closest to `word` (case-insensitive), best first."""
+    import difflib  # only when a name is unknown: a run that names everything right never loads it
+
     names = list(dict.fromkeys(known))
     lowered = {name.lower(): name for name in names}
     return [lowered[m] for m in difflib.get_close_matches(word.lower(), list(lowered), n=n, cutoff=CUTOFF)]

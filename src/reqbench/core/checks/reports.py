@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 
@@ -28,6 +27,8 @@ def read_junit(path: Path, roots: list[Path]) -> dict[str, bool]:
     A test case passed when it has no failure, error or skipped child; a node listed twice (e.g. a
     teardown error) passes only if every entry passed.
     """
+    import xml.etree.ElementTree as ET  # only for a JUnit verifier: `{pytest}` checks never load it
+
     if not path.is_file():
         raise ValueError("missing")
     try:

@@ -31,9 +31,7 @@ import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core import idle
 from reqbench.core.errors import InputError
@@ -58,6 +56,9 @@ from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_s
 from reqbench.core.workspace.discard import discard, trash_in
 from reqbench.core.workspace.fileio import remove_tree
 from reqbench.core.workspace.overlay import release_under
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 WORK_DIR = RUN_SCRATCH
 """The run directory's scratch folder: `RunOptions.work_dir` for protocols, and per-attempt directories

@@ -10,12 +10,10 @@ suite behind, and every later row on that machine reuses it.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import io
 import os
 import shutil
-import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +25,9 @@ from reqbench.core.workspace.trees import walk_tree
 
 def pack_suite(suite: Path) -> tuple[str, bytes]:
     """``(sha256 of the tarball, tarball bytes)`` of `suite`'s content (gzip, deterministic)."""
+    import gzip  # here and in `unpack_suite`: only a remote run ships its suite, a local one never loads them
+    import tarfile
+
     raw = io.BytesIO()
     with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for entry in walk_tree(Path(suite)):
@@ -51,6 +52,8 @@ def unpack_suite(digest: str, name: str, data: bytes | None = None, *, fetch: An
                  root: Path | None = None) -> Path:
     """The suite `digest` unpacked under `root` (default ``$REQBENCH_CACHE/suites``), unpacking `data` (or
     ``fetch()``'s bytes, called only when the suite is not there yet) when needed."""
+    import tarfile
+
     base = (root or cache_root() / "suites") / digest
     suite = base / name
     if suite.is_dir():

@@ -16,14 +16,16 @@ import dataclasses
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from reqbench.core import registry
 from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.step import STEP_TIMEOUT, AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
-from reqbench.core.summary import Summary
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Summary
 
 
 @dataclass(frozen=True)

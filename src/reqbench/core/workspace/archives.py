@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-import tarfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reqbench.core.errors import InputError
 from reqbench.core.workspace.trees import remove_tree
+
+if TYPE_CHECKING:
+    import tarfile
+    import zipfile
 
 TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
 ARCHIVE_SUFFIXES = (".zip", *TAR_SUFFIXES)
@@ -139,6 +142,9 @@ def extract_archive(archive: Path, dest: Path) -> None:
     Raises `InputError` (naming archive and member) for unsafe or unreadable archives; nothing is
     written for a rejected archive.
     """
+    import tarfile  # only when an archive is extracted: a suite of plain folders never loads them
+    import zipfile
+
     archive = Path(archive)
     if not archive.is_file():
         raise InputError("archive not found", file=str(archive))

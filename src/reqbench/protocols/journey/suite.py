@@ -20,7 +20,7 @@ Only where no checkpoint can be kept (a remote executor, an assistant session wi
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
 
@@ -30,8 +30,6 @@ from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
-from reqbench.core.summary import Summary
-from reqbench.core.views import AttemptRecord, RowView
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
 from reqbench.protocols.journey.calibrate import calibrate
@@ -41,11 +39,13 @@ from reqbench.protocols.journey.frozen_user import FrozenUser, load_pilot
 from reqbench.protocols.journey.models import DEFAULT_CONDITIONS, Instance, load_suite
 from reqbench.protocols.journey.outcome import TRANSCRIPT, outcome_of, rescore
 from reqbench.protocols.journey.personas import load_persona
-from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.protocols.journey.session import SessionLimits, resumable, run_session, run_single_shot
 from reqbench.protocols.journey.simulators.base import UserSimulator
-from reqbench.protocols.journey.summary import summary
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Summary
+    from reqbench.core.views import AttemptRecord, RowView
 
 SINGLE_SHOT = "single-shot"
 
@@ -207,6 +207,9 @@ class LoadedSuite:
 
     def summarize(self, outcomes: Outcomes) -> Summary:
         """Final F2P and Final P2P per persona are the headline (`summary`)."""
+        from reqbench.protocols.journey.report import summarize_rows  # the end of a run only
+        from reqbench.protocols.journey.summary import summary
+
         return summary(summarize_rows(outcomes))
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core.agents.base import AgentInputs
 from reqbench.core.bundled import bundled_suite
@@ -35,8 +35,6 @@ from reqbench.core.execute.step import AgentStep
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
-from reqbench.core.summary import Summary
-from reqbench.core.views import AttemptRecord, RowView
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import system_summary
@@ -53,8 +51,11 @@ from reqbench.protocols.pace.judges import judge_notice, withheld_success_rate
 from reqbench.protocols.pace.options import PaceOptions
 from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.protocols.pace.score import Scorer
-from reqbench.protocols.pace.summary import summary
 from reqbench.protocols.pace.validate import validate_path
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Summary
+    from reqbench.core.views import AttemptRecord, RowView
 
 TASK_INSTRUCTION = (
     "Implement every requirement in prd/prd.md; it is the final requirement for this task. Your working "
@@ -219,6 +220,8 @@ class LoadedSuite:
 
     def summarize(self, outcomes: Outcomes) -> Summary:
         """`summary_data` as a typed `Summary` (`pace.summary`): headline mean case score per system."""
+        from reqbench.protocols.pace.summary import summary  # the end of a run only
+
         return summary(self.summary_data(outcomes))
 
     def summary_data(self, rows: Outcomes) -> dict[str, Any]:

@@ -26,15 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.hashing import sha256_text
-from reqbench.core.workspace import PatchApplyError, materialize, tree_hash
+from reqbench.core.workspace import PatchApplyError, materialize
+from reqbench.protocols.specpath.calibration_gate import AUDIT_VERSION, inputs_of
 from reqbench.protocols.specpath.equivalence import check_family
 from reqbench.protocols.specpath.family import HISTORY_FILE, Family, render_history
 from reqbench.protocols.specpath.models import CORE_CONDITIONS
 from reqbench.protocols.specpath.verifier import VerifierRun, run_verifier
-
-AUDIT_VERSION = "specpath-calibration-v2"
-"""v2: selective negatives and reference collection errors as verifier failures."""
 
 
 @dataclass
@@ -100,16 +97,6 @@ def _one(family: Family, name: str, patch: str, cond: str) -> _Run:
     with tempfile.TemporaryDirectory(prefix="specpath-cal-") as tmp:
         applied, run, detail = verify_patch(family, patch, render_history(family.histories[cond]), Path(tmp))
     return _Run(name, cond, applied, run, detail)
-
-
-def inputs_of(family: Family) -> dict[str, str]:
-    """sha256 of every input a calibration verdict depends on (the family's content address)."""
-    out = {"family.yaml": sha256_text((family.root / "family.yaml").read_text(encoding="utf-8")),
-           "base_repo_tree": tree_hash(family.base_repo), "hidden_tree": tree_hash(family.hidden_dir),
-           "reference.patch": sha256_text(family.patch_text(family.spec.reference_patch))}
-    for atom, rel in sorted(family.spec.negatives.items()):
-        out[f"negative:{atom}"] = sha256_text(family.patch_text(rel))
-    return out
 
 
 def calibrate_family(family: Family, workers: int | None = None) -> Audit:

@@ -25,7 +25,6 @@ from reqbench.core.hashing import sha256_json, sha256_text
 from reqbench.core.steps import steps
 from reqbench.core.verdicts import VerdictCache
 from reqbench.core.workspace import tree_hash
-from reqbench.protocols.specpath.calibration import verify_patch
 from reqbench.protocols.specpath.family import Family
 
 CALIBRATE_HINT = "`reqbench specpath calibrate FAMILY` runs every calibration gate"
@@ -33,6 +32,8 @@ CALIBRATE_HINT = "`reqbench specpath calibrate FAMILY` runs every calibration ga
 
 def reference_problem(family: Family) -> str | None:
     """Why the family's reference patch does not pass every probe of its verifier, or None."""
+    from reqbench.protocols.specpath.calibration import verify_patch  # only when no pass is cached
+
     file = family.root / "family.yaml"
     try:
         reference = family.patch_text(family.spec.reference_patch)

@@ -6,31 +6,35 @@ folder (``family.yaml``). The plan is families x conditions x repeats for the ru
 configuration (the executor shuffles within a repeat with the run seed and keeps a barrier between
 repeats). Provider and runner problems are external invalids (attrition), retried by the executor at the
 same budget; a verifier that cannot run is *pending* and `reevaluate` verifies the frozen patch again.
+
+What only the end of a run needs (statistics, summary, views) is imported where it is used, so a run
+reaches its first row without it.
 """
 
 from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
-from reqbench.core.summary import Summary, bar_from_table
-from reqbench.core.views import AttemptRecord, Block, RowView
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.specpath import sources
 from reqbench.protocols.specpath.equivalence import check_family
 from reqbench.protocols.specpath.family import Family, load_family, load_suite
-from reqbench.protocols.specpath.metrics import ResultRow, summarize_results
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 from reqbench.protocols.specpath.reference_check import CALIBRATE_HINT, reference_problems
-from reqbench.protocols.specpath.report import report_tables
 from reqbench.protocols.specpath.row_result import SpecpathResult
 from reqbench.protocols.specpath.runs import SpecpathOptions, reevaluate_row, run_row, split_options
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Summary
+    from reqbench.core.views import AttemptRecord, Block, RowView
+    from reqbench.protocols.specpath.metrics import ResultRow
 
 
 def _marker(path: Path) -> bool:
@@ -81,6 +85,8 @@ def result_row(row: Row, outcome: RowOutcome, config: dict[str, str] | None = No
     """A stored row as a results row: scored rows keep success/failure; anything else is attrition. The
     configuration (scaffold and model, `runs.configuration`) is the one the row recorded, else `config`
     (the run's, for a row that ended before recording it), else the row's agent."""
+    from reqbench.protocols.specpath.metrics import ResultRow
+
     res = SpecpathResult.of(outcome.result)
     scored = outcome.status == RowStatus.SCORED and res.outcome in ("success", "failure")
     sig = res.signature
@@ -245,6 +251,10 @@ class LoadedSuite:
     def summarize(self, outcomes: Outcomes) -> Summary:
         """The statistics as tables (`report.report_tables`); headline: FCR of the direct history and
         any-CPV (estimates; task-macro); bar charts of FCR and CPV with their intervals."""
+        from reqbench.core.summary import Summary, bar_from_table
+        from reqbench.protocols.specpath.metrics import summarize_results
+        from reqbench.protocols.specpath.report import report_tables
+
         stats = summarize_results(result_rows(outcomes))
         data = report_tables(stats)
         headline = {"FCR direct": (stats["fcr"].get("direct") or {}).get("estimate"),

@@ -6,22 +6,25 @@ from __future__ import annotations
 import tempfile
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.suggest import did_you_mean
-from reqbench.core.summary import Summary
-from reqbench.core.views import AttemptRecord, RowView
 from reqbench.core.workspace import cache_root
 from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
 from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
 from reqbench.protocols.takeover.loading import validate_project
-from reqbench.protocols.takeover.run import report, rows, summary
+from reqbench.protocols.takeover.run import rows
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import TakeoverOptions, split_options
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Summary
+    from reqbench.core.views import AttemptRecord, RowView
 
 DEFAULT_CONDITIONS = ("C1", "C2", "oracle-pre", "oracle-post", "two-phase-C1", "two-phase-C2", "diag-C1",
                       "diag-C2")
@@ -137,6 +140,8 @@ class LoadedSuite:
         return rows.reevaluate(self._row_context(ctx), row, previous, ctx.options, ctx.work_dir)
 
     def summarize(self, outcomes: Outcomes) -> Summary:
+        from reqbench.protocols.takeover.run import report, summary  # the end of a run only
+
         with tempfile.TemporaryDirectory(prefix="takeover-report-") as tmp:
             return summary.summary(report.summarize(SuiteContext.load(self.path, Path(tmp)), outcomes))
 
