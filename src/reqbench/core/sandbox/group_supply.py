@@ -10,8 +10,8 @@ changes is *when* the harness does the work. Making a group -- mkdir, its limits
 * `retire` takes a group whose members are all killed and whose OOM count was read
   (`limits.TreeLimits.end`) and removes it in the background.
 
-The worker runs a chore only while no row thread is working (`core.idle`), as `workspace.discard`
-does, so it takes neither a core nor the interpreter lock from a row's own harness work. At most
+The background thread runs a job only while no row thread is working (`core.chores`), so it takes
+neither a core nor the interpreter lock from a row's own harness work. At most
 `MAX_AHEAD` groups wait per parent and caps. `settle` waits for the pending chores; `drain` also removes
 the groups made ahead (at exit; tests settle before they look at a hierarchy). A process killed before
 that leaves empty groups, which `cgroups.sweep_stale` removes once they are old. A forked child forgets
@@ -21,24 +21,18 @@ what its parent made ahead: two processes are never handed the same group.
 from __future__ import annotations
 
 import atexit
-import logging
 import os
-import queue
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
-from reqbench.core import idle
+from reqbench.core.chores import Chores
 from reqbench.core.sandbox.cgroups import Group, Parent
-
-log = logging.getLogger(__name__)
 
 FRESH_SECONDS = 60.0
 """A group made ahead and not taken within this long is removed instead of handed out."""
 MAX_AHEAD = 8
 """The most groups waiting per (parent, caps)."""
-IDLE_POLL_SECONDS = 0.05
 
 Key = tuple[Path, int | None, int | None]
 """(parent group, pids cap, memory cap)."""
@@ -46,9 +40,7 @@ Key = tuple[Path, int | None, int | None]
 _lock = threading.Lock()
 _ahead: dict[Key, list[tuple[float, Group]]] = {}
 """Groups made ahead and never handed out, with when each was made (`time.monotonic`), oldest first."""
-_jobs: queue.Queue[Callable[[], None]] = queue.Queue()
-_draining = threading.Event()
-_worker: threading.Thread | None = None
+_chores = Chores("reqbench-cgroups")
 
 
 def take(parent: Parent, *, pids: int | None, memory: int | None) -> Group | None:
@@ -68,7 +60,7 @@ def take(parent: Parent, *, pids: int | None, memory: int | None) -> Group | Non
         expired += [g for _, g in stock]
         stock.clear()
     for old in expired:
-        _submit(old.remove)
+        _chores.submit(old.remove)
     if group is None:
         group = Group.make(parent, pids=pids, memory=memory)
         if group is None:
@@ -79,23 +71,17 @@ def take(parent: Parent, *, pids: int | None, memory: int | None) -> Group | Non
 
 def prepare(parent: Parent, *, pids: int | None, memory: int | None) -> None:
     """Have one group with these caps made ahead in the background (up to `MAX_AHEAD` wait)."""
-    _submit(lambda: _make_ahead(parent, (parent.path, pids, memory)))
+    _chores.submit(lambda: _make_ahead(parent, (parent.path, pids, memory)))
 
 
 def retire(group: Group) -> None:
     """Remove `group` (its members killed, its counters read) in the background."""
-    _submit(group.remove)
+    _chores.submit(group.remove)
 
 
 def settle() -> None:
-    """Wait until every chore asked for so far is done (without waiting for idleness)."""
-    if _worker is not None:
-        _draining.set()
-        try:
-            _ensure_worker()
-            _jobs.join()
-        finally:
-            _draining.clear()
+    """Wait until every job asked for so far is done (without waiting for idleness)."""
+    _chores.settle()
 
 
 def drain() -> None:
@@ -129,36 +115,10 @@ def _make_ahead(parent: Parent, key: Key) -> None:
     group.remove()
 
 
-def _submit(job: Callable[[], None]) -> None:
-    _ensure_worker()
-    _jobs.put(job)
-
-
-def _ensure_worker() -> None:
-    global _worker
-    with _lock:
-        if _worker is None or not _worker.is_alive():
-            _worker = threading.Thread(target=_run, name="reqbench-cgroups", daemon=True)
-            _worker.start()
-
-
-def _run() -> None:
-    while True:
-        job = _jobs.get()
-        try:
-            while not _draining.is_set() and not idle.idle(timeout=IDLE_POLL_SECONDS):
-                pass
-            job()
-        except Exception as exc:  # noqa: BLE001 - a chore that fails must not stop the ones after it
-            log.warning("cgroup chore failed: %s", exc)
-        finally:
-            _jobs.task_done()
-
-
 def _forget_in_child() -> None:
-    """A forked child starts with no stock and no chores: the parent owns and removes them."""
-    global _lock, _ahead, _jobs, _draining, _worker
-    _lock, _ahead, _jobs, _draining, _worker = threading.Lock(), {}, queue.Queue(), threading.Event(), None
+    """A forked child starts with no stock (and no jobs: `Chores`): the parent owns and removes them."""
+    global _lock, _ahead
+    _lock, _ahead = threading.Lock(), {}
 
 
 atexit.register(drain)

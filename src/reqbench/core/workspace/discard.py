@@ -4,10 +4,8 @@ A row ends by removing its scratch: the agent's workspace, the verification tree
 folder and the row's own folder -- dozens of unlink and rmdir calls that decide nothing (every result
 is already read). Inside `trash_in(folder)` (the runner wraps a run in it, with a private folder of
 the run's scratch), `discard` moves a tree on that folder's file system into it (one rename: the tree
-is gone from its old place at once, so its parent can be removed or reused) and one background thread
-removes it with `fileio.remove_tree`. The removals run only while no row thread is working
-(`core.idle`): while rows wait for their agents' and checks' processes, never beside a row's own
-harness work, whose every system call would otherwise wait for the interpreter lock.
+is gone from its old place at once, so its parent can be removed or reused) and a background thread
+removes it with `fileio.remove_tree`, only while no row thread is working (`core.chores`).
 
 Everywhere else -- no run, another file system, a tree that cannot be moved (a mount point) -- the tree
 is removed inline, as before. At most `MAX_PENDING` trees wait (beyond that the caller removes inline);
@@ -21,27 +19,21 @@ from __future__ import annotations
 
 import atexit
 import os
-import queue
 import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from reqbench.core import idle
+from reqbench.core.chores import Chores
 from reqbench.core.workspace.fileio import remove_tree
 
 MAX_PENDING = 64
-IDLE_POLL_SECONDS = 0.05
-"""How often a waiting removal looks whether `drain` asked for it."""
 
-_queue: queue.Queue[str] = queue.Queue(maxsize=MAX_PENDING)
-_start_lock = threading.Lock()
+_removals = Chores("reqbench-discard", MAX_PENDING)
 _trash_lock = threading.Lock()
 _trash: dict[int, list[str]] = {}
 """Device number -> trash folders registered by `trash_in` on that file system (the innermost last)."""
-_draining = threading.Event()
-_worker: threading.Thread | None = None
 
 
 @contextmanager
@@ -92,51 +84,21 @@ def discard(path: Path | str) -> None:
     except OSError:  # a mount point, a parent without write permission
         remove_tree(top)
         return
-    _ensure_worker()
-    try:
-        _queue.put_nowait(hidden)
-    except queue.Full:
+    if not _removals.submit(lambda: remove_tree(hidden)):
         remove_tree(hidden)
 
 
 def drain() -> None:
     """Wait until every tree handed to `discard` so far is removed (the worker then removes without
     waiting for idleness, so a working thread may call this too)."""
-    if _worker is not None:
-        _draining.set()
-        try:
-            _ensure_worker()
-            _queue.join()
-        finally:
-            _draining.clear()
-
-
-def _ensure_worker() -> None:
-    global _worker
-    if _worker is not None and _worker.is_alive():
-        return
-    with _start_lock:
-        if _worker is None or not _worker.is_alive():
-            _worker = threading.Thread(target=_run, name="reqbench-discard", daemon=True)
-            _worker.start()
-
-
-def _run() -> None:
-    while True:
-        path = _queue.get()
-        try:
-            while not _draining.is_set() and not idle.idle(timeout=IDLE_POLL_SECONDS):
-                pass
-            remove_tree(path)
-        finally:
-            _queue.task_done()
+    _removals.settle()
 
 
 def _forget_in_child() -> None:
-    """A forked child starts with an empty queue and no trash folder: its parent removes what it queued."""
-    global _queue, _worker, _start_lock, _draining, _trash_lock, _trash
-    _queue, _worker = queue.Queue(maxsize=MAX_PENDING), None
-    _start_lock, _draining, _trash_lock, _trash = threading.Lock(), threading.Event(), threading.Lock(), {}
+    """A forked child starts with no trash folder (its queue is empty too: `Chores`); its parent removes
+    what it queued."""
+    global _trash_lock, _trash
+    _trash_lock, _trash = threading.Lock(), {}
 
 
 atexit.register(drain)
