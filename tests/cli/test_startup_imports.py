@@ -85,6 +85,7 @@ NOT_BEFORE_THE_FIRST_ROW = (
     "reqbench.core.views", "reqbench.core.stats",  # the viewer's pages; the summary's intervals
     "reqbench.protocols.specpath.calibration", "reqbench.protocols.specpath.metrics",
     "reqbench.protocols.specpath.report", "reqbench.protocols.specpath.view",
+    "reqbench.core.llm.gateway.leases", "reqbench.core.llm.gateway.models",  # a row without a model's gateway
 )
 """Module families (a name and everything under it) that a ``--quiet`` run must not load before its first
 row: what only the end of the run needs, and what it never uses."""

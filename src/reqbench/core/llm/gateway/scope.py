@@ -16,13 +16,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reqbench.core.llm.gateway.leases import Lease, RowBudget
-from reqbench.core.llm.gateway.models import ModelPolicy
 from reqbench.core.llm.gateway.recorder import MemoryRecorder, Recorder
 from reqbench.core.llm.pricing import RunPricing
 from reqbench.core.llm.run_access import run_offline
 
-if TYPE_CHECKING:  # the server (``http.server``, ``httpx``) is imported only when a row starts a gateway
+if TYPE_CHECKING:  # the server, its leases and model policy are imported only when a row starts a gateway
+    from reqbench.core.llm.gateway.leases import Lease, RowBudget
+    from reqbench.core.llm.gateway.models import ModelPolicy
     from reqbench.core.llm.gateway.server import Gateway, Upstream
 
 _ROW: contextvars.ContextVar[str | None] = contextvars.ContextVar("reqbench_row_key", default=None)
