@@ -105,10 +105,18 @@ def _group_parents(memory_bytes: int | None) -> list[Parent]:
     return [p for p in parents() if p.controllers != ("memory",) or memory_bytes is not None]
 
 
+def _memory_cap(memory_bytes: int | None) -> int | None:
+    """The memory cap a tree asking for `memory_bytes` gets (None: `default_memory`; 0: none, as None)."""
+    cap = default_memory() if memory_bytes is None else memory_bytes
+    if cap < 0:
+        raise InputError(f"{cap} is not a memory cap (bytes >= 0)", item="sandbox memory_bytes")
+    return cap or None
+
+
 def make_ahead(memory_bytes: int | None = None) -> None:
     """Have the groups of the next tree with this cap (None: `default_memory`) made in the background
     (`group_supply`), e.g. while the command plans, so even its first launch finds them made."""
-    cap = (default_memory() if memory_bytes is None else memory_bytes) or None
+    cap = _memory_cap(memory_bytes)
     for parent in _group_parents(cap):
         group_supply.prepare(parent, pids=MAX_PIDS, memory=cap)
 
@@ -126,10 +134,7 @@ class TreeLimits:
     def create(cls, memory_bytes: int | None = None) -> TreeLimits:
         """Groups for one tree (where the machine allows them) with the pids cap and `memory_bytes`
         (None: `default_memory`; 0: no memory cap)."""
-        cap = default_memory() if memory_bytes is None else memory_bytes
-        if cap < 0:
-            raise InputError(f"{cap} is not a memory cap (bytes >= 0)", item="sandbox memory_bytes")
-        limits = cls(cap or None, None)
+        limits = cls(_memory_cap(memory_bytes), None)
         for parent in _group_parents(limits.memory_bytes):
             group = group_supply.take(parent, pids=MAX_PIDS, memory=limits.memory_bytes)
             if group is not None:
