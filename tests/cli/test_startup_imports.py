@@ -59,7 +59,7 @@ def test_the_full_app_lists_every_command() -> None:
 
 
 FIRST_ROW = """
-import json, sys
+import atexit, json, sys
 from reqbench.cli.main import main
 from reqbench.protocols.specpath.suite import LoadedSuite
 
@@ -72,12 +72,17 @@ def first_row(self, row, ctx):
             json.dump(seen[0], out)
     return run_row(self, row, ctx)
 
+def at_exit():
+    with open(noted + ".end", "w") as out:
+        json.dump(sorted(sys.modules), out)
+
 LoadedSuite.run_row = first_row
+atexit.register(at_exit)
 sys.argv = ["reqbench", *sys.argv[2:]]
 main()
 """
 """`reqbench ARGS` with specpath's `run_row` noting every module loaded when the first row starts (in the
-file named by the first argument), then running the row."""
+file named by the first argument), then running the row; and every module loaded at exit (``FILE.end``)."""
 
 NOT_BEFORE_THE_FIRST_ROW = (
     "rich", "numpy", "tarfile", "gzip", "xml",  # printing; the report's estimators; archives; JUnit reports
@@ -112,3 +117,38 @@ def test_a_quiet_run_reaches_its_first_row_without_what_only_its_end_needs(tmp_p
     early = sorted(m for m in mods if m in NOT_BEFORE_THE_FIRST_ROW or m.startswith(
         tuple(f"{family}." for family in NOT_BEFORE_THE_FIRST_ROW)))
     assert not early, f"loaded before the first row: {early}"
+    at_exit = set(json.loads((tmp_path / "modules.json.end").read_text()))
+    assert "reqbench.protocols.specpath.metrics" in at_exit  # the headline was computed
+    assert not {m for m in at_exit if m.split(".")[0] == "rich"}, "a quiet run printed its line through rich"
+
+
+WIRED = """
+import gc, json, sys
+import typer
+import reqbench.cli.generic as generic
+from reqbench.cli.main import main
+
+seen = {}
+
+def schema(name: str = typer.Argument(None)) -> None:
+    seen["enabled"], seen["frozen"] = gc.isenabled(), gc.get_freeze_count()
+
+generic.schema = schema
+sys.argv = ["reqbench", "schema"]
+try:
+    main()
+finally:
+    seen["enabled_after"], seen["after"] = gc.isenabled(), gc.get_freeze_count()
+    print(json.dumps(seen))
+"""
+"""`reqbench schema` whose command notes the collector's state while it runs, and after `main`."""
+
+
+def test_the_command_defers_collection_until_wired_and_freezes_before_teardown() -> None:
+    """`main` (module docstring of `cli.main`): collection is off while the command line is wired, on while
+    the command runs, and what exists is frozen before the interpreter's teardown."""
+    proc = subprocess.run([sys.executable, "-c", WIRED], capture_output=True, text=True, timeout=120)
+    seen = json.loads(proc.stdout.splitlines()[-1])
+    assert seen["enabled"] and seen["enabled_after"]
+    assert seen["frozen"] > 10_000  # start-up's objects: typer, the command's modules
+    assert seen["after"] >= seen["frozen"]

@@ -13,6 +13,7 @@ import dataclasses
 import json
 import re
 import shlex
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ import typer
 
 from reqbench import api
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
+from reqbench.cli.screen import write
 from reqbench.core import idle
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES
@@ -96,16 +98,20 @@ def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
     return Path("runs") / f"{slug}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
 
 
-def warm_report_imports() -> None:
-    """Import numpy (the reports' interval estimators) in a daemon thread at the first moment every row
-    waits on its process (`core.idle.after_work`), instead of after the last row, where the closing report
-    would wait for it (~0.1 s)."""
+def warm_report_imports(quiet: bool) -> None:
+    """Import what the closing report needs -- numpy (the interval estimators; `numpy.quantile` imports
+    `numpy.ma`) and, unless `quiet`, the report's own modules -- in a daemon thread at the first moment
+    every row waits on its process (`core.idle.after_work`), instead of after the last row, where the
+    report would wait for them (~0.1 s)."""
     def warm() -> None:
         idle.after_work()
         try:
+            import numpy.ma  # noqa: F401
             import numpy.random  # noqa: F401
         except ImportError:  # the report says so when it needs it
             pass
+        if not quiet:
+            import reqbench.cli.generic_report  # noqa: F401
 
     threading.Thread(target=warm, name="reqbench-warm", daemon=True).start()
 
@@ -143,7 +149,7 @@ def run_display(quiet: bool) -> tuple[ConsoleSteps | None, Any, bool]:
 def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, executor_name: str = "local",
               quiet: bool = False) -> tuple[RunStore, Suite]:
     """`reqbench.api.execute` with the command line's console: problems, admission steps and progress."""
-    warm_report_imports()
+    warm_report_imports(quiet)
     warming = warm_sandbox()
     steps, console, show_progress = run_display(quiet)
     try:
@@ -307,19 +313,21 @@ def interrupted(out: Path) -> NoReturn:
 
 def finish(store: RunStore, loaded: Suite, *, quiet: bool) -> None:
     """After the rows: the headline (`quiet`) or the report; exit 3 when the run measured nothing."""
-    from reqbench.cli.consoles import console, err_console, marked
-    from reqbench.cli.generic_report import print_report
-
     with store:
         if quiet:  # one headline line and the run directory (`reqbench report RUN_DIR` prints the rest)
-            console.print(quiet_line(store, loaded))
+            write(sys.stdout, quiet_line(store, loaded))  # plain: rich is not imported for one line
         else:
+            from reqbench.cli.consoles import console
+            from reqbench.cli.generic_report import print_report
+
             console.print(f"run directory: {store.run_dir}")
             print_report(store, loaded)
         counts = store.counts()
         unmeasured = unmeasured_rows(counts)
         example = first_invalid_detail(store)
     if counts["planned"] and not counts["scored"] and not counts["pending"]:
+        from reqbench.cli.consoles import err_console, marked
+
         summary = ", ".join(f"{n} {status}" for status, n in unmeasured.items())
         err_console.print(marked("error:", "red", f"every row ended invalid ({summary} of {counts['planned']}): "
                                   "the run measured nothing" + (f"; first invalid row {example}" if example else "")))

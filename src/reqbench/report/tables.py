@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
-
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core.summary import Metric, Summary
 from reqbench.core.summary import Table as SummaryTable
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 OVERVIEW = "overview"
 
@@ -131,6 +132,9 @@ def fit_width(table: TableData, width: int) -> list[TableData]:
 
 
 def rich_table(table: TableData) -> Table:
+    """`table` as rich's table (rich is imported here: a ``--quiet`` run's headline goes without it)."""
+    from rich.table import Table
+
     out = Table(title=table.title, title_justify="left", show_lines=False)
     for i, column in enumerate(table.columns):
         if i == 0:
