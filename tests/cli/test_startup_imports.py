@@ -120,6 +120,7 @@ def test_a_quiet_run_reaches_its_first_row_without_what_only_its_end_needs(tmp_p
     at_exit = set(json.loads((tmp_path / "modules.json.end").read_text()))
     assert "reqbench.protocols.specpath.metrics" in at_exit  # the headline was computed
     assert not {m for m in at_exit if m.split(".")[0] == "rich"}, "a quiet run printed its line through rich"
+    assert not {m for m in at_exit if m.split(".")[0] == "numpy"}, "a quiet run's headline resampled intervals"
 
 
 WIRED = """

@@ -7,9 +7,11 @@ import math
 import pytest
 
 from reqbench.core.stats.intervals import (
+    NOT_COMPUTED,
     bootstrap_mean,
     cluster_bootstrap,
     cluster_bootstrap_mean,
+    estimates_only,
     exact_binomial,
 )
 
@@ -57,3 +59,31 @@ def test_generic_cluster_bootstrap_drops_undefined_resamples() -> None:
 def test_bootstrap_mean_names_its_method() -> None:
     iv = bootstrap_mean([1.0, 0.0, 1.0, 1.0])
     assert iv.estimate == 0.75 and "bootstrap of 4 values" in iv.method
+
+
+def test_estimates_only_gives_the_same_estimates_without_intervals() -> None:
+    rates = [0.1, 0.2, 0.7]  # fsum: 1.0 exactly, so the mean is 1/3 to the last bit
+    full = cluster_bootstrap_mean(rates)
+    with estimates_only():
+        only = cluster_bootstrap_mean(rates)
+        binomial = exact_binomial(3, 4)
+        clustered = cluster_bootstrap([[1, 0], [1, 1]], lambda cs: sum(map(sum, cs)) / sum(map(len, cs)))
+        mean = bootstrap_mean([2.0, 4.0])
+    assert only.estimate == full.estimate == 1 / 3
+    assert not math.isnan(full.lo) and full.lo <= full.estimate <= full.hi
+    assert (binomial.estimate, clustered.estimate, mean.estimate) == (0.75, 0.75, 3.0)
+    for iv in (only, binomial, clustered, mean):
+        assert math.isnan(iv.lo) and math.isnan(iv.hi) and iv.method == NOT_COMPUTED
+    assert cluster_bootstrap_mean(rates).method != NOT_COMPUTED  # only inside the block
+
+
+def test_estimates_only_imports_neither_numpy_nor_scipy() -> None:
+    import json
+    import subprocess
+    import sys
+
+    code = ("import json, sys\nfrom reqbench.core.stats.intervals import *\nwith estimates_only():\n"
+            "    cluster_bootstrap_mean([0.5, 1.0]); exact_binomial(1, 2); cluster_bootstrap([1, 2], sum)\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'scipy'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert json.loads(out.stdout) == []

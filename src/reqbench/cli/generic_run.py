@@ -100,9 +100,12 @@ def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
 
 def warm_report_imports(quiet: bool) -> None:
     """Import what the closing report needs -- numpy (the interval estimators; `numpy.quantile` imports
-    `numpy.ma`) and, unless `quiet`, the report's own modules -- in a daemon thread at the first moment
-    every row waits on its process (`core.idle.after_work`), instead of after the last row, where the
-    report would wait for them (~0.1 s)."""
+    `numpy.ma`) and the report's own modules -- in a daemon thread at the first moment every row waits on
+    its process (`core.idle.after_work`), instead of after the last row, where the report would wait for
+    them (~0.1 s). Nothing with `quiet`: its headline shows estimates only (`quiet_line`)."""
+    if quiet:
+        return
+
     def warm() -> None:
         idle.after_work()
         try:
@@ -110,8 +113,7 @@ def warm_report_imports(quiet: bool) -> None:
             import numpy.random  # noqa: F401
         except ImportError:  # the report says so when it needs it
             pass
-        if not quiet:
-            import reqbench.cli.generic_report  # noqa: F401
+        import reqbench.cli.generic_report  # noqa: F401
 
     threading.Thread(target=warm, name="reqbench-warm", daemon=True).start()
 
@@ -199,11 +201,14 @@ def _given(ctx: typer.Context, name: str) -> bool:
 
 def quiet_line(store: RunStore, suite: Suite) -> str:
     """``PROTOCOL AGENT: metric value, ... (scored/planned rows) -> RUN_DIR`` for ``--quiet``: the summary's
-    headline alone (the report's accounting -- gradings, attrition, usage -- is `reqbench report`'s)."""
+    headline estimates alone (the intervals and the report's accounting -- gradings, attrition, usage --
+    are `reqbench report`'s)."""
+    from reqbench.core.stats.intervals import estimates_only
     from reqbench.report.run_report import pick_grading
     from reqbench.report.tables import format_cell
 
-    headline = suite.summarize(store.outcomes(grading=pick_grading(store, None))).headline
+    with estimates_only():  # the line shows estimates: no interval is resampled (nor numpy imported)
+        headline = suite.summarize(store.outcomes(grading=pick_grading(store, None))).headline
     counts = store.counts()
     metrics = ", ".join(f"{name} {format_cell(cell)}" for name, cell in headline.items()) or "no headline"
     unsafe = "UNSAFE (no sandbox) " if store.meta.options.get("unsafe_no_sandbox") else ""

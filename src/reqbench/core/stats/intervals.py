@@ -6,19 +6,42 @@ each resample; it is the right interval when the cluster, not the execution, is 
 (SpecPath: "the task/PR family ... is the inferential unit").
 
 numpy is imported by the functions that need it, not with the module: the protocols import this module
-to define their reports, and every command's start-up would pay for numpy.
+to define their reports, and every command's start-up would pay for numpy. Inside `estimates_only()` the
+interval functions return their estimate alone (NaN bounds, method `NOT_COMPUTED`) without resampling or
+importing numpy or scipy: for a caller that shows estimates only (``reqbench run --quiet``'s headline). The
+estimate is computed the same way in and out of that block.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TypeVar
 
 T = TypeVar("T")
 DEFAULT_SEED = 20260729
 DEFAULT_BOOT = 2000
+NOT_COMPUTED = "not computed (estimate only)"
+_ESTIMATES_ONLY: ContextVar[bool] = ContextVar("reqbench_estimates_only", default=False)
+
+
+@contextmanager
+def estimates_only() -> Iterator[None]:
+    """Within the block (this thread or task), every interval function returns its estimate with NaN
+    bounds and the method `NOT_COMPUTED`: nothing is resampled, numpy and scipy are not imported."""
+    token = _ESTIMATES_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _ESTIMATES_ONLY.reset(token)
+
+
+def _estimate_only(estimate: float) -> Interval | None:
+    """The interval of `estimate` inside `estimates_only`, else None (compute it)."""
+    return Interval(estimate, math.nan, math.nan, NOT_COMPUTED) if _ESTIMATES_ONLY.get() else None
 
 
 @dataclass(frozen=True)
@@ -57,9 +80,11 @@ def cluster_bootstrap(clusters: Sequence[T], stat: Callable[[Sequence[T]], float
     items = list(clusters)
     if not items:
         return Interval(math.nan, math.nan, math.nan, "cluster bootstrap")
+    estimate = float(stat(items))
+    if (only := _estimate_only(estimate)) is not None:
+        return only
     import numpy as np
 
-    estimate = float(stat(items))
     rng = np.random.default_rng(seed)
     n = len(items)
     samples = [float(stat([items[i] for i in rng.integers(0, n, size=n)])) for _ in range(n_boot)]
@@ -72,16 +97,20 @@ def cluster_bootstrap_mean(cluster_values: Sequence[float], *, n_boot: int = DEF
                            seed: int = DEFAULT_SEED, level: float = 0.95) -> Interval:
     """Cluster bootstrap of a cluster-macro mean: one value per cluster (e.g. a family's rate), clusters
     resampled with replacement, the mean recomputed per resample (vectorised)."""
-    import numpy as np
-
-    vals = np.asarray(list(cluster_values), dtype=float)
-    n = len(vals)
+    values = [float(v) for v in cluster_values]
+    n = len(values)
     if n == 0:
         return Interval(math.nan, math.nan, math.nan, "cluster bootstrap")
+    estimate = math.fsum(values) / n  # correctly rounded; the same with and without `estimates_only`
+    if (only := _estimate_only(estimate)) is not None:
+        return only
+    import numpy as np
+
+    vals = np.asarray(values, dtype=float)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, n, size=(n_boot, n))
     lo, hi = _percentiles(vals[idx].mean(axis=1), level)
-    return Interval(float(vals.mean()), lo, hi, f"cluster bootstrap over {n} clusters, {n_boot} "
+    return Interval(estimate, lo, hi, f"cluster bootstrap over {n} clusters, {n_boot} "
                                                 f"resamples, seed {seed}, percentile {level:.0%}")
 
 
@@ -99,6 +128,8 @@ def exact_binomial(successes: int, trials: int, *, level: float = 0.95) -> Inter
         raise ValueError(f"need 0 <= successes <= trials, got {successes}/{trials}")
     if trials == 0:
         return Interval(math.nan, 0.0, 1.0, "exact binomial (Clopper-Pearson)")
+    if (only := _estimate_only(successes / trials)) is not None:
+        return only
     from scipy.stats import beta  # imported here: scipy.stats costs seconds at CLI start-up
     alpha = 1.0 - level
     lo = 0.0 if successes == 0 else float(beta.ppf(alpha / 2, successes, trials - successes + 1))
