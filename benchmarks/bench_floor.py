@@ -22,6 +22,8 @@ threads). Figures, medians over `--rounds`:
   the report), as a ratio to the floor command
 * the time from starting ``reqbench run`` to its first row's start, next to a bare interpreter start
                                                                                  goal <= 0.3 s
+* the time from its last row's end to the command's exit (the headline, the store, the interpreter's
+  teardown), next to a bare interpreter start
 
 These figures count everything reqbench adds, the sandbox and the guard included; the older figures of
 ``bench_specpath_overhead.py`` and ``bench_scale.py`` count the harness outside the check process against
@@ -131,10 +133,10 @@ def run_floor(rows_file: Path, concurrency: int, tmp: Path,
 
 
 def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
-                 meter: CpuMeter | None = None) -> tuple[float, dict[str, float], float, float]:
+                 meter: CpuMeter | None = None) -> tuple[float, dict[str, float], float, float, float]:
     """Whole-command seconds, each row's wall seconds, seconds from the command's start to its first
-    row's start, and the command's CPU seconds (`source`: another reqbench source tree to run instead of
-    the installed one)."""
+    row's start, seconds from its last row's end to its exit, and the command's CPU seconds (`source`:
+    another reqbench source tree to run instead of the installed one)."""
     from reqbench.core.store import RunStore
 
     out = tmp / "run"
@@ -147,7 +149,7 @@ def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
                            sys.executable, "-m", "reqbench", "run", "demo:specpath", "--agent", "reference",
                            "--quiet", "--concurrency", str(concurrency), "--out", str(out)],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
-    wall = time.perf_counter() - started
+    wall, wall_end = time.perf_counter() - started, time.time()
     cpu = _cpu(meter)
     if proc.returncode != 0:
         raise SystemExit(f"reqbench run: exit {proc.returncode}\n{proc.stdout.decode()[-2000:]}")
@@ -155,9 +157,10 @@ def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
         attempts = [a for _, a, _ in store.selected_attempts() if a is not None]
         rows = {a.row_key: _seconds(a.started, a.finished) for a in attempts}
         first = min(datetime.fromisoformat(a.started).timestamp() for a in attempts) - wall_start
+        last = wall_end - max(datetime.fromisoformat(a.finished).timestamp() for a in attempts)
         if not all(a.result.get("outcome") == "success" for a in attempts):
             raise SystemExit("reqbench run: a reference row did not succeed")
-    return wall, rows, first, cpu
+    return wall, rows, first, last, cpu
 
 
 def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path,
@@ -174,6 +177,7 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
     per_row: dict[str, dict[str, list[float]]] = {side: {r["key"]: [] for r in rows} for side in sides[1:]}
     ratios: dict[str, list[float]] = {side: [] for side in sides[1:]}
     firsts: dict[str, list[float]] = {side: [] for side in sides[1:]}
+    lasts: dict[str, list[float]] = {side: [] for side in sides[1:]}
     floor_rows: list[float] = []
     run_floor(rows_file, concurrency, tmp)  # warm every side once (page cache, byte code)
     for side in sides[1:]:
@@ -184,8 +188,9 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
             if side == "floor":
                 wall, times, cpu = run_floor(rows_file, concurrency, tmp, meter)
             else:
-                wall, times, first, cpu = run_reqbench(concurrency, tmp, sources[side], meter)
+                wall, times, first, last, cpu = run_reqbench(concurrency, tmp, sources[side], meter)
                 firsts[side].append(first)
+                lasts[side].append(last)
             done[side] = (wall, times)
             cpus[side].append(cpu)
         for side in sides[1:]:
@@ -204,7 +209,8 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
     for side in sides[1:]:
         out[side] = {"wall": statistics.median(walls[side]), "ratio": statistics.median(ratios[side]),
                      "ratios": ratios[side], "fixed": statistics.median(fixed[side]),
-                     "first_row": statistics.median(firsts[side]), "cpu": statistics.median(cpus[side]),
+                     "first_row": statistics.median(firsts[side]), "after_last_row": statistics.median(lasts[side]),
+                     "cpu": statistics.median(cpus[side]),
                      "rows_above": {key: statistics.median(v) for key, v in per_row[side].items()},
                      # every row of every round
                      "above_per_row": statistics.median(d for v in per_row[side].values() for d in v)}
@@ -256,7 +262,8 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
     print(f"[concurrency {concurrency}{name}, {rounds} rounds, {n_rows} rows] floor {r['floor']:.2f} s, "
           f"reqbench {s['wall']:.2f} s; ratio per round " + ", ".join(f"{x:.3f}" for x in s["ratios"]))
     print(f"[concurrency {concurrency}{name}] fixed cost per run: reqbench {s['fixed']:.3f} s, "
-          f"floor {r['fixed_floor']:.3f} s; first row started {s['first_row']:.3f} s after the command")
+          f"floor {r['fixed_floor']:.3f} s; first row started {s['first_row']:.3f} s after the command, "
+          f"the command exited {s['after_last_row']:.3f} s after its last row")
     print(f"[concurrency {concurrency}{name}] per row above the floor (ms, median of the rounds): "
           + ", ".join(f"{k.rsplit('|', 2)[0]} {1000 * v:.0f}" for k, v in s["rows_above"].items()))
     figure(f"floor c{concurrency}{name}: per row above the floor", 1000 * s["above_per_row"],
@@ -267,6 +274,8 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
            "the floor loop", r["floor"])
     figure(f"floor c{concurrency}{name}: reqbench run to its first row", s["first_row"], "bare interpreter start",
            interpreter_start(), "<= 0.3 s")
+    figure(f"floor c{concurrency}{name}: reqbench run's exit after its last row", s["after_last_row"],
+           "bare interpreter start", interpreter_start())
     if s["cpu"] == s["cpu"]:  # measured (not NaN): CPU moves far less with the machine's load than wall time
         figure(f"floor c{concurrency}{name}: CPU of the whole command", s["cpu"], "the floor loop's", r["cpu_floor"])
         figure(f"floor c{concurrency}{name}: CPU above the floor per row, fixed cost included",
