@@ -24,6 +24,9 @@ threads). Figures, medians over `--rounds`:
                                                                                  goal <= 0.3 s
 * the time from its last row's end to the command's exit (the headline, the store, the interpreter's
   teardown), next to a bare interpreter start
+* the harness process's own CPU (``reqbench run`` itself, every thread, from its start to its exit, not
+  its children: read from ``/proc`` while the exited process is still unreaped), which moves far less
+  with the machine's load than any wall time: the figure to compare trees by (``--baseline``)
 
 These figures count everything reqbench adds, the sandbox and the guard included; the older figures of
 ``bench_specpath_overhead.py`` and ``bench_scale.py`` count the harness outside the check process against
@@ -133,10 +136,11 @@ def run_floor(rows_file: Path, concurrency: int, tmp: Path,
 
 
 def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
-                 meter: CpuMeter | None = None) -> tuple[float, dict[str, float], float, float, float]:
+                 meter: CpuMeter | None = None) -> tuple[float, dict[str, float], float, float, float, float]:
     """Whole-command seconds, each row's wall seconds, seconds from the command's start to its first
-    row's start, seconds from its last row's end to its exit, and the command's CPU seconds (`source`:
-    another reqbench source tree to run instead of the installed one)."""
+    row's start, seconds from its last row's end to its exit, the command's CPU seconds (every process)
+    and the reqbench process's own (`source`: another reqbench source tree to run instead of the
+    installed one)."""
     from reqbench.core.store import RunStore
 
     out = tmp / "run"
@@ -145,14 +149,17 @@ def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
     _cpu(meter)
     wall_start = time.time()
     started = time.perf_counter()
-    proc = subprocess.run([*(meter.prefix() if meter is not None else []),
-                           sys.executable, "-m", "reqbench", "run", "demo:specpath", "--agent", "reference",
-                           "--quiet", "--concurrency", str(concurrency), "--out", str(out)],
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    proc = subprocess.Popen([*(meter.prefix() if meter is not None else []),  # the prefix execs: same pid
+                             sys.executable, "-m", "reqbench", "run", "demo:specpath", "--agent", "reference",
+                             "--quiet", "--concurrency", str(concurrency), "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    output = proc.stdout.read() if proc.stdout is not None else b""
+    own_cpu = _own_cpu_at_exit(proc.pid)
+    proc.wait()
     wall, wall_end = time.perf_counter() - started, time.time()
     cpu = _cpu(meter)
     if proc.returncode != 0:
-        raise SystemExit(f"reqbench run: exit {proc.returncode}\n{proc.stdout.decode()[-2000:]}")
+        raise SystemExit(f"reqbench run: exit {proc.returncode}\n{output.decode()[-2000:]}")
     with RunStore.open(out, read_only=True) as store:
         attempts = [a for _, a, _ in store.selected_attempts() if a is not None]
         rows = {a.row_key: _seconds(a.started, a.finished) for a in attempts}
@@ -160,7 +167,15 @@ def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
         last = wall_end - max(datetime.fromisoformat(a.finished).timestamp() for a in attempts)
         if not all(a.result.get("outcome") == "success" for a in attempts):
             raise SystemExit("reqbench run: a reference row did not succeed")
-    return wall, rows, first, last, cpu
+    return wall, rows, first, last, cpu, own_cpu
+
+
+def _own_cpu_at_exit(pid: int) -> float:
+    """CPU seconds (user + system, all its threads, not its children) of the child `pid`, once it has
+    exited but before it is reaped (``WNOWAIT``): its ``/proc/PID/stat`` still holds them then."""
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
 def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path,
@@ -178,6 +193,7 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
     ratios: dict[str, list[float]] = {side: [] for side in sides[1:]}
     firsts: dict[str, list[float]] = {side: [] for side in sides[1:]}
     lasts: dict[str, list[float]] = {side: [] for side in sides[1:]}
+    own: dict[str, list[float]] = {side: [] for side in sides[1:]}
     floor_rows: list[float] = []
     run_floor(rows_file, concurrency, tmp)  # warm every side once (page cache, byte code)
     for side in sides[1:]:
@@ -188,9 +204,10 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
             if side == "floor":
                 wall, times, cpu = run_floor(rows_file, concurrency, tmp, meter)
             else:
-                wall, times, first, last, cpu = run_reqbench(concurrency, tmp, sources[side], meter)
+                wall, times, first, last, cpu, own_cpu = run_reqbench(concurrency, tmp, sources[side], meter)
                 firsts[side].append(first)
                 lasts[side].append(last)
+                own[side].append(own_cpu)
             done[side] = (wall, times)
             cpus[side].append(cpu)
         for side in sides[1:]:
@@ -210,7 +227,7 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
         out[side] = {"wall": statistics.median(walls[side]), "ratio": statistics.median(ratios[side]),
                      "ratios": ratios[side], "fixed": statistics.median(fixed[side]),
                      "first_row": statistics.median(firsts[side]), "after_last_row": statistics.median(lasts[side]),
-                     "cpu": statistics.median(cpus[side]),
+                     "cpu": statistics.median(cpus[side]), "own_cpu": statistics.median(own[side]),
                      "rows_above": {key: statistics.median(v) for key, v in per_row[side].items()},
                      # every row of every round
                      "above_per_row": statistics.median(d for v in per_row[side].values() for d in v)}
@@ -252,6 +269,8 @@ def main() -> None:
                 if meter is not None:
                     figure(f"floor c{concurrency}: CPU of the whole command, this tree vs the baseline", mine["cpu"],
                            "the baseline's", base["cpu"])
+                figure(f"floor c{concurrency}: the reqbench process's own CPU, this tree vs the baseline",
+                       mine["own_cpu"], "the baseline's", base["own_cpu"])
 
 
 def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows: int, figure: Any,
@@ -276,6 +295,8 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
            interpreter_start(), "<= 0.3 s")
     figure(f"floor c{concurrency}{name}: reqbench run's exit after its last row", s["after_last_row"],
            "bare interpreter start", interpreter_start())
+    print(f"[concurrency {concurrency}{name}] the reqbench process's own CPU (median): {s['own_cpu']:.3f} s, "
+          f"{1000 * s['own_cpu'] / n_rows:.1f} ms per row, start-up and end included")
     if s["cpu"] == s["cpu"]:  # measured (not NaN): CPU moves far less with the machine's load than wall time
         figure(f"floor c{concurrency}{name}: CPU of the whole command", s["cpu"], "the floor loop's", r["cpu_floor"])
         figure(f"floor c{concurrency}{name}: CPU above the floor per row, fixed cost included",
