@@ -28,6 +28,13 @@ threads). Figures, medians over `--rounds`:
   its children: read from ``/proc`` while the exited process is still unreaped), which moves far less
   with the machine's load than any wall time: the figure to compare trees by (``--baseline``)
 
+Beside the floor, where bubblewrap runs here, a **sandboxed floor**: the same loop with each pytest
+under bubblewrap with the host part of a check's view (reqbench's own `BASE_ARGS` and system and
+toolchain binds, computed once by the driver; the loop binds its tree, the hidden tests and its ini
+itself) -- no cgroups, no ``/bin/sh`` in front, no guard, no harness. It prints what the isolation costs
+by itself (sandboxed floor vs floor) and reqbench's rows and whole command against it, i.e. what the
+harness adds beyond the isolation.
+
 These figures count everything reqbench adds, the sandbox and the guard included; the older figures of
 ``bench_specpath_overhead.py`` and ``bench_scale.py`` count the harness outside the check process against
 the verifier's time (which includes the sandbox and the guard). reqbench's byte code is compiled first,
@@ -70,31 +77,36 @@ FLOOR_INI = "[pytest]\n"
 # ---------------------------------------------------------------------------------------------------
 # The floor loop (its own process: stdlib only)
 
-def floor_row(row: dict[str, str], work: Path) -> float:
-    """Copy, apply, pytest: one row of the floor; returns its wall seconds."""
+def floor_row(row: dict[str, str], work: Path, sandbox: list[str] | None = None) -> float:
+    """Copy, apply, pytest (under `sandbox`, a bubblewrap command line without the row's own binds, when
+    given): one row of the floor; returns its wall seconds."""
     started = time.perf_counter()
     tree = work / row["key"].replace("|", "_")
     shutil.copytree(row["base"], tree)
     subprocess.run(["git", "apply", "--whitespace=nowarn", row["patch"]], cwd=tree, check=True)
     env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
            "PYTHONDONTWRITEBYTECODE": "1"}
-    hidden = row["hidden"]
-    proc = subprocess.run([sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "-c", str(work / "floor.ini"), "--rootdir", hidden, hidden],
-                          cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    hidden, ini = row["hidden"], str(work / "floor.ini")
+    pytest = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", ini, "--rootdir", hidden,
+              hidden]
+    if sandbox is not None:
+        pytest = [*sandbox, "--bind", str(tree), str(tree), "--ro-bind", hidden, hidden, "--ro-bind", ini, ini,
+                  "--chdir", str(tree), "--", *pytest]
+    proc = subprocess.run(pytest, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if proc.returncode != 0:
         raise SystemExit(f"floor row {row['key']}: pytest exit {proc.returncode}\n{proc.stdout.decode()[-2000:]}")
     shutil.rmtree(tree)
     return time.perf_counter() - started
 
 
-def floor_loop(rows_file: Path, concurrency: int, report: Path) -> None:
+def floor_loop(rows_file: Path, concurrency: int, report: Path, sandbox_file: Path | None = None) -> None:
     rows = json.loads(rows_file.read_text())
+    sandbox = json.loads(sandbox_file.read_text()) if sandbox_file is not None else None
     with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
         work = Path(tmp)
         (work / "floor.ini").write_text(FLOOR_INI)
         with ThreadPoolExecutor(concurrency) as pool:
-            seconds = list(pool.map(lambda r: floor_row(r, work), rows))
+            seconds = list(pool.map(lambda r: floor_row(r, work, sandbox), rows))
     report.write_text(json.dumps({r["key"]: s for r, s in zip(rows, seconds, strict=True)}))
 
 
@@ -116,6 +128,20 @@ def bundled_rows() -> list[dict[str, str]]:
     return rows
 
 
+def sandbox_prefix() -> list[str] | None:
+    """The sandboxed floor's bubblewrap command line before a row's own binds: reqbench's base options and
+    the host part of a check's view (PATH as a check's, the interpreter's directory first); None where
+    bubblewrap does not run."""
+    from reqbench.core.sandbox.isolation import available_isolation
+    from reqbench.core.sandbox.view import BASE_ARGS, host_part
+
+    if available_isolation() != "bwrap":
+        return None
+    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "/usr/bin:/bin")])
+    host = host_part(path)
+    return ["bwrap", *BASE_ARGS, *host.args, *(a for mask in host.masks for a in ("--tmpfs", str(mask)))]
+
+
 def _seconds(a: str, b: str) -> float:
     return (datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds()
 
@@ -124,14 +150,16 @@ def _cpu(meter: CpuMeter | None) -> float:
     return meter.take() if meter is not None else float("nan")
 
 
-def run_floor(rows_file: Path, concurrency: int, tmp: Path,
-              meter: CpuMeter | None = None) -> tuple[float, dict[str, float], float]:
-    """Whole-command seconds, each row's wall seconds, and the command's CPU seconds (NaN without a meter)."""
+def run_floor(rows_file: Path, concurrency: int, tmp: Path, meter: CpuMeter | None = None,
+              sandbox_file: Path | None = None) -> tuple[float, dict[str, float], float]:
+    """Whole-command seconds, each row's wall seconds, and the command's CPU seconds (NaN without a meter);
+    with `sandbox_file` (`sandbox_prefix` as JSON) the sandboxed floor."""
     report = tmp / "floor.json"
     _cpu(meter)
     started = time.perf_counter()
     subprocess.run([*(meter.prefix() if meter is not None else []), sys.executable, __file__, "--floor-loop",
-                    str(rows_file), "--concurrency", str(concurrency), "--report", str(report)], check=True)
+                    str(rows_file), "--concurrency", str(concurrency), "--report", str(report),
+                    *(["--sandbox", str(sandbox_file)] if sandbox_file is not None else [])], check=True)
     return time.perf_counter() - started, json.loads(report.read_text()), _cpu(meter)
 
 
@@ -178,31 +206,46 @@ def _own_cpu_at_exit(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
+FLOORS = ("floor", "sandboxed")
+"""The sides that are floor loops (the plain one and the sandboxed one); every other side is a reqbench tree."""
+
+
 def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path,
-            baseline: Path | None = None, meter: CpuMeter | None = None) -> dict[str, Any]:
-    """The floor and reqbench (and the `baseline` tree, when given) alternated round by round; the
-    figures of each reqbench side under its name ("reqbench", "baseline")."""
+            baseline: Path | None = None, meter: CpuMeter | None = None,
+            sandbox: list[str] | None = None) -> dict[str, Any]:
+    """The floor (and the sandboxed floor, with `sandbox`), reqbench and the `baseline` tree (when given)
+    alternated round by round; the figures of each reqbench side under its name ("reqbench", "baseline"),
+    each against every floor ("floor", "sandboxed")."""
     rows_file = tmp / "rows.json"
     rows_file.write_text(json.dumps(rows))
-    sides = ["floor", "reqbench", *(["baseline"] if baseline is not None else [])]
+    sandbox_file = None
+    if sandbox is not None:
+        sandbox_file = tmp / "sandbox.json"
+        sandbox_file.write_text(json.dumps(sandbox))
+    floors = ["floor", *(["sandboxed"] if sandbox is not None else [])]
+    tools = ["reqbench", *(["baseline"] if baseline is not None else [])]
+    sides = [*floors, *tools]
     sources = {"reqbench": None, "baseline": baseline}
     walls: dict[str, list[float]] = {side: [] for side in sides}
     fixed: dict[str, list[float]] = {side: [] for side in sides}
     cpus: dict[str, list[float]] = {side: [] for side in sides}
-    per_row: dict[str, dict[str, list[float]]] = {side: {r["key"]: [] for r in rows} for side in sides[1:]}
-    ratios: dict[str, list[float]] = {side: [] for side in sides[1:]}
-    firsts: dict[str, list[float]] = {side: [] for side in sides[1:]}
-    lasts: dict[str, list[float]] = {side: [] for side in sides[1:]}
-    own: dict[str, list[float]] = {side: [] for side in sides[1:]}
-    floor_rows: list[float] = []
-    run_floor(rows_file, concurrency, tmp)  # warm every side once (page cache, byte code)
-    for side in sides[1:]:
+    row_times: dict[str, list[float]] = {side: [] for side in floors}
+    above: dict[tuple[str, str], dict[str, list[float]]] = {
+        (side, f): {r["key"]: [] for r in rows} for side in sides for f in floors if side != f}
+    ratios: dict[tuple[str, str], list[float]] = {pair: [] for pair in above}
+    firsts: dict[str, list[float]] = {side: [] for side in tools}
+    lasts: dict[str, list[float]] = {side: [] for side in tools}
+    own: dict[str, list[float]] = {side: [] for side in tools}
+    for side in floors:  # warm every side once (page cache, byte code)
+        run_floor(rows_file, concurrency, tmp, sandbox_file=sandbox_file if side == "sandboxed" else None)
+    for side in tools:
         run_reqbench(concurrency, tmp, sources[side])
     for n in range(rounds):
         done: dict[str, tuple[float, dict[str, float]]] = {}
         for side in sides[n % len(sides):] + sides[:n % len(sides)]:  # each side first in turn
-            if side == "floor":
-                wall, times, cpu = run_floor(rows_file, concurrency, tmp, meter)
+            if side in FLOORS:
+                wall, times, cpu = run_floor(rows_file, concurrency, tmp, meter,
+                                             sandbox_file if side == "sandboxed" else None)
             else:
                 wall, times, first, last, cpu, own_cpu = run_reqbench(concurrency, tmp, sources[side], meter)
                 firsts[side].append(first)
@@ -210,27 +253,35 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
                 own[side].append(own_cpu)
             done[side] = (wall, times)
             cpus[side].append(cpu)
-        for side in sides[1:]:
-            if set(done["floor"][1]) != set(done[side][1]):
-                raise SystemExit(f"rows differ: {sorted(set(done['floor'][1]) ^ set(done[side][1]))}")
-            for key in per_row[side]:
-                per_row[side][key].append(done[side][1][key] - done["floor"][1][key])
-            ratios[side].append(done[side][0] / done["floor"][0])
+        for (side, floor), per_row in above.items():
+            if set(done[floor][1]) != set(done[side][1]):
+                raise SystemExit(f"rows differ: {sorted(set(done[floor][1]) ^ set(done[side][1]))}")
+            for key in per_row:
+                per_row[key].append(done[side][1][key] - done[floor][1][key])
+            ratios[side, floor].append(done[side][0] / done[floor][0])
         for side, (wall, times) in done.items():
             walls[side].append(wall)
             fixed[side].append(wall - sum(times.values()) / concurrency)
-        floor_rows += done["floor"][1].values()
-    out: dict[str, Any] = {"floor": statistics.median(walls["floor"]), "floor_row": statistics.median(floor_rows),
-                           "fixed_floor": statistics.median(fixed["floor"]), "sides": sides[1:],
-                           "cpu_floor": statistics.median(cpus["floor"])}
-    for side in sides[1:]:
-        out[side] = {"wall": statistics.median(walls[side]), "ratio": statistics.median(ratios[side]),
-                     "ratios": ratios[side], "fixed": statistics.median(fixed[side]),
+        for side in floors:
+            row_times[side] += done[side][1].values()
+
+    def against(side: str, floor: str) -> dict[str, Any]:
+        per_row = above[side, floor]
+        return {"ratio": statistics.median(ratios[side, floor]), "ratios": ratios[side, floor],
+                "rows_above": {key: statistics.median(v) for key, v in per_row.items()},
+                "above_per_row": statistics.median(d for v in per_row.values() for d in v)}  # every row, round
+
+    out: dict[str, Any] = {"sides": tools, "floors": floors}
+    for side in floors:
+        out[side] = {"wall": statistics.median(walls[side]), "row": statistics.median(row_times[side]),
+                     "fixed": statistics.median(fixed[side]), "cpu": statistics.median(cpus[side])}
+    if "sandboxed" in floors:
+        out["sandboxed"]["vs floor"] = against("sandboxed", "floor")
+    for side in tools:
+        out[side] = {"wall": statistics.median(walls[side]), "fixed": statistics.median(fixed[side]),
                      "first_row": statistics.median(firsts[side]), "after_last_row": statistics.median(lasts[side]),
                      "cpu": statistics.median(cpus[side]), "own_cpu": statistics.median(own[side]),
-                     "rows_above": {key: statistics.median(v) for key, v in per_row[side].items()},
-                     # every row of every round
-                     "above_per_row": statistics.median(d for v in per_row[side].values() for d in v)}
+                     **{f"vs {floor}": against(side, floor) for floor in floors}}
     return out
 
 
@@ -241,9 +292,10 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="another reqbench source tree to run beside this one")
     parser.add_argument("--floor-loop", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--report", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--sandbox", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor_loop is not None:
-        floor_loop(args.floor_loop, int(args.concurrency), args.report)
+        floor_loop(args.floor_loop, int(args.concurrency), args.report, args.sandbox)
         return
     sys.path.insert(0, str(Path(__file__).parent))
     from ratios import figure, interpreter_start
@@ -253,17 +305,22 @@ def main() -> None:
     baseline = args.baseline.resolve() if args.baseline is not None else None
     for tree in [Path(reqbench.__file__).parent, *([baseline / "reqbench"] if baseline is not None else [])]:
         compileall.compile_dir(tree, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
-    rows = bundled_rows()
+    rows, sandbox = bundled_rows(), sandbox_prefix()
+    if sandbox is None:
+        print("bubblewrap does not run here: no sandboxed floor")
     meter = CpuMeter.make()
     with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp, meter_closed(meter):
         for concurrency in (int(c) for c in args.concurrency.split(",")):
-            r = compare(rows, concurrency, args.rounds, Path(tmp), baseline, meter)
+            r = compare(rows, concurrency, args.rounds, Path(tmp), baseline, meter, sandbox)
+            if "sandboxed" in r["floors"]:
+                _report_isolation(r, concurrency, figure)
             for side in r["sides"]:
                 _report(side, r, concurrency, args.rounds, len(rows), figure, interpreter_start)
             if baseline is not None:
                 mine, base = r["reqbench"], r["baseline"]
                 figure(f"floor c{concurrency}: per row above the floor, this tree vs the baseline",
-                       1000 * mine["above_per_row"], "the baseline's", 1000 * base["above_per_row"], unit="ms")
+                       1000 * mine["vs floor"]["above_per_row"], "the baseline's",
+                       1000 * base["vs floor"]["above_per_row"], unit="ms")
                 figure(f"floor c{concurrency}: whole command, this tree vs the baseline", mine["wall"],
                        "the baseline's", base["wall"])
                 if meter is not None:
@@ -273,24 +330,39 @@ def main() -> None:
                        mine["own_cpu"], "the baseline's", base["own_cpu"])
 
 
+def _report_isolation(r: dict[str, Any], concurrency: int, figure: Any) -> None:
+    """What the isolation costs by itself: the sandboxed floor against the floor."""
+    iso = r["sandboxed"]["vs floor"]
+    figure(f"floor c{concurrency}: the sandboxed floor, per row above the floor", 1000 * iso["above_per_row"],
+           "the floor's median row", 1000 * r["floor"]["row"], unit="ms")
+    figure(f"floor c{concurrency}: the sandboxed floor's whole command", r["sandboxed"]["wall"], "the floor loop",
+           r["floor"]["wall"])
+
+
 def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows: int, figure: Any,
             interpreter_start: Any) -> None:
-    """Print one reqbench side's figures against the floor."""
-    s = r[side]
+    """Print one reqbench side's figures against the floor (and the sandboxed floor)."""
+    s, floor = r[side], r["floor"]
     name = "" if side == "reqbench" else f" ({side})"
-    print(f"[concurrency {concurrency}{name}, {rounds} rounds, {n_rows} rows] floor {r['floor']:.2f} s, "
-          f"reqbench {s['wall']:.2f} s; ratio per round " + ", ".join(f"{x:.3f}" for x in s["ratios"]))
+    print(f"[concurrency {concurrency}{name}, {rounds} rounds, {n_rows} rows] floor {floor['wall']:.2f} s, "
+          f"reqbench {s['wall']:.2f} s; ratio per round " + ", ".join(f"{x:.3f}" for x in s["vs floor"]["ratios"]))
     print(f"[concurrency {concurrency}{name}] fixed cost per run: reqbench {s['fixed']:.3f} s, "
-          f"floor {r['fixed_floor']:.3f} s; first row started {s['first_row']:.3f} s after the command, "
+          f"floor {floor['fixed']:.3f} s; first row started {s['first_row']:.3f} s after the command, "
           f"the command exited {s['after_last_row']:.3f} s after its last row")
     print(f"[concurrency {concurrency}{name}] per row above the floor (ms, median of the rounds): "
-          + ", ".join(f"{k.rsplit('|', 2)[0]} {1000 * v:.0f}" for k, v in s["rows_above"].items()))
-    figure(f"floor c{concurrency}{name}: per row above the floor", 1000 * s["above_per_row"],
-           "the floor's median row", 1000 * r["floor_row"], "<= 10 ms above", unit="ms")
-    figure(f"floor c{concurrency}{name}: whole command", s["wall"], "the floor loop", r["floor"], "<= 1.10")
+          + ", ".join(f"{k.rsplit('|', 2)[0]} {1000 * v:.0f}" for k, v in s["vs floor"]["rows_above"].items()))
+    figure(f"floor c{concurrency}{name}: per row above the floor", 1000 * s["vs floor"]["above_per_row"],
+           "the floor's median row", 1000 * floor["row"], "<= 10 ms above", unit="ms")
+    figure(f"floor c{concurrency}{name}: whole command", s["wall"], "the floor loop", floor["wall"], "<= 1.10")
     # the ratio of medians above; the median of the per-round ratios is in the line before
-    figure(f"floor c{concurrency}{name}: fixed cost per run", s["fixed"] - r["fixed_floor"],
-           "the floor loop", r["floor"])
+    if "sandboxed" in r["floors"]:
+        figure(f"floor c{concurrency}{name}: per row above the sandboxed floor",
+               1000 * s["vs sandboxed"]["above_per_row"], "the sandboxed floor's median row",
+               1000 * r["sandboxed"]["row"], unit="ms")
+        figure(f"floor c{concurrency}{name}: whole command vs the sandboxed floor", s["wall"],
+               "the sandboxed floor loop", r["sandboxed"]["wall"])
+    figure(f"floor c{concurrency}{name}: fixed cost per run", s["fixed"] - floor["fixed"], "the floor loop",
+           floor["wall"])
     figure(f"floor c{concurrency}{name}: reqbench run to its first row", s["first_row"], "bare interpreter start",
            interpreter_start(), "<= 0.3 s")
     figure(f"floor c{concurrency}{name}: reqbench run's exit after its last row", s["after_last_row"],
@@ -298,10 +370,10 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
     print(f"[concurrency {concurrency}{name}] the reqbench process's own CPU (median): {s['own_cpu']:.3f} s, "
           f"{1000 * s['own_cpu'] / n_rows:.1f} ms per row, start-up and end included")
     if s["cpu"] == s["cpu"]:  # measured (not NaN): CPU moves far less with the machine's load than wall time
-        figure(f"floor c{concurrency}{name}: CPU of the whole command", s["cpu"], "the floor loop's", r["cpu_floor"])
+        figure(f"floor c{concurrency}{name}: CPU of the whole command", s["cpu"], "the floor loop's", floor["cpu"])
         figure(f"floor c{concurrency}{name}: CPU above the floor per row, fixed cost included",
-               1000 * (s["cpu"] - r["cpu_floor"]) / n_rows, "the floor's CPU per row",
-               1000 * r["cpu_floor"] / n_rows, unit="ms")
+               1000 * (s["cpu"] - floor["cpu"]) / n_rows, "the floor's CPU per row",
+               1000 * floor["cpu"] / n_rows, unit="ms")
 
 
 if __name__ == "__main__":
