@@ -11,8 +11,8 @@ characters shown, never obeyed; no markup read). rich is imported only when some
 ``--version`` and a ``run --quiet`` up to its headline run without it.
 
 Garbage collection: the objects start-up makes (modules, classes, the parsed command line) live until
-the process ends, so collections while importing find nothing to free (~30 ms of a run's start-up), and the
-interpreter's teardown collections walk every one of them again (60-130 ms after a run's last line). `main`
+the process ends, so collections while importing find nothing to free (15-20 ms of a run's start-up), and
+the interpreter's teardown collections walk every one of them again (60-150 ms after a run's last line). `main`
 therefore defers collection until the command is wired, then freezes what exists (later collections skip
 it) and freezes again before teardown. A cycle frozen there is never collected, so its finalizers do not
 run at exit: reqbench closes its files and databases itself (`with` blocks), never through collection.

@@ -111,7 +111,7 @@ def cluster_bootstrap_mean(cluster_values: Sequence[float], *, n_boot: int = DEF
     idx = rng.integers(0, n, size=(n_boot, n))
     lo, hi = _percentiles(vals[idx].mean(axis=1), level)
     return Interval(estimate, lo, hi, f"cluster bootstrap over {n} clusters, {n_boot} "
-                                                f"resamples, seed {seed}, percentile {level:.0%}")
+                                      f"resamples, seed {seed}, percentile {level:.0%}")
 
 
 def bootstrap_mean(values: Sequence[float], *, n_boot: int = DEFAULT_BOOT, seed: int = DEFAULT_SEED,
