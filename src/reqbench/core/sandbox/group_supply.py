@@ -52,13 +52,11 @@ def take(parent: Parent, *, pids: int | None, memory: int | None) -> Group | Non
     with _lock:
         stock = _ahead.get(key, [])
         while stock and group is None:
-            made, candidate = stock.pop()  # the newest: the others are older still
+            made, candidate = stock.pop(0)  # the oldest: the expired ones go, the first fresh one is taken
             if now - made <= FRESH_SECONDS:
                 group = candidate
             else:
                 expired.append(candidate)
-        expired += [g for _, g in stock]
-        stock.clear()
     for old in expired:
         _chores.submit(old.remove)
     if group is None:
