@@ -130,15 +130,15 @@ def bundled_rows() -> list[dict[str, str]]:
 
 def sandbox_prefix() -> list[str] | None:
     """The sandboxed floor's bubblewrap command line before a row's own binds: reqbench's base options and
-    the host part of a check's view (PATH as a check's, the interpreter's directory first); None where
-    bubblewrap does not run."""
+    the host part of a check's view (for a check's PATH, `launch.scrubbed_env`'s, as `sandbox.warm` builds
+    it); None where bubblewrap does not run."""
     from reqbench.core.sandbox.isolation import available_isolation
+    from reqbench.core.sandbox.launch import scrubbed_env
     from reqbench.core.sandbox.view import BASE_ARGS, host_part
 
     if available_isolation() != "bwrap":
         return None
-    path = os.pathsep.join([os.path.dirname(sys.executable), os.environ.get("PATH", "/usr/bin:/bin")])
-    host = host_part(path)
+    host = host_part(scrubbed_env(None, Path("/"), Path("/"), "")["PATH"])
     return ["bwrap", *BASE_ARGS, *host.args, *(a for mask in host.masks for a in ("--tmpfs", str(mask)))]
 
 
