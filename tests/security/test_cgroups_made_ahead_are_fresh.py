@@ -68,3 +68,28 @@ def test_each_launch_gets_a_fresh_sealed_group_and_nothing_carries_over(tmp_path
     assert len(group_supply.in_stock()) >= 1  # the next launch's groups are waiting, made ahead
     group_supply.settle()
     assert not any(Path(str(p)).exists() for p in paths)  # every used group removed, its members gone
+
+
+def test_concurrent_launches_each_get_their_own_fresh_group(tmp_path: Path,
+                                                            handed_out: list[dict[str, object]]) -> None:
+    """Two hostile trees at a time, as rows at concurrency 2: the stock then holds several groups per
+    parent and caps, and each is still handed out once, unused, uncharged and sealed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def hostile(n: int) -> bytes:
+        folder = tmp_path / f"launch-{n}"
+        folder.mkdir()
+        with idle.working():
+            return run_sandboxed(FILL, folder, timeout=60, memory_bytes=512 * 1024**2).stdout
+
+    with ThreadPoolExecutor(2) as pool:
+        outputs = list(pool.map(hostile, range(6)))
+    assert all(out.strip().endswith(b"done") for out in outputs), outputs
+    paths = [g["path"] for g in handed_out]
+    assert len(paths) == len(set(paths)) >= 6
+    for group in handed_out:
+        assert group["members"] == [] and group["usage"] in (None, 0)
+        if os.geteuid() == 0:
+            assert group["owner"] == cgroups.SEALED_ID
+    group_supply.settle()
+    assert not any(Path(str(p)).exists() for p in paths)
