@@ -1,19 +1,38 @@
-"""Start-up: `reqbench --version` and `reqbench --help` next to a bare interpreter start, alternated.
+"""Start-up: `reqbench --version` and `--help`, and the path of ``reqbench run`` to its first row, each next
+to what it cannot go below.
 
 The command line imports only what it names (`reqbench.cli.main`): ``--version`` neither typer nor any
-command, ``run`` only `run`'s own modules (the time from ``reqbench run`` to its first row is a figure of
-``bench_floor.py``, which runs the whole command). Goal: ``--version`` under 0.3 s, i.e. a few interpreter
-starts.
+command, ``run`` only `run`'s own modules. Goals: ``--version`` and the first row under 0.3 s.
 
-    python benchmarks/bench_startup.py [--runs 15]
+The first row is taken apart against its **dependency floor**. The *first row* side is ``reqbench run
+demo:specpath --agent reference --quiet`` in a child interpreter that stops at the start of its first
+attempt (the bench wraps `reqbench.core.execute.runner._attempt`; nothing of reqbench changes). It records
+every module loaded by then. The *dependencies* side is a child interpreter that imports exactly the
+modules the first side loaded that are not reqbench's own (pydantic, typer, yaml, sqlite3, the standard
+library...), in the order they were loaded, and runs nothing else. What separates the two is reqbench's
+own: its modules, their classes (dataclasses and pydantic models built at import), the first use of
+pydantic's schema machinery, and the work before the first row (argument parsing, validation, the store).
+
+Every side runs alternately, ``--runs`` times; medians of wall time and of the child's CPU. With
+``--instructions`` (needs valgrind), each side also runs once under callgrind and the instructions it
+executes are printed: they do not move with the machine's load, so they are the figures to compare two
+trees by (the wall times of a 2-core shared machine move by ±50 ms from one minute to the next).
+
+    python benchmarks/bench_startup.py [--runs 15] [--instructions]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import re
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,26 +46,157 @@ COMMANDS = {
 }
 
 
+# ---------------------------------------------------------------------------------------------------
+# The two children of the first-row comparison: ``python -c`` programs importing nothing of their own
+# beyond json/os/sys/time (which the interpreter has loaded anyway), so neither side pays for this bench
+
+FIRST_ROW_CHILD = """
+import json, os, sys
+out, modules_file = sys.argv[1:3]
+from reqbench.core.execute import runner
+def stop(*args, **kwargs):  # the first attempt's start: what was loaded by then, and out
+    with open(modules_file, "w") as f:
+        json.dump(list(sys.modules), f)
+    os._exit(0)
+runner._attempt = stop
+sys.argv = ["reqbench", "run", "demo:specpath", "--agent", "reference", "--quiet", "--out", out]
+from reqbench.cli.main import main
+main()
+raise SystemExit("the run ended without starting a row")
+"""
+"""``reqbench run`` in the child's own process, stopped (``os._exit``) at the start of its first attempt
+after writing the modules loaded by then."""
+
+DEPENDENCIES_CHILD = """
+import importlib, json, sys, time
+modules_file, times_file = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
+skip = set(json.loads(sys.argv[3])) if len(sys.argv) > 3 else set()
+per_package = {}
+with open(modules_file) as f:
+    names = json.load(f)
+for name in names:
+    top = name.split(".")[0]
+    if name in sys.modules or top in skip or name.startswith("__editable__"):
+        continue
+    started = time.perf_counter()
+    try:
+        importlib.import_module(name)
+    except Exception:  # a module made at run time (e.g. a lazily aliased name): skipped
+        pass
+    per_package[top] = per_package.get(top, 0.0) + time.perf_counter() - started
+if times_file:
+    with open(times_file, "w") as f:
+        json.dump(per_package, f)
+"""
+"""Import the modules the first-row side loaded that are not reqbench's, in the order they were loaded;
+optionally write the seconds each top-level package's imports took (a module's own imports are charged
+to the package of the name that pulled them in)."""
+
+OWN = ("reqbench", "__main__", "__mp_main__")
+
+
+def dependency(name: str) -> bool:
+    return name.split(".")[0] not in OWN and not name.startswith("__editable__")
+
+
+def dependencies_argv(modules: Path, times: Path | None = None) -> list[str]:
+    return [sys.executable, "-c", DEPENDENCIES_CHILD, str(modules), str(times or ""), json.dumps(OWN)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# The driver
+
+def timed(argv: list[str]) -> tuple[float, float]:
+    """Wall seconds and the child's CPU seconds (user + system) of one run of `argv`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def instructions(argv: list[str], work: Path) -> int | None:
+    """Instructions `argv`'s own process executes (callgrind; its children are not traced), or None
+    without valgrind."""
+    if shutil.which("valgrind") is None:
+        return None
+    log = work / "callgrind.log"
+    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict layouts every time
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work / 'callgrind.out'}",
+                    f"--log-file={log}", *argv], check=True, stdout=subprocess.DEVNULL, env=env)
+    match = re.search(r"Collected : (\d+)", log.read_text())
+    return int(match.group(1)) if match else None
+
+
+def package_times(modules: Path, work: Path, runs: int = 5) -> list[tuple[str, float]]:
+    """Milliseconds of each top-level package's imports in the dependencies side, medians of `runs`,
+    largest first."""
+    samples: dict[str, list[float]] = {}
+    for _ in range(runs):
+        times = work / "package-times.json"
+        subprocess.run(dependencies_argv(modules, times), check=True)
+        for top, seconds in json.loads(times.read_text()).items():
+            samples.setdefault(top, []).append(1000 * seconds)
+    return sorted(((top, statistics.median(v)) for top, v in samples.items()), key=lambda kv: -kv[1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each side's instructions under callgrind (needs valgrind)")
     args = parser.parse_args()
-    times: dict[str, list[float]] = {name: [] for name in COMMANDS}
-    for argv in COMMANDS.values():  # warm the page cache and byte code once
-        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-    for _ in range(args.runs):
-        for name, argv in COMMANDS.items():
-            started = time.perf_counter()
-            subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
-            times[name].append(time.perf_counter() - started)
-    ms = {name: 1000 * statistics.median(t) for name, t in times.items()}
-    for name, value in ms.items():
-        print(f"{name:20s} {value:8.1f} ms (median of {args.runs})")
-    bare = ms["bare interpreter"]
-    figure("start-up: reqbench --version", ms["reqbench --version"], "bare interpreter start", bare,
-           "<= 300 ms", unit="ms")
-    figure("start-up: reqbench --help (every command imported)", ms["reqbench --help"], "bare interpreter start",
-           bare, unit="ms")
+
+    with tempfile.TemporaryDirectory(prefix="reqbench-bench-startup-") as tmp:
+        work = Path(tmp)
+        modules = work / "modules.json"
+        out = work / "run"
+
+        def first_row() -> list[str]:
+            shutil.rmtree(out, ignore_errors=True)
+            return [sys.executable, "-c", FIRST_ROW_CHILD, str(out), str(modules)]
+
+        sides = {**{name: (lambda argv=argv: argv) for name, argv in COMMANDS.items()},
+                 "reqbench run to its first row": first_row,
+                 "its dependencies' imports": lambda: dependencies_argv(modules)}
+        for make in sides.values():  # warm the page cache and the byte code; the first row lists modules
+            subprocess.run(make(), check=True, stdout=subprocess.DEVNULL)
+        walls: dict[str, list[float]] = {name: [] for name in sides}
+        cpus: dict[str, list[float]] = {name: [] for name in sides}
+        for _ in range(args.runs):
+            for name, make in sides.items():
+                wall, cpu = timed(make())
+                walls[name].append(wall)
+                cpus[name].append(cpu)
+        ms = {name: 1000 * statistics.median(t) for name, t in walls.items()}
+        cpu_ms = {name: 1000 * statistics.median(t) for name, t in cpus.items()}
+        loaded = json.loads(modules.read_text())
+        for name in sides:
+            print(f"{name:32s} {ms[name]:8.1f} ms wall, {cpu_ms[name]:8.1f} ms CPU (medians of {args.runs})")
+        print(f"[first row] {len(loaded)} modules loaded, {sum(not dependency(m) for m in loaded)} of them "
+              "reqbench's own")
+        print("[dependencies] the largest packages' imports (median of 5 separate runs): "
+              + ", ".join(f"{top} {ms_:.1f} ms" for top, ms_ in package_times(modules, work)[:8]))
+        bare = ms["bare interpreter"]
+        figure("start-up: reqbench --version", ms["reqbench --version"], "bare interpreter start", bare,
+               "<= 300 ms", unit="ms")
+        figure("start-up: reqbench --help (every command imported)", ms["reqbench --help"],
+               "bare interpreter start", bare, unit="ms")
+        first, floor = ms["reqbench run to its first row"], ms["its dependencies' imports"]
+        figure("start-up: reqbench run to its first row", first, "its dependencies' imports alone", floor,
+               "<= 300 ms", unit="ms")
+        figure("start-up: reqbench's own part of the first row", first - floor, "the first row", first, unit="ms")
+        if args.instructions:
+            counts = {name: instructions(make(), work) for name, make in sides.items()}
+            if None in counts.values():
+                print("[instructions] valgrind is not installed here: no instruction counts")
+                return
+            for name, count in counts.items():
+                print(f"[instructions] {name:32s} {count / 1e6:10.1f} M")
+            own = counts["reqbench run to its first row"] - counts["its dependencies' imports"]  # type: ignore[operator]
+            figure("start-up instructions: reqbench's own part of the first row", own / 1e6,
+                   "the first row's", counts["reqbench run to its first row"] / 1e6, unit="M")  # type: ignore[operator]
 
 
 if __name__ == "__main__":
