@@ -18,12 +18,17 @@ Every side runs alternately, ``--runs`` times; medians of wall time and of the c
 executes are printed: they do not move with the machine's load, so they are the figures to compare two
 trees by (the wall times of a 2-core shared machine move by ±50 ms from one minute to the next).
 
-    python benchmarks/bench_startup.py [--runs 15] [--instructions]
+``--baseline OTHER/src`` (another source tree of reqbench, e.g. a worktree of the commit before a change)
+adds its first row as a further side, run by the same interpreter with ``PYTHONPATH=OTHER/src``, and prints
+this tree's first row against it (and, with ``--instructions``, their instruction counts).
+
+    python benchmarks/bench_startup.py [--runs 15] [--instructions] [--baseline OTHER/src]
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import json
 import os
 import re
@@ -38,6 +43,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ratios import figure  # noqa: E402
+
+import reqbench  # noqa: E402
+
+FIRST, BASELINE, FLOOR = "reqbench run to its first row", "the baseline's first row", "its dependencies' imports"
 
 COMMANDS = {
     "bare interpreter": [sys.executable, "-c", "pass"],
@@ -106,23 +115,23 @@ def dependencies_argv(modules: Path, times: Path | None = None) -> list[str]:
 # ---------------------------------------------------------------------------------------------------
 # The driver
 
-def timed(argv: list[str]) -> tuple[float, float]:
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall seconds and the child's CPU seconds (user + system) of one run of `argv`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def instructions(argv: list[str], work: Path) -> int | None:
+def instructions(argv: list[str], work: Path, env: dict[str, str]) -> int | None:
     """Instructions `argv`'s own process executes (callgrind; its children are not traced), or None
     without valgrind."""
     if shutil.which("valgrind") is None:
         return None
     log = work / "callgrind.log"
-    env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same dict layouts every time
+    env = {**env, "PYTHONHASHSEED": "0"}  # the same dict layouts every time
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={work / 'callgrind.out'}",
                     f"--log-file={log}", *argv], check=True, stdout=subprocess.DEVNULL, env=env)
     match = re.search(r"Collected : (\d+)", log.read_text())
@@ -146,6 +155,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--instructions", action="store_true",
                         help="also count each side's instructions under callgrind (needs valgrind)")
+    parser.add_argument("--baseline", type=Path, help="another reqbench source tree: its first row as a side")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="reqbench-bench-startup-") as tmp:
@@ -153,20 +163,28 @@ def main() -> None:
         modules = work / "modules.json"
         out = work / "run"
 
-        def first_row() -> list[str]:
+        def first_row(listed: Path = modules) -> list[str]:
             shutil.rmtree(out, ignore_errors=True)
-            return [sys.executable, "-c", FIRST_ROW_CHILD, str(out), str(modules)]
+            return [sys.executable, "-c", FIRST_ROW_CHILD, str(out), str(listed)]
 
         sides = {**{name: (lambda argv=argv: argv) for name, argv in COMMANDS.items()},
-                 "reqbench run to its first row": first_row,
-                 "its dependencies' imports": lambda: dependencies_argv(modules)}
-        for make in sides.values():  # warm the page cache and the byte code; the first row lists modules
-            subprocess.run(make(), check=True, stdout=subprocess.DEVNULL)
+                 FIRST: first_row, FLOOR: lambda: dependencies_argv(modules)}
+        envs = {name: dict(os.environ) for name in sides}
+        trees = [Path(reqbench.__file__).parent]
+        if args.baseline is not None:
+            baseline = args.baseline.resolve()
+            trees.append(baseline / "reqbench")
+            sides[BASELINE] = lambda: first_row(work / "baseline-modules.json")
+            envs[BASELINE] = {**os.environ, "PYTHONPATH": str(baseline)}
+        for tree in trees:  # byte code, as an installed package has it
+            compileall.compile_dir(tree, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
+        for name, make in sides.items():  # warm the page cache; the first row lists its modules
+            subprocess.run(make(), check=True, stdout=subprocess.DEVNULL, env=envs[name])
         walls: dict[str, list[float]] = {name: [] for name in sides}
         cpus: dict[str, list[float]] = {name: [] for name in sides}
         for _ in range(args.runs):
             for name, make in sides.items():
-                wall, cpu = timed(make())
+                wall, cpu = timed(make(), envs[name])
                 walls[name].append(wall)
                 cpus[name].append(cpu)
         ms = {name: 1000 * statistics.median(t) for name, t in walls.items()}
@@ -183,20 +201,26 @@ def main() -> None:
                "<= 300 ms", unit="ms")
         figure("start-up: reqbench --help (every command imported)", ms["reqbench --help"],
                "bare interpreter start", bare, unit="ms")
-        first, floor = ms["reqbench run to its first row"], ms["its dependencies' imports"]
+        first, floor = ms[FIRST], ms[FLOOR]
         figure("start-up: reqbench run to its first row", first, "its dependencies' imports alone", floor,
                "<= 300 ms", unit="ms")
         figure("start-up: reqbench's own part of the first row", first - floor, "the first row", first, unit="ms")
+        if BASELINE in ms:
+            figure("start-up: the first row, this tree vs the baseline", first, "the baseline's", ms[BASELINE],
+                   unit="ms")
         if args.instructions:
-            counts = {name: instructions(make(), work) for name, make in sides.items()}
+            counts = {name: instructions(make(), work, envs[name]) for name, make in sides.items()}
             if None in counts.values():
                 print("[instructions] valgrind is not installed here: no instruction counts")
                 return
-            for name, count in counts.items():
-                print(f"[instructions] {name:32s} {count / 1e6:10.1f} M")
-            own = counts["reqbench run to its first row"] - counts["its dependencies' imports"]  # type: ignore[operator]
-            figure("start-up instructions: reqbench's own part of the first row", own / 1e6,
-                   "the first row's", counts["reqbench run to its first row"] / 1e6, unit="M")  # type: ignore[operator]
+            millions = {name: count / 1e6 for name, count in counts.items() if count is not None}
+            for name, value in millions.items():
+                print(f"[instructions] {name:32s} {value:10.1f} M")
+            figure("start-up instructions: reqbench's own part of the first row", millions[FIRST] - millions[FLOOR],
+                   "the first row's", millions[FIRST], unit="M")
+            if BASELINE in millions:
+                figure("start-up instructions: the first row, this tree vs the baseline", millions[FIRST],
+                       "the baseline's", millions[BASELINE], unit="M")
 
 
 if __name__ == "__main__":

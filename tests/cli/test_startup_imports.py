@@ -40,6 +40,39 @@ def test_the_run_command_imports_neither_other_commands_nor_unused_machinery() -
     assert not {m for m in mods if m.startswith(("reqbench.study", "reqbench.core.llm.gateway.server", "rich.progress"))}
 
 
+def test_the_lazy_names_are_the_modules_own() -> None:
+    """`reqbench.protocols.base` (the plugin interface) re-exports the summary types and `reqbench.core.store`
+    the exports on first use: the same objects, and an unknown name is still an AttributeError."""
+    mods = loaded_after("import reqbench.protocols.base, reqbench.core.store")
+    assert "reqbench.core.summary" not in mods and "reqbench.core.store.export" not in mods
+
+    import reqbench.core.store as store
+    import reqbench.protocols.base as base
+    from reqbench.core import summary
+    from reqbench.core.store import export
+    from reqbench.protocols.base import Summary, bar_from_table
+
+    assert (Summary, bar_from_table, base.Table) == (summary.Summary, summary.bar_from_table, summary.Table)
+    assert (store.result_rows, store.export_jsonl) == (export.result_rows, export.export_jsonl)
+    for module in (base, store):
+        with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+            module.nothing_here  # noqa: B018
+
+
+def test_the_models_a_run_never_validates_are_built_on_first_use() -> None:
+    """`RunResultRow` and `JudgeCall` defer their schema until used; then they validate as before."""
+    from pydantic import ValidationError
+
+    from reqbench.core.store.models import JudgeCall, RunResultRow
+
+    call = JudgeCall(request_key="k", judge_id="exact", contract="c", request={}, response={}, started="s",
+                     finished="f")
+    assert call.model_dump()["judge_id"] == "exact"
+    with pytest.raises(ValidationError):
+        JudgeCall(request_key="k")
+    assert list(RunResultRow.model_json_schema()["properties"])[:3] == ["row_key", "task_id", "condition"]
+
+
 @pytest.mark.parametrize("command", ["run", "agents", "specpath"])
 def test_a_named_command_is_the_one_registered(command: str) -> None:
     from typer.main import get_command
@@ -91,6 +124,7 @@ NOT_BEFORE_THE_FIRST_ROW = (
     "reqbench.protocols.specpath.calibration", "reqbench.protocols.specpath.metrics",
     "reqbench.protocols.specpath.report", "reqbench.protocols.specpath.view",
     "reqbench.core.llm.gateway.leases", "reqbench.core.llm.gateway.models",  # a row without a model's gateway
+    "reqbench.core.summary", "reqbench.core.store.export",  # the summary after the last row; the exports
 )
 """Module families (a name and everything under it) that a ``--quiet`` run must not load before its first
 row: what only the end of the run needs, and what it never uses."""

@@ -5,20 +5,40 @@ Each protocol package has a `suite.py` defining ``PROTOCOL``, an object satisfyi
 The interface itself lives in `reqbench.core.execute.suite` (the runner calls it) and is re-exported here.
 `detect_protocol` picks the protocol of a suite directory from its marker file; `dataset_stats` asks it for
 the suite's dataset-statistics tables (the optional ``dataset_stats(path)`` hook, `reqbench stats`).
+
+The summary types (`Summary`, `Table`, ...) are re-exported on first use: a run builds its summary after
+its last row, so `reqbench.core.summary` is not on the way to the first row.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol, load_protocol
-from reqbench.core.summary import Cell, Metric, Plot, Summary, Table, bar_from_table
+
+if TYPE_CHECKING:
+    from reqbench.core.summary import Cell, Metric, Plot, Summary, Table, bar_from_table
 
 __all__ = ["Cell", "Metric", "Outcomes", "Plot", "RowContext", "Suite", "SuiteProtocol", "Summary", "Table",
            "available_protocols", "bar_from_table", "dataset_stats", "detect_protocol", "load_protocol",
            "marker_protocol"]
+
+
+_SUMMARY_NAMES = ("Cell", "Metric", "Plot", "Summary", "Table", "bar_from_table")
+
+
+def __getattr__(name: str) -> Any:
+    """The summary types of `reqbench.core.summary`, imported on first use (module docstring)."""
+    if name not in _SUMMARY_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from reqbench.core import summary
+
+    value = getattr(summary, name)
+    globals()[name] = value
+    return value
 
 
 def marker_protocol(file: Path) -> str | None:

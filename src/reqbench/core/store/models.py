@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class RunMeta(BaseModel):
@@ -75,6 +75,8 @@ class RunResultRow(BaseModel):
 
 class JudgeCall(BaseModel):
     """One recorded judge (or model) call: the evidence behind every label a score uses."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first use: most runs record no judge call
 
     request_key: str = Field(description="Content hash of the request (the replay cache key).")
     judge_id: str = Field(description="Judge backend and model, e.g. 'exact' or 'llm:gpt-x'.")
