@@ -7,9 +7,11 @@ command, ``run`` only `run`'s own modules. Goals: ``--version`` and the first ro
 The first row is taken apart against its **dependency floor**. The *first row* side is ``reqbench run
 demo:specpath --agent reference --quiet`` in a child interpreter that stops at the start of its first
 attempt (the bench wraps `reqbench.core.execute.runner._attempt`; nothing of reqbench changes). It records
-every module loaded by then. The *dependencies* side is a child interpreter that imports exactly the
-modules the first side loaded that are not reqbench's own (pydantic, typer, yaml, sqlite3, the standard
-library...), in the order they were loaded, and runs nothing else. What separates the two is reqbench's
+every module loaded by then. Like a killed harness, it may leave behind the cgroups it made ahead; a later
+run removes them once they are stale (`core.sandbox.cgroups.sweep_stale`). The *dependencies* side is a
+child interpreter that imports exactly the modules the first side loaded that are not reqbench's own
+(pydantic, typer, yaml, sqlite3, the standard library...), in the order they were loaded, and runs nothing
+else. What separates the two is reqbench's
 own: its modules, their classes (dataclasses and pydantic models built at import), the first use of
 pydantic's schema machinery, and the work before the first row (argument parsing, validation, the store).
 

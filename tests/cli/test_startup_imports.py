@@ -54,6 +54,7 @@ def test_the_lazy_names_are_the_modules_own() -> None:
 
     assert (Summary, bar_from_table, base.Table) == (summary.Summary, summary.bar_from_table, summary.Table)
     assert (store.result_rows, store.export_jsonl) == (export.result_rows, export.export_jsonl)
+    assert vars(base)["Summary"] is summary.Summary  # bound on first use: later lookups are plain reads
     for module in (base, store):
         with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
             module.nothing_here  # noqa: B018

@@ -13,11 +13,12 @@ its last row, so `reqbench.core.summary` is not on the way to the first row.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from reqbench.core import registry
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol, load_protocol
+from reqbench.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from reqbench.core.summary import Cell, Metric, Plot, Summary, Table, bar_from_table
@@ -27,18 +28,8 @@ __all__ = ["Cell", "Metric", "Outcomes", "Plot", "RowContext", "Suite", "SuitePr
            "marker_protocol"]
 
 
-_SUMMARY_NAMES = ("Cell", "Metric", "Plot", "Summary", "Table", "bar_from_table")
-
-
-def __getattr__(name: str) -> Any:
-    """The summary types of `reqbench.core.summary`, imported on first use (module docstring)."""
-    if name not in _SUMMARY_NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from reqbench.core import summary
-
-    value = getattr(summary, name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, {name: "reqbench.core.summary" for name in (
+    "Cell", "Metric", "Plot", "Summary", "Table", "bar_from_table")})
 
 
 def marker_protocol(file: Path) -> str | None:

@@ -9,8 +9,9 @@ on the way to its first row.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from reqbench.core.lazy import lazy_attributes
 from reqbench.core.store.models import JudgeCall, RunMeta, RunResultRow
 from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir, utc_now
 from reqbench.core.store.schema import SCHEMA_VERSION
@@ -25,18 +26,8 @@ from reqbench.core.store.selection import (
 if TYPE_CHECKING:
     from reqbench.core.store.export import export_jsonl, export_parquet, result_rows
 
-_EXPORTS = ("export_jsonl", "export_parquet", "result_rows")
-
-
-def __getattr__(name: str) -> Any:
-    """The exports of `reqbench.core.store.export`, imported on first use (module docstring)."""
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from reqbench.core.store import export
-
-    value = getattr(export, name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, {name: "reqbench.core.store.export"
+                                         for name in ("export_jsonl", "export_parquet", "result_rows")})
 
 __all__ = [
     "DB_NAME", "DEFAULT_MAX_ATTEMPTS", "SCHEMA_VERSION", "Attempt", "JudgeCall", "NextStep", "RunMeta",

@@ -17,8 +17,9 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from reqbench.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from reqbench.core.llm.gateway.leases import BUDGET_EXHAUSTED, RESOURCE_LIMIT, Lease, RowBudget
@@ -35,13 +36,7 @@ _WHERE = {"BUDGET_EXHAUSTED": "leases", "RESOURCE_LIMIT": "leases", "Lease": "le
 the HTTP server and client (``http.server``, ``httpx``), which would add to every command's start-up."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, {name: f"{__name__}.{module}" for name, module in _WHERE.items()})
 
 __all__ = ["BUDGET_EXHAUSTED", "RESOURCE_LIMIT", "Gateway", "GatewayLimits", "Lease", "MemoryRecorder",
            "ModelCall", "ModelPolicy", "RowBudget", "StoreRecorder", "Upstream"]
