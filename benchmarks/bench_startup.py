@@ -59,7 +59,7 @@ COMMANDS = {
 
 # ---------------------------------------------------------------------------------------------------
 # The two children of the first-row comparison: ``python -c`` programs importing nothing of their own
-# beyond json/os/sys/time (which the interpreter has loaded anyway), so neither side pays for this bench
+# beyond importlib, json, os, sys and time (which a run loads anyway), so neither side pays for this bench
 
 FIRST_ROW_CHILD = """
 import json, os, sys
