@@ -32,6 +32,8 @@ class RunResultRow(BaseModel):
     ``seconds`` mean the same for every protocol (`reqbench.report.rowfacts`); they are filled by the
     export and null in the store's own `export_jsonl`."""
 
+    model_config = ConfigDict(defer_build=True)  # built on first use: a run exports nothing
+
     row_key: str = Field(description="Stable row key 'task|condition|agent|repeat'.")
     task_id: str = Field(description="Task (or family / instance) id within the suite.")
     condition: str = Field(description="Condition the row was run under.")
