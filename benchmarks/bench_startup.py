@@ -81,13 +81,12 @@ after writing the modules loaded by then."""
 DEPENDENCIES_CHILD = """
 import importlib, json, sys, time
 modules_file, times_file = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
-skip = set(json.loads(sys.argv[3])) if len(sys.argv) > 3 else set()
 per_package = {}
 with open(modules_file) as f:
     names = json.load(f)
 for name in names:
     top = name.split(".")[0]
-    if name in sys.modules or top in skip or name.startswith("__editable__"):
+    if name in sys.modules:
         continue
     started = time.perf_counter()
     try:
@@ -99,9 +98,9 @@ if times_file:
     with open(times_file, "w") as f:
         json.dump(per_package, f)
 """
-"""Import the modules the first-row side loaded that are not reqbench's, in the order they were loaded;
-optionally write the seconds each top-level package's imports took (a module's own imports are charged
-to the package of the name that pulled them in)."""
+"""Import each module of the list not loaded yet (the first row's that are not reqbench's, in the order they
+were loaded: `dependencies_list`); optionally write the seconds each top-level package's imports took (a
+module's own imports are charged to the package of the name that pulled them in)."""
 
 OWN = ("reqbench", "__main__", "__mp_main__")
 
@@ -110,8 +109,13 @@ def dependency(name: str) -> bool:
     return name.split(".")[0] not in OWN and not name.startswith("__editable__")
 
 
-def dependencies_argv(modules: Path, times: Path | None = None) -> list[str]:
-    return [sys.executable, "-c", DEPENDENCIES_CHILD, str(modules), str(times or ""), json.dumps(OWN)]
+def dependencies_list(modules: Path, listed: Path) -> None:
+    """Write to `listed` the modules of `modules` (the first row's, in load order) that are not reqbench's."""
+    listed.write_text(json.dumps([name for name in json.loads(modules.read_text()) if dependency(name)]))
+
+
+def dependencies_argv(listed: Path, times: Path | None = None) -> list[str]:
+    return [sys.executable, "-c", DEPENDENCIES_CHILD, str(listed), str(times or "")]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -140,13 +144,13 @@ def instructions(argv: list[str], work: Path, env: dict[str, str]) -> int | None
     return int(match.group(1)) if match else None
 
 
-def package_times(modules: Path, work: Path, runs: int = 5) -> list[tuple[str, float]]:
+def package_times(listed: Path, work: Path, runs: int = 5) -> list[tuple[str, float]]:
     """Milliseconds of each top-level package's imports in the dependencies side, medians of `runs`,
     largest first."""
     samples: dict[str, list[float]] = {}
     for _ in range(runs):
         times = work / "package-times.json"
-        subprocess.run(dependencies_argv(modules, times), check=True)
+        subprocess.run(dependencies_argv(listed, times), check=True)
         for top, seconds in json.loads(times.read_text()).items():
             samples.setdefault(top, []).append(1000 * seconds)
     return sorted(((top, statistics.median(v)) for top, v in samples.items()), key=lambda kv: -kv[1])
@@ -162,7 +166,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="reqbench-bench-startup-") as tmp:
         work = Path(tmp)
-        modules = work / "modules.json"
+        modules, listed = work / "modules.json", work / "dependencies.json"
         out = work / "run"
 
         def first_row(listed: Path = modules) -> list[str]:
@@ -170,7 +174,7 @@ def main() -> None:
             return [sys.executable, "-c", FIRST_ROW_CHILD, str(out), str(listed)]
 
         sides = {**{name: (lambda argv=argv: argv) for name, argv in COMMANDS.items()},
-                 FIRST: first_row, FLOOR: lambda: dependencies_argv(modules)}
+                 FIRST: first_row, FLOOR: lambda: dependencies_argv(listed)}
         envs = {name: dict(os.environ) for name in sides}
         trees = [Path(reqbench.__file__).parent]
         if args.baseline is not None:
@@ -180,7 +184,9 @@ def main() -> None:
             envs[BASELINE] = {**os.environ, "PYTHONPATH": str(baseline)}
         for tree in trees:  # byte code, as an installed package has it
             compileall.compile_dir(tree, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
-        for name, make in sides.items():  # warm the page cache; the first row lists its modules
+        subprocess.run(first_row(), check=True, stdout=subprocess.DEVNULL)  # the modules of the first row
+        dependencies_list(modules, listed)
+        for name, make in sides.items():  # warm the page cache
             subprocess.run(make(), check=True, stdout=subprocess.DEVNULL, env=envs[name])
         walls: dict[str, list[float]] = {name: [] for name in sides}
         cpus: dict[str, list[float]] = {name: [] for name in sides}
@@ -197,7 +203,7 @@ def main() -> None:
         print(f"[first row] {len(loaded)} modules loaded, {sum(not dependency(m) for m in loaded)} of them "
               "reqbench's own")
         print("[dependencies] the largest packages' imports (median of 5 separate runs): "
-              + ", ".join(f"{top} {ms_:.1f} ms" for top, ms_ in package_times(modules, work)[:8]))
+              + ", ".join(f"{top} {ms_:.1f} ms" for top, ms_ in package_times(listed, work)[:8]))
         bare = ms["bare interpreter"]
         figure("start-up: reqbench --version", ms["reqbench --version"], "bare interpreter start", bare,
                "<= 300 ms", unit="ms")
