@@ -56,18 +56,22 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _score_rq4(instance: Path, condition: str, check: Any, repository: Path | None,
-               judge_result: Path | None, judge_workspace: Path | None) -> dict[str, Any]:
+               judge_result: Path | None, judge_workspace: Path | None, environment: Path | None,
+               unsafe_no_sandbox: bool) -> dict[str, Any]:
     from reqbench.core.hashing import read_json
-    from reqbench.protocols.takeover.scoring.rq4 import load_rq4_instance, score_rq4_target
+    from reqbench.protocols.takeover.scoring.rq4 import load_rq4_instance
+    from reqbench.protocols.takeover.scoring.rq4_delivery import score_rq4_target
 
     data = load_rq4_instance(instance)
-    if repository is not None and not repository.is_dir():
-        raise InputError("repository is not a directory", file=str(repository))
+    for given, what in ((repository, "repository"), (environment, "code environment")):
+        if given is not None and not given.is_dir():
+            raise InputError(f"{what} is not a directory", file=str(given))
     decision = str(getattr(check.frozen.response.decision, "value", check.frozen.response.decision)) \
         if check.valid else None
     verdicts = read_json(judge_result) if judge_result is not None else None
-    return score_rq4_target(data, condition, decision, repository, judge_result=verdicts,
-                            judge_workspace=judge_workspace)
+    return score_rq4_target(data, condition, decision, repository, environment=environment,
+                            judge_result=verdicts, judge_workspace=judge_workspace,
+                            unsafe_no_sandbox=unsafe_no_sandbox)
 
 
 def score(
@@ -88,16 +92,28 @@ def score(
                                              "judge runs each criterion's deterministic check)."),
     judge_workspace: Path | None = typer.Option(None, "--judge-workspace", help="The agent judge's "
                                                 "workspace: evidence artifacts must be files in it."),
+    code_environment: Path | None = typer.Option(None, "--code-environment", help="Where the target's code "
+                                                 "environment lies (the project folder, its targets/ folder "
+                                                 "or the environment's own folder); needed with --repository: "
+                                                 "the scripts and checks the commands name are restored "
+                                                 "from its pre-request repository before they run."),
+    unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox", help="Run the delivery's commands "
+                                           "even where bubblewrap cannot isolate them (they could read "
+                                           "this process's secrets and write anywhere it can)."),
 ) -> None:
     """Score one Phase-A response: every RQ1-RQ3 metric of one target, and with --rq4 its delivery.
 
     RQ4 follows the released agent-judge pipeline: the frozen Phase-A decision must be ACT and the target
-    eligible (RQ3 gold ACT) under the condition; build and regression run on a copy of the repository
-    (exit 0 PASS, 1 FAIL, else HARNESS_ERROR); the acceptance criteria are judged; the finalizer gives
-    SCORED PASS/FAIL, REVIEW_REQUIRED or JUDGE_ERROR.
+    eligible (RQ3 gold ACT) under the condition; build and regression run in the sandbox on a fresh copy
+    of the repository, the scripts they name restored from the code environment (exit 0 PASS, 1 FAIL,
+    else HARNESS_ERROR); the acceptance criteria are judged; the finalizer gives SCORED PASS/FAIL,
+    REVIEW_REQUIRED or JUDGE_ERROR.
 
     Example: reqbench takeover score --instance T002_RQ3.json --rq1 T002_RQ1.json --rq2 T002_RQ2.json
     --response response.json --condition C1 --judge exact --json
+
+    Example: reqbench takeover score --instance out/RQ3/T001_RQ3.json --response response.json --condition C1
+    --rq4 out/RQ4/T001_RQ4.json --repository delivered/ --code-environment project/
     """
     from reqbench.protocols.takeover.judging import JudgeSession
     from reqbench.protocols.takeover.response import check_response_text
@@ -115,12 +131,16 @@ def score(
     _write_records(record, session.records)
     data = result.as_json()
     if isinstance(rq4, Path):  # (also callable as a plain function, where unset options are OptionInfo)
-        data["rq4"] = _score_rq4(rq4, condition, check, *(v if isinstance(v, Path) else None
-                                                          for v in (repository, judge_result, judge_workspace)))
+        paths = (v if isinstance(v, Path) else None
+                 for v in (repository, judge_result, judge_workspace, code_environment))
+        data["rq4"] = _score_rq4(rq4, condition, check, *paths, unsafe_no_sandbox=unsafe_no_sandbox is True)
     if as_json:
         console.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
     console.print(Text.assemble(styled(data["target_id"], "bold"), f" {condition}: status {data['status']}"))
+    if (data.get("rq4") or {}).get("unsafe_no_sandbox"):
+        console.print("  UNSAFE: the delivery's commands ran with --unsafe-no-sandbox "
+                      f"(isolation: {data['rq4']['isolation']})")
     for problem in (data.get("rq4") or {}).get("problems", []):
         console.print(f"  RQ4 judge result problem: {problem}")
     for problem in data["problems"]:

@@ -18,12 +18,12 @@ from reqbench.cli.main import app
 from reqbench.protocols.takeover.rq4_environments import archive_problems, tree_sha256
 from reqbench.protocols.takeover.scoring.rq4 import (
     aggregate,
-    component_status,
     finalize,
     judge_result_problems,
     paired_conditions,
     run_outcome,
 )
+from reqbench.protocols.takeover.scoring.rq4_delivery import run_component
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "reqbench" / "examples" / "takeover" / "project"
 runner = CliRunner()
@@ -42,12 +42,21 @@ def _verdicts(*pairs: tuple[str, str]) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(
-    ("code", "kw", "expected"),
-    [(0, {}, "PASS"), (1, {}, "FAIL"), (2, {}, "HARNESS_ERROR"), (-9, {}, "HARNESS_ERROR"),
-     (None, {"timed_out": True}, "HARNESS_ERROR"), (None, {"start_error": True}, "HARNESS_ERROR")],
+    ("script", "expected"),
+    [("raise SystemExit(0)", "PASS"), ("raise SystemExit(1)", "FAIL"), ("raise SystemExit(2)", "HARNESS_ERROR"),
+     ("import os, signal; os.kill(os.getpid(), signal.SIGTERM)", "HARNESS_ERROR"),
+     ("import time; time.sleep(30)", "HARNESS_ERROR"), (None, "HARNESS_ERROR")],
 )
-def test_component_exit_codes(code: int | None, kw: dict[str, bool], expected: str) -> None:
-    assert component_status(code, **kw) == expected
+def test_component_exit_codes(tmp_path: Path, script: str | None, expected: str) -> None:
+    """C.2 on real processes: 0 PASS, 1 FAIL; another code, a kill, a timeout or a script that cannot
+    start (missing from the environment, so python exits 2) HARNESS_ERROR."""
+    snapshot, delivered = tmp_path / "snapshot", tmp_path / "delivered"
+    (snapshot / "scripts").mkdir(parents=True)
+    if script is not None:
+        (snapshot / "scripts" / "build.py").write_text(script + "\n")
+    shutil.copytree(snapshot, delivered)
+    run = run_component("build", ["{python}", "scripts/build.py"], delivered, snapshot, timeout=3)
+    assert run["status"] == expected, run
 
 
 @pytest.mark.parametrize(
@@ -240,7 +249,7 @@ def _score(built: Path, target: str, condition: str, decision_response: Path, *e
     res = runner.invoke(app, [
         "takeover", "score", "--instance", str(out / "RQ3" / f"{target}_RQ3.json"),
         "--response", str(decision_response), "--condition", condition, "--json",
-        "--rq4", str(out / "RQ4" / f"{target}_RQ4.json"), *extra,
+        "--rq4", str(out / "RQ4" / f"{target}_RQ4.json"), "--code-environment", str(built / "project"), *extra,
     ])
     assert res.exit_code == 0, res.output
     return json.loads(res.output)["rq4"]

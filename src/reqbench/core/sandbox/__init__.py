@@ -31,10 +31,12 @@ from reqbench.core.sandbox.isolation import (
     SandboxUnavailable,
     available_isolation,
     isolation_gate,
+    require_isolation,
 )
 from reqbench.core.sandbox.launch import scrubbed_env
 from reqbench.core.sandbox.process import describe, run_sandboxed
 from reqbench.core.sandbox.result import ProcessResult, SandboxOptions
 
 __all__ = ["CONTROL_AGENTS", "Isolation", "ProcessResult", "SandboxOptions", "SandboxUnavailable",
-           "available_isolation", "describe", "isolation_gate", "run_sandboxed", "scrubbed_env"]
+           "available_isolation", "describe", "isolation_gate", "require_isolation",
+           "run_sandboxed", "scrubbed_env"]

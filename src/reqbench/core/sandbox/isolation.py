@@ -64,7 +64,17 @@ def agent_is_control(agent_spec: str) -> bool:
 
 def isolation_gate(agent_spec: str, *, unsafe_no_sandbox: bool) -> None:
     """Refuse a real agent without bubblewrap (see module docstring); returns when the run may go on."""
-    if agent_is_control(agent_spec) or unsafe_no_sandbox:
+    if agent_is_control(agent_spec):
+        return
+    require_isolation(f"agent {agent_spec!r}", "the agent could read the suite's answers and forge its score",
+                      item="--agent", unsafe_no_sandbox=unsafe_no_sandbox)
+
+
+def require_isolation(what: str, risk: str, *, item: str, unsafe_no_sandbox: bool) -> None:
+    """Refuse to run `what` (hostile code: an agent, a delivery's own commands) where bubblewrap cannot
+    isolate it, unless the user passed ``--unsafe-no-sandbox``; `risk` says what it could do unisolated and
+    `item` names the input that brought it. `SandboxUnavailable` (exit 2) otherwise."""
+    if unsafe_no_sandbox:
         return
     mode = available_isolation()
     if mode == "bwrap":
@@ -72,8 +82,7 @@ def isolation_gate(agent_spec: str, *, unsafe_no_sandbox: bool) -> None:
     why = ("REQBENCH_SANDBOX forces " + mode if os.environ.get("REQBENCH_SANDBOX") == mode
            else "bubblewrap is not installed or cannot create namespaces here")
     raise SandboxUnavailable(
-        f"cannot isolate agent {agent_spec!r}: {why}. Without bubblewrap the agent could read the suite's "
-        "answers and forge its score. Install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf "
-        "install bubblewrap) and make sure user or root namespaces are allowed, or pass "
-        "--unsafe-no-sandbox to run anyway (recorded in the run and printed in every report)",
-        item="--agent")
+        f"cannot isolate {what}: {why}. Without bubblewrap {risk}. Install it (Debian/Ubuntu: apt-get "
+        "install bubblewrap; Fedora: dnf install bubblewrap) and make sure user or root namespaces are "
+        "allowed, or pass --unsafe-no-sandbox to run anyway (recorded in the run and printed in every report)",
+        item=item)

@@ -30,7 +30,6 @@ with those scripts restored from the snapshot before each check so a submission 
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -48,6 +47,8 @@ from reqbench.protocols.takeover.rq4_environments import (
     DEFAULT_EVALUATION_COMMANDS,
     PROCEED,
     CodeEnvironment,
+    command_line,
+    command_scripts,
     default_environment_root,
     read_environment,
 )
@@ -95,17 +96,12 @@ def _warnings(env: CodeEnvironment, selected: dict[str, Any]) -> list[str]:
     return out
 
 
-def _command(argv: list[str]) -> str:
-    return " ".join(a if a == "{python}" else shlex.quote(a) for a in argv)
-
-
 def _checks(env: CodeEnvironment, target_command: str) -> dict[str, Any]:
     commands = env.proposal.evaluation_commands if env.proposal is not None else DEFAULT_EVALUATION_COMMANDS
     out: dict[str, Any] = {}
     for gate in ("build", "regression"):
         argv = list(commands.get(gate) or DEFAULT_EVALUATION_COMMANDS[gate])
-        scripts = [a for a in argv[1:] if not a.startswith("-") and "{" not in a and "." in Path(a).name][:1]
-        out[gate] = {"command": _command(argv), "timeout_seconds": 300, "protected": scripts}
+        out[gate] = {"command": command_line(argv), "timeout_seconds": 300, "protected": command_scripts(argv)}
     out["target"] = {"command": target_command, "timeout_seconds": 300}
     return {"build": out["build"], "target": out["target"], "regression": out["regression"]}
 

@@ -26,8 +26,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shlex
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -118,6 +119,27 @@ class CodeEnvironment:
     @property
     def included(self) -> bool:
         return self.proposal is not None and self.proposal.downstream_disposition == PROCEED
+
+
+def command_line(argv: list[str]) -> str:
+    """A registry argv as a check command: ``{python}`` stays the placeholder core fills with its own
+    interpreter, every other argument is shell-quoted."""
+    return " ".join(a if a == "{python}" else shlex.quote(a) for a in argv)
+
+
+def command_scripts(argv: list[str]) -> list[str]:
+    """The repository files an evaluation or criterion command names (``scripts/build.py``,
+    ``checks/ac001.py``): every argument after the program that is a relative path with a file suffix --
+    no option, placeholder, glob character, absolute path or ``..``. These are the harness's scripts, restored
+    from the pre-request repository before the command runs, so a delivery cannot rewrite its own checks."""
+    out = []
+    for arg in argv[1:]:
+        path = PurePosixPath(arg)
+        if (arg.startswith("-") or any(c in arg for c in "{}*?[]\\") or path.is_absolute()
+                or ".." in path.parts or not path.suffix):
+            continue
+        out.append(path.as_posix())
+    return out
 
 
 def tree_sha256(root: Path) -> str:

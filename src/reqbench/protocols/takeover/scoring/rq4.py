@@ -2,7 +2,8 @@
 (paper 3.1 and appendix C.2; FORMAT.md (g.2)).
 
 * **Components** (C.2 exit-code rule): return code 0 is PASS, 1 is FAIL; any other code, a timeout or
-  a start-up error is HARNESS_ERROR.
+  a start-up error is HARNESS_ERROR. The commands of a delivery run in the sandbox, with the scripts
+  they name restored from the code environment (`rq4_delivery`, which also scores one target).
 * **Judge result** (``rq4-agent-judge-result-v1``): one verdict PASS / FAIL / UNSURE per criterion,
   each with at least one evidence item; the criteria must be exactly the target's criterion ids and
   every named artifact must be an existing file inside the judge workspace.
@@ -21,9 +22,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -65,33 +63,6 @@ class JudgeResult(BaseModel):
 def judge_result_schema() -> dict[str, Any]:
     """JSON Schema of `JudgeResult` (shipped to the judge as its response schema)."""
     return JudgeResult.model_json_schema()
-
-
-def component_status(returncode: int | None, *, timed_out: bool = False, start_error: bool = False) -> str:
-    """0 PASS, 1 FAIL; anything else, a timeout or a start-up error HARNESS_ERROR."""
-    if timed_out or start_error or returncode not in (0, 1):
-        return "HARNESS_ERROR"
-    return "PASS" if returncode == 0 else "FAIL"
-
-
-def expand_command(argv: Sequence[str]) -> list[str]:
-    """``{python}`` stands for the running interpreter."""
-    return [sys.executable if a == "{python}" else a for a in argv]
-
-
-def run_component(argv: Sequence[str], cwd: Path, timeout: float = 600.0) -> dict[str, Any]:
-    """Run one build/regression/check command in `cwd`; {status, returncode, output (tail)}."""
-    try:
-        proc = subprocess.run(
-            expand_command(argv), cwd=cwd, capture_output=True, text=True, timeout=timeout,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        )
-    except subprocess.TimeoutExpired:
-        return {"status": component_status(None, timed_out=True), "returncode": None, "output": "timeout"}
-    except OSError as exc:
-        return {"status": component_status(None, start_error=True), "returncode": None, "output": str(exc)}
-    tail = (proc.stdout + proc.stderr)[-2000:]
-    return {"status": component_status(proc.returncode), "returncode": proc.returncode, "output": tail}
 
 
 def judge_result_problems(
@@ -159,30 +130,6 @@ def finalize(
     }
 
 
-def exact_judge(target_id: str, criteria: Sequence[dict[str, Any]], checks: dict[str, list[str]],
-                repository: Path, timeout: float = 600.0) -> dict[str, Any]:
-    """The deterministic judge: each criterion's ``criterion_checks`` command run in the repository
-    (exit 0 PASS, 1 FAIL, anything else UNSURE); a criterion without a check is UNSURE."""
-    out = []
-    for c in criteria:
-        cid = c["criterion_id"]
-        argv = checks.get(cid)
-        if argv is None:
-            out.append({"criterion_id": cid, "verdict": "UNSURE", "evidence": [
-                {"operation": "look up a deterministic check", "observation": "no check for this criterion",
-                 "artifact": None}]})
-            continue
-        run = run_component(argv, repository, timeout)
-        verdict = {"PASS": "PASS", "FAIL": "FAIL"}.get(run["status"], "UNSURE")
-        observation = f"exit code {run['returncode']}" + (f": {run['output'].strip()}" if run["output"].strip()
-                                                            else "")
-        out.append({"criterion_id": cid, "verdict": verdict, "evidence": [
-            {"operation": " ".join(argv), "observation": observation[:1000], "artifact": None}]})
-    n_pass = sum(c["verdict"] == "PASS" for c in out)
-    return {"schema_version": RESULT_SCHEMA_VERSION, "target_id": target_id, "criteria": out,
-            "judge_summary": f"exact judge: {n_pass} of {len(out)} criteria passed their checks"}
-
-
 def run_outcome(
     evaluation: dict[str, Any] | None,
     *,
@@ -247,69 +194,6 @@ def load_rq4_instance(path: Path) -> dict[str, Any]:
     ):
         raise InputError("not an RQ4 instance (rq_id RQ4 with construction_gold.registry_target)", file=str(path))
     return data
-
-
-def score_rq4_target(
-    instance: dict[str, Any],
-    condition: str,
-    phase_a_decision: str | None,
-    repository: Path | None,
-    *,
-    judge_result: Any = None,
-    judge_workspace: Path | None = None,
-    timeout: float = 600.0,
-    **identity: Any,
-) -> dict[str, Any]:
-    """One target's RQ4 under `condition`: eligibility, Phase-B gate, components, judge, finalizer.
-
-    `repository` is the delivered project (None: no submission). The judge is `judge_result` (a parsed
-    ``rq4-agent-judge-result-v1`` from an agent judge; checked against the criteria and, with
-    `judge_workspace`, its artifacts) or, when None, the exact judge over ``criterion_checks``.
-    Components and the exact judge run on a scratch copy, so the submission is never modified.
-    Returns ``{eligible, exclusion_reason, evaluation, outcome, problems}``.
-    """
-    import shutil
-    import tempfile
-
-    gold = instance["construction_gold"]
-    record = gold["registry_target"]
-    elig = record["condition_eligibility"][condition]
-    out: dict[str, Any] = {"target_id": record["target_id"], "condition": condition,
-                           "eligible": elig["rq4_eligible"], "exclusion_reason": elig["exclusion_reason"],
-                           "evaluation": None, "outcome": None, "problems": []}
-    if not elig["rq4_eligible"]:
-        return out
-    if phase_a_decision != "ACT" or repository is None:
-        out["outcome"] = run_outcome(None, phase_a_decision=phase_a_decision,
-                                     phase_b_agent_failed=repository is None)
-        return out
-    ids = {"project_id": record["project_id"], "target_id": record["target_id"], "condition": condition,
-           **identity}
-    with tempfile.TemporaryDirectory(prefix="rq4-") as tmp:
-        work = Path(tmp) / "repository"
-        shutil.copytree(repository, work, symlinks=True)
-        commands = record["evaluation_commands"]
-        components = {}
-        for name in COMPONENTS:
-            components[name] = run_component(commands[name], work, timeout)["status"] if name in commands \
-                else "HARNESS_ERROR"
-        verdicts: dict[str, Any] | None = None
-        if all(components[c] == "PASS" for c in COMPONENTS):
-            criteria = record["acceptance_criteria"]
-            if judge_result is None:
-                verdicts = exact_judge(record["target_id"], criteria, gold.get("criterion_checks") or {}, work,
-                                       timeout)
-                ids.setdefault("judge_config_id", "exact")
-            else:
-                problems = judge_result_problems(judge_result, record["target_id"],
-                                                 [c["criterion_id"] for c in criteria], judge_workspace)
-                out["problems"] = problems
-                verdicts = None if problems else JudgeResult.model_validate(judge_result).model_dump(mode="json")
-                ids.setdefault("judge_config_id", "agent-judge-result")
-    evaluation = finalize(components, verdicts, **ids)
-    out["evaluation"] = evaluation
-    out["outcome"] = run_outcome(evaluation)
-    return out
 
 
 def _phase_a_decision(response_file: Path) -> str | None:
