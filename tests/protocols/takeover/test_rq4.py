@@ -24,8 +24,8 @@ from reqbench.protocols.takeover.scoring.rq4 import (
     run_outcome,
 )
 from reqbench.protocols.takeover.scoring.rq4_delivery import run_component
+from tests.protocols.takeover.rq4_factory import build_rq4_project, gold_response, score_args
 
-EXAMPLE = Path(__file__).resolve().parents[3] / "src" / "reqbench" / "examples" / "takeover" / "project"
 runner = CliRunner()
 
 
@@ -156,44 +156,12 @@ def test_unsafe_archives_are_reported(tmp_path: Path) -> None:
     assert any("path traversal" in p for p in problems) and any(".git" in p for p in problems)
 
 
-# --- a project with code environments -------------------------------------------------------------
-
-BUILD = "import sys\nsys.exit(0)\n"
-CHECK = "import pathlib, sys\nsys.exit(0 if pathlib.Path('app.txt').read_text().startswith('app') else 1)\n"
-AC001 = "import pathlib, sys\nsys.exit(0 if 'dark mode' in pathlib.Path('app.txt').read_text() else 1)\n"
-
-
-def _environment(root: Path, folder: str, target_id: str, before: int, disposition: str) -> None:
-    env = root / "code_environment" / "targets" / folder
-    (env / "repository" / "scripts").mkdir(parents=True)
-    (env / "repository" / "checks").mkdir()
-    (env / "repository" / "app.txt").write_text("app v1\n")
-    (env / "repository" / "scripts" / "build.py").write_text(BUILD)
-    (env / "repository" / "scripts" / "check.py").write_text(CHECK)
-    (env / "repository" / "checks" / "ac001.py").write_text(AC001)
-    (env / "manifest.json").write_text(json.dumps({"target_id": target_id, "before_message_id": before}))
-    (env / "criteria.json").write_text(json.dumps({
-        "downstream_disposition": disposition,
-        "acceptance_criteria": [
-            {"criterion_id": "AC001", "scope": "settings", "statement": "The app offers a dark mode.",
-             "observables": ["app.txt mentions dark mode"], "negative_cases": ["only a placeholder"]},
-        ],
-        "criterion_checks": {"AC001": ["{python}", "checks/ac001.py"]},
-    }))
+# --- a project with code environments (`rq4_factory`) -----------------------------------------------
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("rq4")
-    project = root / "project"
-    shutil.copytree(EXAMPLE, project)
-    _environment(project, "T001_before_24", "DOCKSIDE_T001", 24, "PROCEED_TO_VALIDATOR_AUTHORING")
-    _environment(project, "T005_before_47", "DOCKSIDE_T005", 47, "PROCEED_TO_VALIDATOR_AUTHORING")
-    _environment(project, "T002_before_30", "DOCKSIDE_T002", 30, "SUBJECTIVE_REVIEW")
-    res = runner.invoke(app, ["takeover", "build", str(project), "--out", str(root / "out"), "--json"])
-    assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["instance_counts"]["RQ4"] == 2
-    return root
+    return build_rq4_project(tmp_path_factory.mktemp("rq4"))
 
 
 def test_build_writes_rq4_instances_and_the_registry(built: Path) -> None:
@@ -245,30 +213,13 @@ def test_package_manifests_carry_the_rq4_block(built: Path) -> None:
 
 
 def _score(built: Path, target: str, condition: str, decision_response: Path, *extra: str) -> dict[str, Any]:
-    out = built / "out"
-    res = runner.invoke(app, [
-        "takeover", "score", "--instance", str(out / "RQ3" / f"{target}_RQ3.json"),
-        "--response", str(decision_response), "--condition", condition, "--json",
-        "--rq4", str(out / "RQ4" / f"{target}_RQ4.json"), "--code-environment", str(built / "project"), *extra,
-    ])
+    res = runner.invoke(app, score_args(built, target, condition, decision_response, *extra))
     assert res.exit_code == 0, res.output
     return json.loads(res.output)["rq4"]
 
 
-def _gold_response(built: Path, target: str, condition: str) -> Path:
-    from reqbench.protocols.takeover.scoring import gold_response, load_target
-
-    out = built / "out"
-    rq1, rq2 = (out / f"RQ{n}" / f"{target}_RQ{n}.json" for n in (1, 2))
-    inst = load_target(out / "RQ3" / f"{target}_RQ3.json", rq1 if rq1.is_file() else None,
-                       rq2 if rq2.is_file() else None)
-    path = built / f"{target}_{condition}_response.json"
-    path.write_text(json.dumps(gold_response(inst, condition)))
-    return path
-
-
 def test_score_rq4_with_the_exact_judge(built: Path, tmp_path: Path) -> None:
-    response = _gold_response(built, "DOCKSIDE_T001", "C1")
+    response = gold_response(built, "DOCKSIDE_T001", "C1")
     repo = tmp_path / "delivered"
     shutil.copytree(built / "project" / "code_environment" / "targets" / "T001_before_24" / "repository", repo)
     # the unchanged repository builds and passes regression but fails AC001
@@ -284,12 +235,12 @@ def test_score_rq4_with_the_exact_judge(built: Path, tmp_path: Path) -> None:
     assert r["outcome"]["reason"] == "BUILD_OR_REGRESSION_FAIL"
     # no repository: Phase-B agent failure; an ineligible target is not scored
     assert _score(built, "DOCKSIDE_T001", "C1", response)["outcome"]["reason"] == "PHASE_B_AGENT_FAILURE"
-    r5 = _score(built, "DOCKSIDE_T005", "C1", _gold_response(built, "DOCKSIDE_T005", "C1"))
+    r5 = _score(built, "DOCKSIDE_T005", "C1", gold_response(built, "DOCKSIDE_T005", "C1"))
     assert (r5["eligible"], r5["exclusion_reason"], r5["outcome"]) == (False, "RQ3_NOT_ACT", None)
 
 
 def test_score_rq4_with_an_agent_judge_result(built: Path, tmp_path: Path) -> None:
-    response = _gold_response(built, "DOCKSIDE_T001", "C2")
+    response = gold_response(built, "DOCKSIDE_T001", "C2")
     repo = tmp_path / "delivered"
     shutil.copytree(built / "project" / "code_environment" / "targets" / "T001_before_24" / "repository", repo)
     verdict = _verdicts(("AC001", "UNSURE"))
@@ -311,7 +262,7 @@ def test_score_run_reports_rq4(built: Path, tmp_path: Path) -> None:
     for cond in ("C1", "C2"):
         folder = run / "responses" / "cfgA" / cond
         folder.mkdir(parents=True)
-        shutil.copy(_gold_response(built, "DOCKSIDE_T001", cond), folder / "DOCKSIDE_T001.json")
+        shutil.copy(gold_response(built, "DOCKSIDE_T001", cond), folder / "DOCKSIDE_T001.json")
     ok = finalize({"build": "PASS", "regression": "PASS"}, _verdicts(("AC001", "PASS")),
                   target_id="DOCKSIDE_T001", condition="C1")
     (run / "rq4" / "cfgA" / "C1").mkdir(parents=True)

@@ -93,8 +93,8 @@ def run_component(name: str, argv: Sequence[str], repository: Path, snapshot: Pa
         result = run_check(check, repository, base=snapshot)
     except AgentWorkspaceError as exc:  # the delivered tree itself cannot be checked: the delivery's failure
         return {"status": "FAIL", "returncode": None, "output": f"delivered repository: {exc}", "restored": []}
-    output = (result.stdout_tail + result.stderr_tail) or result.detail
-    return {"status": result.status.value, "returncode": result.exit_code, "output": output[-OUTPUT_TAIL:],
+    output = "\n".join(filter(None, [result.detail, (result.stdout_tail + result.stderr_tail)[-OUTPUT_TAIL:]]))
+    return {"status": result.status.value, "returncode": result.exit_code, "output": output,
             "restored": list(result.protected_touched)}
 
 
@@ -115,8 +115,6 @@ def exact_judge(target_id: str, criteria: Sequence[dict[str, Any]], checks: dict
         verdict = {"PASS": "PASS", "FAIL": "FAIL"}.get(run["status"], "UNSURE")
         shown = run["output"].strip()
         observation = f"exit code {run['returncode']}" + (f": {shown}" if shown else "")
-        if run["restored"]:
-            observation = f"restored from the code environment: {run['restored'][:10]}; {observation}"
         out.append({"criterion_id": cid, "verdict": verdict, "evidence": [
             {"operation": " ".join(argv), "observation": observation[:1000], "artifact": None}]})
     n_pass = sum(c["verdict"] == "PASS" for c in out)
