@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.protocols.takeover.scoring.rq4_delivery import run_component
 from tests.protocols.takeover.rq4_factory import T001_ENVIRONMENT, build_rq4_project, gold_response, score_args
 from tests.security.redteam import cli
 
@@ -86,18 +87,29 @@ def test_a_no_op_delivery_that_rewrites_its_criterion_check_stays_fail(built: Pa
     assert (delivered / "checks" / "ac001.py").read_text() == "raise SystemExit(0)\n"  # restored in the copy only
 
 
-def test_a_delivery_whose_scripts_are_removed_cannot_pass_with_its_own(built: Path, tmp_path: Path,
-                                                                        require_bwrap: None) -> None:
-    """A check the environment does not ship cannot be supplied by the delivery: removed, it cannot start."""
+def test_a_script_the_environment_does_not_ship_cannot_come_from_the_delivery(tmp_path: Path,
+                                                                             require_bwrap: None) -> None:
+    snapshot, delivered = tmp_path / "snapshot", tmp_path / "delivered"
+    snapshot.mkdir()
+    (delivered / "scripts").mkdir(parents=True)
+    (delivered / "scripts" / "build.py").write_text("raise SystemExit(0)\n")
+    run = run_component("build", ["{python}", "scripts/build.py"], delivered, snapshot, timeout=30)
+    assert (run["status"], run["restored"]) == ("HARNESS_ERROR", ["scripts/build.py"])
+
+
+def test_a_code_environment_other_than_the_instance_names_is_refused(built: Path, tmp_path: Path,
+                                                                     require_bwrap: None) -> None:
     delivered = _delivered(built, tmp_path / "delivered")
     (delivered / "app.txt").write_text("app v2 with dark mode\n")
     code, output, rq4 = _score(built, delivered, tmp_path, dict(os.environ))
     assert code == 0 and rq4["outcome"]["result"] == "PASS", output  # positive control
     environment = tmp_path / "environment"
     shutil.copytree(built / "project", environment)
-    (environment / T001_ENVIRONMENT / "repository" / "scripts" / "build.py").unlink()
+    (environment / T001_ENVIRONMENT / "repository" / "checks" / "ac001.py").write_text("raise SystemExit(0)\n")
     code, output, _ = _score(built, delivered, tmp_path, dict(os.environ), "--code-environment", str(environment))
-    assert code == 2 and "tree_sha256" in output  # not the environment the instance names
+    assert code == 2 and "tree_sha256" in output and str(environment) in output
+    code, output, _ = _score(built, delivered, tmp_path, dict(os.environ), "--code-environment", str(tmp_path))
+    assert code == 2 and "holds no code environment T001_before_24/repository" in output
 
 
 def test_without_bubblewrap_the_delivery_is_not_run_unless_the_user_says_so(built: Path, tmp_path: Path) -> None:

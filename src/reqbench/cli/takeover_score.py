@@ -56,7 +56,7 @@ def _rows(data: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def _score_rq4(instance: Path, condition: str, check: Any, repository: Path | None,
-               judge_result: Path | None, judge_workspace: Path | None, environment: Path | None,
+               judge_result: Path | None, judge_workspace: Path | None, environment: Path | None, *,
                unsafe_no_sandbox: bool) -> dict[str, Any]:
     from reqbench.core.hashing import read_json
     from reqbench.protocols.takeover.scoring.rq4 import load_rq4_instance
@@ -131,9 +131,11 @@ def score(
     _write_records(record, session.records)
     data = result.as_json()
     if isinstance(rq4, Path):  # (also callable as a plain function, where unset options are OptionInfo)
-        paths = (v if isinstance(v, Path) else None
-                 for v in (repository, judge_result, judge_workspace, code_environment))
-        data["rq4"] = _score_rq4(rq4, condition, check, *paths, unsafe_no_sandbox=unsafe_no_sandbox is True)
+        repo, verdicts, workspace, environment = (v if isinstance(v, Path) else None
+                                                  for v in (repository, judge_result, judge_workspace,
+                                                            code_environment))
+        data["rq4"] = _score_rq4(rq4, condition, check, repo, verdicts, workspace, environment,
+                                 unsafe_no_sandbox=unsafe_no_sandbox is True)
     if as_json:
         console.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
