@@ -45,3 +45,18 @@ def test_control_agents_still_run_without_bubblewrap(tmp_path: Path) -> None:
                 "--quiet"], NO_SANDBOX, tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert "UNSAFE" not in proc.stdout
+
+
+def test_regrading_checks_of_a_real_agent_without_bubblewrap_exits_2_before_writing(
+        tmp_path: Path, require_bwrap: None) -> None:
+    suite = trimmed_suite("specpath", tmp_path / "suite")
+    out = tmp_path / "run"
+    proc = cli(["run", str(suite), "--agent", "command", "--agent-opt", "template=sh -c true", "--out", str(out),
+                "--condition", "direct", "--quiet"], os.environ.copy(), tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    refused = cli(["regrade", str(out), "--checks"], NO_SANDBOX, tmp_path)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "bubblewrap" in refused.stderr and "--unsafe-no-sandbox" in refused.stderr
+    regraded = cli(["regrade", str(out), "--checks"], os.environ.copy(), tmp_path)
+    assert regraded.returncode == 0, regraded.stderr
+    assert "regrade-1" in regraded.stdout  # the refused regrade left no grading behind

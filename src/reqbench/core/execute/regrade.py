@@ -20,6 +20,10 @@ its checks on the frozen submission under that budget (`RunOptions.check_timeout
 their originals by parent id in a named grading whose note records the budget; the fixed-budget results
 stay in the original grading, so a report says which budget produced each number. Every other row is left
 out (``not_timed_out``).
+
+Re-running checks (``checks``, a timeout re-run) runs the frozen submissions' code again, so a real agent's
+run is refused where bubblewrap cannot isolate it, unless it was made with ``--unsafe-no-sandbox``
+(`isolation_gate`), before anything is written.
 """
 
 from __future__ import annotations
@@ -59,7 +63,6 @@ def regrade_run(store: RunStore, suite: Suite, options: RunOptions, *, label: st
         raise ValueError("the original grading cannot be re-graded into")
     counts = dict.fromkeys(("regraded", "agent_reruns", "scored", "pending", "invalid", "skipped", "done",
                             "not_timed_out"), 0)
-    work_root = run_scratch(store.run_dir)
     note = ""
     if timeout_rerun is not None:
         if timeout_rerun <= 0:
@@ -68,6 +71,9 @@ def regrade_run(store: RunStore, suite: Suite, options: RunOptions, *, label: st
                                       recheck=True)
         checks, note = True, (f"timeout re-run at {timeout_rerun:g} s: the agent of agent_timeout rows, the "
                               "checks of verifier_timeout rows")
+    if checks:  # the frozen submissions' code runs again (and the agent, for a timeout re-run)
+        isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
+    work_root = run_scratch(store.run_dir)
     with store.exclusive():
         store.add_grading(label, options.judge, checks, note)
         with activate(store), offline_run(options.offline):
@@ -85,8 +91,6 @@ def regrade_run(store: RunStore, suite: Suite, options: RunOptions, *, label: st
                 if step is None:
                     counts["not_timed_out"] += 1
                     continue
-                if step is NextStep.RUN:
-                    isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
                 previous = store.to_outcome(parent) if step is NextStep.REEVALUATE else None
                 work_dir = work_root / f"{sha256_text(row.key)[:16]}-regrade0"
                 report = run_attempt(suite, row, options, step, previous, work_dir)
