@@ -142,7 +142,8 @@ def score_rq4_target(
     parsed ``rq4-agent-judge-result-v1`` from an agent judge; checked against the criteria and, with
     `judge_workspace`, its artifacts) or, when None, the exact judge over ``criterion_checks``. Returns
     ``{target_id, condition, eligible, exclusion_reason, evaluation, outcome, problems, isolation,
-    unsafe_no_sandbox, restored}`` (`restored`: per command, the named scripts the delivery had changed).
+    unsafe_no_sandbox, restored}`` (`unsafe_no_sandbox`: the commands ran without bubblewrap; `restored`:
+    per build/regression command, the files it names that the delivery had changed).
     """
     if repository is not None and environment is None:
         raise InputError("scoring a delivered repository needs its code environment (the pre-request "
@@ -162,7 +163,8 @@ def score_rq4_target(
         return out
     require_isolation("the delivered repository's commands", "they could read the harness's secrets and "
                       "write anywhere the harness can", item="--repository", unsafe_no_sandbox=unsafe_no_sandbox)
-    out.update(isolation=available_isolation(), unsafe_no_sandbox=unsafe_no_sandbox, restored={})
+    isolation = available_isolation()
+    out.update(isolation=isolation, unsafe_no_sandbox=isolation != "bwrap", restored={})
     ids = {"project_id": record["project_id"], "target_id": record["target_id"], "condition": condition,
            **identity}
     with environment_snapshot(record, environment) as snapshot:
