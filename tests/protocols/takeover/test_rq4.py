@@ -277,3 +277,30 @@ def test_score_run_reports_rq4(built: Path, tmp_path: Path) -> None:
     assert rq4["paired"]["cfgA"]["pairs"] == 0
     res = runner.invoke(app, ["takeover", "score-run", str(run), "--instances", str(out)])
     assert "RQ4" in res.output and "Delivery with the agent judge" in res.output
+
+
+def test_the_snapshot_of_a_zipped_environment_is_extracted_and_hash_checked(tmp_path: Path) -> None:
+    import zipfile
+
+    from reqbench.core.errors import InputError
+    from reqbench.core.hashing import sha256_file
+    from reqbench.protocols.takeover.release_archive import inspect_archive
+    from reqbench.protocols.takeover.scoring.rq4_delivery import environment_snapshot
+
+    env = tmp_path / "project" / "code_environment" / "targets" / "T001_before_24"
+    env.mkdir(parents=True)
+    archive = env / "pre_repo.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("checks/ac001.py", "raise SystemExit(1)\n")
+    record = {"target_id": "P_T001", "code_environment": {
+        "archive_path": "code_environment/targets/T001_before_24/pre_repo.zip",
+        "archive_sha256": sha256_file(archive), "tree_sha256": inspect_archive(archive).tree_sha256}}
+    for given in (tmp_path / "project", env.parent, env):  # the project, its targets/ or the environment itself
+        with environment_snapshot(record, given) as snapshot:
+            assert (snapshot / "checks" / "ac001.py").read_text() == "raise SystemExit(1)\n"
+            kept = snapshot
+        assert not kept.exists()  # the extracted copy is removed afterwards
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("checks/ac001.py", "raise SystemExit(0)\n")
+    with pytest.raises(InputError, match="archive_sha256"), environment_snapshot(record, env):
+        pass
