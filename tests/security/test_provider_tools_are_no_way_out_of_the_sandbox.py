@@ -74,6 +74,9 @@ PROVIDER_SIDE = {
     "chat hosted tool": (chat(tools=[{"type": "web_search"}]), "tools[0].type = 'web_search'"),
     "chat image_url": (chat(messages=[{"role": "user", "content": [
         {"type": "image_url", "image_url": {"url": HOME}}]}]), "messages[0].content[0].image_url.url"),
+    "chat file by url": (chat(messages=[{"role": "user", "content": [
+        {"type": "file", "file": {"filename": "a.pdf", "file_data": HOME}}]}]),
+                         "messages[0].content[0].file.file_data"),
 }
 AGENT_SIDE = [
     chat(tools=[{"type": "function", "function": {"name": "fetch", "parameters": FN_SCHEMA}}],
@@ -83,7 +86,10 @@ AGENT_SIDE = [
                      {"type": "custom", "name": "apply_patch"}, {"type": "local_shell"}]),
     messages("interleaved-thinking-2025-05-14,web-fetch-2025-09-10",
              tools=[{"name": "Bash", "input_schema": FN_SCHEMA}, {"type": "bash_20250124", "name": "bash"},
-                    {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}]),
+                    {"type": "text_editor_20250728", "name": "str_replace_based_edit_tool"}],
+             messages=[USER, {"role": "assistant", "content": [  # the agent's own fetch tool, which it runs
+                 {"type": "tool_use", "id": "t1", "name": "WebFetch", "input": {"url": HOME}}]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "offline"}]}]),
 ]
 PATHS = {"chat": "/chat/completions", "responses": "/responses", "messages": "/messages"}
 

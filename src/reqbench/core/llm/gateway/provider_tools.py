@@ -19,8 +19,8 @@ where                          refused
 body fields                    Chat ``web_search_options``, ``plugins`` (OpenRouter's web search);
                                Messages ``mcp_servers``, ``container``; Responses ``prompt`` (a
                                stored prompt brings tools the request does not show)
-``url`` / ``image_url`` /      any value that is not a ``data:`` URL (an image, file or document
-``file_url`` anywhere          the provider would download)
+image, file, document parts    a URL with a network location (``https://...``) anywhere in the part:
+(`DOWNLOAD_PARTS`)             the provider would download it; ``data:`` URLs and base64 pass
 =============================  ===================================================================
 
 Tools the agent runs itself pass: ``function`` and ``custom`` in every API, and the client-executed
@@ -33,6 +33,7 @@ header rather than refused: a beta alone runs nothing, and tools announce betas 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -49,7 +50,12 @@ PROVIDER_FIELDS = {
     "prompt": "brings a stored prompt, whose tools the request does not show",
 }
 """Body fields that switch provider-side tools on, and what they make the provider do."""
-URL_KEYS = frozenset({"url", "image_url", "file_url"})
+DOWNLOAD_PARTS = frozenset({"image_url", "file", "input_image", "input_file", "image", "document"})
+"""Content parts whose source may be a URL the provider fetches: Chat ``image_url`` and ``file`` (OpenRouter
+takes a URL as ``file_data``), Responses ``input_image`` / ``input_file``, Messages ``image`` / ``document``
+(``source.type: url``)."""
+REMOTE = re.compile(r"\s*[A-Za-z][A-Za-z0-9+.-]*://")
+"""A URL with a network location (``https://``, ``ftp://``, ``gs://``); ``data:`` URLs and base64 are inline."""
 TOOL_BETAS = ("mcp-client-", "web-fetch-", "web-search-", "code-execution-", "skills-")
 """Prefixes of the ``anthropic-beta`` values that enable provider-side tools."""
 OPT_IN = "--allow-provider-tools"
@@ -91,25 +97,24 @@ def _field(body: Mapping[str, Any]) -> str | None:
 
 
 def _remote_url(body: Mapping[str, Any]) -> str | None:
-    for path, value in _url_values(body):
-        if not value.strip().lower().startswith("data:"):
+    for path, value in _downloaded(body):
+        if REMOTE.match(value):
             return (f"{path} = {value[:80]!r} is a URL the provider would download, outside the sandbox; "
-                    "send the content inline (a data: URL)")
+                    "send the content inline (a data: URL or base64)")
     return None
 
 
-def _url_values(body: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
-    """(path, text) of every string under a `URL_KEYS` key, walked without recursion (a body may nest as
-    deep as the JSON parser allows)."""
-    stack: list[tuple[str, Any]] = [("", body)]
+def _downloaded(body: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(path, text) of every string inside a content part the provider may download (`DOWNLOAD_PARTS`),
+    walked without recursion (a body may nest as deep as the JSON parser allows). Only those parts: a tool
+    call the agent made (``tool_use.input.url``) is its own business, not a download."""
+    stack: list[tuple[str, Any, bool]] = [("", body, False)]
     while stack:
-        path, node = stack.pop()
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                where = f"{path}.{key}" if path else str(key)
-                if key in URL_KEYS and isinstance(value, str):
-                    yield where, value
-                elif isinstance(value, Mapping | list):
-                    stack.append((where, value))
+        path, node, inside = stack.pop()
+        if isinstance(node, str) and inside:
+            yield path, node
+        elif isinstance(node, Mapping):
+            inside = inside or node.get("type") in DOWNLOAD_PARTS
+            stack.extend((f"{path}.{key}" if path else str(key), value, inside) for key, value in node.items())
         elif isinstance(node, list):
-            stack.extend((f"{path}[{i}]", item) for i, item in enumerate(node))
+            stack.extend((f"{path}[{i}]", item, inside) for i, item in enumerate(node))
