@@ -8,7 +8,7 @@ bound                          default (environment override)                wha
 request body                   32 MiB (``REQBENCH_GATEWAY_MAX_BODY``)        HTTP 413, read no further
 JSON items of one body         1,000,000 ``[`` ``{`` ``,`` ``:`` bytes       HTTP 413 before parsing
 recorded model traffic / run   1 GiB (``REQBENCH_GATEWAY_STORE_QUOTA``)      refused, row ``resource_limit``
-refused/failed calls / row     64 recorded (later ones are only counted)     counted in ``refused``
+refused/failed calls / row     64 recorded (later ones are only counted)     counted in the row's usage
 =============================  ============================================  ===============================
 
 The body is read only after the token was matched to a lease (`server`), by its ``Content-Length`` (a

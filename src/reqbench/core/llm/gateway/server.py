@@ -204,8 +204,8 @@ class Gateway:
             elif not self.offline and apis.context_overflow(status, response):
                 with lease.lock:  # the prompt was over the model's context: the agent's outcome
                     lease.context_overflows += 1
-            if status == 200 or self._keep_unanswered(lease):  # an unanswered call keeps a digest only
-                ok = status == 200
+            ok = status == 200
+            if ok or self._keep_unanswered(lease):  # an unanswered call keeps a digest only
                 self._record(ModelCall(row_key=lease.row_key, step=step, api=api, model=model,
                                        request=body if ok else refused_digest(raw),
                                        response=response if ok else kept_answer(response), status=status,
