@@ -116,7 +116,7 @@ def run_options(*, agent: str, conditions: Sequence[str] = (), repeats: int = 1,
                 judge: str = "", concurrency: int = 1, agent_options: dict[str, Any] | None = None,
                 model: str | None = None, base_url: str | None = None, offline: bool = False,
                 unsafe_no_sandbox: bool = False, prices: dict[str, list[float]] | None = None,
-                allow_unpriced: bool = False) -> RunOptions:
+                allow_unpriced: bool = False, allow_provider_tools: bool = False) -> RunOptions:
     """The `RunOptions` of `reqbench run`'s arguments; `model`/`base_url` become the agent options of the
     same names."""
     opts = dict(agent_options or {})
@@ -126,7 +126,8 @@ def run_options(*, agent: str, conditions: Sequence[str] = (), repeats: int = 1,
         opts["base_url"] = base_url
     return RunOptions(agent=agent, conditions=tuple(conditions), repeats=repeats, seed=seed, judge=judge,
                       concurrency=concurrency, agent_options=opts, offline=offline,
-                      unsafe_no_sandbox=unsafe_no_sandbox, prices=dict(prices or {}), allow_unpriced=allow_unpriced)
+                      unsafe_no_sandbox=unsafe_no_sandbox, prices=dict(prices or {}), allow_unpriced=allow_unpriced,
+                      allow_provider_tools=allow_provider_tools)
 
 
 def run(suite: str | Path, *, agent: str, out: str | Path, resume: bool = False, executor: str = "local",
@@ -134,8 +135,8 @@ def run(suite: str | Path, *, agent: str, out: str | Path, resume: bool = False,
     """Run `suite` (a directory or ``demo:NAME``) against `agent` into the run directory `out`.
 
     Keyword options are `run_options`'s (conditions, repeats, seed, judge, concurrency, agent_options, model,
-    base_url, offline, unsafe_no_sandbox, prices, allow_unpriced). Raises `InputError` for bad input (nothing
-    is created) and returns a handle once every row has ended."""
+    base_url, offline, unsafe_no_sandbox, prices, allow_unpriced, allow_provider_tools). Raises `InputError` for
+    bad input (nothing is created) and returns a handle once every row has ended."""
     store, loaded = execute(resolve_suite(suite), run_options(agent=agent, **options), Path(out), resume=resume,
                             executor_name=executor)
     with store:

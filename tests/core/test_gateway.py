@@ -93,6 +93,15 @@ def test_unknown_token_is_refused_and_provider_key_never_accepted() -> None:
         assert upstream.requests == []
 
 
+def test_legacy_completions_are_not_served() -> None:
+    """``/v1/completions`` (whose ``n`` and ``best_of`` multiply a call's output) is no route of the gateway."""
+    with ScriptedOpenAI([Reply(body=chat_body("x"))]) as upstream, Gateway(Upstream(upstream.base_url, KEY)) as gw:
+        lease = gw.open_row("r")
+        legacy = httpx.post(gw.base_url + "/completions", headers={"Authorization": f"Bearer {lease.token}"},
+                            json={"model": "m", "prompt": "x", "n": 128, "best_of": 128}, timeout=30)
+        assert legacy.status_code == 404 and upstream.requests == []
+
+
 def test_unix_socket_answers_like_tcp() -> None:
     with ScriptedOpenAI([Reply(body=messages_body("hi"))]) as upstream, \
             Gateway(Upstream(upstream.base_url, KEY)) as gw:

@@ -169,7 +169,7 @@ def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOption
 
 
 RUN_DEFINING = ("agent", "judge", "condition", "repeats", "seed", "agent_opt", "model", "base_url",
-                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "out")
+                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "allow_provider_tools", "out")
 """`reqbench run` parameters that define a run: a resumed run keeps its stored ones."""
 
 
@@ -257,6 +257,9 @@ def run(
                                        "output_per_1m}} of model prices for this run."),
     allow_unpriced: bool = typer.Option(False, "--allow-unpriced", help="Let a dollar budget pass calls of "
                                         "models without a price, their cost unknown (recorded; reports say so)."),
+    allow_provider_tools: bool = typer.Option(False, "--allow-provider-tools", help="Forward requests for tools "
+                                              "the provider runs outside the sandbox: web search, URL fetches, MCP "
+                                              "servers, code execution (recorded; reports say so)."),
     extra: list[str] = typer.Argument(None, hidden=True),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
@@ -270,7 +273,9 @@ def run(
 
     Model calls of preset agents go through the run's model gateway, which forwards only the run's --model
     (and the tool's documented auxiliary models) and enforces the suite's budgets. Under a dollar budget a
-    model needs a price: the built-in table, --prices FILE, --price MODEL=IN/OUT; or pass --allow-unpriced.
+    model needs a price: the built-in table, --prices FILE, --price MODEL=IN/OUT; or pass --allow-unpriced. Tools the
+    provider runs outside the sandbox (web search, URL fetches, MCP, code execution) are refused unless
+    --allow-provider-tools.
 
     SUITE is a directory, or demo:NAME or demo:NAME/TASK for a suite bundled with reqbench (from any
     directory). Exit 3 when every row ended invalid (none scored or pending): the run measured nothing.
@@ -292,7 +297,8 @@ def run(
         options = api.run_options(agent=agent, conditions=condition, repeats=repeats, seed=seed, judge=judge,
                                   concurrency=concurrency, agent_options=parse_agent_opts(agent_opt), model=model,
                                   base_url=base_url, offline=offline, unsafe_no_sandbox=unsafe_no_sandbox,
-                                  prices=run_prices(price, prices), allow_unpriced=allow_unpriced)
+                                  prices=run_prices(price, prices), allow_unpriced=allow_unpriced,
+                                  allow_provider_tools=allow_provider_tools)
     suite = suite.resolve()
     if out is None:
         if resume:

@@ -171,7 +171,15 @@ def provenance_facts(run: dict[str, Any]) -> list[list[str]]:
 
 
 def sandbox_statement(options: dict[str, Any], isolation: str | None = None) -> str:
-    """How the run's agent was isolated, as every report states it (SECURITY.md)."""
+    """How the run's agent was isolated, as every report states it (SECURITY.md), and whether its model
+    provider could act outside the sandbox for it (``--allow-provider-tools``)."""
+    return _isolation_statement(options, isolation) + (
+        "; PROVIDER TOOLS allowed (--allow-provider-tools): the model provider could search, fetch and run code "
+        "for the agent outside the sandbox, and their fees are not in the dollar budgets"
+        if options.get("allow_provider_tools") else "")
+
+
+def _isolation_statement(options: dict[str, Any], isolation: str | None) -> str:
     if options.get("unsafe_no_sandbox"):
         return ("UNSAFE: run with --unsafe-no-sandbox; the agent may have read answers or forged checks, "
                 "so these scores are not protected")

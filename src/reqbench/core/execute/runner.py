@@ -124,7 +124,7 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
         # model calls of the row's agents are recorded under its key, at the run's prices; failures the
         # harness observes during the attempt go to its ledger (`core.execute.verdict`)
         pricing = RunPricing.from_json(options.prices, options.allow_unpriced)
-        with row_scope(row.key, pricing), row_ledger():
+        with row_scope(row.key, pricing, options.allow_provider_tools), row_ledger():
             if step == NextStep.REEVALUATE:
                 assert previous is not None
                 outcome = suite.reevaluate(row, previous, ctx)

@@ -96,3 +96,7 @@ class RunOptions:
     allow_unpriced: bool = False
     """Models without a price may be called under a dollar budget, their cost unknown (``--allow-unpriced``):
     recorded with the run and stated by every report."""
+    allow_provider_tools: bool = False
+    """Agents may use tools the provider runs outside the sandbox -- web search, URL fetches, MCP servers, code
+    execution (``--allow-provider-tools``, `core.llm.gateway.provider_tools`): recorded with the run and
+    stated by every report."""

@@ -18,7 +18,8 @@ What one `ChatClient.complete` call does, in order:
 5. parses the body (`MalformedOutput` if it is not a chat completion), computes usage and cost
    (`pricing`), and records request + response in the cache;
 6. inside a run, writes the call (answered, replayed or refused) to the run's ``model_calls`` table, where
-   the gateway writes its calls too (`call_log`): every report counts tokens and cost from there.
+   the gateway writes its calls too (`call_log`): every report counts tokens and cost from there. A call
+   that was not answered keeps a digest of its request (size, SHA-256, first KiB), never the body.
 
 Configuration comes from `LLMConfig.from_env`: ``REQBENCH_BASE_URL`` (else ``OPENAI_BASE_URL``),
 ``REQBENCH_API_KEY`` (else ``OPENAI_API_KEY``), ``REQBENCH_LLM_CACHE`` (an SQLite cache file),
@@ -45,6 +46,7 @@ from reqbench.core.hashing import sha256_json
 from reqbench.core.llm.cache import MemoryResponseCache, ResponseCache, SqliteResponseCache, as_response_cache
 from reqbench.core.llm.call_log import record_client_call
 from reqbench.core.llm.errors import MalformedOutput, OfflineCacheMiss, ProviderError
+from reqbench.core.llm.gateway.limits import refused_digest
 from reqbench.core.llm.ledger import FailureKind, note, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices
 from reqbench.core.llm.run_access import current_draw, default_cache, run_offline
@@ -206,16 +208,16 @@ class ChatClient:
                 _log(response, "replay", started)
                 return response
             if self.config.offline:
-                record_client_call(model=model, request=body, response={"error": "offline replay: not recorded"},
-                                   status=400, source="refused", started=started)
+                record_client_call(model=model, request=_digest(body), status=400, source="refused",
+                                   response={"error": "offline replay: not recorded"}, started=started)
                 raise OfflineCacheMiss(key, model)
             try:
                 raw, attempts = self._send(body)
                 response = self._parse(raw, body, model, key, cached=False, attempts=attempts)
             except (ProviderError, MalformedOutput) as exc:
                 status = exc.status if isinstance(exc, ProviderError) and exc.status else 502
-                record_client_call(model=model, request=body, response={"error": str(exc)}, status=status,
-                                   source="refused", started=started)
+                record_client_call(model=model, request=_digest(body), response={"error": str(exc)[:4096]},
+                                   status=status, source="refused", started=started)
                 raise
             self.cache.put_cached(key, {"request": body, "response": raw, "recorded": time.time()})
             _log(response, "upstream", started)
@@ -301,6 +303,11 @@ def _log(response: ChatResponse, source: str, started: float) -> None:
     record_client_call(model=response.model, request=response.request, response=response.raw, status=200,
                        source=source, started=started, prompt_tokens=response.prompt_tokens,
                        completion_tokens=response.completion_tokens, cost_usd=response.cost_usd)
+
+
+def _digest(body: dict[str, Any]) -> dict[str, Any]:
+    """What a run keeps of a request that was not answered (`gateway.limits.refused_digest`)."""
+    return refused_digest(json.dumps(body, ensure_ascii=False).encode("utf-8", "surrogatepass"))
 
 
 def _as_record(value: Any) -> dict[str, Any] | None:

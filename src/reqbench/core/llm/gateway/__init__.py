@@ -7,6 +7,10 @@
 * `limits` / `quota` -- the sizes a hostile agent cannot pass: request bodies, JSON values, the run's
   store quota of recorded model traffic;
 * `models` -- which models a row may call (the run's model and the tool's auxiliary models);
+* `request_rules` -- fields billed beyond a call's reservation (``n``, ``best_of``, ``background``,
+  ``service_tier``), refused;
+* `provider_tools` -- tools the provider runs outside the sandbox (hosted search, MCP, code execution, URL
+  downloads), refused unless the run passes ``--allow-provider-tools``;
 * `leases` -- per-row tokens and `RowBudget` enforcement (tokens, dollars, calls) by reservation;
 * `recorder` -- where calls are written (the run store's ``model_calls`` table) and replay matching;
 * `apis` / `sse` -- the three wire formats: routes, usage, errors, and streams synthesised from a

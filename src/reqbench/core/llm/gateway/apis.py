@@ -15,12 +15,15 @@ one body to replay -- and streams it to the agent itself when the agent asked fo
 
 A call's worst case, reserved against the row's budget before it is forwarded (`leases`), is its body's
 size in bytes as prompt tokens (no tokenizer makes more tokens than bytes of text) plus its output cap
-(`output_cap`: ``max_tokens`` / ``max_completion_tokens`` / ``max_output_tokens``; `DEFAULT_OUTPUT_RESERVE`
-when the request sets none).
+(`output_cap`: the largest of ``max_tokens`` / ``max_completion_tokens`` / ``max_output_tokens`` the request
+sets, read as leniently as a provider reads it -- ``4000.0`` and ``"4000"`` are 4,000; `DEFAULT_OUTPUT_RESERVE`
+when it sets none). A request that asks for more than one answer per call (``n``, ``best_of``) is refused
+before it is reserved (`request_rules`), so one call's output is one cap.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -115,12 +118,27 @@ def error_body(api: str, message: str, kind: str) -> dict[str, Any]:
 
 
 def output_cap(api: str, body: Mapping[str, Any]) -> int:
-    """The output tokens a request allows (`DEFAULT_OUTPUT_RESERVE` when it sets no usable cap)."""
-    for name in OUTPUT_CAP_FIELDS[api]:
-        value = body.get(name)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return value
-    return DEFAULT_OUTPUT_RESERVE
+    """The output tokens a request allows: the largest cap field it sets (`DEFAULT_OUTPUT_RESERVE` when it
+    sets none a provider would read as a count)."""
+    caps = [n for n in (count(body.get(name)) for name in OUTPUT_CAP_FIELDS[api]) if n is not None and n >= 0]
+    return max(caps) if caps else DEFAULT_OUTPUT_RESERVE
+
+
+def count(value: Any) -> int | None:
+    """A JSON value as an integer count the way a lenient provider reads one (``4``, ``4.0``, ``"4"`` -> 4;
+    a fraction rounded up), or None when it is no number (``null``, ``true``, text, ``NaN``)."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return math.ceil(value)
+    return None
 
 
 def served_model(response: Mapping[str, Any], forwarded: str) -> str:

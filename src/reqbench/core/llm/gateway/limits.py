@@ -8,19 +8,21 @@ bound                          default (environment override)                wha
 request body                   32 MiB (``REQBENCH_GATEWAY_MAX_BODY``)        HTTP 413, read no further
 JSON items of one body         1,000,000 ``[`` ``{`` ``,`` ``:`` bytes       HTTP 413 before parsing
 recorded model traffic / run   1 GiB (``REQBENCH_GATEWAY_STORE_QUOTA``)      refused, row ``resource_limit``
-refused calls recorded / row   64 (later refusals are only counted)          counted in ``refused``
+refused/failed calls / row     64 recorded (later ones are only counted)     counted in the row's usage
 =============================  ============================================  ===============================
 
 The body is read only after the token was matched to a lease (`server`), by its ``Content-Length`` (a
 declared length over the cap is refused before a byte of the body is read) or, for ``Transfer-Encoding:
 chunked``, chunk by chunk, refusing as soon as the announced chunks would pass the cap -- so the gateway never
 holds more than the cap of one request. A refused call is recorded as its size, the SHA-256 of what was read
-and its first KiB (`refused_digest`), never the body. Sizes take ``K``/``M``/``G`` suffixes (binary units).
+and its first KiB (`refused_digest`), never the body; so is a call the provider refused or failed (its 4xx/5xx
+answer kept whole only up to 4 KiB, `kept_answer`). Sizes take ``K``/``M``/``G`` suffixes (binary units).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -39,6 +41,8 @@ lists would otherwise become hundreds of MB of Python objects). Brackets inside 
 bound errs on the side of refusing; real requests stay far below it."""
 HEAD_BYTES = 1024
 """How much of a refused request is kept (its first KiB)."""
+KEPT_ANSWER_BYTES = 4096
+"""The largest answer to a refused or failed call kept whole (providers' error bodies are far smaller)."""
 REFUSED_RECORDS_PER_ROW = 64
 CHUNK_LINE_MAX = 1024
 """Longest chunk-size line (with extensions) accepted in a chunked body."""
@@ -137,7 +141,18 @@ def json_items(raw: bytes) -> int:
 
 
 def refused_digest(raw: bytes, size: int | None = None) -> dict[str, Any]:
-    """What is kept of a refused request: its size, the SHA-256 of the `raw` bytes read and their first KiB."""
-    return {"reqbench_refused_request": {
-        "bytes": len(raw) if size is None else size, "sha256": hashlib.sha256(raw).hexdigest(),
-        "sha256_of_bytes": len(raw), "head": raw[:HEAD_BYTES].decode("utf-8", "replace")}}
+    """What is kept of a refused or failed request: its size, the SHA-256 of the `raw` bytes read and their
+    first KiB."""
+    return {"reqbench_refused_request": _digest(raw, size)}
+
+
+def kept_answer(response: dict[str, Any]) -> dict[str, Any]:
+    """What is kept of the answer to a refused or failed call: the answer itself up to `KEPT_ANSWER_BYTES`
+    of JSON (an error body), else its digest (a provider that echoes the request back)."""
+    raw = json.dumps(response, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return response if len(raw) <= KEPT_ANSWER_BYTES else {"reqbench_failed_answer": _digest(raw)}
+
+
+def _digest(raw: bytes, size: int | None = None) -> dict[str, Any]:
+    return {"bytes": len(raw) if size is None else size, "sha256": hashlib.sha256(raw).hexdigest(),
+            "sha256_of_bytes": len(raw), "head": raw[:HEAD_BYTES].decode("utf-8", "replace")}

@@ -1,9 +1,10 @@
 """Which row the current thread works for, and the gateway a CLI agent of that row talks to.
 
-The runner wraps every attempt in `row_scope(row.key, pricing)`; code deep inside the row (a preset
-starting its tool) reads `current_row_key()` to tag its model calls, and the run's prices
-(`current_pricing`: ``--price``, ``--prices``, ``--allow-unpriced``), without either threaded through every
-protocol. `row_gateway` starts a gateway for one agent run or session: calls recorded in the active run
+The runner wraps every attempt in `row_scope(row.key, pricing, provider_tools)`; code deep inside the row
+(a preset starting its tool) reads `current_row_key()` to tag its model calls, the run's prices
+(`current_pricing`: ``--price``, ``--prices``, ``--allow-unpriced``) and whether its agents may use tools
+the provider runs (`provider_tools_allowed`: ``--allow-provider-tools``), without any of them threaded
+through every protocol. `row_gateway` starts a gateway for one agent run or session: calls recorded in the active run
 store (``model_calls``), replay-only when the run is ``--offline``, forwarding to `upstream`, the row's
 lease bound to its budget and its `ModelPolicy` (the run's model and the tool's auxiliary models).
 """
@@ -27,6 +28,7 @@ if TYPE_CHECKING:  # the server, its leases and model policy are imported only w
 
 _ROW: contextvars.ContextVar[str | None] = contextvars.ContextVar("reqbench_row_key", default=None)
 _PRICING: contextvars.ContextVar[RunPricing | None] = contextvars.ContextVar("reqbench_pricing", default=None)
+_PROVIDER_TOOLS: contextvars.ContextVar[bool] = contextvars.ContextVar("reqbench_provider_tools", default=False)
 ADHOC_ROW = "adhoc"
 
 
@@ -40,13 +42,20 @@ def current_pricing() -> RunPricing:
     return _PRICING.get() or RunPricing()
 
 
+def provider_tools_allowed() -> bool:
+    """Whether the run whose row executes in this thread allows provider-side tools (false outside a run)."""
+    return _PROVIDER_TOOLS.get()
+
+
 @contextmanager
-def row_scope(row_key: str, pricing: RunPricing | None = None) -> Iterator[None]:
+def row_scope(row_key: str, pricing: RunPricing | None = None, provider_tools: bool = False) -> Iterator[None]:
     token = _ROW.set(row_key)
     priced = _PRICING.set(pricing) if pricing is not None else None
+    tools = _PROVIDER_TOOLS.set(provider_tools)
     try:
         yield
     finally:
+        _PROVIDER_TOOLS.reset(tools)
         if priced is not None:
             _PRICING.reset(priced)
         _ROW.reset(token)
@@ -69,7 +78,7 @@ def row_gateway(upstream: Upstream, budget: RowBudget | None = None, *, row_key:
     pricing = current_pricing()
     gateway = Gateway(upstream, recorder=recorder or run_recorder(),
                       offline=run_offline() if offline is None else offline, prices=pricing.table(),
-                      allow_unpriced=pricing.allow_unpriced)
+                      allow_unpriced=pricing.allow_unpriced, allow_provider_tools=provider_tools_allowed())
     with gateway:
         lease = gateway.open_row(row_key or current_row_key(), budget, workspace, models)
         try:

@@ -5,7 +5,10 @@ sandboxed agents, which have no network: `core.sandbox.bridge` relays a port ins
 it). The HTTP side (`handler`) matches the token to a row's `Lease` before reading a body, and reads it
 under the size cap (`limits`). Then, for every call (`handle`):
 
-1. the model the body names must be the run's model or an auxiliary model of the tool (`models`);
+1. the model the body names must be the run's model or an auxiliary model of the tool (`models`); the
+   request may not ask for what the gateway cannot charge (several answers, a background answer, a dearer
+   service tier: `request_rules`) nor, unless the run allows it (``--allow-provider-tools``), for tools
+   the provider runs outside the sandbox (`provider_tools`, whose ``anthropic-beta`` switches are dropped);
 2. with a dollar budget, the model must have a price (`core.llm.pricing`; ``--price``/``--prices`` add
    one, ``--allow-unpriced`` lets unpriced models through, their cost unknown);
 3. the call's worst case is reserved against the row's budget (`leases.Lease.admit`), and its request's
@@ -16,8 +19,9 @@ under the size cap (`limits`). Then, for every call (`handle`):
 5. tokens (`apis.usage_of`) and cost settle the reservation, the call is recorded (`recorder`) and
    answered as JSON or SSE.
 
-A refused call is recorded as a digest of its request only (`limits.refused_digest`), and at most
-`limits.GatewayLimits.refused_records_per_row` of them per row.
+A call that was not answered -- refused by the gateway, refused or failed by the provider -- is recorded as a
+digest of its request only (`limits.refused_digest`; the provider's answer whole only while it is a small
+error body, `limits.kept_answer`), and at most `limits.GatewayLimits.refused_records_per_row` of them per row.
 """
 
 from __future__ import annotations
@@ -36,9 +40,11 @@ from typing import Any
 from reqbench.core.llm.gateway import apis
 from reqbench.core.llm.gateway.handler import make_handler
 from reqbench.core.llm.gateway.leases import Claim, Lease, RowBudget
-from reqbench.core.llm.gateway.limits import GatewayLimits, refused_digest
+from reqbench.core.llm.gateway.limits import GatewayLimits, kept_answer, refused_digest
 from reqbench.core.llm.gateway.models import ModelPolicy
-from reqbench.core.llm.gateway.recorder import MemoryRecorder, ModelCall, Recorder, ReplayCursor
+from reqbench.core.llm.gateway.provider_tools import OPT_IN, provider_tool_use, without_tool_betas
+from reqbench.core.llm.gateway.recorder import MemoryRecorder, ModelCall, Recorder, ReplayCursor, request_key
+from reqbench.core.llm.gateway.request_rules import billing_refusal
 from reqbench.core.llm.gateway.upstream import Forwarder, Upstream
 from reqbench.core.llm.ledger import FailureKind, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices, price_for
@@ -57,7 +63,7 @@ class Gateway:
     def __init__(self, upstream: Upstream | None = None, *, recorder: Recorder | None = None,
                  offline: bool = False, replay_from: Recorder | None = None,
                  prices: dict[str, Price] | None = None, allow_unpriced: bool = False,
-                 limits: GatewayLimits | None = None) -> None:
+                 limits: GatewayLimits | None = None, allow_provider_tools: bool = False) -> None:
         self.upstream = upstream or Upstream()
         self.recorder: Recorder = recorder if recorder is not None else MemoryRecorder()
         self.replay_from = replay_from if replay_from is not None else self.recorder
@@ -65,6 +71,8 @@ class Gateway:
         self.prices = prices if prices is not None else load_prices()
         self.allow_unpriced = allow_unpriced
         """Models without a price may be called under a dollar budget (their cost is then unknown)."""
+        self.allow_provider_tools = allow_provider_tools
+        """Requests may use tools the provider runs itself (``--allow-provider-tools``, `provider_tools`)."""
         self.limits = limits or GatewayLimits.from_env()
         self.quota = self.recorder.quota(self.limits.store_quota)
         self._forwarder = Forwarder(self.upstream)
@@ -149,17 +157,12 @@ class Gateway:
             step = lease.next_step()
         named = body.get("model")
         model = named if isinstance(named, str) else ""
-        refusal = lease.models.refusal(model)
-        kind = "model_not_allowed"
         price = price_for(model, self.prices)
-        if refusal is None and price is None and lease.budget.max_cost_usd is not None and not self.allow_unpriced:
-            refusal, kind = (f"model {model!r} has no price, so the row's dollar budget cannot be enforced; give "
-                             f"one with --price {model}=IN/OUT (USD per 1M tokens) or --prices FILE, or run "
-                             "with --allow-unpriced"), "unpriced_model"
-        if refusal is not None:
+        refused = self._request_refusal(lease, body, model, price is not None)
+        if refused is not None:
             with lease.lock:
                 lease.refused += 1
-            return self._refuse(api, lease, step, raw, refusal, kind, started, model)
+            return self._refuse(api, lease, step, raw, *refused, started, model)
         out = apis.output_cap(api, body)
         claim = Claim(tokens=len(raw) + out, cost_usd=price.cost(len(raw), out) if price is not None else 0.0)
         refusal = lease.admit(claim)
@@ -185,7 +188,8 @@ class Gateway:
                 status, source = 200, "replay"
                 response = _moved(recorded.response, recorded.workspace, lease.workspace)
             else:
-                status, response = self._forwarder.forward(api, body, headers)
+                sent = headers if self.allow_provider_tools else without_tool_betas(headers)
+                status, response = self._forwarder.forward(api, body, sent)
                 source = "upstream" if status == 200 else "refused"
             prompt, completion = apis.usage_of(api, response) if status == 200 else (0, 0)
             cost = call_cost(model, prompt, completion, self.prices) if status == 200 else 0.0
@@ -200,15 +204,39 @@ class Gateway:
             elif not self.offline and apis.context_overflow(status, response):
                 with lease.lock:  # the prompt was over the model's context: the agent's outcome
                     lease.context_overflows += 1
-            self._record(ModelCall(row_key=lease.row_key, step=step, api=api, model=model, request=body,
-                                   response=response, status=status, prompt_tokens=prompt,
-                                   completion_tokens=completion, cost_usd=cost,
-                                   latency_ms=(time.time() - started) * 1000, source=source,
-                                   started=_iso(started), workspace=lease.workspace, served_model=served))
+            ok = status == 200
+            if ok or self._keep_unanswered(lease):  # an unanswered call keeps a digest only
+                self._record(ModelCall(row_key=lease.row_key, step=step, api=api, model=model,
+                                       request=body if ok else refused_digest(raw),
+                                       response=response if ok else kept_answer(response), status=status,
+                                       prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost,
+                                       latency_ms=(time.time() - started) * 1000, source=source,
+                                       started=_iso(started), workspace=lease.workspace, served_model=served,
+                                       request_key=request_key(api, body)))
             return status, response
         finally:
             self.quota.settle(len(raw), 0)
             lease.settle(claim, answered, served)
+
+    def _request_refusal(self, lease: Lease, body: dict[str, Any], model: str,
+                         priced: bool) -> tuple[str, str] | None:
+        """(why, kind) a call is refused before it is reserved, or None: another model than the run's, a
+        field billed beyond the reservation, a provider-side tool the run does not allow, or a model
+        without a price under a dollar budget."""
+        refusal = lease.models.refusal(model)
+        if refusal is not None:
+            return refusal, "model_not_allowed"
+        refusal = billing_refusal(body)
+        if refusal is not None:
+            return refusal, "parameter_not_allowed"
+        refusal = None if self.allow_provider_tools else provider_tool_use(body)
+        if refusal is not None:
+            return f"{refusal}; a run allows provider tools only with {OPT_IN}", "provider_tool_not_allowed"
+        if not priced and lease.budget.max_cost_usd is not None and not self.allow_unpriced:
+            return (f"model {model!r} has no price, so the row's dollar budget cannot be enforced; give one with "
+                    f"--price {model}=IN/OUT (USD per 1M tokens) or --prices FILE, or run with --allow-unpriced",
+                    "unpriced_model")
+        return None
 
     def refuse_request(self, api: str, lease: Lease, raw: bytes, size: int, message: str,
                        status: int) -> tuple[int, dict[str, Any]]:
@@ -224,17 +252,22 @@ class Gateway:
     def _refuse(self, api: str, lease: Lease, step: int, raw: bytes, message: str, kind: str, started: float,
                 model: str, *, status: int = 400, size: int | None = None) -> tuple[int, dict[str, Any]]:
         response = apis.error_body(api, f"reqbench gateway: {message}", kind)
-        with lease.lock:
-            if kind == "offline_miss":
+        if kind == "offline_miss":
+            with lease.lock:
                 lease.offline_misses += 1
-            keep = lease.refused_recorded < self.limits.refused_records_per_row
-            lease.refused_recorded += keep
-        if keep:
+        if self._keep_unanswered(lease):
             self._record(ModelCall(row_key=lease.row_key, step=step, api=api, model=model,
                                    request=refused_digest(raw, size), response=response, status=status,
                                    latency_ms=(time.time() - started) * 1000, source="refused",
                                    started=_iso(started), workspace=lease.workspace))
         return status, response
+
+    def _keep_unanswered(self, lease: Lease) -> bool:
+        """Whether one more unanswered call of `lease` is recorded (at most `refused_records_per_row`)."""
+        with lease.lock:
+            keep = lease.refused_recorded < self.limits.refused_records_per_row
+            lease.refused_recorded += keep
+        return keep
 
     def _record(self, call: ModelCall) -> None:
         self.quota.settle(0, self.recorder.record(call))
