@@ -45,8 +45,8 @@ from reqbench.core.execute.runner import (
     ship_suite,
 )
 from reqbench.core.execute.schedule import schedule
-from reqbench.core.execute.settings import check_settings
 from reqbench.core.execute.scratch import run_scratch
+from reqbench.core.execute.settings import check_settings
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RunOptions
 from reqbench.core.store import RunStore

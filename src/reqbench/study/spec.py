@@ -187,12 +187,12 @@ def parse_configuration(text: str) -> list[Configuration]:
         return [_configuration(item, str(path), f"configurations[{i}]") for i, item in enumerate(items)]
     fields: dict[str, Any] = {}
     opts: dict[str, Any] = {}
-    for part in text.split(","):
+    for number, part in enumerate(text.split(","), 1):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or not key:
-            raise InputError("expected KEY=VALUE pairs separated by commas (name=...,agent=...)",
-                             item=f"configuration {text!r}")
+        if not sep or not key:  # the text is not repeated: it may hold a key pasted by mistake
+            raise InputError(f"expected KEY=VALUE pairs separated by commas (name=...,agent=...); part {number} "
+                             "is not one", item="configuration on the command line")
         if key.startswith("opt."):
             try:
                 opts[key[4:]] = json.loads(value)
@@ -202,7 +202,8 @@ def parse_configuration(text: str) -> list[Configuration]:
             fields[key] = value
     if opts:
         fields["agent_opts"] = opts
-    return [_configuration(fields, "command line", f"configuration {text!r}")]
+    name = fields.get("name")  # named, never quoted whole: option values are not repeated
+    return [_configuration(fields, "command line", f"configuration {name!r}" if name else "configuration")]
 
 
 def _configuration(data: Any, source: str, item: str) -> Configuration:

@@ -6,9 +6,10 @@ In order, each failure an `InputError` (exit 2) that names what is missing and h
 1. isolation: a real agent without bubblewrap needs ``--unsafe-no-sandbox`` (`sandbox.isolation_gate`);
 2. the agent builds from its options (a bad option fails here, not on the first row);
 3. its program exists: a preset's binary (``claude``, ``codex``, ...) or the first word of a `command`
-   template is on PATH; the preset's version (``BINARY --version``) is read and recorded;
+   template is on PATH;
 4. its model is one its calls may use: priced under the protocol's dollar budget (unless
-   ``--allow-unpriced``), allowed by the model gateway (`model_checks`);
+   ``--allow-unpriced``), allowed by the model gateway (`model_checks`); only then does the preset's
+   program run, for its version (``BINARY --version``, recorded);
 5. endpoints answer and take the key (skipped with ``--offline``, which never calls out): the agent's
    ``base_url`` (for a preset, the upstream its model gateway forwards to, the provider's own URL by
    default) and, for ``--judge llm:MODEL``, the judge's (``REQBENCH_BASE_URL`` / ``OPENAI_BASE_URL``).
@@ -79,9 +80,9 @@ def preflight(options: RunOptions, dollar_budget: float | None = None) -> AgentF
             raise InputError(f"agent {options.agent!r} runs {program!r}, which is not on PATH; "
                              + (f"install it ({hint}) or " if hint else "install it or ")
                              + "pass --agent-opt binary=PATH", item="--agent")
-        if getattr(agent, "binary", None):
-            version = _version(path)
-    check_models(agent, options, dollar_budget)
+    check_models(agent, options, dollar_budget)  # before the agent's own program runs, even its --version
+    if path is not None and getattr(agent, "binary", None):
+        version = _version(path)
     if not options.offline:
         base, key = agent_endpoint(agent, options)
         if base:
@@ -179,11 +180,11 @@ def agent_endpoint(agent: Any, options: RunOptions) -> tuple[str | None, Key]:
         return (str(given) if given else None), key
     if getattr(config, "offline", False):  # replay only: it calls nothing
         return None, key
-    base = getattr(config, "base_url", None)
-    if not base:
+    configured = getattr(config, "base_url", None)
+    if not configured:
         raise InputError(f"agent {options.agent!r} has no model endpoint: pass --base-url URL or set "
                          "REQBENCH_BASE_URL (or OPENAI_BASE_URL)", item="preflight")
-    return str(base), key
+    return str(configured), key
 
 
 def agent_key(agent: Any) -> Key:
