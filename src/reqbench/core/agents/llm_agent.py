@@ -225,7 +225,8 @@ class LLMConversation:
 
     def _step(self, budget: Budget, start: float, usage: Usage) -> None:
         a = self.agent
-        refusal = a.client.unpriced_refusal(a.model, budget.max_cost_usd)
+        rule = getattr(a.client, "unpriced_refusal", None)  # a client of the caller's own may not have it
+        refusal = rule(a.model, budget.max_cost_usd) if callable(rule) else None
         if refusal is not None:  # the gateway's rule: a dollar budget is never silently unenforced
             raise InputError(refusal, item=f"--model {a.model}")
         resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed,
