@@ -78,6 +78,7 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
             console: Any = None, show_progress: bool = False) -> tuple[Any, Any]:
     """Preflight, validate, load and plan the suite, open the run directory, execute every unfinished row;
     returns the open `RunStore` and the loaded `Suite` (the caller closes the store)."""
+    from reqbench.core.execute.credentials import refuse_inline_credentials
     from reqbench.core.execute.executor import make_executor
     from reqbench.core.execute.judge_use import check_judge_used
     from reqbench.core.execute.lifecycle import check_run_dir, discard_if_empty, open_or_resume
@@ -88,11 +89,12 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     from reqbench.protocols.lookup import protocol_for_suite
 
     suite = Path(suite).resolve()
+    refuse_inline_credentials(options.agent, options.agent_options, options.judge)  # before any message repeats them
     check_run_dir(Path(run_dir), suite, options, resume=resume)  # seconds, before minutes of validation
     protocol = protocol_for_suite(suite)
-    check_settings(protocol, options.agent_options)  # a mistyped PROTOCOL.KEY: exit 2 first
+    dollar_budget = check_settings(protocol, options.agent_options)  # a mistyped PROTOCOL.KEY: exit 2 first
     check_judge_used(protocol, options)
-    facts = preflight(options)
+    facts = preflight(options, dollar_budget)
     protocol = validate(suite, on_problem=on_problem, progress=progress)
     loaded = protocol.load(suite)
     rows = loaded.plan(options)  # bad options surface before anything is written

@@ -39,7 +39,7 @@ def _closed_port() -> int:
 def test_unreachable_model_endpoint_exits_2_and_creates_nothing(tmp_path: Path) -> None:
     out = tmp_path / "D"
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    proc = cli(["run", str(_suite(tmp_path)), "--agent", "llm", "--model", "openai/m", "--base-url", url,
+    proc = cli(["run", str(_suite(tmp_path)), "--agent", "llm", "--model", "openai/scripted", "--base-url", url,
                 "--out", str(out)], dict(os.environ), tmp_path)
     assert proc.returncode == 2 and url in proc.stderr and "does not answer" in proc.stderr
     assert not out.exists()
@@ -89,7 +89,7 @@ def test_preset_whose_upstream_does_not_answer_exits_2(tmp_path: Path) -> None:
     env = {**os.environ, "PATH": f"{fake.parent}:/usr/bin:/bin", "REQBENCH_AGENTS_CACHE": str(tmp_path / "none")}
     url = f"http://127.0.0.1:{_closed_port()}"
     out = tmp_path / "D"
-    proc = cli(["run", str(_suite(tmp_path)), "--agent", "claude-code", "--base-url", url, "--out", str(out)],
+    proc = cli(["run", str(_suite(tmp_path)), "--agent", "claude-code", "--model", "claude-sonnet-4-5", "--base-url", url, "--out", str(out)],
                env, tmp_path)
     assert proc.returncode == 2 and url in proc.stderr and not out.exists()
 
@@ -104,7 +104,7 @@ def test_a_wrong_api_key_stops_the_run_in_preflight_naming_its_variable(tmp_path
 
     out, suite = tmp_path / "D", _suite(tmp_path)
     with ScriptedOpenAI([reply("```reply\ndone\n```")], require_key="right") as srv:
-        proc = cli(["run", str(suite), "--agent", "llm", "--model", "openai/m", "--base-url",
+        proc = cli(["run", str(suite), "--agent", "llm", "--model", "openai/scripted", "--base-url",
                     srv.base_url, "--out", str(out)], _keyed_env(REQBENCH_API_KEY="wrong"), tmp_path)
         assert proc.returncode == 2, proc.stdout + proc.stderr
         assert "REQBENCH_API_KEY" in proc.stderr and "HTTP 401" in proc.stderr
@@ -112,7 +112,7 @@ def test_a_wrong_api_key_stops_the_run_in_preflight_naming_its_variable(tmp_path
         assert srv.chat_requests == [] and not out.exists()  # no row was tried
         assert srv.gets[0]["headers"]["authorization"] == "Bearer wrong"
 
-        missing = cli(["run", str(suite), "--agent", "llm", "--model", "openai/m", "--base-url",
+        missing = cli(["run", str(suite), "--agent", "llm", "--model", "openai/scripted", "--base-url",
                        srv.base_url, "--out", str(out)], _keyed_env(), tmp_path)
         assert missing.returncode == 2 and "no key: set REQBENCH_API_KEY or OPENAI_API_KEY" in missing.stderr
 
@@ -125,7 +125,7 @@ def test_the_right_key_passes_preflight(tmp_path: Path) -> None:
     from tests.support.scripted_openai import ScriptedOpenAI, reply
 
     with ScriptedOpenAI(lambda body, i: reply("```reply\ndone\n```"), require_key="right") as srv:
-        proc = cli(["run", str(_suite(tmp_path)), "--agent", "llm", "--model", "openai/m", "--base-url",
+        proc = cli(["run", str(_suite(tmp_path)), "--agent", "llm", "--model", "openai/scripted", "--base-url",
                     srv.base_url, "--condition", "direct", "--out", str(tmp_path / "D"), "--quiet"],
                    _keyed_env(REQBENCH_API_KEY="right"), tmp_path)
         assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -32,6 +32,7 @@ def provider(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     prices = tmp_path / "prices.yaml"
     prices.write_text("openai/m: {input_per_1m: 1000.0, output_per_1m: 2000.0}\n")
     monkeypatch.setenv("REQBENCH_PRICES", str(prices))
+    monkeypatch.setenv("REQBENCH_API_KEY", "k")  # keys come from the environment, never from options
     for name in ("REQBENCH_LLM_CACHE", "REQBENCH_OFFLINE", "REQBENCH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     with ScriptedOpenAI(lambda body, i: reply("```reply\ndone\n```", prompt_tokens=PROMPT,
@@ -43,7 +44,7 @@ def test_llm_agent_tokens_and_cost_are_recorded_and_every_reader_sums_them_alike
                                                                                   provider) -> None:
     suite = trimmed_suite("specpath", tmp_path / "suite")
     handle = reqbench.run(suite, agent="llm", model="openai/m", base_url=provider.base_url, out=tmp_path / "run",
-                          conditions=["direct"], agent_options={"api_key": "k"})
+                          conditions=["direct"])
     sent = len(provider.chat_requests)
     assert sent >= 1
     tokens, cost = sent * (PROMPT + COMPLETION), sent * (PROMPT * 1000 + COMPLETION * 2000) / 1e6
@@ -74,7 +75,7 @@ def test_llm_agent_tokens_and_cost_are_recorded_and_every_reader_sums_them_alike
 def test_a_replayed_call_is_recorded_but_not_counted_again(tmp_path: Path, provider) -> None:
     suite = trimmed_suite("specpath", tmp_path / "suite")
     first = reqbench.run(suite, agent="llm", model="openai/m", base_url=provider.base_url, out=tmp_path / "a",
-                         conditions=["direct"], agent_options={"api_key": "k"})
+                         conditions=["direct"])
     sent = len(provider.chat_requests)
     conn = sqlite3.connect(first.run_dir / "run.sqlite")  # forget the attempts: the rows run again
     with conn:
@@ -82,7 +83,7 @@ def test_a_replayed_call_is_recorded_but_not_counted_again(tmp_path: Path, provi
             conn.execute(f"DELETE FROM {table}")
     conn.close()
     again = reqbench.run(suite, agent="llm", model="openai/m", base_url=provider.base_url, out=tmp_path / "a",
-                         conditions=["direct"], agent_options={"api_key": "k"}, resume=True)
+                         conditions=["direct"], resume=True)
     assert len(provider.chat_requests) == sent
     usage = again.report()["run"]["model_usage"]
     assert sum(u["replay"] for u in usage) == sent

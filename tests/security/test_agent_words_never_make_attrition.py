@@ -30,7 +30,8 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_tool_printing_a_rate_limit_without_calling_a_model_is_scored_on_every_row(tmp_path: Path) -> None:
     with ScriptedOpenAI(lambda body, i: Reply(status=503)) as never_called:
-        proc = _run(tmp_path, "--agent", "claude-code", "--agent-opt", f"binary={fake_claude(tmp_path)}",
+        proc = _run(tmp_path, "--agent", "claude-code", "--model", "claude-sonnet-4-5", "--agent-opt",
+                    f"binary={fake_claude(tmp_path)}",
                     "--base-url", never_called.base_url)
         assert never_called.requests == []  # the tool made no model call at all
     assert proc.returncode == 0, proc.stderr

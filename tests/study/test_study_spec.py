@@ -65,7 +65,7 @@ def test_configurations_for_study_add_from_text_or_yaml(tmp_path: Path) -> None:
     listed = tmp_path / "more.yaml"
     listed.write_text("configurations:\n  - {name: a, agent: reference}\n  - {name: b, agent: 'null'}\n")
     assert [c.name for c in parse_configuration(str(listed))] == ["a", "b"]
-    with pytest.raises(InputError, match="configuration 'name=x': agent: Field required"):
+    with pytest.raises(InputError, match="configuration 'x': agent: Field required"):
         parse_configuration("name=x")
 
 

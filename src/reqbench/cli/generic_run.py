@@ -241,7 +241,8 @@ def run(
                                 "--concurrency may change), or repeat the options with --out RUN_DIR."),
     executor: str = typer.Option("local", "--executor", help=f"One of {', '.join(EXECUTOR_NAMES)}."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rows running at the same time."),
-    agent_opt: list[str] = typer.Option([], "--agent-opt", help="Agent option KEY=VALUE (repeatable)."),
+    agent_opt: list[str] = typer.Option([], "--agent-opt", help="Agent option KEY=VALUE (repeatable); never a "
+                                        "key or token (refused: set REQBENCH_API_KEY in the environment)."),
     model: str | None = typer.Option(None, "--model", help="Model name (agent option 'model')."),
     base_url: str | None = typer.Option(None, "--base-url", help="OpenAI-compatible base URL "
                                         "(agent option 'base_url')."),

@@ -1,7 +1,8 @@
 """Executing a study: every configuration checked before anything starts, then the rows of all configurations
 interleaved in one seeded order, each attempt recorded in its configuration's own run store.
 
-* `prepare` (nothing is written): preflight of every configuration (isolation, agent construction, its
+* `prepare` (nothing is written): preflight of every configuration (no credential among its options,
+  isolation, agent construction, its model priced under the protocol's dollar budget and allowed, its
   program, its endpoints), then the suite validated and loaded once, then every configuration's plan. Any
   failure is an `InputError` naming the configuration.
 * `execute` runs one schedule over ``(configuration, row)`` items: within a repeat, the items of all
@@ -45,11 +46,13 @@ from reqbench.core.execute.runner import (
 )
 from reqbench.core.execute.schedule import schedule
 from reqbench.core.execute.scratch import run_scratch
+from reqbench.core.execute.settings import check_settings
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RunOptions
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS
 from reqbench.core.workspace.discard import trash_in
+from reqbench.protocols.lookup import protocol_for_suite
 from reqbench.study.frozen import write_frozen_users
 from reqbench.study.layout import StudyDir
 from reqbench.study.spec import StudyFile
@@ -97,13 +100,14 @@ def prepare(spec: StudyFile, study_path: Path, *, concurrency: int = 1, offline:
     frozen = StudyDir(Path(study_path).absolute()).frozen_user_file if spec.freeze_user_from else None
     options = {c.name: spec.run_options(c, concurrency=concurrency, offline=offline, frozen_user=frozen)
                for c in spec.configurations}
+    suite_path = api.resolve_suite(spec.suite)
+    found = protocol_for_suite(suite_path)  # detection only: its settings give each configuration's budget
     facts: dict[str, AgentFacts] = {}
     for name, opts in options.items():
         try:
-            facts[name] = preflight(opts)
+            facts[name] = preflight(opts, check_settings(found, opts.agent_options))
         except InputError as exc:
             raise _named(name, exc) from None
-    suite_path = api.resolve_suite(spec.suite)
     protocol: SuiteProtocol = api.validate(suite_path, on_problem=on_problem, progress=progress)
     if spec.freeze_user_from and protocol.name != "journey":
         raise InputError(f"frozen simulated users are a journey feature; this suite is {protocol.name}",

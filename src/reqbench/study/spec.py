@@ -15,9 +15,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationError, field_validator, model_validator
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.credentials import credential_refusal
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.inputfiles import read_yaml
 
@@ -51,6 +52,14 @@ class Configuration(BaseModel):
             raise ValueError("model is given twice (model and agent_opts.model) with different values")
         return self
 
+    @model_validator(mode="after")
+    def _no_credentials(self) -> Configuration:
+        """A key is never stored in a study file (`core.execute.credentials`): it comes from the environment."""
+        refusal = credential_refusal(self.agent, self.agent_options(), self.judge, option="agent_opts")
+        if refusal is not None:
+            raise ValueError(f"{refusal[0]}: {refusal[1]}")
+        return self
+
     def agent_options(self) -> dict[str, Any]:
         """The run's agent options: `agent_opts` plus ``model`` when given."""
         return {**self.agent_opts, **({"model": self.model} if self.model is not None else {})}
@@ -76,6 +85,11 @@ class StudyFile(BaseModel):
                       "configurations within each repeat (a barrier between repeats).")
     unsafe_no_sandbox: bool = Field(False, description="Let real agents run where bubblewrap cannot isolate "
                                     "them (recorded in every run; every report warns).")
+    prices: dict[str, tuple[NonNegativeFloat, NonNegativeFloat]] = Field(
+        default_factory=dict, description="Model prices for every configuration, {MODEL: [USD per 1M input "
+        "tokens, USD per 1M output tokens]}, over the built-in table (as `reqbench run --price`).")
+    allow_unpriced: bool = Field(False, description="Let a dollar budget pass calls of models without a price, "
+                                 "their cost unknown (as `reqbench run --allow-unpriced`; recorded, reported).")
     freeze_user_from: str | None = Field(None, description="Journey: the pilot configuration whose simulated "
                                          "users are frozen. Its rows run first; every other configuration "
                                          "replays the pilot's user turns whenever the conversation state "
@@ -122,7 +136,9 @@ class StudyFile(BaseModel):
         return RunOptions(agent=config.agent, conditions=tuple(self.conditions), repeats=self.repeats,
                           seed=self.seed, judge=config.judge, concurrency=concurrency,
                           agent_options=agent_options, offline=offline,
-                          unsafe_no_sandbox=self.unsafe_no_sandbox)
+                          unsafe_no_sandbox=self.unsafe_no_sandbox,
+                          prices={m: [float(p[0]), float(p[1])] for m, p in sorted(self.prices.items())},
+                          allow_unpriced=self.allow_unpriced)
 
 
 def _first_error(exc: ValidationError, data: Any) -> tuple[str, str]:
@@ -171,12 +187,12 @@ def parse_configuration(text: str) -> list[Configuration]:
         return [_configuration(item, str(path), f"configurations[{i}]") for i, item in enumerate(items)]
     fields: dict[str, Any] = {}
     opts: dict[str, Any] = {}
-    for part in text.split(","):
+    for number, part in enumerate(text.split(","), 1):
         key, sep, value = part.partition("=")
         key = key.strip()
-        if not sep or not key:
-            raise InputError("expected KEY=VALUE pairs separated by commas (name=...,agent=...)",
-                             item=f"configuration {text!r}")
+        if not sep or not key:  # the text is not repeated: it may hold a key pasted by mistake
+            raise InputError(f"expected KEY=VALUE pairs separated by commas (name=...,agent=...); part {number} "
+                             "is not one", item="configuration on the command line")
         if key.startswith("opt."):
             try:
                 opts[key[4:]] = json.loads(value)
@@ -186,7 +202,8 @@ def parse_configuration(text: str) -> list[Configuration]:
             fields[key] = value
     if opts:
         fields["agent_opts"] = opts
-    return [_configuration(fields, "command line", f"configuration {text!r}")]
+    name = fields.get("name")  # named, never quoted whole: option values are not repeated
+    return [_configuration(fields, "command line", f"configuration {name!r}" if name else "configuration")]
 
 
 def _configuration(data: Any, source: str, item: str) -> Configuration:

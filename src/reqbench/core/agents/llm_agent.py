@@ -11,7 +11,9 @@ action, either
 Control flow uses two small exception families. *Non-terminating* (`FormatError`: not exactly one
 action; `CommandTimeout`) are fed back to the model and the loop continues. *Terminating* (`Finished`)
 end the run with a status: a reply -> COMPLETED; a step/token/cost/time budget exhausted -> TIMEOUT;
-the provider failing after the client's retries -> PROVIDER_ERROR. The trajectory (typed events with
+the provider failing after the client's retries -> PROVIDER_ERROR. Under a dollar budget the model must have
+a price (the model gateway's rule, `ChatClient.unpriced_refusal`), else no call is made and the run stops
+with an `InputError` (preflight refuses the same configuration before a run starts). The trajectory (typed events with
 usage) is saved in a ``finally:`` after every step when a path is given, so a crash loses nothing.
 
 `start_session` keeps one message history across `send` calls (journey's multi-turn conversations).
@@ -223,6 +225,10 @@ class LLMConversation:
 
     def _step(self, budget: Budget, start: float, usage: Usage) -> None:
         a = self.agent
+        rule = getattr(a.client, "unpriced_refusal", None)  # a client of the caller's own may not have it
+        refusal = rule(a.model, budget.max_cost_usd) if callable(rule) else None
+        if refusal is not None:  # the gateway's rule: a dollar budget is never silently unenforced
+            raise InputError(refusal, item=f"--model {a.model}")
         resp = a.client.complete(self.messages, model=a.model, temperature=a.temperature, seed=a.seed,
                                  max_tokens=a.max_tokens, sample=self.sample)
         step_usage = Usage(resp.prompt_tokens, resp.completion_tokens, resp.cost_usd)

@@ -2,17 +2,22 @@
 
 In order, each failure an `InputError` (exit 2) that names what is missing and how to fix it:
 
+0. no option names or holds a credential (`credentials`): keys come from the environment only;
 1. isolation: a real agent without bubblewrap needs ``--unsafe-no-sandbox`` (`sandbox.isolation_gate`);
 2. the agent builds from its options (a bad option fails here, not on the first row);
 3. its program exists: a preset's binary (``claude``, ``codex``, ...) or the first word of a `command`
-   template is on PATH; the preset's version (``BINARY --version``) is read and recorded;
-4. endpoints answer and take the key (skipped with ``--offline``, which never calls out): the agent's
+   template is on PATH;
+4. its model is one its calls may use: priced under the protocol's dollar budget (unless
+   ``--allow-unpriced``), allowed by the model gateway (`model_checks`); only then does the preset's
+   program run, for its version (``BINARY --version``, recorded);
+5. endpoints answer and take the key (skipped with ``--offline``, which never calls out): the agent's
    ``base_url`` (for a preset, the upstream its model gateway forwards to, the provider's own URL by
    default) and, for ``--judge llm:MODEL``, the judge's (``REQBENCH_BASE_URL`` / ``OPENAI_BASE_URL``).
    One authenticated ``GET /models`` each, with the key the run would send: 401 or 403 stops the run
-   naming where the key came from (its environment variable or ``--agent-opt api_key``), so a wrong key
-   is not found only after every row was tried three times. Any other HTTP answer counts (404: the
-   server has no listing, but it is there); a refused connection or a timeout does not.
+   naming the environment variable the key came from, so a wrong key is not found only after every row
+   was tried three times. Any other HTTP answer counts (404: the server has no listing, but it is there);
+   a refused connection or a timeout does not. A model-calling agent needs an endpoint (``--base-url``
+   or its environment variable), and a provider's public endpoint (a preset's default) needs a key.
 
 The result, `AgentFacts`, is recorded in the run's provenance.
 """
@@ -27,6 +32,8 @@ from typing import Any
 
 from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
+from reqbench.core.execute.credentials import CHAT_KEYS, MESSAGES_KEYS, refuse_inline_credentials
+from reqbench.core.execute.model_checks import check_models
 from reqbench.core.execute.step import split_step_options
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.judges.spec import parse_judge_spec
@@ -56,8 +63,10 @@ class AgentFacts:
         return asdict(self)
 
 
-def preflight(options: RunOptions) -> AgentFacts:
-    """Run every check of the module docstring for `options`; returns the facts to record."""
+def preflight(options: RunOptions, dollar_budget: float | None = None) -> AgentFacts:
+    """Run every check of the module docstring for `options` (`dollar_budget`: the protocol's per row, USD,
+    `core.execute.settings.check_settings`); returns the facts to record."""
+    refuse_inline_credentials(options.agent, options.agent_options, options.judge)
     isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
     if options.judge:
         parse_judge_spec(options.judge)  # an unknown judge name stops the run before anything is created
@@ -71,16 +80,13 @@ def preflight(options: RunOptions) -> AgentFacts:
             raise InputError(f"agent {options.agent!r} runs {program!r}, which is not on PATH; "
                              + (f"install it ({hint}) or " if hint else "install it or ")
                              + "pass --agent-opt binary=PATH", item="--agent")
-        if getattr(agent, "binary", None):
-            version = _version(path)
+    check_models(agent, options, dollar_budget)  # before the agent's own program runs, even its --version
+    if path is not None and getattr(agent, "binary", None):
+        version = _version(path)
     if not options.offline:
-        base = options.agent_options.get("base_url")
-        key = agent_key(agent, options.agent_options)
-        upstream = getattr(agent, "upstream", None)
-        if callable(upstream):  # a preset: its model gateway forwards to this endpoint
-            base = upstream().base_url
+        base, key = agent_endpoint(agent, options)
         if base:
-            check_endpoint(str(base), what="the agent's model endpoint (--base-url)", key=key,
+            check_endpoint(base, what="the agent's model endpoint (--base-url)", key=key,
                            api=str(getattr(agent, "api", "chat")))
         if options.judge.startswith("llm:"):
             judge_base = os.environ.get("REQBENCH_BASE_URL") or os.environ.get("OPENAI_BASE_URL")
@@ -140,10 +146,13 @@ class Key:
     source: str
 
 
-CHAT_KEYS = ("REQBENCH_API_KEY", "OPENAI_API_KEY")
-"""Where the model client and OpenAI-API presets read their key, in order."""
-MESSAGES_KEYS = ("ANTHROPIC_API_KEY", "REQBENCH_API_KEY")
-"""Where Anthropic-API presets read theirs."""
+def public_endpoints() -> frozenset[str]:
+    """Where a preset's calls go without ``--base-url``: the providers' own endpoints, which need a key."""
+    from reqbench.core.agents.preset_base import DEFAULT_UPSTREAM  # a preset was built: already imported
+
+    return frozenset(DEFAULT_UPSTREAM.values())
+
+
 
 
 def env_key(names: tuple[str, ...]) -> Key:
@@ -154,10 +163,33 @@ def env_key(names: tuple[str, ...]) -> Key:
     return Key(None, " or ".join(names) + " (none is set)")
 
 
-def agent_key(agent: Any, agent_options: dict[str, Any]) -> Key:
-    """The key the agent's calls will carry, as the agent reads it (explicit option first)."""
-    if agent_options.get("api_key"):
-        return Key(str(agent_options["api_key"]), "--agent-opt api_key")
+def agent_endpoint(agent: Any, options: RunOptions) -> tuple[str | None, Key]:
+    """The endpoint the agent's model calls reach (None: it calls none) and the key they carry; `InputError`
+    for a model-calling agent without an endpoint, or a preset bound for a provider's own with no key."""
+    key = agent_key(agent)
+    upstream = getattr(agent, "upstream", None)
+    if callable(upstream):  # a preset: its model gateway forwards to this endpoint
+        base = str(upstream().base_url)
+        if not key.value and base in public_endpoints():
+            raise InputError(f"agent {options.agent!r} calls {base} with no key: set "
+                             f"{key.source.split(' (')[0]} in the environment", item="preflight")
+        return base, key
+    config = getattr(getattr(agent, "client", None), "config", None)
+    if config is None:  # no model client of its own
+        given = options.agent_options.get("base_url")
+        return (str(given) if given else None), key
+    if getattr(config, "offline", False):  # replay only: it calls nothing
+        return None, key
+    configured = getattr(config, "base_url", None)
+    if not configured:
+        raise InputError(f"agent {options.agent!r} has no model endpoint: pass --base-url URL or set "
+                         "REQBENCH_BASE_URL (or OPENAI_BASE_URL)", item="preflight")
+    return str(configured), key
+
+
+def agent_key(agent: Any) -> Key:
+    """The key the agent's calls will carry, as the agent reads it from the environment (an option never holds
+    one: `credentials`)."""
     return env_key(MESSAGES_KEYS if getattr(agent, "api", "chat") == "messages" else CHAT_KEYS)
 
 

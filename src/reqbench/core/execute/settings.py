@@ -28,6 +28,11 @@ class ProtocolOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
+    def dollar_budget(self) -> float | None:
+        """The agent's dollar budget per row these settings give (USD), None when the protocol sets none.
+        Preflight refuses a model without a price under it (`core.llm.pricing.unpriced_refusal`)."""
+        return None
+
 
 class ProtocolResult(BaseModel):
     """Base of every protocol's row result (`RowOutcome.result`): the fields every consumer reads are
@@ -73,8 +78,12 @@ def split_settings(agent_options: dict[str, Any], protocol: str, model: type[M])
         raise InputError(rule, item=f"--agent-opt {prefix}{key}") from None
 
 
-def check_settings(protocol: SuiteProtocol, agent_options: dict[str, Any]) -> None:
-    """Validate the protocol's prefixed options (nothing when the protocol declares no `options_model`)."""
+def check_settings(protocol: SuiteProtocol, agent_options: dict[str, Any]) -> float | None:
+    """Validate the protocol's prefixed options (nothing when the protocol declares no `options_model`);
+    returns the dollar budget per row they give (`ProtocolOptions.dollar_budget`), or None."""
     model = getattr(protocol, "options_model", None)
-    if model is not None:
-        split_settings(agent_options, protocol.name, model)
+    if model is None:
+        return None
+    settings, _ = split_settings(agent_options, protocol.name, model)
+    budget = getattr(settings, "dollar_budget", None)
+    return budget() if callable(budget) else None

@@ -16,7 +16,7 @@ What one `ChatClient.complete` call does, in order:
 4. sends it while holding the endpoint's concurrency slot, retrying 429, 5xx, timeouts and connection
    errors with exponential backoff (``Retry-After`` honoured); other 4xx fail at once;
 5. parses the body (`MalformedOutput` if it is not a chat completion), computes usage and cost
-   (`pricing`), and records request + response in the cache;
+   (`pricing`, at the running run's prices: `prices`), and records request + response in the cache;
 6. inside a run, writes the call (answered, replayed or refused) to the run's ``model_calls`` table, where
    the gateway writes its calls too (`call_log`): every report counts tokens and cost from there. A call
    that was not answered keeps a digest of its request (size, SHA-256, first KiB), never the body.
@@ -47,6 +47,7 @@ from reqbench.core.llm.cache import MemoryResponseCache, ResponseCache, SqliteRe
 from reqbench.core.llm.call_log import record_client_call
 from reqbench.core.llm.errors import MalformedOutput, OfflineCacheMiss, ProviderError
 from reqbench.core.llm.gateway.limits import refused_digest
+from reqbench.core.llm.gateway.scope import current_pricing
 from reqbench.core.llm.ledger import FailureKind, note, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices
 from reqbench.core.llm.run_access import current_draw, default_cache, run_offline
@@ -223,6 +224,16 @@ class ChatClient:
             _log(response, "upstream", started)
             return response
 
+    def prices(self) -> dict[str, Price]:
+        """The prices this client charges at: its own table with the running run's (``--price``, ``--prices``)
+        over it, as the gateway charges a preset's calls."""
+        return current_pricing().over(self.config.prices)
+
+    def unpriced_refusal(self, model: str, dollar_budget: float | None) -> str | None:
+        """Why `model` may not be called under `dollar_budget` (USD per row): the gateway's price rule
+        (`pricing.unpriced_refusal`) at `prices` and the run's ``--allow-unpriced``."""
+        return current_pricing().refusal(model, dollar_budget, self.config.prices)
+
     # -- internals -----------------------------------------------------------------------------------
     def _lock_for(self, key: str) -> threading.Lock:
         with self._locks_lock:
@@ -294,7 +305,7 @@ class ChatClient:
             content=content, tool_calls=list(message.get("tool_calls") or []),
             finish_reason=choice.get("finish_reason"), prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
-            cost_usd=call_cost(model, prompt_tokens, completion_tokens, self.config.prices),
+            cost_usd=call_cost(model, prompt_tokens, completion_tokens, self.prices()),
             model=model, key=key, cached=cached, attempts=attempts, request=body, raw=raw)
 
 

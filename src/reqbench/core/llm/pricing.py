@@ -14,7 +14,9 @@ Lookup tries the model name as given, then without its provider prefix (``openai
 without a trailing release date (``claude-haiku-4-5-20251001`` -> ``claude-haiku-4-5``). An unknown model
 costs ``None`` (unknown), never 0: a budget in dollars cannot be enforced on a model whose price nobody
 told us, and reporting $0 would be a lie -- so the gateway refuses such a model under a dollar budget
-unless the run allows unpriced models (``--allow-unpriced``, recorded and reported).
+unless the run allows unpriced models (``--allow-unpriced``, recorded and reported). `unpriced_refusal` is
+that rule for every caller: preflight refuses the run before its first row, and the built-in ``llm``
+agent, whose calls do not pass the gateway, before each call.
 """
 
 from __future__ import annotations
@@ -118,6 +120,20 @@ def call_cost(model: str, prompt_tokens: int, completion_tokens: int,
     return None if price is None else price.cost(prompt_tokens, completion_tokens)
 
 
+UNPRICED_FIX = ("give it one (--price MODEL=IN/OUT in USD per 1M tokens, or --prices FILE; in a study file, "
+                "prices) or allow unpriced models (--allow-unpriced; in a study file, allow_unpriced: true)")
+
+
+def unpriced_refusal(model: str, table: dict[str, Price], dollar_budget: float | None,
+                     allow_unpriced: bool) -> str | None:
+    """Why calls of `model` cannot run under `dollar_budget` (USD; None: no dollar budget): it has no price
+    in `table` and the run does not allow unpriced models. None when they can."""
+    if dollar_budget is None or allow_unpriced or price_for(model, table) is not None:
+        return None
+    return (f"model {model!r} has no price, so a dollar budget (${dollar_budget:g} per row) cannot be "
+            f"enforced on its calls; {UNPRICED_FIX}")
+
+
 @dataclass(frozen=True)
 class RunPricing:
     """What a run says about prices: its own (over the table of `load_prices`) and whether models without a
@@ -128,6 +144,15 @@ class RunPricing:
 
     def table(self) -> dict[str, Price]:
         return {**load_prices(), **dict(self.prices)}
+
+    def over(self, table: dict[str, Price]) -> dict[str, Price]:
+        """`table` (a client's own prices) with the run's prices over it."""
+        return {**table, **dict(self.prices)}
+
+    def refusal(self, model: str, dollar_budget: float | None, table: dict[str, Price] | None = None) -> str | None:
+        """`unpriced_refusal` at this run's prices (over `table`, else the default table)."""
+        priced = self.table() if table is None else self.over(table)
+        return unpriced_refusal(model, priced, dollar_budget, self.allow_unpriced)
 
     @classmethod
     def from_json(cls, prices: dict[str, Any] | None, allow_unpriced: bool = False) -> RunPricing:

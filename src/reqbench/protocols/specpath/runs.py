@@ -63,6 +63,9 @@ class SpecpathOptions(ProtocolOptions):
     def _cost_limit(cls, value: Any) -> float | None:
         return cost_limit(value)
 
+    def dollar_budget(self) -> float | None:
+        return self.cost_limit
+
 
 def split_options(options: RunOptions) -> tuple[SpecpathOptions, dict[str, Any]]:
     """``--agent-opt`` -> (specpath settings, the agent's own options)."""

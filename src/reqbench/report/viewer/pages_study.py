@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from reqbench.core.summary import Cell, Metric, Table, as_number
 from reqbench.report.html import html_table
 from reqbench.report.tables import format_cell, table_data
-from reqbench.report.viewer.render import esc, fmt, page, table, url
+from reqbench.report.viewer.render import esc, fmt, page, q, table, url
 from reqbench.report.viewer.study_model import StudyRow, StudyView
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def leaderboard(view: StudyView, query: dict[str, str]) -> str:
         arrow = (" ▼" if descending else " ▲") if column == sort else ""
         heads.append(f'<a href="{url("/", sort=column, dir=flip)}">{esc(column)}{arrow}</a>')
     scales = {c: _bounds([rows[n].get(c) for n in names]) for c in columns}
-    body = [[f'<a href="/run/{esc(view.runs.get(n, n))}/">{esc(n)}</a>', *(
+    body = [[f'<a href="/run/{q(view.runs.get(n, n))}/">{esc(n)}</a>', *(
         esc(format_cell(rows[n].get(c))) + bar(rows[n].get(c), scales[c]) for c in columns)] for n in names]
     note = view.notes.get(view.leaderboard.title, "")
     return (table(heads, body, esc(view.leaderboard.title), cls="leaderboard")
