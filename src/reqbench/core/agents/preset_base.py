@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -246,6 +247,9 @@ class CLISession:
     def __init__(self, preset: CLIPreset, workspace: Path) -> None:
         self.preset, self.workspace = preset, workspace
         self.scratch = make_state_folder(f"{preset.name}-session", keep=preset.keep_scratch)
+        self._release = None if preset.keep_scratch else weakref.finalize(self, release, self.scratch)
+        """Releases the state folder once: at `close`, else when the session is dropped or the process
+        exits (a caller that never closes it, or fails before it could, leaves nothing behind)."""
         self.session_id: str | None = None
         self._stack = ExitStack()
         self._use: GatewayUse | None = None
@@ -259,10 +263,12 @@ class CLISession:
         return result
 
     def close(self) -> None:
-        self._stack.close()
-        self._use = None
-        if not self.preset.keep_scratch:
-            release(self.scratch)
+        try:
+            self._stack.close()
+        finally:
+            self._use = None
+            if self._release is not None:
+                self._release()
 
 
 class ResumablePreset(CLIPreset):

@@ -22,6 +22,7 @@ from typing import Any
 
 import yaml
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.hashing import write_json
@@ -40,7 +41,7 @@ def _local_patch(old: Path, new: Path, paths: list[str]) -> str:
     def pick(root: Path) -> dict[str, Any]:
         return {rel: ref for rel, ref in scan_tree(root).items() if any(fnmatch.fnmatchcase(rel, g) for g in paths)}
 
-    with tempfile.TemporaryDirectory(prefix="reqbench-scaffold-diff-") as tmp:
+    with tempdirs.folder("scaffold-diff") as tmp:
         return ObjectStore(Path(tmp) / "objects.git").diff(pick(old), pick(new))
 
 

@@ -24,15 +24,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socketserver
-import tempfile
 import threading
 import time
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.llm.gateway import apis
 from reqbench.core.llm.gateway.handler import make_handler
 from reqbench.core.llm.gateway.leases import Claim, Lease, RowBudget
@@ -78,7 +77,7 @@ class Gateway:
         handler = make_handler(self)
         tcp = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         tcp.daemon_threads = True
-        self._dir = Path(tempfile.mkdtemp(prefix="rbgw-"))
+        self._dir = tempdirs.make("gw")  # short: the socket's path must fit in 108 bytes
         os.chmod(self._dir, 0o755)
         unix = _UnixHTTPServer(str(self._dir / "gateway.sock"), handler)
         os.chmod(self._dir / "gateway.sock", 0o666)
@@ -94,7 +93,9 @@ class Gateway:
         self._servers = []
         self._forwarder.close()
         if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
+            from reqbench.core.workspace.fileio import remove_tree
+
+            remove_tree(self._dir)
             self._dir = None
 
     def __enter__(self) -> Gateway:

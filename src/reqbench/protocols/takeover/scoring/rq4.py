@@ -269,7 +269,8 @@ def score_rq4_target(
     Returns ``{eligible, exclusion_reason, evaluation, outcome, problems}``.
     """
     import shutil
-    import tempfile
+
+    from reqbench.core import tempdirs
 
     gold = instance["construction_gold"]
     record = gold["registry_target"]
@@ -285,7 +286,7 @@ def score_rq4_target(
         return out
     ids = {"project_id": record["project_id"], "target_id": record["target_id"], "condition": condition,
            **identity}
-    with tempfile.TemporaryDirectory(prefix="rq4-") as tmp:
+    with tempdirs.folder("rq4") as tmp:
         work = Path(tmp) / "repository"
         shutil.copytree(repository, work, symlinks=True)
         commands = record["evaluation_commands"]
