@@ -247,12 +247,13 @@ class CLISession:
     def __init__(self, preset: CLIPreset, workspace: Path) -> None:
         self.preset, self.workspace = preset, workspace
         self.scratch = make_state_folder(f"{preset.name}-session", keep=preset.keep_scratch)
-        self._release = None if preset.keep_scratch else weakref.finalize(self, release, self.scratch)
-        """Releases the state folder once: at `close`, else when the session is dropped or the process
-        exits (a caller that never closes it, or fails before it could, leaves nothing behind)."""
         self.session_id: str | None = None
         self._stack = ExitStack()
         self._use: GatewayUse | None = None
+        self._end = weakref.finalize(self, _end_session, self._stack,
+                                     None if preset.keep_scratch else self.scratch)
+        """Ends the session once: at `close`, else when it is dropped or the process exits (while its
+        threads still run), so a caller that never closes it leaves neither a gateway nor a folder."""
 
     def send(self, user_message: str, budget: Budget) -> AgentResult:
         if self._use is None:
@@ -263,12 +264,17 @@ class CLISession:
         return result
 
     def close(self) -> None:
-        try:
-            self._stack.close()
-        finally:
-            self._use = None
-            if self._release is not None:
-                self._release()
+        self._use = None
+        self._end()
+
+
+def _end_session(stack: ExitStack, folder: Path | None) -> None:
+    """Close a session's gateway, then release its state `folder` (None: kept), even if closing failed."""
+    try:
+        stack.close()
+    finally:
+        if folder is not None:
+            release(folder)
 
 
 class ResumablePreset(CLIPreset):

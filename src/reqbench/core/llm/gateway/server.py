@@ -44,6 +44,10 @@ from reqbench.core.llm.pricing import Price, call_cost, load_prices, price_for
 
 __all__ = ["Gateway", "Upstream"]
 
+SOCKET = "gateway.sock"
+SOCKET_PATH_MAX = 107
+"""The longest path of a unix socket (``sun_path`` holds 108 bytes with its terminating NUL)."""
+
 
 class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
@@ -77,10 +81,10 @@ class Gateway:
         handler = make_handler(self)
         tcp = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         tcp.daemon_threads = True
-        self._dir = tempdirs.make("gw")  # short: the socket's path must fit in 108 bytes
+        self._dir = _socket_folder()
         os.chmod(self._dir, 0o755)
-        unix = _UnixHTTPServer(str(self._dir / "gateway.sock"), handler)
-        os.chmod(self._dir / "gateway.sock", 0o666)
+        unix = _UnixHTTPServer(str(self._dir / SOCKET), handler)
+        os.chmod(self._dir / SOCKET, 0o666)
         self._servers = [tcp, unix]
         for server in self._servers:
             threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -113,7 +117,7 @@ class Gateway:
     @property
     def socket_path(self) -> Path:
         assert self._dir is not None, "gateway not started"
-        return self._dir / "gateway.sock"
+        return self._dir / SOCKET
 
     @property
     def upstream_requests(self) -> int:
@@ -253,3 +257,13 @@ def _moved(response: dict[str, Any], old: str, new: str) -> dict[str, Any]:
 
 def _iso(ts: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts % 1 * 1000):03d}Z"
+
+
+def _socket_folder() -> Path:
+    """A new owned folder for the gateway's socket (`core.tempdirs`): in the system's temporary folder, or
+    in ``/tmp`` where that one's path would make the socket's too long."""
+    folder = tempdirs.make("gw")
+    if len(os.fsencode(folder / SOCKET)) <= SOCKET_PATH_MAX:
+        return folder
+    folder.rmdir()
+    return tempdirs.make("gw", "/tmp")
