@@ -2,10 +2,11 @@
 
 Every temporary folder reqbench makes -- the process's git skeleton and check guard, a check's scratch
 tree, the model gateway's socket folder, an agent's state folder (a preset's session included), a run's
-memory-backed scratch, the unsafe modes' HOME, the protocols' working copies -- is made here, and its name
+memory-backed scratch, the unsafe modes' HOME, the protocols' working copies, an output built beside its
+final place (a run directory, a built or imported suite, a cache entry) -- is made here, and its name
 says who owns it::
 
-    reqbench-<kind>-<pid>.<start>.<pidns>-<suffix>
+    reqbench-<kind>-<pid>.<start>.<pidns>-<suffix>     (with a leading dot: an output being built)
 
 `start` is the owner's start time (field 22 of ``/proc/<pid>/stat``, clock ticks since boot) and `pidns`
 the inode of its PID namespace, so a recycled pid is never taken for the owner, and a folder made in
@@ -38,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 PREFIX = "reqbench-"
-_NAME = re.compile(r"reqbench-(?P<kind>[a-z0-9-]+?)-(?P<pid>[0-9]+)\.(?P<start>[0-9]+)\.(?P<ns>[0-9]+)"
+_NAME = re.compile(r"\.?reqbench-(?P<kind>[a-z0-9-]+?)-(?P<pid>[0-9]+)\.(?P<start>[0-9]+)\.(?P<ns>[0-9]+)"
                    r"-(?P<suffix>[A-Za-z0-9_]+)")
 _KIND = re.compile(r"[a-z][a-z0-9-]*")
 _KEY = re.compile(r"[A-Za-z0-9_]+")
@@ -116,14 +117,17 @@ def _checked(kind: str) -> str:
     return kind
 
 
-def make(kind: str, parent: Path | str | None = None, *, keep: bool = False) -> Path:
+def make(kind: str, parent: Path | str | None = None, *, keep: bool = False, hidden: bool = False) -> Path:
     """A new private (0700) folder ``reqbench-<kind>-<owner>-<random>`` in `parent` (default: the
     system's temporary folder), after sweeping `parent` once in this process. One the user asked to
-    `keep` (for debugging) is named ``reqbench-<kind>-kept-<random>`` instead: no sweep ever removes it."""
+    `keep` (for debugging) is named ``reqbench-<kind>-kept-<random>`` instead: no sweep ever removes it.
+    A `hidden` one (an output built beside its final place, then renamed into it) starts with a dot, so
+    whoever lists that folder meanwhile skips it."""
     where = _parent(parent)
     sweep_once(where)
     owner = "kept" if keep else this_process().stamp
-    return Path(tempfile.mkdtemp(prefix=f"{PREFIX}{_checked(kind)}-{owner}-", dir=where))
+    dot = "." if hidden else ""
+    return Path(tempfile.mkdtemp(prefix=f"{dot}{PREFIX}{_checked(kind)}-{owner}-", dir=where))
 
 
 def keyed(kind: str, key: str, parent: Path | str | None = None) -> Path:
@@ -137,11 +141,11 @@ def keyed(kind: str, key: str, parent: Path | str | None = None) -> Path:
 
 
 @contextlib.contextmanager
-def folder(kind: str, parent: Path | str | None = None) -> Iterator[Path]:
+def folder(kind: str, parent: Path | str | None = None, *, hidden: bool = False) -> Iterator[Path]:
     """`make` for the block, removed link-safely at its end (what cannot be removed is left)."""
     from reqbench.core.workspace.fileio import remove_tree  # the workspace package imports this module
 
-    path = make(kind, parent)
+    path = make(kind, parent, hidden=hidden)
     try:
         yield path
     finally:
@@ -159,7 +163,7 @@ def sweep(parent: Path | str | None = None) -> list[str]:
     except OSError:
         return removed
     for entry in entries:
-        owner = owner_of(entry.name) if entry.name.startswith(PREFIX) else None
+        owner = owner_of(entry.name) if entry.name.lstrip(".").startswith(PREFIX) else None
         try:
             if owner is None or entry.stat(follow_symlinks=False).st_uid != os.geteuid() or not gone(owner):
                 continue

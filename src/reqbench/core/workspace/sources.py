@@ -24,7 +24,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Literal, cast
 
@@ -172,7 +171,7 @@ def _publish(build, dest: Path) -> Path:  # type: ignore[no-untyped-def]
     if dest.is_dir():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    tmp = tempdirs.make("staging", dest.parent, hidden=True)
     try:
         build(tmp / "tree")
         try:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -118,7 +117,7 @@ def write_instance(releases: list[Release], opts: Options, out: Path,
     if out.exists():
         raise InputError("output directory already exists", file=str(out))
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    tmp = tempdirs.make("staging", out.parent, hidden=True)
     as_umask_allows(tmp, directory=True)
     try:
         def hidden_for(env: EnvironmentSpec, tests: str) -> Path:
