@@ -93,12 +93,14 @@ def test_a_killed_runs_folders_of_every_kind_go_with_the_next_run_and_a_live_run
     try:
         _wait(lambda: bool(set(_below(tmp_path, "*/.trash/reqbench-agent-*")) - states), alive)
         theirs = _entries(tmp_path) - left
+        their_states = set(_below(tmp_path, "*/.trash/reqbench-agent-*")) - states
         proc = subprocess.run([sys.executable, "-m", "reqbench", "run", "demo:specpath/kvconf", "--condition",
                                "direct", "--quiet", "--agent", "null", "--out", str(tmp_path / "run-c")],
                               env=_env(tmp_path), capture_output=True, text=True, timeout=300)
         assert proc.returncode == 0, proc.stderr
         now = _entries(tmp_path)
         assert alive.poll() is None and theirs and theirs <= now  # the live run's folders are all there
+        assert all(state.is_dir() for state in their_states)  # its agent's state folder too
         assert not left & now, sorted(p.name for p in left & now)  # nothing the killed run left
         assert (host / "keep" / "file").read_text() == "the user's"  # no link was followed
     finally:
