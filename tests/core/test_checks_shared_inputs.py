@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reqbench.core import sandbox
+from reqbench.core import sandbox, tempdirs
 from reqbench.core.checks import GUARD_DIR, Check, CheckStatus, guarddir, run_check
 from reqbench.core.checks.guarddir import INI_NAME, INI_TEXT, guard_dir, guard_files
 from reqbench.core.checks.run import sandbox_can_read
@@ -192,15 +192,18 @@ def test_guard_directories_left_by_ended_processes_are_removed(tmp_path: Path,
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone_pid = subprocess.Popen(["true"])  # its pid is gone once it was waited for
     gone_pid.wait()
-    stale = tmp_path / f"{guarddir.PREFIX}{gone_pid.pid}-abc"
-    alive = tmp_path / f"{guarddir.PREFIX}{os.getppid()}-def"
-    other = tmp_path / f"{guarddir.PREFIX}notapid"
-    for path in (stale, alive, other):
+    me = tempdirs.this_process()
+    parent = tempdirs.Owner(os.getppid(), tempdirs.start_ticks(os.getppid()) or 0, me.pidns)
+    stale = tmp_path / f"reqbench-guard-{tempdirs.Owner(gone_pid.pid, me.start, me.pidns).stamp}-abc"
+    recycled = tmp_path / f"reqbench-guard-{tempdirs.Owner(parent.pid, parent.start + 1, me.pidns).stamp}-abc"
+    alive = tmp_path / f"reqbench-guard-{parent.stamp}-def"
+    other = tmp_path / "reqbench-guard-notapid"
+    for path in (stale, recycled, alive, other):
         path.mkdir()
     os.chmod(stale, 0o500)
     guarddir._prepared.pop(os.getpid(), None)  # make this process prepare a fresh one
     fresh = guard_dir()
-    assert fresh.parent == tmp_path and fresh.name.startswith(f"{guarddir.PREFIX}{os.getpid()}-")
-    assert not stale.exists() and alive.exists() and other.exists()
+    assert fresh.parent == tmp_path and tempdirs.owner_of(fresh.name) == me
+    assert not stale.exists() and not recycled.exists() and alive.exists() and other.exists()
     guarddir._remove(fresh)
     guarddir._prepared.pop(os.getpid(), None)

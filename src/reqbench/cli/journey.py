@@ -4,7 +4,6 @@ scaffold an instance from real releases)."""
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 
 import typer
@@ -12,6 +11,7 @@ from rich.text import Text
 
 from reqbench.cli.consoles import console, styled
 from reqbench.cli.protocol_lookup import suite_spec
+from reqbench.core import tempdirs
 
 app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users; weak-to-strong "
                   "instance synthesis. Intervals: none (the paper reports point estimates); rank "
@@ -98,7 +98,7 @@ def session_cmd(
     from reqbench.protocols.journey.models import load_instance
 
     inst = load_instance(instance)
-    with tempfile.TemporaryDirectory(prefix="journey-session-") as tmp:
+    with tempdirs.folder("journey-session") as tmp:
         out = PROTOCOL.load(inst.root).run_row(Row(inst.id, persona, agent, 0), RowContext(options, Path(tmp)))
     if transcript is not None:
         write_json(transcript, json.loads(out.artifacts.get("transcript.json", b"{}")))

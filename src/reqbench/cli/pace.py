@@ -9,6 +9,7 @@ import typer
 
 from reqbench.cli.consoles import console, marked
 from reqbench.cli.protocol_lookup import suite_spec
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 
 JUDGE_HELP = "token-overlap (heuristic; older name: offline) | replay:FILE | llm[:MODEL]"
@@ -164,14 +165,13 @@ def evidence(
 
     Example: reqbench pace evidence demo:pace/cachetools-slru --patch ref.patch --point CP05
     """
-    import tempfile
 
     from reqbench.protocols.pace.case import load_case
     from reqbench.protocols.pace.score import Scorer
 
     c = load_case(case)
     scorer = Scorer(c)
-    with tempfile.TemporaryDirectory(prefix="pace-ev-") as tmp:
+    with tempdirs.folder("pace-ev") as tmp:
         loc = scorer.localize(_read(patch, "patch"), Path(tmp) / "tree")
         pkgs = [loc.package(p) for p in c.points if point is None or p.id == point]
     if not pkgs:

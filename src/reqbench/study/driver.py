@@ -29,6 +29,7 @@ from typing import Any
 from rich.console import Console
 
 from reqbench import api
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import make_executor
 from reqbench.core.execute.lifecycle import open_or_resume
@@ -45,7 +46,7 @@ from reqbench.core.execute.runner import (
     ship_suite,
 )
 from reqbench.core.execute.schedule import schedule
-from reqbench.core.execute.scratch import run_scratch
+from reqbench.core.execute.scratch import run_scratch, scratch_base
 from reqbench.core.execute.settings import check_settings
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RunOptions
@@ -146,6 +147,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
         with ExitStack() as stack:
             stores: dict[str, RunStore] = {}
             scratch: dict[str, Path] = {}
+            tempdirs.sweep_places(scratch_base())  # every temporary folder a killed reqbench process left
             for name, opts in prepared.options.items():
                 store, _ = open_or_resume(study.run_dir(name), prepared.protocol.name, prepared.suite.path, opts,
                                           resume=True, provenance={"agent": prepared.facts[name].to_json(),

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -249,6 +250,10 @@ class CLISession:
         self.session_id: str | None = None
         self._stack = ExitStack()
         self._use: GatewayUse | None = None
+        self._end = weakref.finalize(self, _end_session, self._stack,
+                                     None if preset.keep_scratch else self.scratch)
+        """Ends the session once: at `close`, else when it is dropped or the process exits (while its
+        threads still run), so a caller that never closes it leaves neither a gateway nor a folder."""
 
     def send(self, user_message: str, budget: Budget) -> AgentResult:
         if self._use is None:
@@ -259,10 +264,17 @@ class CLISession:
         return result
 
     def close(self) -> None:
-        self._stack.close()
         self._use = None
-        if not self.preset.keep_scratch:
-            release(self.scratch)
+        self._end()
+
+
+def _end_session(stack: ExitStack, folder: Path | None) -> None:
+    """Close a session's gateway, then release its state `folder` (None: kept), even if closing failed."""
+    try:
+        stack.close()
+    finally:
+        if folder is not None:
+            release(folder)
 
 
 class ResumablePreset(CLIPreset):

@@ -8,9 +8,9 @@ turn (Claude Code's config folder, ``CODEX_HOME``). They live in one private (07
 session, made here:
 
 * inside a run, in the run's trash folder (`workspace.discard.current_trash`, part of the run's
-  memory-backed scratch, ``/dev/shm/reqbench-<uid>``): what a killed harness leaves there goes with the
-  run's scratch when the run resumes; outside a run, below `execute.scratch.scratch_base`, else the
-  system's temporary folder;
+  memory-backed scratch, ``/dev/shm/reqbench-<uid>``); outside a run, below
+  `execute.scratch.scratch_base`, else the system's temporary folder; its name records the owning process
+  (`core.tempdirs`), so what a killed harness leaves goes with the next reqbench process's sweep;
 * **bounded**: the tool writes it from inside the sandbox, so during a turn every page is charged to the
   tree's memory cap; after each turn `overflow` measures it (allocated bytes, at least `ENTRY_BYTES` per
   entry, at most `MAX_DEPTH` folders deep, never through a link) against the agent scratch bound
@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import stat
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.sandbox.limits import format_size
 from reqbench.core.sandbox.scratch import SCRATCH_ENV, scratch_bytes
 from reqbench.core.workspace import discard
@@ -45,12 +46,21 @@ MAX_DEPTH = 256
 
 def make_state_folder(name: str, *, keep: bool = False) -> Path:
     """A new private folder for agent `name`'s shared files (see the module docstring); `release` it. One
-    to `keep` (``keep_scratch``, for debugging) is never made in the run's trash, which goes with the run."""
+    to `keep` (``keep_scratch``, for debugging) is never made in the run's trash, which goes with the run,
+    and never swept (`core.tempdirs.make`)."""
     from reqbench.core.execute.scratch import scratch_base
 
     trash = None if keep else discard.current_trash()
-    parent = trash or scratch_base() or Path(tempfile.gettempdir())
-    return Path(tempfile.mkdtemp(prefix=f"reqbench-{name}-", dir=parent))
+    return tempdirs.make(kind_of(name), trash or scratch_base(), keep=keep)
+
+
+def kind_of(name: str) -> str:
+    """The temporary-folder kind of agent `name`'s state folder: the name itself when it is lower-case
+    letters, digits and hyphens (every preset's), else ``agent-`` and what is left of it."""
+    if re.fullmatch(r"[a-z][a-z0-9-]{0,40}", name):
+        return name
+    cleaned = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40]
+    return f"agent-{cleaned}" if cleaned else "agent"
 
 
 def release(folder: Path) -> None:

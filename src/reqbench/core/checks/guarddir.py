@@ -7,7 +7,7 @@ check's ``PYTHONPATH``), which imports the guard from it, and reads its configur
 only (``reqbench_guard.pyc``, ``reqbench_pytest.pyc``: no source beside them, so the interpreter loads
 them as they are instead of compiling the source at every start), compiled by the harness from the
 package's sources. Under
-bubblewrap it is prepared once per process in a private (0700) temporary directory and bound
+bubblewrap it is prepared once per process in a private (0700) temporary directory (`core.tempdirs`) and bound
 read-only into each check's view; `guard_dir` re-reads it before every use and re-creates it
 elsewhere when anything differs from what the harness would write -- an extra entry (a planted
 ``pytest.py`` would shadow pytest), a link, a changed byte -- so no check can run with a guard another
@@ -21,14 +21,14 @@ import atexit
 import importlib.util
 import marshal
 import os
-import shutil
 import stat
-import tempfile
 import threading
 from functools import lru_cache
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.checks.models import GUARD_DIR, GUARD_MODULE, GUARD_RUNNER
+from reqbench.core.workspace.fileio import remove_tree
 
 INI_NAME = "pytest.ini"
 INI_TEXT = b"[pytest]\n"
@@ -37,9 +37,10 @@ INI_TEXT = b"[pytest]\n"
 HASH_BASED = 0b01
 """The flags word of a hash-based ``.pyc`` (PEP 552; the source is not checked: there is none beside it)."""
 
-PREFIX = "reqbench-guard-"
-"""Guard directories are ``<tmp>/reqbench-guard-<pid>-<random>``: a process that ended without its exit
-handlers (a forked worker, a kill) leaves its own behind, and the next process to prepare one removes it."""
+KIND = "guard"
+"""Guard directories are temporary folders of this kind (`core.tempdirs`: their names record the owning
+process): a process that ended without its exit handlers (a forked worker, a kill) leaves its own behind,
+and the next reqbench process to work in the temporary folder removes it."""
 
 _lock = threading.Lock()
 _prepared: dict[int, Path] = {}
@@ -97,8 +98,7 @@ def guard_dir() -> Path:
             return current
         if current is not None:
             _remove(current)
-        _sweep_stale()
-        fresh = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+        fresh = tempdirs.make(KIND)
         fresh.rmdir()
         write_guard_files(fresh, files, seal=True)
         _prepared[os.getpid()] = fresh
@@ -125,34 +125,7 @@ def _intact(directory: Path, files: dict[str, bytes]) -> bool:
 
 
 def _remove(directory: Path) -> None:
-    try:
-        if directory.is_symlink() or not directory.is_dir():
-            directory.unlink()
-            return
-        directory.chmod(0o700)
-    except OSError:
-        pass
-    shutil.rmtree(directory, ignore_errors=True)
-
-
-def _sweep_stale() -> None:
-    """Remove this user's guard directories whose process is gone."""
-    top = tempfile.gettempdir()
-    try:
-        names = [n for n in os.listdir(top) if n.startswith(PREFIX)]
-    except OSError:
-        return
-    for name in names:
-        pid = name[len(PREFIX):].partition("-")[0]
-        path = Path(top) / name
-        try:
-            if not pid.isdigit() or int(pid) == os.getpid() or os.lstat(path).st_uid != os.getuid():
-                continue
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            _remove(path)
-        except OSError:
-            continue
+    remove_tree(directory)  # never through a link; opens the sealed folder to empty it
 
 
 @atexit.register

@@ -17,9 +17,9 @@ import secrets
 import shlex
 import stat
 import sys
-import tempfile
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.checks.evidence import GuardEvidence, judge_pytest, parse_guard_records
 from reqbench.core.checks.guarddir import INI_NAME, guard_dir, write_guard_files
 from reqbench.core.checks.models import (
@@ -68,7 +68,7 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
     report_name = check.report_name()
     workspace = Path(workspace)
     parent = str(workspace.absolute().parent) if consume else None
-    scratch = Path(tempfile.mkdtemp(prefix="reqbench-check-", dir=parent))
+    scratch = tempdirs.make("check", parent)
     try:
         snapshot, output = scratch / "workspace", scratch / "output"
         moved = consume and _move(workspace, snapshot)

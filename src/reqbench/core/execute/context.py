@@ -16,7 +16,6 @@ the context carries instead
 
 from __future__ import annotations
 
-import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.execute.scratch import scratch_base
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.suite import SuiteProtocol
@@ -61,8 +61,7 @@ class RunContext:
     def scratch(self) -> Path:
         """Worker-local scratch directory of this run (remote rows; the driver's run directory is
         not reachable there)."""
-        base = scratch_base()
-        return (base if base is not None else Path(tempfile.gettempdir()) / "reqbench-work") / (self.run_id or "run")
+        return tempdirs.keyed("work", self.run_id or "run", scratch_base())
 
 
 class RecordingCache:

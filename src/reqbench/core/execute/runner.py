@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reqbench.core import idle
+from reqbench.core import idle, tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.execute.context import RunContext, bind
 from reqbench.core.execute.executor import Executor, LocalExecutor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.schedule import schedule
-from reqbench.core.execute.scratch import RUN_SCRATCH, run_scratch
+from reqbench.core.execute.scratch import RUN_SCRATCH, run_scratch, scratch_base
 from reqbench.core.execute.shipping import ShippedSuite, pack_suite
 from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_shipped
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
@@ -173,6 +173,7 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
     isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
     with store.exclusive():
         store.add_plan(suite.plan(options) if rows is None else rows)
+        tempdirs.sweep_places(scratch_base())  # every temporary folder a killed reqbench process left
         scratch = run_scratch(store.run_dir)
         for folder in {scratch, store.run_dir / WORK_DIR}:  # a killed run's, wherever it kept them
             remove_stale_attempt_dirs(folder)

@@ -16,7 +16,9 @@ refused, and the run directory is used instead. A sandbox never sees the host's 
 a private one), only the workspace bound into it. Memory: workspaces of large repositories are overlays
 where available (only what is written is stored), and the pages a sandboxed process writes count
 against its memory cap (`core.sandbox.limits`). Each run has its own folder, named after its run
-directory, so scratch a killed run left behind is removed when it resumes (and at the latest at reboot).
+directory and the process running it (`core.tempdirs`), so the scratch a killed run left behind is
+removed by the next reqbench process that works there (a run sweeps the base when it starts), never
+while its process lives.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import os
 import stat
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.hashing import sha256_text
 
 MIN_FREE_BYTES = 2 * 1024**3
@@ -77,8 +80,9 @@ def scratch_base() -> Path | None:
 
 
 def run_scratch(run_dir: Path) -> Path:
-    """The scratch folder of the run in `run_dir`: its own folder below `scratch_base()`, or ``work/``."""
+    """The scratch folder of the run in `run_dir`: its own folder below `scratch_base()`, named after the
+    run directory and this process (`core.tempdirs.keyed`), or the run directory's ``work/``."""
     base = scratch_base()
     if base is None:
         return run_dir / RUN_SCRATCH
-    return base / f"run-{sha256_text(str(Path(run_dir).resolve()))[:16]}"
+    return tempdirs.keyed("run", sha256_text(str(Path(run_dir).resolve()))[:16], base)

@@ -14,11 +14,11 @@ import hashlib
 import io
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.workspace.sources import cache_root
 from reqbench.core.workspace.trees import walk_tree
 
@@ -62,7 +62,7 @@ def unpack_suite(digest: str, name: str, data: bytes | None = None, *, fetch: An
     if hashlib.sha256(blob).hexdigest() != digest:
         raise ValueError(f"suite tarball does not match its digest {digest[:12]}")
     base.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=base.parent))
+    tmp = tempdirs.make("staging", base.parent, hidden=True)
     try:
         with tarfile.open(fileobj=io.BytesIO(blob), mode="r:gz") as tar:
             tar.extractall(tmp / name, filter="data")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -94,11 +93,8 @@ def was_full(report: bytes) -> bool:
 @contextlib.contextmanager
 def host_folder() -> Iterator[Path]:
     """A private host folder for HOME and TMPDIR where no sandbox can hold them (unsafe modes), removed
-    with `fileio.remove_tree` (iterative, never through a link) afterwards."""
-    from reqbench.core.workspace.fileio import remove_tree
+    with `fileio.remove_tree` (iterative, never through a link) afterwards (`core.tempdirs.folder`)."""
+    from reqbench.core import tempdirs
 
-    folder = tempfile.mkdtemp(prefix="reqbench-sbx-")
-    try:
-        yield Path(folder)
-    finally:
-        remove_tree(folder)
+    with tempdirs.folder("sbx") as folder:
+        yield folder

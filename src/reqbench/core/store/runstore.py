@@ -12,12 +12,12 @@ import json
 import os
 import shutil
 import sqlite3
-import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.execute.reasons import as_reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
@@ -72,7 +72,7 @@ class RunStore(CallRecords):
         staging: Path | None = None
         try:
             run_dir.parent.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f".{run_dir.name}.creating-", dir=run_dir.parent))
+            staging = tempdirs.make("staging", run_dir.parent, hidden=True)
             as_umask_allows(staging, directory=True)  # a run directory, not scratch
             (staging / ARTIFACTS_DIR).mkdir()
             conn = schema.connect(staging / DB_NAME)

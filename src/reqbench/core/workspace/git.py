@@ -4,8 +4,9 @@ Every git call of reqbench goes through `run_git`: user and system configuration
 fixed set of ``-c`` options makes the output byte-stable (no autocrlf, no quoting changes, no fsmonitor).
 `init_bare` lays out a bare repository in Python (``HEAD``, ``config``, ``objects/``, ``refs/``), which is
 all git needs for a ``GIT_DIR``, so no ``git init`` process is paid per diff or patch. `shared_repository`
-is one such skeleton per process and set of files, in a private (0700) temporary directory removed at
-exit: ``git apply`` and ``git diff-tree`` only read their ``GIT_DIR`` (objects come from
+is one such skeleton per process and set of files, in a private (0700) temporary directory that names
+its owner (`core.tempdirs`), removed at exit or, when the process was killed, by the next one's sweep:
+``git apply`` and ``git diff-tree`` only read their ``GIT_DIR`` (objects come from
 ``GIT_OBJECT_DIRECTORY``), so a patch or diff creates no repository directories of its own.
 """
 
@@ -14,12 +15,12 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import HarnessError
+from reqbench.core.workspace.fileio import remove_tree
 
 _SKELETON = {"HEAD": "ref: refs/heads/main\n",
              "config": "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n"}
@@ -43,14 +44,14 @@ def shared_repository(files: tuple[tuple[str, str], ...] = ()) -> Path:
 
 @functools.cache
 def _shared(files: tuple[tuple[str, str], ...], pid: int, uid: int) -> Path:
-    top = tempfile.mkdtemp(prefix="reqbench-git-")
+    top = tempdirs.make("git")
     atexit.register(_remove_own, top, pid)
-    return init_bare(Path(top) / "g.git", dict(files))
+    return init_bare(top / "g.git", dict(files))
 
 
-def _remove_own(top: str, pid: int) -> None:
+def _remove_own(top: Path, pid: int) -> None:
     if os.getpid() == pid:  # a forked child exiting never removes its parent's skeleton
-        shutil.rmtree(top, ignore_errors=True)
+        remove_tree(top)
 
 
 def git_env(git_dir: Path, work_tree: Path | None = None, index: Path | None = None,

@@ -35,11 +35,11 @@ import functools
 import os
 import re
 import stat
-import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import HarnessError
 from reqbench.core.workspace.fileio import agent_error, list_dir
 from reqbench.core.workspace.limits import TreeMeter
@@ -97,7 +97,7 @@ def _probe() -> bool:
 
     def run() -> None:
         try:
-            with tempfile.TemporaryDirectory(prefix="reqbench-overlay-probe-") as tmp:
+            with tempdirs.folder("overlay-probe") as tmp:
                 dirs = [Path(tmp) / n for n in ("lower", "upper", "work", "merged")]
                 for d in dirs:
                     d.mkdir()

@@ -12,10 +12,10 @@ not at all, and the error names the file and hunk that failed.
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace.git import git_env, run_git, shared_repository
@@ -98,7 +98,7 @@ def diff_trees(base: Path, changed: Path, limits: WorkspaceLimits | None = DEFAU
     base_entries = scan_tree(Path(base), meter=base_meter)
     meter = TreeMeter(limits.beyond(base_meter.stats) if limits is not None else None)
     new_entries = scan_tree(Path(changed), meter=meter)
-    with tempfile.TemporaryDirectory(prefix="reqbench-diff-") as tmp:
+    with tempdirs.folder("diff") as tmp:
         store = ObjectStore(Path(tmp) / "objects.git")
         patch = store.diff(base_entries, new_entries)
     if skipped is not None:

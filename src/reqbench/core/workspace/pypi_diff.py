@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import fnmatch
 import re
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_text
 from reqbench.core.workspace.objects import BlobRef, ObjectStore
@@ -138,7 +138,7 @@ def change_patch(diff: PypiDiff, release: Release, cache: Path) -> str:
     cached = cache / "pypi-diff" / f"{key}.patch"
     if cached.is_file():
         return cached.read_text(encoding="utf-8", errors="surrogateescape")
-    with tempfile.TemporaryDirectory(prefix="reqbench-pypi-diff-") as tmp:
+    with tempdirs.folder("pypi-diff") as tmp:
         text = ObjectStore(Path(tmp) / "objects.git").diff(_filtered(old_tree, diff),
                                                            _filtered(new_tree, diff))
     if not text.strip():

@@ -24,12 +24,12 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_file
 from reqbench.core.workspace import pypi_diff
@@ -171,7 +171,7 @@ def _publish(build, dest: Path) -> Path:  # type: ignore[no-untyped-def]
     if dest.is_dir():
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    tmp = tempdirs.make("staging", dest.parent, hidden=True)
     try:
         build(tmp / "tree")
         try:
@@ -203,7 +203,7 @@ def _git_baseline(repo: Path, ref: str) -> Path:
 
     def build(out: Path) -> None:
         out.mkdir()
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempdirs.folder("index") as tmp:
             env = git_env(git_dir, work_tree=out, index=Path(tmp) / "index")
             run_git(["read-tree", tree], env)
             run_git(["checkout-index", "-a", "-f"], env, cwd=out)
@@ -240,7 +240,7 @@ def _pypi_sdist(requirement: str, expected: str | None) -> Path:
     files = [p for p in folder.glob("*") if is_archive_name(p.name)] if folder.is_dir() else []
     if not files:
         folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        with tempdirs.folder("download", folder) as tmp:
             proc = subprocess.run(
                 [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
                  "--disable-pip-version-check", "-q", "-d", tmp, requirement],

@@ -15,11 +15,11 @@ N subtasks cost N + 1 test runs (the state after patch k is the state before pat
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import HarnessError
 from reqbench.protocols.journey.env import PatchApplyError, apply_patch, make_workspace
 from reqbench.protocols.journey.models import Instance
@@ -70,7 +70,7 @@ def calibrate(instance: Instance, scratch: Path | None = None) -> CalibrationRep
     if not instance.whole_f2p:
         findings.append(Finding("", "", "whole-task F2P set is empty (fail closed)"))
         return report
-    with tempfile.TemporaryDirectory(prefix="journey-calib-", dir=scratch) as tmp:
+    with tempdirs.folder("journey-calib", scratch) as tmp:
         tree = make_workspace(instance.repo_dir, Path(tmp) / "tree")
         try:
             before = base = run_hidden_tests(instance, tree, scratch)

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.hashing import write_json
@@ -40,7 +40,7 @@ def _local_patch(old: Path, new: Path, paths: list[str]) -> str:
     def pick(root: Path) -> dict[str, Any]:
         return {rel: ref for rel, ref in scan_tree(root).items() if any(fnmatch.fnmatchcase(rel, g) for g in paths)}
 
-    with tempfile.TemporaryDirectory(prefix="reqbench-scaffold-diff-") as tmp:
+    with tempdirs.folder("scaffold-diff") as tmp:
         return ObjectStore(Path(tmp) / "objects.git").diff(pick(old), pick(new))
 
 
@@ -117,7 +117,7 @@ def write_instance(releases: list[Release], opts: Options, out: Path,
     if out.exists():
         raise InputError("output directory already exists", file=str(out))
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    tmp = tempdirs.make("staging", out.parent, hidden=True)
     as_umask_allows(tmp, directory=True)
     try:
         def hidden_for(env: EnvironmentSpec, tests: str) -> Path:

@@ -201,9 +201,9 @@ def run_controls(scorer: Scorer, others: list[Case], judge: str = "") -> dict[st
     """Score every control; returns the five scores (None where excluded) plus per-control details."""
     case = scorer.case
     base = scorer.base
-    import tempfile
+    from reqbench.core import tempdirs
 
-    with tempfile.TemporaryDirectory(prefix="pace-ctl-") as tmp:
+    with tempdirs.folder("pace-ctl") as tmp:
         ref_tree = repo.candidate_tree(base, case.reference_patch, Path(tmp) / "ref")
         ident = identifier_only_patch(case, base, ref_tree)
     patches = {

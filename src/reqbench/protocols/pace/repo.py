@@ -9,9 +9,9 @@ with the patch applied by `core.workspace.apply_patch` (exact-base applicability
 from __future__ import annotations
 
 import difflib
-import tempfile
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.workspace import PatchApplyError, RepoSource, diff_trees, materialize, remove_tree
 from reqbench.core.workspace.fileio import read_regular
 from reqbench.core.workspace.patch_paths import patch_paths
@@ -49,7 +49,7 @@ def candidate_tree(base: Path, patch_text: str, dest: Path) -> Path:
 
 def patch_applies(base: Path, patch_text: str) -> bool:
     """Exact-base applicability (paper Table 4: cross-case patches that do not apply are excluded)."""
-    with tempfile.TemporaryDirectory(prefix="pace-apply-") as tmp:
+    with tempdirs.folder("pace-apply") as tmp:
         try:
             candidate_tree(base, patch_text, Path(tmp) / "t")
         except PatchApplyError:

@@ -9,12 +9,11 @@ what `reqbench pace score --json` prints. A patch that does not apply to the exa
 from __future__ import annotations
 
 import hashlib
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.hashing import sha256_text
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.aggregate import case_score, is_complete
@@ -172,7 +171,7 @@ class Scorer:
         if self._reference is None:
             key = (str(self.case.dir), contract_hash(self.case), str(self.base), _tree_signature(self.base))
             if key not in _REFERENCES:
-                with tempfile.TemporaryDirectory(prefix="pace-ref-") as tmp:
+                with tempdirs.folder("pace-ref") as tmp:
                     loc = self.localize(self.case.reference_patch, Path(tmp) / "tree")
                     _REFERENCES[key] = {p.id: loc.package(p) for p in self.case.points}
             self._reference = _REFERENCES[key]
@@ -190,16 +189,13 @@ class Scorer:
         if isinstance(judge, str):
             judge = self.judge(judge)
         self._variant, self._patch_text = variant, patch_text
-        tmp = Path(tempfile.mkdtemp(prefix="pace-cand-"))
-        try:
+        with tempdirs.folder("pace-cand") as tmp:
             tree = tmp / "tree"
             loc = self.localize(patch_text, tree)
             points = [self._point(p, loc, tree, judge, with_evidence) for p in self.case.points]
             for result, point in zip(points, self.case.points, strict=True):
                 result.description = point.description
                 result.criteria = {c.criterion_id: c.text for c in point.criteria}
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
         verdicts = {p.point_id: p.verdict for p in points}
         score = case_score(verdicts, self.case.weights)
         return CaseResult(

@@ -22,10 +22,10 @@ both are counted in the attrition table (`core.execute.verdict`).
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reqbench.core import tempdirs
 from reqbench.core.agents.base import AgentInputs
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
@@ -167,7 +167,7 @@ class LoadedSuite:
             return ""
         if name == "unrelated":
             return unrelated_patch(case, base)
-        with tempfile.TemporaryDirectory(prefix="pace-ctl-") as tmp:
+        with tempdirs.folder("pace-ctl") as tmp:
             ref = repo.candidate_tree(base, case.reference_patch, Path(tmp) / "ref")
             return identifier_only_patch(case, base, ref)
 

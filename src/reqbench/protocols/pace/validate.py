@@ -9,9 +9,9 @@ finds reference evidence for every point (a point the reference cannot evidence 
 from __future__ import annotations
 
 import math
-import tempfile
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.core.workspace import pypi_diff
 from reqbench.protocols.pace import repo
@@ -106,7 +106,7 @@ def _against_base(case: Case, file: str) -> list[str]:
         return [f"{file}: base: cannot materialise {case.spec.base!r} ({exc})"]
     out: list[str] = []
     created = set(repo.patch_paths(case.reference_patch))
-    with tempfile.TemporaryDirectory(prefix="pace-val-") as tmp:
+    with tempdirs.folder("pace-val") as tmp:
         try:
             ref_tree = repo.candidate_tree(base, case.reference_patch, Path(tmp) / "ref")
         except repo.PatchApplyError as exc:

@@ -20,12 +20,12 @@ and the verifier runs. The gates, each recorded with its evidence in the audit r
 from __future__ import annotations
 
 import os
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.workspace import PatchApplyError, materialize
 from reqbench.protocols.specpath.calibration_gate import AUDIT_VERSION, inputs_of
 from reqbench.protocols.specpath.equivalence import check_family
@@ -94,7 +94,7 @@ def verify_patch(family: Family, patch_text: str, history_text: str | None, scra
 
 
 def _one(family: Family, name: str, patch: str, cond: str) -> _Run:
-    with tempfile.TemporaryDirectory(prefix="specpath-cal-") as tmp:
+    with tempdirs.folder("specpath-cal") as tmp:
         applied, run, detail = verify_patch(family, patch, render_history(family.histories[cond]), Path(tmp))
     return _Run(name, cond, applied, run, detail)
 

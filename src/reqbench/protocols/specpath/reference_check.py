@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from reqbench import __version__
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json, sha256_text
 from reqbench.core.steps import steps
@@ -39,7 +39,7 @@ def reference_problem(family: Family) -> str | None:
         reference = family.patch_text(family.spec.reference_patch)
     except InputError as exc:
         return f"{file}: reference_patch: {exc}"
-    with tempfile.TemporaryDirectory(prefix="specpath-validate-") as tmp:
+    with tempdirs.folder("specpath-validate") as tmp:
         applied, run, detail = verify_patch(family, reference, None, Path(tmp))
     if not applied or run is None:
         return f"{file}: reference_patch does not apply to the base repository ({detail})"

@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import tempfile
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.workspace import RepoSource
@@ -226,7 +226,7 @@ def scaffold(old: str, new: str, out: Path, paths: list[str] | None = None) -> S
     pythonpath = "src" if (tree_a / "src").is_dir() else "."
     fid = out.name
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    tmp = tempdirs.make("staging", out.parent, hidden=True)
     as_umask_allows(tmp, directory=True)
     try:
         (tmp / "hidden").mkdir()

@@ -19,11 +19,11 @@ memoised per process by the terms' content).
 
 from __future__ import annotations
 
-import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import PatchApplyError, RepoSource, materialize
@@ -86,7 +86,7 @@ def patch_text(root: Path, expr: str, base: Callable[[], Path], reference_expr: 
     with _LOCK:
         if key in _COMPOSED:
             return _COMPOSED[key]
-    with tempfile.TemporaryDirectory(prefix="specpath-compose-") as tmp:
+    with tempdirs.folder("specpath-compose") as tmp:
         ws = materialize(base_tree, Path(tmp) / "ws")
         try:
             for term, text in zip(parts, texts, strict=True):

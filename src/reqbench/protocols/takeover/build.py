@@ -14,11 +14,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.hashing import pretty_json, sha256_file, sha256_json, sha256_text
@@ -195,7 +195,7 @@ def build_release(
         )
     texts = load_phase_a_texts(instructions, response_schema)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.building-", dir=out_dir.parent))
+    tmp = tempdirs.make("staging", out_dir.parent, hidden=True)
     as_umask_allows(tmp, directory=True)
     try:
         result = _write_tree(tmp, project, input_release, texts, code_environments)

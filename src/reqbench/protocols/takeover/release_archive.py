@@ -22,12 +22,12 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_file
 from reqbench.core.workspace.trees import remove_tree
@@ -157,7 +157,7 @@ def extract_archive(archive: Path, dest: Path, limits: ArchiveLimits = DEFAULT_L
         raise InputError("unsafe or unreadable repository archive: " + "; ".join(checked.problems),
                          file=str(archive))
     dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=dest.parent))
+    tmp = tempdirs.make("staging", dest.parent, hidden=True)
     try:
         tree = hashlib.sha256()
         with zipfile.ZipFile(archive) as z:

@@ -31,13 +31,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, pretty_json
 from reqbench.core.workspace.trees import remove_tree
@@ -144,7 +144,7 @@ def import_release(release: Path, out: Path, *, validators: Path | None = None,
     if env_root is None:
         result.warnings.append(f"no code environments (Code Environment/{pid}/targets) in the release")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    tmp = tempdirs.make("staging", out.parent, hidden=True)
     try:
         _write_suite(tmp, result, files, envs, selected, validators, target_command)
         if out.exists():

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import tempfile
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reqbench.core import tempdirs
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Outcomes, RowContext
@@ -68,7 +68,7 @@ class TakeoverProtocol:
         problems = validate_project(path / suite.project)
         if problems:
             return problems
-        with tempfile.TemporaryDirectory(prefix="takeover-validate-") as tmp:
+        with tempdirs.folder("takeover-validate") as tmp:
             ctx = SuiteContext.load(path, Path(tmp))
             known = set(ctx.target_ids())
             problems = [f"suite.yaml: delivery target {d.target_id}: not a selected target"
@@ -142,7 +142,7 @@ class LoadedSuite:
     def summarize(self, outcomes: Outcomes) -> Summary:
         from reqbench.protocols.takeover.run import report, summary  # the end of a run only
 
-        with tempfile.TemporaryDirectory(prefix="takeover-report-") as tmp:
+        with tempdirs.folder("takeover-report") as tmp:
             return summary.summary(report.summarize(SuiteContext.load(self.path, Path(tmp)), outcomes))
 
 

@@ -28,15 +28,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socketserver
-import tempfile
 import threading
 import time
 from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.llm.gateway import apis
 from reqbench.core.llm.gateway.handler import make_handler
 from reqbench.core.llm.gateway.leases import Claim, Lease, RowBudget
@@ -50,6 +49,10 @@ from reqbench.core.llm.ledger import FailureKind, upstream_failure_kind
 from reqbench.core.llm.pricing import Price, call_cost, load_prices, price_for
 
 __all__ = ["Gateway", "Upstream"]
+
+SOCKET = "gateway.sock"
+SOCKET_PATH_MAX = 107
+"""The longest path of a unix socket (``sun_path`` holds 108 bytes with its terminating NUL)."""
 
 
 class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
@@ -86,10 +89,10 @@ class Gateway:
         handler = make_handler(self)
         tcp = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         tcp.daemon_threads = True
-        self._dir = Path(tempfile.mkdtemp(prefix="rbgw-"))
+        self._dir = _socket_folder()
         os.chmod(self._dir, 0o755)
-        unix = _UnixHTTPServer(str(self._dir / "gateway.sock"), handler)
-        os.chmod(self._dir / "gateway.sock", 0o666)
+        unix = _UnixHTTPServer(str(self._dir / SOCKET), handler)
+        os.chmod(self._dir / SOCKET, 0o666)
         self._servers = [tcp, unix]
         for server in self._servers:
             threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
@@ -102,7 +105,9 @@ class Gateway:
         self._servers = []
         self._forwarder.close()
         if self._dir is not None:
-            shutil.rmtree(self._dir, ignore_errors=True)
+            from reqbench.core.workspace.fileio import remove_tree
+
+            remove_tree(self._dir)
             self._dir = None
 
     def __enter__(self) -> Gateway:
@@ -120,7 +125,7 @@ class Gateway:
     @property
     def socket_path(self) -> Path:
         assert self._dir is not None, "gateway not started"
-        return self._dir / "gateway.sock"
+        return self._dir / SOCKET
 
     @property
     def upstream_requests(self) -> int:
@@ -285,3 +290,13 @@ def _moved(response: dict[str, Any], old: str, new: str) -> dict[str, Any]:
 
 def _iso(ts: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ts)) + f".{int(ts % 1 * 1000):03d}Z"
+
+
+def _socket_folder() -> Path:
+    """A new owned folder for the gateway's socket (`core.tempdirs`): in the system's temporary folder, or
+    in ``/tmp`` where that one's path would make the socket's too long."""
+    folder = tempdirs.make("gw")
+    if len(os.fsencode(folder / SOCKET)) <= SOCKET_PATH_MAX:
+        return folder
+    folder.rmdir()
+    return tempdirs.make("gw", "/tmp")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 import yaml
 
+from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, write_json
 from reqbench.core.llm.client import ChatClient
@@ -204,7 +204,7 @@ class Synthesizer:
         files = sorted(str(p.relative_to(self.seed.repo_dir)) for p in self.seed.repo_dir.rglob("*")
                        if p.is_file() and "__pycache__" not in p.parts)
         plan = self.plan(angles, files)
-        with tempfile.TemporaryDirectory(prefix=".synth-", dir=out.parent) as tmp:
+        with tempdirs.folder("staging", out.parent, hidden=True) as tmp:
             work = Path(tmp)
             draft, current = work / "draft", work / "current"
             copy_tree(self.seed.repo_dir, draft / "repo")

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench import __version__
+from reqbench.core import tempdirs
 from reqbench.core.errors import ReqbenchError
 from reqbench.core.hashing import sha256_bytes, sha256_json
 from reqbench.core.steps import steps
@@ -99,7 +99,7 @@ def _target_gate_only(ctx: Any, target_id: str, workspace: Path) -> dict[str, st
 
 def admission_problems(ctx, target_id: str) -> list[str]:  # type: ignore[no-untyped-def]
     """Every variant of one target, one after the other, uncached."""
-    with tempfile.TemporaryDirectory(prefix="admission-") as tmp:
+    with tempdirs.folder("admission") as tmp:
         return [p for i, v in enumerate(variants(ctx, target_id))
                 for p in check_variant(ctx, v, Path(tmp) / f"v{i}")[0]]
 
@@ -156,6 +156,6 @@ def suite_admission_problems(ctx, workers: int | None = None) -> list[str]:  # t
         return problems
 
     workers = workers or max(1, min(len(jobs), os.cpu_count() or 1))
-    with tempfile.TemporaryDirectory(prefix="admission-") as tmp, ThreadPoolExecutor(max_workers=workers) as pool:
+    with tempdirs.folder("admission") as tmp, ThreadPoolExecutor(max_workers=workers) as pool:
         found = pool.map(admit, range(len(jobs)), jobs, [Path(tmp)] * len(jobs))
         return [p for problems in found for p in problems]

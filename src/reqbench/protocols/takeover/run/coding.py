@@ -9,12 +9,11 @@ fresh copy and runs build → target → regression from the hidden directory. `
 from __future__ import annotations
 
 import functools
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reqbench.core import idle
+from reqbench.core import idle, tempdirs
 from reqbench.core.agents.base import AgentResult
 from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
 from reqbench.core.errors import ReqbenchError
@@ -119,7 +118,7 @@ def deliver(ctx: SuiteContext, rctx: RowContext, target_id: str, stage: StageInp
     if not submission.patch.strip():
         return CodingResult(result, submission, agent_failure("no deliverable: the project is unchanged",
                                                               Reason.EMPTY_SUBMISSION), {})
-    with tempfile.TemporaryDirectory(prefix="eval-", dir=work_dir) as scratch:
+    with tempdirs.folder("eval", work_dir) as scratch:
         evaluated = evaluate(ctx, target_id, submission, Path(scratch))
     evaluated.agent = result
     return evaluated

@@ -17,12 +17,12 @@ targets of the condition are unstarted, every rate of that condition is withheld
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from reqbench.core import tempdirs
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.judges.exact import EXACT_JUDGE_ID
@@ -97,7 +97,7 @@ def delivery_table(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | No
 
 
 def _rescore(ctx: SuiteContext, outcomes: list[RowOutcome], condition: str) -> list[TargetScore]:
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempdirs.folder("takeover-report") as tmp:
         labels = Path(tmp) / "labels.jsonl"
         results = [TakeoverResult.of(o.result) for o in outcomes]
         labels.write_text("".join(json.dumps(rec) + "\n" for r in results for rec in _judge_records(r)))

@@ -22,13 +22,13 @@ unless the caller passes `unsafe_no_sandbox` (``--unsafe-no-sandbox``), and the 
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from pydantic import ValidationError
 
+from reqbench.core import tempdirs
 from reqbench.core.checks import Check, run_check
 from reqbench.core.errors import AgentWorkspaceError, InputError
 from reqbench.core.hashing import sha256_file
@@ -68,7 +68,7 @@ def environment_snapshot(record: dict[str, Any], environment: Path) -> Iterator[
         yield source
         return
     _same_hash("archive_sha256", identity.get("archive_sha256"), sha256_file(source), source, item)
-    with tempfile.TemporaryDirectory(prefix="reqbench-rq4-snapshot-") as tmp:
+    with tempdirs.folder("rq4-snapshot") as tmp:
         checked = extract_archive(source, Path(tmp) / "repository")
         _same_hash("tree_sha256", identity.get("tree_sha256"), checked.tree_sha256, source, item)
         yield Path(tmp) / "repository"
