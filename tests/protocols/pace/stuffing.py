@@ -117,3 +117,23 @@ def vocabulary_in_docs_and_config(scorer: Scorer, scratch: Path) -> str:
         (b / rel).write_text(added + "\n\n" + scorer.case.prd)
     (b / "vocabulary.toml").write_text("\n".join(f'{n.split(".")[-1]} = "{n}"' for n in names) + "\n")
     return diff_trees(a, b)
+
+
+def chained_functions(scorer: Scorer, scratch: Path, entry: str = "") -> str:
+    """A never-called ``_stuffed`` holding the reference's statements in every Python file the reference
+    touches, and in a file it does not touch a chain ``_h3 -> _h2 -> _h1 -> _stuffed`` (far enough from the
+    point's seeds that the last link is an inventory edge); `entry` is a top-level guard that calls ``_h3``
+    (none by default)."""
+    ref = scorer.case.reference_patch
+    files = [raw[6:] for raw in ref.splitlines() if raw.startswith("+++ b/") and raw.endswith(".py")]
+    body = "\n".join("    " + s for s in _statements(scorer, False))
+    a, b = _copies(scorer, scratch, f"chain-{len(entry)}")
+    for rel in files:
+        target = b / rel
+        if target.is_file():
+            target.write_text(target.read_text() + f"\n\ndef _stuffed():\n{body}\n")
+    untouched = next(p for p in sorted(b.rglob("*.py")) if p.relative_to(b).as_posix() not in files
+                     and "test" not in p.name and p.name != "__init__.py")
+    chain = "\n\ndef _h3():\n    _h2()\n\n\ndef _h2():\n    _h1()\n\n\ndef _h1():\n    _stuffed()\n"
+    untouched.write_text(untouched.read_text() + chain + (f"\n\n{entry}\n    _h3()\n" if entry else ""))
+    return diff_trees(a, b)

@@ -17,11 +17,14 @@ wired (`wired_package`):
   comments and the inner lines of strings spanning lines are dropped; a file that does not parse has no
   live line. A package built without that map (by hand) falls back to the diff's own lines, guard by
   guard (`live_added`);
-* **wired**: inside a changed declaration that is reachable -- a modified base declaration, a declaration in
-  a test file (the test runner discovers it), or an added one that an edge of the L1 inventory targets (a
-  call, import, export, registry, assignment or configuration connection, candidate or base) or whose name a
-  live line of another reachable declaration uses; or a module-level line that is itself an inventory edge
-  or a constant assignment (``NAME = 90``).
+* **wired**: inside a changed declaration that is reachable from the repository's entry points or tests
+  (`l1.reach`, over the whole candidate index: roots are test declarations and what module and class top
+  levels bind -- imports, registrations, exports, decorators, configuration) and reached through the
+  point's inventory -- a modified base declaration, a declaration in a test file, or an added one that an
+  edge of the L1 inventory targets (a call, import, export, registry, assignment or configuration
+  connection, candidate or base) or whose name a live line of another reached declaration uses; or a
+  module-level line that is itself an inventory edge or a constant assignment (``NAME = 90``). A chain of
+  functions that only call each other, or an existing function nothing reachable calls, counts for nothing.
 
 Everything else in source files (dead blocks, unreached new functions, bare module-level expressions) is
 left out, so stuffing identifiers into code that is never wired in scores no more than the empty
@@ -162,18 +165,17 @@ def wired_package(pkg: EvidencePackage, kind: str = "behavior") -> EvidencePacka
                if i.change == "modified" or _named(i) & targeted or is_test_path(i.file)}
     grown = True
     while grown:  # a declaration a reached one's live lines use is reached too
-        used = {w for line, item in placed.values() if item is not None and item.qname in reached
-                for w in _IDENT.findall(line)}
+        used = {w for line, item in placed.values() if _counts(pkg, item, reached) for w in _IDENT.findall(line)}
         more = reached | {i.qname for i in items if _named(i) & used}
         grown, reached = more != reached, more
     edge_lines = {(c.file, c.line) for c in edges if c.origin == "candidate"}
     kept: dict[str, list[str]] = {}
     for (file, number), (line, item) in sorted(placed.items()):
         if item is None and ((file, number) in edge_lines or _CONST.match(line.strip())) \
-                or item is not None and item.qname in reached:
+                or _counts(pkg, item, reached):
             kept.setdefault(file, []).append("+" + line)
     wired_edges = [c for c in edges if c.origin != "candidate"
-                   or (_wired_at(placed, reached, c.file, c.line) if c.file in code
+                   or (_wired_at(pkg, placed, reached, c.file, c.line) if c.file in code
                        else counts_for(c.file, kind, pkg.seeds))]
     diffs = {f: "\n".join(lines) for f, lines in kept.items()}
     diffs.update({f: d for f, d in pkg.diffs.items()  # no call graph: counted only where `counts_for` says
@@ -181,10 +183,17 @@ def wired_package(pkg: EvidencePackage, kind: str = "behavior") -> EvidencePacka
     return dataclasses.replace(pkg, diffs=diffs, connections=wired_edges)
 
 
-def _wired_at(placed: dict[tuple[str, int], tuple[str, EvidenceItem | None]], reached: set[str], file: str,
-              number: int) -> bool:
+def _counts(pkg: EvidencePackage, item: EvidenceItem | None, reached: set[str]) -> bool:
+    """A changed declaration's lines count: it is reached through the inventory and, where the localiser
+    computed it, reachable from the repository's entry points or tests (`l1.reach`)."""
+    return item is not None and item.qname in reached and (
+        pkg.reachable is None or f"{item.file}::{item.qname}" in pkg.reachable)
+
+
+def _wired_at(pkg: EvidencePackage, placed: dict[tuple[str, int], tuple[str, EvidenceItem | None]],
+              reached: set[str], file: str, number: int) -> bool:
     _, item = placed[(file, number)]
-    return item is None or item.qname in reached
+    return item is None or _counts(pkg, item, reached)
 
 
 def _named(item: EvidenceItem) -> set[str]:

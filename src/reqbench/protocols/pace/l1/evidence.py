@@ -37,6 +37,7 @@ from reqbench.protocols.pace.l1.package import (
     item_of,
     relevant_hunks,
 )
+from reqbench.protocols.pace.l1.reach import reachable
 from reqbench.protocols.pace.models import CodePoint, ContractStrategy
 from reqbench.protocols.pace.repo import file_diffs
 
@@ -85,6 +86,7 @@ class Localizer:
         ]
         self._adj = self._graph()
         self._live: dict[str, dict[int, str]] = {}
+        self._reachable: set[str] | None = None
 
     def live_lines(self, rel: str) -> dict[int, str]:
         """The lines of candidate source file `rel` that can run, with their code text (`liveness`). A
@@ -231,6 +233,9 @@ class Localizer:
         }
         pkg.diffs = {f: d for f, d in pkg.diffs.items() if d}
         pkg.live = {f: self.live_lines(f) for f in pkg.diffs if is_source(f)}
+        if self._reachable is None:
+            self._reachable = reachable(self.cand)
+        pkg.reachable = {f"{i.file}::{i.qname}" for i in pkg.changed} & self._reachable
         pkg.base_context = self._base_context(pkg, seed_decls)
         pkg.inspected_scope = sorted(self.cand.files)
         pkg.omissions += [f"{p}: not parsed (size/encoding)" for p in self.cand.skipped]

@@ -55,6 +55,11 @@ def credited_lines(path: str, text: str) -> dict[int, str] | None:
     return out
 
 
+def dead_statements(root: Node, dead: set[int]) -> None:
+    """Add to `dead` the line numbers of the statements below `root` that never run."""
+    _walk(root, None, dead, {})
+
+
 def _mark(node: Node, dead: set[int]) -> None:
     dead.update(range(node.start_point[0] + 1, node.end_point[0] + 2))
 

@@ -32,10 +32,15 @@ def credited_lines(path: str, text: str) -> dict[int, str] | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
+    dead = dead_lines(path, tree)
+    return {n: line for n, line in _code_text(text).items() if n not in dead and line.strip()}
+
+
+def dead_lines(path: str, tree: ast.Module) -> set[int]:
+    """Line numbers of the statements of module `tree` (file `path`) that never run (module docstring)."""
     walker = _DeadCode(module_names(path))
     walker.block(tree.body, scope=None)
-    code = _code_text(text)
-    return {n: line for n, line in code.items() if n not in walker.lines and line.strip()}
+    return walker.lines
 
 
 class _DeadCode:
