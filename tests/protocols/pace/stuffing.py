@@ -1,6 +1,7 @@
 """No-op candidates that carry a case's vocabulary where it never runs: the reference patch's statements
-wrapped, inside the base's existing functions, in a guard or construct that keeps them dead while the
-file still parses; or written into documentation and configuration files. Patches are made on copies of
+wrapped, inside the base's existing Python functions, in a guard or construct that keeps them dead while
+the file still parses; put into a chain of functions nothing reachable calls; or written into
+documentation and configuration files. Patches are made on copies of
 the base in a scratch folder (never beside the bundled suite)."""
 
 from __future__ import annotations
@@ -28,34 +29,18 @@ PYTHON_WRAPPERS = {
 }
 """Wrapper name -> (module prologue, guard lines; the statements go one level below the last)."""
 
-JS_WRAPPERS = {
-    "if-0": ["if (0) {"],
-    "false-and": ["if (false && this) {"],
-    "typeof-never": ["if (typeof this === 'never') {"],
-    "not-true": ["while (!true) {"],
-    "nested-function": ["function neverCalled() {"],
-    "arrow": ["const neverCalled = () => {"],
-}
-
 _PY_DEF = re.compile(r"^(\s*)(?:async\s+)?def\s.*\)\s*(?:->.*)?:\s*$")
-_JS_FN = re.compile(r"^(\s*)(?!(?:if|for|while|switch|catch|return)\b)(?:async\s+)?(?:function\s+)?\w+\s*\([^()]*\)\s*\{\s*$")
 
 
-def _statements(scorer: Scorer, javascript: bool) -> list[str]:
-    """The reference's added lines that are whole statements on their own, exits turned into expressions
-    (code after an exit is dead by an older rule)."""
-    ref = scorer.case.reference_patch
+def _statements(scorer: Scorer) -> list[str]:
+    """The reference's added Python lines that are whole statements on their own, exits turned into
+    expressions (code after an exit is dead by an older rule)."""
     out = []
-    for raw in ref.splitlines():
+    for raw in scorer.case.reference_patch.splitlines():
         if not raw.startswith("+") or raw.startswith("+++"):
             continue
-        line = re.sub(r"^(return|raise|throw)\s+", "", raw[1:].strip())
-        if not line or line.startswith(("import ", "from ", "export ", "#", "//", '"', "'", "@", "def ", "class ")):
-            continue
-        if javascript:
-            line = re.sub(r"^(?:const|let|var)\s+", "", line)
-            if line.endswith(";") and not line.startswith(("]", ")", "super(", "...")) and line not in out and line.count("(") == line.count(")") and "{" not in line and "}" not in line:
-                out.append(line)
+        line = re.sub(r"^(return|raise)\s+", "", raw[1:].strip())
+        if not line or line.startswith(("import ", "from ", "#", '"', "'", "@", "def ", "class ")):
             continue
         try:
             ast.parse(line)
@@ -74,33 +59,27 @@ def _copies(scorer: Scorer, scratch: Path, name: str) -> tuple[Path, Path]:
 
 
 def wrapped_in_functions(scorer: Scorer, wrapper: str, scratch: Path) -> str:
-    """Every existing function of every file the reference touches starts with `wrapper` holding the
-    reference's statements; every stuffed Python file still parses."""
-    ref = scorer.case.reference_patch
-    files = [raw[6:] for raw in ref.splitlines() if raw.startswith("+++ b/")]
-    javascript = all(f.endswith(".js") for f in files if f.endswith((".py", ".js")))
-    body = _statements(scorer, javascript)
+    """Every existing function of every Python file the reference touches starts with `wrapper` holding
+    the reference's statements; every stuffed file still parses."""
+    files = [raw[6:] for raw in scorer.case.reference_patch.splitlines()
+             if raw.startswith("+++ b/") and raw.endswith(".py")]
+    body = _statements(scorer)
+    prologue, guard = PYTHON_WRAPPERS[wrapper]
     a, b = _copies(scorer, scratch, f"wrap-{wrapper}")
     for rel in files:
         target = b / rel
-        if not target.is_file() or not rel.endswith(".js" if javascript else ".py"):
+        if not target.is_file():
             continue
-        prologue, guard = ("", JS_WRAPPERS[wrapper]) if javascript else PYTHON_WRAPPERS[wrapper]
         out = []
         for line in target.read_text().splitlines():
             out.append(line)
-            match = (_JS_FN if javascript else _PY_DEF).match(line)
+            match = _PY_DEF.match(line)
             if match:
-                indent = match.group(1) + ("  " if javascript else "    ")
-                out += [indent + g for g in guard]
-                last = guard[-1]
-                deeper = indent + " " * ((2 if javascript else 4) + len(last) - len(last.lstrip()))
-                out += [deeper + s for s in body]
-                if javascript:
-                    out.append(indent + ("};" if guard[0].startswith("const") else "}"))
+                indent = match.group(1) + "    "
+                deeper = indent + " " * (4 + len(guard[-1]) - len(guard[-1].lstrip()))
+                out += [indent + g for g in guard] + [deeper + s for s in body]
         text = prologue + "\n".join(out) + "\n"
-        if not javascript:
-            ast.parse(text)  # the stuffing keeps the module importable
+        ast.parse(text)  # the stuffing keeps the module importable
         target.write_text(text)
     return diff_trees(a, b)
 
@@ -121,12 +100,13 @@ def vocabulary_in_docs_and_config(scorer: Scorer, scratch: Path) -> str:
 
 def chained_functions(scorer: Scorer, scratch: Path, entry: str = "") -> str:
     """A never-called ``_stuffed`` holding the reference's statements in every Python file the reference
-    touches, and in a file it does not touch a chain ``_h3 -> _h2 -> _h1 -> _stuffed`` (far enough from the
+    touches, and in a file it does not touch an import of one of them and a chain ``_h3 -> _h2 -> _h1 ->
+_stuffed`` (far enough from the
     point's seeds that the last link is an inventory edge); `entry` is a top-level guard that calls ``_h3``
     (none by default)."""
     ref = scorer.case.reference_patch
     files = [raw[6:] for raw in ref.splitlines() if raw.startswith("+++ b/") and raw.endswith(".py")]
-    body = "\n".join("    " + s for s in _statements(scorer, False))
+    body = "\n".join("    " + s for s in _statements(scorer))
     a, b = _copies(scorer, scratch, f"chain-{len(entry)}")
     for rel in files:
         target = b / rel
@@ -134,6 +114,8 @@ def chained_functions(scorer: Scorer, scratch: Path, entry: str = "") -> str:
             target.write_text(target.read_text() + f"\n\ndef _stuffed():\n{body}\n")
     untouched = next(p for p in sorted(b.rglob("*.py")) if p.relative_to(b).as_posix() not in files
                      and "test" not in p.name and p.name != "__init__.py")
-    chain = "\n\ndef _h3():\n    _h2()\n\n\ndef _h2():\n    _h1()\n\n\ndef _h1():\n    _stuffed()\n"
+    source = next(f for f in files if not f.endswith("__init__.py"))[:-3].replace("/", ".")
+    chain = (f"\n\nfrom {source} import _stuffed\n\n\ndef _h3():\n    _h2()\n\n\ndef _h2():\n    _h1()\n\n\n"
+             "def _h1():\n    _stuffed()\n")
     untouched.write_text(untouched.read_text() + chain + (f"\n\n{entry}\n    _h3()\n" if entry else ""))
     return diff_trees(a, b)

@@ -18,6 +18,7 @@ FILES = {
     ),
     "app/stuff.py": "def to_cents():\n    return 'borrowed name'\n\n\ndef issue():\n    return 2\n",
     "app/cli.py": "def main():\n    return 0\n\n\nif __name__ == '__main__':\n    main()\n",
+    "app/imports_only.py": "from app.stuff import issue\nfrom app.money import unused\n",
     "app/dead.py": "def entry():\n    return 0\n\n\nif __name__ == '<never>':\n    entry()\n",
     "tests/test_service.py": "from app.service import Service\n\n\ndef test_issue():\n    assert Service().issue(1)\n",
     "web/cart.js": "export class Cart {\n  total() { return 1; }\n}\nfunction helper() { return 2; }\n",

@@ -3,7 +3,8 @@ credit (PACE-Bench §3.1, L1 "retrieves ... the connections needed to make the b
 
 `reachable(index)` walks the candidate's whole L1 index. **Roots**: every declaration of a test file (the
 test runner calls them), and every target of a binding made at the top level of a module or a class body
-(code that runs on import): imports, assignments, registry entries, ``__all__`` and ``export`` lists (a
+(code that runs on import): assignments, registry entries, public names a package's ``__init__``/``index``
+imports (re-exports; any other import reaches nothing until the name is used), ``__all__`` and ``export`` lists (a
 library's public API is its entry points), decorators that register, configuration bindings (``[scripts]``,
 ``package.json``), and every name the top level reads outside guards that never hold (`reach_top`:
 ``main()`` under ``if __name__ == "__main__":``, module constants built by calls). Every module is taken to
@@ -35,7 +36,8 @@ def reachable(index: RepoIndex) -> set[str]:
     reached: set[str] = set()
     todo: list[Decl] = [d for d in index.decls() if is_test_path(d.file)]
     for binding in index.bindings():
-        if binding.kind is EdgeKind.CALL or _function_source(binding.file, binding.source, functions):
+        if binding.kind is EdgeKind.CALL or _function_source(binding.file, binding.source, functions) \
+                or binding.kind is EdgeKind.IMPORT and not _reexport(binding.file, binding.target):
             continue
         todo += _resolve(index, binding.target, binding.file)
     for file in index.files:
@@ -47,6 +49,12 @@ def reachable(index: RepoIndex) -> set[str]:
         reached.add(decl.key)
         todo += _steps(index, decl, functions)
     return reached
+
+
+def _reexport(file: str, target: str) -> bool:
+    """An import that is public API: a public name imported by a package's entry module (``__init__``,
+    ``index``). Any other import reaches nothing by itself -- only a use of the imported name does."""
+    return file.rsplit("/", 1)[-1].split(".")[0] in ("__init__", "index") and not last_segment(target).startswith("_")
 
 
 def _function_source(file: str, source: str, functions: set[tuple[str, str]]) -> bool:
