@@ -18,6 +18,10 @@ FILES = {
     ),
     "app/stuff.py": "def to_cents():\n    return 'borrowed name'\n\n\ndef issue():\n    return 2\n",
     "app/cli.py": "def main():\n    return 0\n\n\nif __name__ == '__main__':\n    main()\n",
+    "app/guarded.py": (
+        "from app.stuff import issue\n\n\ndef _chain():\n    return 1\n\n\nif 0:\n    HANDLERS = [_chain]\n\n\n"
+        "def live():\n    if __name__ == '<never>':\n        issue()\n    return 0\n\n\nlive()\n"
+    ),
     "app/imports_only.py": "from app.stuff import issue\nfrom app.money import unused\n",
     "app/dead.py": "def entry():\n    return 0\n\n\nif __name__ == '<never>':\n    entry()\n",
     "tests/test_service.py": "from app.service import Service\n\n\ndef test_issue():\n    assert Service().issue(1)\n",
@@ -36,4 +40,5 @@ def test_only_code_reachable_from_entry_points_or_tests(tmp_path: Path) -> None:
             "web/app.js::build"} <= keys
     assert not {"app/money.py::unused", "app/service.py::Never", "app/service.py::Never.words",
                 "app/service.py::_h2", "app/service.py::_h1", "app/stuff.py::to_cents", "app/stuff.py::issue",
-                "app/dead.py::entry", "web/cart.js::helper"} & keys
+                "app/dead.py::entry", "web/cart.js::helper", "app/guarded.py::_chain"} & keys
+    assert "app/guarded.py::live" in keys  # called at the top level; what it calls under `if __name__ == '<never>'` is not

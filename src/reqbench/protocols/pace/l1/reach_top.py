@@ -1,17 +1,21 @@
-"""The names a module's top level reads when it runs (on import): roots of `reach.reachable` that the L1
-bindings do not record -- ``main()`` under ``if __name__ == "__main__":``, ``LEVELS = (Level(1), ...)``,
-``RULES = {"DE": Rule(...)}``, decorators and base classes, class-body statements; for JavaScript and
-TypeScript every identifier of a top-level statement that is not a function body.
+"""What `reach.reachable` needs from a module's text beyond the L1 facts: the lines that never run
+(`liveness`: a binding or call there reaches nothing) and the names its top level reads when it runs (on
+import) that the L1 bindings do not record -- ``main()`` under ``if __name__ == "__main__":``,
+``LEVELS = (Level(1), ...)``, ``RULES = {"DE": Rule(...)}``, decorators and base classes, class-body
+statements; for JavaScript and TypeScript every identifier of a top-level statement outside function bodies.
 
 Read from the file as the index saw it (a regular file, not a link, at most `MAX_FILE_BYTES`); a file that
-does not parse contributes nothing, as it cannot be imported.
+does not parse cannot be imported: every line of it is dead and its top level reads nothing.
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+
+from tree_sitter import Node
 
 from reqbench.protocols.pace.l1.callgraph import MAX_FILE_BYTES
 from reqbench.protocols.pace.l1.languages.javascript import SUFFIXES, _dialect, _parser
@@ -23,27 +27,42 @@ _JS_SKIPPED = ("function_declaration", "generator_function_declaration", "arrow_
 """Function and class bodies: they run when called, not on import."""
 
 
-def top_level_names(root: Path, rel: str) -> Iterator[str]:
-    """Names read by the top level of module `rel` under `root` (module docstring)."""
+@dataclass(frozen=True)
+class TopLevel:
+    names: frozenset[str]
+    """Names the module's top level reads outside dead code."""
+    dead: frozenset[int]
+    """Line numbers that never run (every line when the file does not parse)."""
+
+
+def top_level(root: Path, rel: str) -> TopLevel:
+    """The dead lines and top-level names of source module `rel` under `root` (module docstring)."""
     path = root / rel
     try:
         if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
-            return
+            return TopLevel(frozenset(), frozenset())
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return
+        return TopLevel(frozenset(), frozenset())
+    everything = frozenset(range(1, text.count("\n") + 2))
     if rel.endswith((".py", ".pyi")):
-        yield from _python(rel, text)
-    elif rel.endswith(SUFFIXES):
-        yield from _javascript(rel, text)
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return TopLevel(frozenset(), everything)
+        dead = dead_lines(rel, tree)
+        return TopLevel(frozenset(_python(tree, dead)), frozenset(dead))
+    if rel.endswith(SUFFIXES):
+        root_node = _parser(_dialect(rel)).parse(text.encode("utf-8")).root_node
+        if root_node.has_error:
+            return TopLevel(frozenset(), everything)
+        js_dead: set[int] = set()
+        js_liveness.dead_statements(root_node, js_dead)
+        return TopLevel(frozenset(_javascript(root_node, js_dead)), frozenset(js_dead))
+    return TopLevel(frozenset(), frozenset())
 
 
-def _python(rel: str, text: str) -> Iterator[str]:
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return
-    dead = dead_lines(rel, tree)  # a name read under a guard that never holds is never read
+def _python(tree: ast.Module, dead: set[int]) -> Iterator[str]:
     todo: list[ast.AST] = list(tree.body)
     while todo:
         node = todo.pop()
@@ -59,12 +78,7 @@ def _python(rel: str, text: str) -> Iterator[str]:
             todo += list(ast.iter_child_nodes(node))
 
 
-def _javascript(rel: str, text: str) -> Iterator[str]:
-    root = _parser(_dialect(rel)).parse(text.encode("utf-8")).root_node
-    if root.has_error:
-        return
-    dead: set[int] = set()
-    js_liveness.dead_statements(root, dead)
+def _javascript(root: Node, dead: set[int]) -> Iterator[str]:
     todo = list(root.named_children)
     while todo:
         node = todo.pop()
