@@ -11,6 +11,7 @@ does not parse cannot be imported: every line of it is dead and its top level re
 from __future__ import annotations
 
 import ast
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +45,20 @@ def top_level(root: Path, rel: str) -> TopLevel:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return TopLevel(frozenset(), frozenset())
+    key = (rel, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+    if key not in _MEMO:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = _top_level(rel, text)
+    return _MEMO[key]
+
+
+_MEMO: dict[tuple[str, str], TopLevel] = {}
+_MEMO_SIZE = 4096
+"""Per process: a base file is the same text in every candidate tree, read once."""
+
+
+def _top_level(rel: str, text: str) -> TopLevel:
     everything = frozenset(range(1, text.count("\n") + 2))
     if rel.endswith((".py", ".pyi")):
         try:

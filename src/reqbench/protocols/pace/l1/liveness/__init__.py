@@ -12,14 +12,31 @@ so none of it runs: the L1 localiser credits no line of it) and for a non-source
 
 from __future__ import annotations
 
+import hashlib
+
 from reqbench.protocols.pace.l1.languages.javascript import SUFFIXES as JS_SUFFIXES
 from reqbench.protocols.pace.l1.liveness import javascript, python
 
 __all__ = ["credited_lines"]
 
+_MEMO: dict[tuple[str, str], dict[int, str] | None] = {}
+_MEMO_SIZE = 256
+"""Per process: a base file is the same text in every candidate tree, parsed once."""
+
 
 def credited_lines(path: str, text: str) -> dict[int, str] | None:
-    """Line number -> code text of every line of the source file `path` that can run (module docstring)."""
+    """Line number -> code text of every line of the source file `path` that can run (module docstring).
+    Callers get a fresh dict."""
+    key = (path, hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest())
+    if key not in _MEMO:
+        if len(_MEMO) >= _MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = _credited(path, text)
+    found = _MEMO[key]
+    return None if found is None else dict(found)
+
+
+def _credited(path: str, text: str) -> dict[int, str] | None:
     if path.endswith((".py", ".pyi")):
         return python.credited_lines(path, text)
     if path.endswith(JS_SUFFIXES):

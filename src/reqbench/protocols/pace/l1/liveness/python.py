@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections import Counter
 
 from reqbench.protocols.pace.l1.liveness.guards import module_names, truth
 
@@ -49,6 +50,18 @@ class _DeadCode:
     def __init__(self, names: frozenset[str]) -> None:
         self.names = names
         self.lines: set[int] = set()
+        self._reads: dict[int, Counter[str]] = {}  # node id -> names read below it (the tree outlives the walk)
+
+    def loaded(self, scope: ast.AST, skip: ast.AST) -> set[str]:
+        """Names read anywhere in `scope` outside `skip` (a definition's use of itself does not call it)."""
+        outside = self.reads(scope) - self.reads(skip)
+        return set(outside)
+
+    def reads(self, node: ast.AST) -> Counter[str]:
+        if id(node) not in self._reads:
+            self._reads[id(node)] = Counter(
+                n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store))
+        return self._reads[id(node)]
 
     def mark(self, node: ast.stmt | ast.expr) -> None:
         self.lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
@@ -74,10 +87,10 @@ class _DeadCode:
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant | ast.Lambda):
             self.mark(stmt)
         elif isinstance(stmt, ast.Assign | ast.AnnAssign) and isinstance(stmt.value, ast.Lambda) \
-                and scope is not None and not _targets(stmt) & _loaded(scope, stmt):
+                and scope is not None and not _targets(stmt) & self.loaded(scope, stmt):
             self.mark(stmt)
         elif isinstance(stmt, _DEFINITIONS):
-            if scope is not None and not stmt.decorator_list and stmt.name not in _loaded(scope, stmt):
+            if scope is not None and not stmt.decorator_list and stmt.name not in self.loaded(scope, stmt):
                 self.mark(stmt)
                 return
             self.block(stmt.body, None if isinstance(stmt, ast.ClassDef) else stmt)
@@ -102,20 +115,6 @@ def _empty_literal(node: ast.expr) -> bool:
 def _targets(stmt: ast.Assign | ast.AnnAssign) -> set[str]:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     return {t.id for t in targets if isinstance(t, ast.Name)} or {"<not a plain name>"}
-
-
-def _loaded(scope: ast.AST, skip: ast.AST) -> set[str]:
-    """Names read anywhere in `scope` outside `skip` (a definition's use of itself does not call it)."""
-    out: set[str] = set()
-    stack: list[ast.AST] = [scope]
-    while stack:
-        node = stack.pop()
-        if node is skip:
-            continue
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
-            out.add(node.id)
-        stack.extend(ast.iter_child_nodes(node))
-    return out
 
 
 def _code_text(text: str) -> dict[int, str]:
