@@ -55,6 +55,9 @@ class PointRequest:
     """Set by a model judge: the audit of the fence its prompt put the candidate's evidence in."""
     variant: str = "full"
     """Judging variant (`variants.VARIANTS`); ``no-checklist`` asks for a direct verdict."""
+    kind: str = "behavior"
+    """The point's frozen kind (`models.CodePoint.kind`): the heuristic counts documentation and
+    configuration files only for points about them (`judges.wired.counts_for`). Not shown to model judges."""
 
     def key(self) -> str:
         """The request's replay key (`reqbench.core.judges.replay`): case, point and judging round."""
@@ -104,6 +107,7 @@ def build_request(case_id: str, point: CodePoint, pkg: EvidencePackage, round_: 
         round=round_,
         package=pkg,
         allowed_alternatives=list(point.allowed_alternatives),
+        kind=point.kind,
     )
 
 

@@ -191,8 +191,8 @@ class TokenOverlapJudge:
         # only code each side wires in counts (`wired.wired_package`): dead or unreached code adds nothing
         # unwired code still explains a loss as an integration gap ("behaviour present but not wired")
         unwired_tokens = _tokens(_added_lines(cand_pkg)) if cand_pkg else Counter()
-        ref_pkg = wired_package(ref_pkg) if ref_pkg else None
-        cand_pkg = wired_package(cand_pkg) if cand_pkg else None
+        ref_pkg = wired_package(ref_pkg, request.kind) if ref_pkg else None
+        cand_pkg = wired_package(cand_pkg, request.kind) if cand_pkg else None
         ref_lines = _added_lines(ref_pkg, core_files(ref_pkg)) if ref_pkg else []
         cand_lines = _added_lines(cand_pkg) if cand_pkg else []
         cand_tokens = _tokens(cand_lines)

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from reqbench.protocols.pace.l0 import split_target
 from reqbench.protocols.pace.l1.callgraph import RepoIndex, last_segment
-from reqbench.protocols.pace.l1.languages import Decl, EdgeKind
+from reqbench.protocols.pace.l1.languages import Decl, EdgeKind, is_source
+from reqbench.protocols.pace.l1.liveness import credited_lines
 from reqbench.protocols.pace.l1.package import (
     Connection,
     EvidenceItem,
@@ -36,6 +37,7 @@ from reqbench.protocols.pace.l1.package import (
     item_of,
     relevant_hunks,
 )
+from reqbench.protocols.pace.l1.reach import reachable
 from reqbench.protocols.pace.models import CodePoint, ContractStrategy
 from reqbench.protocols.pace.repo import file_diffs
 
@@ -83,6 +85,23 @@ class Localizer:
             if binding_key(b) not in base_b
         ]
         self._adj = self._graph()
+        self._live: dict[str, dict[int, str]] = {}
+        self._reachable: set[str] | None = None
+
+    def live_lines(self, rel: str) -> dict[int, str]:
+        """The lines of candidate source file `rel` that can run, with their code text (`liveness`). A
+        file that does not parse cannot be imported, and one the index skipped (a link, too large, not
+        UTF-8) was never read as code: neither has a line that counts."""
+        if rel not in self._live:
+            path = self.cand.root / rel
+            lines = None
+            if rel in self.cand.files and not path.is_symlink():
+                try:
+                    lines = credited_lines(rel, path.read_text(encoding="utf-8"))
+                except (OSError, UnicodeDecodeError):
+                    lines = None
+            self._live[rel] = lines or {}
+        return self._live[rel]
 
     def _graph(self) -> dict[str, set[str]]:
         adj: dict[str, set[str]] = {}
@@ -213,6 +232,10 @@ class Localizer:
             for f, d in file_diffs(self.base.root, self.cand.root, sorted(touched)).items()
         }
         pkg.diffs = {f: d for f, d in pkg.diffs.items() if d}
+        pkg.live = {f: self.live_lines(f) for f in pkg.diffs if is_source(f)}
+        if self._reachable is None:
+            self._reachable = reachable(self.cand)
+        pkg.reachable = {f"{i.file}::{i.qname}" for i in pkg.changed} & self._reachable
         pkg.base_context = self._base_context(pkg, seed_decls)
         pkg.inspected_scope = sorted(self.cand.files)
         pkg.omissions += [f"{p}: not parsed (size/encoding)" for p in self.cand.skipped]

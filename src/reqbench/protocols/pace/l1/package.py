@@ -53,9 +53,18 @@ class EvidencePackage:
     expansions: list[EvidenceItem] = field(default_factory=list)
     inspected_scope: list[str] = field(default_factory=list)
     omissions: list[str] = field(default_factory=list)
+    live: dict[str, dict[int, str]] = field(default_factory=dict, repr=False)
+    """Per source file of `diffs`: line number -> code text of the lines that can run
+    (`liveness.credited_lines`; empty for a file that does not parse). Read by the token-overlap
+    heuristic only: neither rendered for a judge nor exported."""
+
+    reachable: set[str] | None = field(default=None, repr=False)
+    """Keys (``file::qname``) of the changed declarations reachable from the repository's entry points or
+    tests (`reach.reachable`); None when not computed. Read by the token-overlap heuristic only."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
+        del d["live"], d["reachable"]
         d["connection_inventory_empty"] = not self.connections
         return d
 
