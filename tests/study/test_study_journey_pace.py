@@ -52,11 +52,13 @@ def test_journey_table_by_configuration_and_persona(journey: dict[str, Any]) -> 
     assert ranks["non-coder vs software-architect"] == {"rho": None, "p": None, "n": 2}  # rho needs 3
 
 
-def test_journey_pairs_use_the_signed_rank_test_on_final_f2p(journey: dict[str, Any]) -> None:
-    line = journey["pairwise comparisons of Final F2P"]["rows"]["ref - nothing"]
-    # four personas and single-shot (the default conditions, SWE-Journey B.2): five paired rows
-    assert line["difference"] == {"value": 1.0, "n": 5} and line["instances"] == 1
-    assert line["p"] == pytest.approx(2 / 2 ** 5)  # exact signed-rank: 5 positive differences, two-sided
+def test_journey_pairs_test_instances_per_condition_and_refuse_a_p_from_one(journey: dict[str, Any]) -> None:
+    lines = journey["pairwise comparisons of Final F2P by condition (n = instances)"]["rows"]
+    # the bundled suite has one instance: five conditions once made five "pairs" and p = 2 / 2**5
+    assert set(lines) == {f"ref - nothing / {c}" for c in (*PERSONAS, "single-shot")}
+    for line in lines.values():
+        assert line["difference"] == {"value": 1.0, "n": 1} and line["instances"] == 1
+        assert line["test"] == "sign-flip" and line["p"] == "n too small"
 
 
 def test_pace_system_table(pace: dict[str, Any]) -> None:

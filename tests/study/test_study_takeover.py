@@ -31,8 +31,10 @@ def test_takeover_delivery_by_configuration_and_harness(tmp_path: Path) -> None:
     assert by_config["rows"]["nothing"]["C1"] == {"value": 0.0, "ci": list(wilson(0, n)), "n": n}
     harness = tables["complete-delivery rate by harness x condition (pooled over its configurations)"]["rows"]
     assert harness["reference"]["C1"] == {"value": 1.0, "ci": list(wilson(2 * n, 2 * n)), "n": 2 * n}
-    lines = tables["pairwise comparisons of complete delivery"]["rows"]
-    assert lines["ref-a - ref-b"]["p"] == 1.0 and lines["ref-a - ref-b"]["difference"]["value"] == 0.0
-    assert lines["ref-a - nothing"]["p"] == pytest.approx(2 * 0.5 ** n)
-    # BH over 3: p = (2 * 0.5**n, 1, 2 * 0.5**n) -> the two equal smallest at rank 2: p * 3 / 2
-    assert lines["ref-a - nothing"]["p (BH)"] == pytest.approx(2 * 0.5 ** n * 3 / 2)
+    lines = tables["pairwise comparisons of complete delivery by condition (n = targets)"]["rows"]
+    assert set(lines) == {"ref-a - ref-b / C1", "ref-a - nothing / C1", "ref-b - nothing / C1"}
+    # n counts targets, one row each here; the bundled suite's 5 targets are too few for any p <= 0.05
+    line = lines["ref-a - nothing / C1"]
+    assert line["targets"] == n and (line["first only"], line["second only"]) == (n, 0)
+    assert line["difference"]["value"] == 1.0 and line["difference"]["n"] == n
+    assert line["p"] == ("n too small" if n < 6 else pytest.approx(2 * 0.5 ** n))

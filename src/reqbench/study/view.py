@@ -5,8 +5,8 @@ it without knowing the protocol.
 
 The leaderboard leads with the task-macro mean measurement and its cluster-bootstrap interval over tasks,
 then each run's headline metrics; the heatmap is the mean measurement per configuration x condition over
-the scored rows (n = rows); rows of two configurations pair on (task, condition, repeat), as `study.pairs`
-pairs them.
+the scored rows (n = rows); the row-by-row form lines up two configurations' rows on (task, condition,
+repeat) for reading them side by side (the tests of `study.pairs` compare unit means, not rows).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from reqbench.protocols.journey.report import summarize_rows
 from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.study.readers import PairedOutcome
 
-PAIRED = PairedOutcome("Final F2P", binary=False, clusters="instances")
+PAIRED = PairedOutcome("Final F2P", binary=False, clusters="instances", unit="instance")
 METRICS = {"proc_f2p": "Proc F2P", "final_f2p": "Final F2P", "final_p2p": "Final P2P", "average": "Average",
            "turns_per_session": "turns/session", "cost_per_session": "cost/session ($)"}
 """The paper's main-table columns (SWE-Journey §4, B.2), as `summarize_rows` names them."""

@@ -11,7 +11,7 @@ from reqbench.protocols.takeover.run.report import delivery_table
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.study.readers import PairedOutcome
 
-PAIRED = PairedOutcome("complete delivery", binary=True, clusters="targets")
+PAIRED = PairedOutcome("complete delivery", binary=True, clusters="targets", unit="target")
 
 
 def paired_value(row: Row, outcome: RowOutcome) -> float | None:
