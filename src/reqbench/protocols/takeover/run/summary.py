@@ -1,8 +1,9 @@
 """The takeover report as a typed `Summary`: the tables of `report.summarize`, the headline numbers
 (complete-delivery rate per delivery condition, RQ3 decision accuracy per diagnostic one) and the plots.
 
-A condition that is not final (rows pending, invalid or unstarted) shows no rate in the headline or the
-plots, only its counts (C.2: no rate is reported until every item of the fixed denominator is resolved).
+A condition that is not final (rows pending, invalid or unstarted) shows no rate in the headline (delivery
+and RQ3 decision accuracy alike) or the plots, only its counts (C.2: no rate is reported until every item
+of the fixed denominator is resolved).
 """
 
 from __future__ import annotations
@@ -32,10 +33,9 @@ def headline(data: dict[str, Any]) -> dict[str, Cell]:
                                 "no rate yet")
     for c, r in (data.get("rq3_decision") or {}).items():
         value = r.get("decision_accuracy")
-        pending = {"pending": (data.get("rq3_content") or {}).get(c, {}).get("pending"),
-                   "unstarted": r.get("unstarted")}
-        out[f"{c} RQ3 decision acc."] = value if value is not None or not unresolved(pending) else (
-            f"{unresolved(pending)}: no rate yet")
+        pending = {"pending": r.get("pending") or (data.get("rq3_content") or {}).get(c, {}).get("pending"),
+                   "invalid": r.get("invalid"), "unstarted": r.get("unstarted")}
+        out[f"{c} RQ3 decision acc."] = value if not unresolved(pending) else f"{unresolved(pending)}: no rate yet"
     return out
 
 
