@@ -83,12 +83,13 @@ def tables(data: StudyData) -> list[StudyTable]:
     ranks = {k: {"rho": v["rho"], "p": v["p"], "n": v["n"]} for k, v in persona_rank_correlations(pooled).items()}
     if ranks:
         out.append(StudyTable(Table("Spearman rho between conditions' rankings of the configurations (Average)",
-                                    ranks), "Spearman's rho with average ranks for ties, two-sided p (t "
-                                            "approximation); n = configurations in both conditions"))
+                                    ranks), "Spearman's rho with average ranks for ties, two-sided p (exact "
+                                            "permutation p up to 9 configurations, else t approximation); n = "
+                                            "configurations in both conditions"))
     paired = {k: {"mean paired difference": v["mean_paired_difference"], "rho": v["rho"], "p": v["p"],
                   "n": v["n"]} for k, v in single_shot_vs_interactive(pooled).items()}
     if paired:
         out.append(StudyTable(Table("single-shot vs interactive (Average; condition minus single-shot)", paired),
                               "mean of per-configuration paired differences (SWE-Journey B.2); Spearman's rho "
-                              "between the two rankings; n = configurations"))
+                              "between the two rankings (p exact up to 9 configurations); n = configurations"))
     return out
