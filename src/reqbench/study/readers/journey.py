@@ -10,7 +10,7 @@ from typing import Any
 from reqbench.core.execute.types import Row, RowOutcome
 from reqbench.protocols.journey.frozen_user import ARTIFACT as USER_TURNS
 from reqbench.protocols.journey.frozen_user import frozen_sessions as frozen_document
-from reqbench.protocols.journey.report import summarize_rows
+from reqbench.protocols.journey.report import provenance_notes, summarize_rows
 from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.study.readers import PairedOutcome
 
@@ -58,5 +58,5 @@ def replayed(outcome: RowOutcome) -> tuple[int, int, bool] | None:
     return int(found.get("reactions", 0)), int(found.get("replayed", 0)), found.get("first_divergence") is not None
 
 
-__all__ = ["METRICS", "PAIRED", "USER_TURNS", "frozen_document", "judge_labels", "paired_value", "replayed",
-           "session_values", "summaries"]
+__all__ = ["METRICS", "PAIRED", "USER_TURNS", "frozen_document", "judge_labels", "paired_value",
+           "provenance_notes", "replayed", "session_values", "summaries"]
