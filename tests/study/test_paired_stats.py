@@ -110,3 +110,19 @@ def test_scores_are_tested_on_unit_means_against_scipy() -> None:
     diffs = [80 - 60, 55 - 58, 62 - 45, 95 - 70, 45 - 45, 73 - 70.666666666666667, 31.5 - 10]
     assert found.units == 7 and (found.first_higher, found.second_higher) == (5, 1)
     assert found.p == pytest.approx(_scipy_sign_flip(diffs, n_resamples=np.inf), rel=1e-9)
+
+
+def test_each_condition_is_its_own_test_and_bh_covers_only_the_tests_with_a_p() -> None:
+    from reqbench.study.pairs import comparisons
+    from reqbench.study.readers import PairedOutcome
+
+    units = [f"t{i}" for i in range(8)]
+    a = {"C1": {u: [1.0] for u in units}, "C2": {u: [1.0] for u in units}, "C3": {u: [1.0] for u in units[:3]}}
+    b = {"C1": {u: [0.0] for u in units}, "C2": {u: [0.0 if i < 6 else 1.0] for i, u in enumerate(units)},
+         "C3": {u: [0.0] for u in units[:3]}}
+    found = {c.condition: c for c in comparisons(PairedOutcome("x", True, "targets", "target"), {"A": a, "B": b})}
+    assert set(found) == {"C1", "C2", "C3"}  # never one test over the 19 units of all conditions
+    p1, p2 = 2 * 0.5 ** 8, 2 * 0.5 ** 6
+    assert found["C1"].test.p == pytest.approx(p1) and found["C2"].test.p == pytest.approx(p2)
+    assert found["C3"].test.p is None and found["C3"].p_adjusted is None and found["C3"].test.units == 3
+    assert found["C1"].p_adjusted == pytest.approx(p1 * 2) and found["C2"].p_adjusted == pytest.approx(p2)

@@ -84,10 +84,10 @@ def comparisons(outcome: PairedOutcome, values: dict[str, Values]) -> list[Compa
     together over those that have a p."""
     found = [compare(x, y, cond, values[x], values[y], outcome) for x, y in combinations(values, 2)
              for cond in [c for c in values[x] if c in values[y]]]
-    tested = [c for c in found if c.test.p is not None]
-    adjusted = dict(zip(map(id, tested), benjamini_hochberg([c.test.p for c in tested if c.test.p is not None]),
-                        strict=True))
-    return [Comparison(c.first, c.second, c.condition, c.difference, c.test, adjusted.get(id(c))) for c in found]
+    tested = {i: c.test.p for i, c in enumerate(found) if c.test.p is not None}
+    adjusted = dict(zip(tested, benjamini_hochberg(list(tested.values())), strict=True))
+    return [Comparison(c.first, c.second, c.condition, c.difference, c.test, adjusted.get(i))
+            for i, c in enumerate(found)]
 
 
 def _overall(a: Values, b: Values) -> Difference:
