@@ -85,9 +85,12 @@ def unit_test(first: Mapping[str, Sequence[float]], second: Mapping[str, Sequenc
               binary: bool) -> UnitTest:
     """The paired test of two configurations in one condition, on the units both scored.
 
-    Unit: SpecPath family, takeover (ReqMemBench) target, journey (SWE-Journey) instance, PACE case -- the
-    protocol's `PairedOutcome.clusters`; `first` and `second` map each unit to a configuration's scored row
-    values in that condition (its repeats), averaged to one value per unit (`unit_means`).
+    Unit (the protocol's `PairedOutcome.clusters`), by paper section: SpecPath family (Run processing, RQ2:
+    "The task/PR family ... is the inferential unit"); takeover target (ReqMemBench §4.1, C.2: rates over the
+    fixed targets of a configuration and condition); journey instance (SWE-Journey B.2, paired per instance
+    and model); PACE case (PACE-Bench §4.1 and "Evaluation scope": the same cases, each weighing equally).
+    `first` and `second` map each unit to a configuration's scored row values in that condition (its
+    repeats), averaged to one value per unit (`unit_means`).
 
     * Exact McNemar when the outcome is binary and every shared unit holds exactly one row on each side
       (ReqMemBench complete delivery or SpecPath final-contract success with one repeat): the discordant
