@@ -94,7 +94,7 @@ def test_heatmap_colours_each_configuration_x_condition_mean(site: tuple[str, An
 
 def test_study_page_shows_the_pairwise_matrix_and_every_report_table(site: tuple[str, Any]) -> None:
     html = _get(site, "/")
-    assert "paired difference in final-contract success (row minus column)" in html
+    assert "paired difference in final-contract success (row minus column, over all conditions)" in html
     assert "<summary>configurations</summary>" in html and "FCR" in html
     assert '<a href="/runs">all runs</a>' in html
 

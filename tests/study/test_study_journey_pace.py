@@ -42,6 +42,7 @@ PERSONAS = ("non-coder", "product-manager", "new-developer", "software-architect
 def test_journey_table_by_configuration_and_persona(journey: dict[str, Any]) -> None:
     table = journey["journey results by configuration x persona"]
     assert "cluster bootstrap over instances" in table["estimator"]
+    assert "rule-based simulated user, not the paper's LLM simulator" in table["estimator"]  # the run's caveat
     for persona in PERSONAS:
         ref, nothing = table["rows"][f"ref / {persona}"], table["rows"][f"nothing / {persona}"]
         assert ref["Final F2P"] == {"value": 1.0, "n": 1} and ref["Proc F2P"]["value"] == 1.0
@@ -52,20 +53,27 @@ def test_journey_table_by_configuration_and_persona(journey: dict[str, Any]) -> 
     assert ranks["non-coder vs software-architect"] == {"rho": None, "p": None, "n": 2}  # rho needs 3
 
 
-def test_journey_pairs_use_the_signed_rank_test_on_final_f2p(journey: dict[str, Any]) -> None:
-    line = journey["pairwise comparisons of Final F2P"]["rows"]["ref - nothing"]
-    # four personas and single-shot (the default conditions, SWE-Journey B.2): five paired rows
-    assert line["difference"] == {"value": 1.0, "n": 5} and line["instances"] == 1
-    assert line["p"] == pytest.approx(2 / 2 ** 5)  # exact signed-rank: 5 positive differences, two-sided
+def test_journey_pairs_test_instances_per_condition_and_refuse_a_p_from_one(journey: dict[str, Any]) -> None:
+    lines = journey["pairwise comparisons of Final F2P by condition (n = instances)"]["rows"]
+    # the bundled suite has one instance: five conditions once made five "pairs" and p = 2 / 2**5
+    assert set(lines) == {f"ref - nothing / {c}" for c in (*PERSONAS, "single-shot")}
+    for line in lines.values():
+        assert line["difference"] == {"value": 1.0, "n": 1} and line["instances"] == 1
+        assert line["test"] == "sign-flip" and line["p"] == "n too small"
 
 
 def test_pace_system_table(pace: dict[str, Any]) -> None:
     table = pace["PACE system table by configuration"]
     assert "1 SE" in table["estimator"] and "Wilson" in table["estimator"]
     ref, nothing = table["rows"]["ref / prd"], table["rows"]["nothing / prd"]
-    assert ref["score"] == {"value": 100.0, "ci": [100.0, 100.0], "n": 3}
+    assert ref["score"] == {"value": 100.0, "ci": [100.0, 100.0], "n": 3}  # n = planned cases
     assert nothing["score"]["value"] == 0.0
     # the bundled suite's judge is the token-overlap heuristic: no success rate is shown from it
     assert ref["success rate"].startswith("withheld") and nothing["success rate"].startswith("withheld")
     assert ref["Missing"] == nothing["Covered"] == 0
     assert ref["Covered"] == nothing["Missing"] > 0 and ref["Partial"] == 0
+
+
+def test_pace_headline_is_keyed_by_configuration_not_agent(pace: dict[str, Any]) -> None:
+    rows = pace["headline by configuration"]["rows"]
+    assert rows == {"ref": {"prd score": 100.0}, "nothing": {"prd score": 0.0}}  # one column for both agents

@@ -99,21 +99,22 @@ def test_tidy_export_has_one_row_per_configuration_and_row(study: dict[str, Any]
     assert {r["config_agent"] for r in rows if r["configuration"] == "nothing"} == {"null"}
 
 
-def test_paired_differences_and_bh_adjusted_p_match_hand_computation(study: dict[str, Any]) -> None:
-    lines = _table(study["payload"], "pairwise comparisons of final-contract success")["rows"]
-    # partial vs ref: per family mean difference durations -1, kvconf -6/7 (direct solved by both), slugkit 0
-    ref_partial = lines["ref - partial"]
-    assert ref_partial["difference"]["value"] == pytest.approx(13 / 21)
-    assert ref_partial["difference"]["n"] == ref_partial["pairs"] == 21
-    assert (ref_partial["first only"], ref_partial["second only"]) == (13, 0)
-    p = {"ref - nothing": 2 * 0.5 ** 21, "ref - partial": 2 * 0.5 ** 13, "nothing - partial": 2 * 0.5 ** 8}
-    for name, expected in p.items():
-        assert lines[name]["p"] == pytest.approx(expected, rel=1e-9)
-    # Benjamini-Hochberg over 3: ranks 1, 2, 3 -> p * 3/1, p * 3/2, p * 3/3
-    assert lines["ref - nothing"]["p (BH)"] == pytest.approx(p["ref - nothing"] * 3, rel=1e-9)
-    assert lines["ref - partial"]["p (BH)"] == pytest.approx(p["ref - partial"] * 3 / 2, rel=1e-9)
-    assert lines["nothing - partial"]["p (BH)"] == pytest.approx(p["nothing - partial"], rel=1e-9)
-    matrix = _table(study["payload"], "paired difference in final-contract success (row minus column)")["rows"]
+def test_paired_comparisons_are_per_condition_on_families_and_refuse_a_p_from_three(study: dict[str, Any]) -> None:
+    table = _table(study["payload"], "pairwise comparisons of final-contract success by condition (n = families)")
+    lines = table["rows"]
+    assert len(lines) == 3 * len(SPECPATH_CONDITIONS)  # three pairs of configurations, each condition apart
+    # ref vs partial, direct: durations 1 - 0, kvconf 1 - 1, slugkit 1 - 1 -> one family of three differs
+    direct = lines["ref - partial / direct"]
+    assert direct["difference"]["value"] == pytest.approx(1 / 3) and direct["difference"]["n"] == 3
+    assert (direct["families"], direct["first only"], direct["second only"]) == (3, 1, 0)
+    # 21 row pairs once gave p = 2 * 0.5**21; three families cannot give any p below 2 / 2**3 = 0.25
+    for line in lines.values():
+        assert line["families"] == 3 and line["p"] == "n too small" and line["p (BH)"] is None
+    assert "fewer than 6 families" in table["estimator"] and "over the 0 tests" in table["estimator"]
+    matrix = _table(study["payload"],
+                    "paired difference in final-contract success (row minus column, over all conditions)")["rows"]
+    # per family, the mean over conditions: durations 1, kvconf 6/7, slugkit 0 -> (1 + 6/7 + 0) / 3
+    assert matrix["ref"]["partial"]["value"] == pytest.approx(13 / 21) and matrix["ref"]["partial"]["n"] == 3
     assert matrix["partial"]["ref"]["value"] == pytest.approx(-13 / 21)
     assert matrix["ref"]["ref"] is None
     lo, hi = matrix["ref"]["partial"]["ci"]

@@ -28,7 +28,7 @@ from reqbench.report.zero_fold import fold_zeros
 
 
 def print_report(store: RunStore, suite: Suite, grading: str | None = None) -> dict[str, Any]:
-    """Print the report tables of an open run (one grading, default the latest); returns the JSON payload.
+    """Print the report tables of an open run (one grading, default ``original``); returns the JSON payload.
     All-zero columns are left out and all-zero tables are one line (`report.zero_fold`)."""
     payload = build_payload(store, suite, grading)
     by_condition = status_by_condition(store, payload["run"]["grading"])
@@ -51,7 +51,7 @@ def report(
     html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
     plots: Path | None = typer.Option(None, "--plots", help="Also write the plots as PNG files here."),
     grading: str | None = typer.Option(None, "--grading", help="Which grading to report: 'original' or a "
-                                       "`reqbench regrade` label (default: the latest)."),
+                                       "`reqbench regrade` label (default: original, the primary grading)."),
 ) -> None:
     """Summarise a run: the protocol's tables plus run accounting (attempts, attrition).
 

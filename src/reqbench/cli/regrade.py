@@ -31,7 +31,7 @@ def regrade(
 ) -> None:
     """Re-score the frozen submissions of a run without re-running any agent (except the agent of an
     agent-timeout row under --timeout-rerun); the old attempts stay, and `reqbench report --grading LABEL`
-    picks a grading (default: the latest).
+    picks a grading (default: original).
 
     Example: reqbench regrade runs/pace-demo --judge offline --label offline-judge
     Example: reqbench regrade runs/specpath --timeout-rerun 2400 --label rerun-2400

@@ -134,8 +134,9 @@ def report(
     html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
     csv: Path | None = typer.Option(None, "--csv", help="Also write one row per (configuration, row) as CSV "
                                     "(a .jsonl suffix writes JSONL)."),
-    pairs: bool = typer.Option(False, "--pairs", help="Add the paired differences between configurations on "
-                               "the same rows (interval, exact McNemar p, Benjamini-Hochberg adjusted p)."),
+    pairs: bool = typer.Option(False, "--pairs", help="Add the paired differences between configurations per "
+                               "condition on the protocol's units (family, target, instance, case): interval, "
+                               "unit-level test, Benjamini-Hochberg adjusted p."),
 ) -> None:
     """Print the study's comparison tables: configurations, each run's headline, the protocol's paper-shaped
     tables with intervals and n, and with --pairs the matrix of paired differences.

@@ -24,6 +24,7 @@ from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
+from reqbench.core.store.selection import ORIGINAL
 from reqbench.core.summary import Cell, Summary, cell_from_json, cell_to_json, unavailable
 from reqbench.report.model_usage import model_usage_table, models_text, row_model_usage, run_models
 from reqbench.report.tables import TableData, format_cell, summary_tables
@@ -34,10 +35,12 @@ STATUSES = ("scored", "pending", "invalid", "unstarted")
 
 
 def pick_grading(store: RunStore, grading: str | None) -> str:
-    """`grading` if the run has it (else an `InputError` naming the ones it has); None -> the latest."""
+    """`grading` if the run has it (else an `InputError` naming the ones it has); None -> ``original``, the
+    primary grading: a regrade or a longer-budget re-run (SpecPath §4.3: "never pooled with the 1,200-second
+    results") is reported only when asked for by its label, as `reqbench study report` reads runs too."""
     labels = [g["label"] for g in store.gradings()]
     if grading is None:
-        return labels[-1]
+        return ORIGINAL
     if grading not in labels:
         raise InputError(f"no grading {grading!r} in this run; it has: {', '.join(labels)}",
                          file=str(store.run_dir), item="--grading")
@@ -45,7 +48,7 @@ def pick_grading(store: RunStore, grading: str | None) -> str:
 
 
 def build_payload(store: RunStore, suite: Suite, grading: str | None = None) -> dict[str, Any]:
-    """Call `suite.summarize` on the selected outcomes (of `grading`, default the latest) and add the
+    """Call `suite.summarize` on the selected outcomes (of `grading`, default ``original``) and add the
     run accounting."""
     meta = store.meta
     grading = pick_grading(store, grading)
@@ -211,8 +214,19 @@ def report_plots(payload: dict[str, Any], protocol_name: str,
     return headline_plots(payload_summary(payload, protocol_name).plots)
 
 
+def grading_heading(run: dict[str, Any]) -> str:
+    """Which grading the numbers come from, as the report's first heading names it: ``grading original``, or
+    for another ``grading rerun-2400 (1 row from it, 20 from original)``."""
+    grading = str(run.get("grading") or ORIGINAL)
+    rows = run.get("rows_by_grading") or {}
+    if grading == ORIGINAL:
+        return f"grading {grading}"
+    return f"grading {grading} ({', '.join(f'{n} row(s) from {g}' for g, n in rows.items())})"
+
+
 def report_sections(payload: dict[str, Any], protocol_name: str,
                     by_condition: dict[str, dict[str, int]]) -> list[tuple[str, list[TableData]]]:
-    return [(protocol_name, summary_tables(payload_summary(payload, protocol_name))),
+    heading = f"{protocol_name}, {grading_heading(payload[RUN_KEY])}"
+    return [(heading, summary_tables(payload_summary(payload, protocol_name))),
             ("run", run_tables(payload, by_condition))]
 

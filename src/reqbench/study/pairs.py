@@ -1,10 +1,13 @@
 """Paired comparisons between every two configurations of a study (`reqbench study report --pairs`).
 
-Rows pair on ``(task, condition, repeat)`` when both configurations scored them; the per-row measurement
-and its cluster come from the protocol's reader (`study.readers`). For each pair of configurations, in the
-study's order: the paired difference (first minus second) with its cluster-bootstrap interval, the
-discordant counts and the exact McNemar p (binary outcomes) or the Wilcoxon signed-rank p (scores), and the
-Benjamini-Hochberg adjusted p over all pairs (`study.paired_stats`).
+Each configuration's scored rows are first reduced to the protocol's unit of inference within one condition
+(`study.paired_stats.unit_means`: the mean over its repeats of the unit); the per-row measurement and its
+unit come from the protocol's reader (`study.readers`). For each pair of configurations, in the study's
+order, and for each condition both ran: the mean unit-mean difference (first minus second) with its
+cluster-bootstrap interval over units, the units each did better on, and the unit-level test
+(`paired_stats.unit_test`: exact McNemar or the sign-flip permutation test, no p when the units are too
+few), the Benjamini-Hochberg adjusted p over every test of the table. The matrix shows the difference over
+all conditions (each unit's mean over conditions of its differences): a description, never a test.
 """
 
 from __future__ import annotations
@@ -17,66 +20,83 @@ from reqbench.core.summary import Cell, Metric, Table
 from reqbench.study.collect import StudyData
 from reqbench.study.paired_stats import (
     PAIRED_BOOTSTRAP,
+    TEST_RULE,
+    TOO_FEW,
     Difference,
+    UnitTest,
     benjamini_hochberg,
-    mcnemar_exact,
-    paired_difference,
-    wilcoxon_signed_rank,
+    unit_difference,
+    unit_means,
+    unit_test,
 )
 from reqbench.study.readers import PairedOutcome, reader
 from reqbench.study.table import StudyTable
 
-Key = tuple[str, str, int]
+Values = dict[str, dict[str, list[float]]]
+"""Condition -> unit -> a configuration's scored values of that unit (one per repeat)."""
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """One pair of configurations on their shared scored rows."""
+    """One pair of configurations in one condition, on the units both scored."""
 
     first: str
     second: str
+    condition: str
     difference: Difference
-    first_only: int
-    second_only: int
-    p: float
-    p_adjusted: float = 1.0
+    test: UnitTest
+    p_adjusted: float | None = None
 
 
-def _values(data: StudyData, name: str, module: Any) -> dict[Key, tuple[str, float]]:
-    """``{(task, condition, repeat): (cluster, value)}`` of a configuration's scored rows."""
-    out: dict[Key, tuple[str, float]] = {}
+def _values(data: StudyData, name: str, module: Any) -> Values:
+    """A configuration's scored values by condition and unit (the task: family, target, instance, case)."""
+    out: Values = {}
     for row, outcome in data.configs[name].outcomes:
         value = module.paired_value(row, outcome)
         if value is not None:
-            out[(row.task_id, row.condition, row.repeat)] = (row.task_id, float(value))
+            out.setdefault(row.condition, {}).setdefault(row.task_id, []).append(float(value))
     return out
 
 
-def compare(first: str, second: str, a: dict[Key, tuple[str, float]], b: dict[Key, tuple[str, float]],
-            outcome: PairedOutcome) -> Comparison:
-    """The comparison of two configurations' values on the rows both have."""
-    shared = sorted(set(a) & set(b))
-    by_cluster: dict[str, list[float]] = {}
-    for key in shared:
-        by_cluster.setdefault(a[key][0], []).append(a[key][1] - b[key][1])
-    diffs = [d for values in by_cluster.values() for d in values]
-    first_only = sum(1 for k in shared if a[k][1] > b[k][1])
-    second_only = sum(1 for k in shared if a[k][1] < b[k][1])
-    p = mcnemar_exact(first_only, second_only) if outcome.binary else wilcoxon_signed_rank(diffs)
-    return Comparison(first, second, paired_difference(by_cluster), first_only, second_only, p)
+def _diffs(a: dict[str, list[float]], b: dict[str, list[float]]) -> dict[str, float]:
+    ma, mb = unit_means(a), unit_means(b)
+    return {u: ma[u] - mb[u] for u in sorted(set(ma) & set(mb))}
 
 
-def comparisons(data: StudyData) -> tuple[PairedOutcome | None, list[Comparison]]:
-    """Every pairwise comparison of the study's configurations (in study order), BH-adjusted together."""
+def compare(first: str, second: str, condition: str, a: Values, b: Values, outcome: PairedOutcome) -> Comparison:
+    """The comparison of two configurations in `condition`, at the unit level."""
+    x, y = a.get(condition, {}), b.get(condition, {})
+    return Comparison(first, second, condition, unit_difference(_diffs(x, y)), unit_test(x, y, binary=outcome.binary))
+
+
+def study_values(data: StudyData) -> tuple[PairedOutcome | None, dict[str, Values]]:
+    """The protocol's paired measurement and every configuration's values (study order); None without a
+    reader for the protocol."""
     module = reader(data.protocol)
     if module is None:
-        return None, []
+        return None, {}
     names = [c.name for c in data.spec.configurations if c.name in data.configs]
-    values = {name: _values(data, name, module) for name in names}
-    found = [compare(x, y, values[x], values[y], module.PAIRED) for x, y in combinations(names, 2)]
-    adjusted = benjamini_hochberg([c.p for c in found])
-    return module.PAIRED, [Comparison(c.first, c.second, c.difference, c.first_only, c.second_only, c.p, q)
-                           for c, q in zip(found, adjusted, strict=True)]
+    return module.PAIRED, {name: _values(data, name, module) for name in names}
+
+
+def comparisons(outcome: PairedOutcome, values: dict[str, Values]) -> list[Comparison]:
+    """Every pairwise comparison (study order of the configurations, then the conditions), BH-adjusted
+    together over those that have a p."""
+    found = [compare(x, y, cond, values[x], values[y], outcome) for x, y in combinations(values, 2)
+             for cond in [c for c in values[x] if c in values[y]]]
+    tested = {i: c.test.p for i, c in enumerate(found) if c.test.p is not None}
+    adjusted = dict(zip(tested, benjamini_hochberg(list(tested.values())), strict=True))
+    return [Comparison(c.first, c.second, c.condition, c.difference, c.test, adjusted.get(i))
+            for i, c in enumerate(found)]
+
+
+def _overall(a: Values, b: Values) -> Difference:
+    """The difference over all conditions: each unit's mean over conditions of its unit-mean differences."""
+    per_unit: dict[str, list[float]] = {}
+    for condition in [c for c in a if c in b]:
+        for unit, d in _diffs(a[condition], b[condition]).items():
+            per_unit.setdefault(unit, []).append(d)
+    return unit_difference({u: sum(v) / len(v) for u, v in per_unit.items()})
 
 
 def _negated(x: float | None) -> float | None:
@@ -84,32 +104,42 @@ def _negated(x: float | None) -> float | None:
 
 
 def _metric(d: Difference) -> Metric:
-    return Metric(d.estimate, None if d.lo is None or d.hi is None else (d.lo, d.hi), d.pairs)
+    return Metric(d.estimate, None if d.lo is None or d.hi is None else (d.lo, d.hi), d.units)
+
+
+def _matrix(outcome: PairedOutcome, values: dict[str, Values]) -> Table:
+    names = list(values)
+    matrix: dict[str, dict[str, Cell]] = {n: {m: None for m in names} for n in names}  # diagonal: none
+    for x, y in combinations(names, 2):
+        d = _overall(values[x], values[y])
+        matrix[x][y] = _metric(d)
+        matrix[y][x] = _metric(Difference(_negated(d.estimate), _negated(d.hi), _negated(d.lo), d.units))
+    return Table(f"paired difference in {outcome.name} (row minus column, over all conditions)", matrix)
+
+
+def _line(c: Comparison, outcome: PairedOutcome) -> dict[str, Cell]:
+    first, second = ("first only", "second only") if outcome.binary else ("first higher", "second higher")
+    return {"difference": _metric(c.difference), outcome.clusters: c.test.units, first: c.test.first_higher,
+            second: c.test.second_higher, "test": c.test.test, "p": TOO_FEW if c.test.p is None else c.test.p,
+            "p (BH)": c.p_adjusted}
 
 
 def pairs_tables(data: StudyData) -> list[StudyTable]:
-    """A matrix of paired differences (row minus column, with interval and n) and one line per pair with
-    the discordant counts, the test's p and the BH-adjusted p."""
-    outcome, found = comparisons(data)
+    """A matrix of paired differences over all conditions (row minus column, with interval and n units) and
+    one line per pair of configurations and condition with the units each did better on, the test, its p
+    and the BH-adjusted p."""
+    outcome, values = study_values(data)
+    found = comparisons(outcome, values) if outcome is not None else []
     if outcome is None or not found:
         return []
-    names = [c.name for c in data.spec.configurations if c.name in data.configs]
-    matrix: dict[str, dict[str, Cell]] = {n: {m: None for m in names} for n in names}  # diagonal: none
-    for c in found:
-        matrix[c.first][c.second] = _metric(c.difference)
-        d = c.difference
-        flipped = Difference(_negated(d.estimate), _negated(d.hi), _negated(d.lo), d.pairs, d.clusters)
-        matrix[c.second][c.first] = _metric(flipped)
-    test = "exact McNemar on discordant pairs" if outcome.binary else "Wilcoxon signed-rank"
-    first, second = ("first only", "second only") if outcome.binary else ("first higher", "second higher")
-    lines: dict[str, dict[str, Cell]] = {
-        f"{c.first} - {c.second}": {"difference": _metric(c.difference), "pairs": c.difference.pairs,
-                                    outcome.clusters: c.difference.clusters,
-                                    first: c.first_only, second: c.second_only, "p": c.p, "p (BH)": c.p_adjusted}
-        for c in found}
-    estimator = PAIRED_BOOTSTRAP.replace("tasks", outcome.clusters)
-    return [StudyTable(Table(f"paired difference in {outcome.name} (row minus column)", matrix), estimator),
-            StudyTable(Table(f"pairwise comparisons of {outcome.name}", lines),
-                       f"{estimator}; p: {test}, two-sided; p (BH): Benjamini-Hochberg over the "
-                       f"{len(found)} comparisons")]
-
+    units = outcome.clusters
+    estimator = PAIRED_BOOTSTRAP.format(units=units)
+    tested = sum(1 for c in found if c.test.p is not None)
+    lines = {f"{c.first} - {c.second} / {c.condition}": _line(c, outcome) for c in found}
+    return [StudyTable(_matrix(outcome, values),
+                       estimator.replace("within the condition", "within each condition, then each unit's mean "
+                                         "over the conditions both ran") + "; descriptive: the tests are per "
+                                                                            "condition"),
+            StudyTable(Table(f"pairwise comparisons of {outcome.name} by condition (n = {units})", lines),
+                       f"{estimator}; {TEST_RULE.format(units=units, unit=outcome.unit)}; p (BH): "
+                       f"Benjamini-Hochberg over the {tested} tests with a p")]

@@ -32,12 +32,20 @@ def configurations_table(data: StudyData) -> StudyTable:
 
 
 def headline_table(data: StudyData) -> StudyTable:
-    """Each configuration's run headline (the protocol's `Summary.headline`), as `reqbench report` shows it."""
+    """Each configuration's run headline (the protocol's `Summary.headline`), as `reqbench report` shows it,
+    keyed by configuration: a headline named after the run's agent (PACE ``reference/prd score``) drops the
+    agent, so configurations of different agents share one column (``prd score``)."""
     rows: dict[str, dict[str, Cell]] = {}
     for name, stored in data.configs.items():
-        rows[name] = dict(data.suite.summarize(stored.outcomes).headline)
+        agents = {f"{row.agent}/" for row, _ in stored.outcomes}
+        headline = data.suite.summarize(stored.outcomes).headline
+        rows[name] = {_without(key, agents): cell for key, cell in headline.items()}
     return StudyTable(Table("headline by configuration", rows),
-                      "as each run's report (`reqbench report runs/<name>`)")
+                      "as each run's report (`reqbench report runs/<name>`), the agent left out of its names")
+
+
+def _without(key: str, prefixes: set[str]) -> str:
+    return next((key[len(p):] for p in prefixes if key.startswith(p)), key)
 
 
 def study_tables(data: StudyData, *, pairs: bool = False) -> list[StudyTable]:

@@ -4,9 +4,9 @@ configuration, each row's measurement from the protocol's reader (`study.readers
 it without knowing the protocol.
 
 The leaderboard leads with the task-macro mean measurement and its cluster-bootstrap interval over tasks,
-then each run's headline metrics; the heatmap is the mean measurement per configuration x condition over
-the scored rows (n = rows); rows of two configurations pair on (task, condition, repeat), as `study.pairs`
-pairs them.
+then each run's headline metrics; the heatmap is the task-macro mean measurement per configuration x
+condition (n = tasks); the row-by-row form lines up two configurations' rows on (task, condition, repeat)
+for reading them side by side (the tests of `study.pairs` compare unit means, not rows).
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ from reqbench.study.readers import reader
 from reqbench.study.report import headline_table, study_tables
 
 LEADERBOARD_NOTE = ("{measure}: task-macro mean (mean of each task's mean over its scored rows), 95% percentile "
-                    "cluster bootstrap over tasks (fewer than 2 tasks: no interval), n = scored rows; then each "
-                    "run's headline metrics as `reqbench report` gives them")
-HEATMAP_NOTE = "mean {measure} over the scored rows of each configuration x condition (n = rows, on hover); one " \
+                    "cluster bootstrap over tasks (fewer than 2 tasks: no interval), n = tasks with a scored row; "
+                    "then each run's headline metrics as `reqbench report` gives them")
+HEATMAP_NOTE = "task-macro mean {measure} of each configuration x condition (n = tasks, on hover); one " \
                "colour scale from the lowest mean (red) to the highest (green)"
 
 
@@ -38,16 +38,16 @@ def study_view(path: Path) -> StudyView:
     grid: dict[str, dict[str, Cell]] = {}
     for name, stored in data.configs.items():
         found: list[StudyRow] = []
-        sums: dict[str, list[float]] = {}
+        sums: dict[str, dict[str, list[float]]] = {}
         for row, outcome in stored.outcomes:
             value = module.paired_value(row, outcome) if module is not None else None
             found.append(StudyRow((row.task_id, row.condition, row.repeat), row.key, outcome.status.value,
                                   None if value is None else float(value)))
-            bucket = sums.setdefault(row.condition, [])
+            bucket = sums.setdefault(row.condition, {})
             if value is not None:
-                bucket.append(float(value))
+                bucket.setdefault(row.task_id, []).append(float(value))
         rows[name] = found
-        grid[name] = {c: Metric(sum(v) / len(v) if v else None, None, len(v)) for c, v in sums.items()}
+        grid[name] = {c: _task_macro(per) for c, per in sums.items()}
     headline = headline_table(data).table
     board = Table("leaderboard", {name: {f"{measure} (task-macro)": _macro(found), **headline.rows.get(name, {})}
                                   for name, found in rows.items()})
@@ -63,8 +63,14 @@ def study_view(path: Path) -> StudyView:
                      tables=[(t.table, t.estimator) for t in tables])
 
 
+def _task_macro(per: dict[str, list[float]]) -> Metric:
+    """The mean over tasks of each task's mean (its repeats), no interval; n = tasks."""
+    means = [sum(v) / len(v) for v in per.values() if v]
+    return Metric(sum(means) / len(means) if means else None, None, len(means))
+
+
 def _macro(rows: list[StudyRow]) -> Metric:
-    """Task-macro mean of the scored rows with its cluster-bootstrap interval over tasks."""
+    """Task-macro mean of the scored rows with its cluster-bootstrap interval over tasks; n = tasks."""
     per: dict[str, list[float]] = {}
     for row in rows:
         if row.value is not None:
@@ -72,8 +78,7 @@ def _macro(rows: list[StudyRow]) -> Metric:
     if not per:
         return Metric(None, None, 0)
     means = [sum(v) / len(v) for v in per.values()]
-    n = sum(len(v) for v in per.values())
     if len(means) < 2:
-        return Metric(means[0], None, n)
+        return Metric(means[0], None, 1)
     iv = cluster_bootstrap_mean(means)
-    return Metric(iv.estimate, (iv.lo, iv.hi), n)
+    return Metric(iv.estimate, (iv.lo, iv.hi), len(means))  # n = tasks, the unit of the interval

@@ -46,7 +46,24 @@ def test_complete_delivery_needs_95_and_no_missing() -> None:
 
 
 def test_system_summary_is_equal_weight_case_mean_with_standard_error() -> None:
-    s = system_summary([100.0, 50.0, 0.0], [True, False, False])
+    s = system_summary({"a": [(100.0, True)], "b": [(50.0, False)], "c": [(0.0, False)]}, ["a", "b", "c"])
     assert s.mean == pytest.approx(50.0)
     assert s.se == pytest.approx(50.0 / 3**0.5)
     assert s.success_rate == pytest.approx(1 / 3)
+    assert (s.n_cases, s.n_scored, s.unresolved) == (3, 3, 0)
+
+
+def test_repeats_are_averaged_within_a_case_before_the_mean_and_its_standard_error() -> None:
+    runs = {"a": [(100.0, True), (80.0, False), (90.0, True)], "b": [(50.0, False), (70.0, False), (60.0, False)],
+            "c": [(40.0, False), (50.0, False), (45.0, False)]}
+    s = system_summary(runs, ["a", "b", "c"])
+    # case means 90, 60, 45 -> mean 65; SD sqrt((25^2 + 5^2 + 20^2) / 2) = sqrt(525); SE over 3 cases, not 9 rows
+    assert s.mean == pytest.approx(65.0) and s.se == pytest.approx(525 ** 0.5 / 3 ** 0.5)
+    assert s.n_cases == 3 and s.success_rate == pytest.approx((2 / 3) / 3)
+
+
+def test_a_planned_case_without_a_scored_run_withholds_the_summary() -> None:
+    s = system_summary({"a": [(100.0, True)], "b": [(100.0, True)]}, ["a", "b", "c"], unresolved=1)
+    assert (s.mean, s.se, s.success_rate) == (None, None, None)
+    assert (s.n_cases, s.n_scored, s.unresolved) == (3, 2, 1)
+    assert system_summary({"a": [(100.0, True)]}, ["a", "b"]).mean is None  # a missing case, even uncounted

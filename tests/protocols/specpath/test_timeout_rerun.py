@@ -72,11 +72,17 @@ def test_a_submission_that_times_out_at_4s_passes_when_rerun_at_30s_in_a_linked_
     assert rerun.artifacts["patch"] == first.artifacts["patch"]
     assert "30 s" in gradings["rerun-30s"]["note"] and gradings["rerun-30s"]["checks"]
 
-    latest = json.loads(runner.invoke(app, ["report", str(run_dir), "--json"]).output)
-    assert (latest["run"]["grading"], latest["run"]["rows_by_grading"]) == ("rerun-30s", {"rerun-30s": 1})
-    assert [g["note"] for g in latest["run"]["gradings"]][1] == gradings["rerun-30s"]["note"]
-    fixed = json.loads(runner.invoke(app, ["report", str(run_dir), "--json", "--grading", "original"]).output)
-    assert fixed["run"]["rows_by_grading"] == {"original": 1}
+    # by default the report stays on the fixed-budget (original) grading: never pooled with the re-run
+    primary = json.loads(runner.invoke(app, ["report", str(run_dir), "--json"]).output)
+    assert (primary["run"]["grading"], primary["run"]["rows_by_grading"]) == ("original", {"original": 1})
+    assert primary["specpath"]["FCR by condition (task-macro)"]["override"]["FCR"]["value"] == 0.0
+    assert [g["note"] for g in primary["run"]["gradings"]][1] == gradings["rerun-30s"]["note"]
+    asked = json.loads(runner.invoke(app, ["report", str(run_dir), "--json", "--grading", "rerun-30s"]).output)
+    assert (asked["run"]["grading"], asked["run"]["rows_by_grading"]) == ("rerun-30s", {"rerun-30s": 1})
+    assert asked["specpath"]["FCR by condition (task-macro)"]["override"]["FCR"]["value"] == 1.0
+    shown = runner.invoke(app, ["report", str(run_dir), "--grading", "rerun-30s"]).output
+    assert "grading rerun-30s (1 row(s) from rerun-30s)" in shown
+    assert "grading original" in runner.invoke(app, ["report", str(run_dir)]).output
 
 
 def test_a_timeout_rerun_leaves_rows_that_did_not_time_out_alone(tally_family: Path, tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ the reported rate while the report claims to be final."""
 
 from __future__ import annotations
 
-from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.core.bundled import bundled_suite
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.protocols.lookup import protocol_for_suite
 from reqbench.protocols.takeover.run.report import delivery_table, planned_rows, withhold_rates
 from reqbench.protocols.takeover.run.summary import headline, plots
 
@@ -66,8 +68,8 @@ def test_headline_and_plot_show_counts_not_a_rate_until_final() -> None:
 def test_unstarted_diagnostic_targets_withhold_every_rq_rate_but_keep_counts() -> None:
     agg = {"rq3_decision": {"n": 3, "decision_accuracy": 2 / 3, "n_gold_act": 2},
            "rq2": {"n": 3, "pending": 0, "coverage": 0.5}}
-    assert withhold_rates(agg, 0)["rq3_decision"]["decision_accuracy"] == 2 / 3
-    held = withhold_rates(agg, 1)
+    assert withhold_rates(agg, {"unstarted": 0})["rq3_decision"]["decision_accuracy"] == 2 / 3
+    held = withhold_rates(agg, {"pending": 0, "invalid": 0, "unstarted": 1})
     assert held["n_unstarted"] == 1
     assert held["rq3_decision"] == {"n": 3, "decision_accuracy": None, "n_gold_act": 2}
     assert held["rq2"]["coverage"] is None
@@ -78,3 +80,21 @@ def test_rows_whose_gates_skipped_tests_are_counted() -> None:
     outcome.result["delivery"]["skipped_tests"] = {"target": ["hidden/test_target.py::test_fee"]}
     table = delivery_table([(row, outcome), _delivered("T2", True)])
     assert table["C1"]["rows_with_skipped_tests"] == 1
+
+
+def _diagnostic(row: Row, status: RowStatus) -> tuple[Row, RowOutcome]:
+    """A diagnostic row as the harness stores it when its Phase-A step failed: no response, kind kept."""
+    return row, RowOutcome(status, {"kind": "diagnostic", "target_id": row.task_id, "condition": row.condition,
+                                    "response": None})
+
+
+def test_invalid_diagnostic_rows_withhold_the_rq3_headline_instead_of_scoring_zero() -> None:
+    root = bundled_suite("takeover")
+    suite = protocol_for_suite(root).load(root)
+    planned = suite.plan(RunOptions(conditions=("diag-C1",)))
+    every_invalid = suite.summarize([_diagnostic(row, RowStatus.INVALID) for row in planned])
+    assert every_invalid.headline == {"diag-C1 RQ3 decision acc.": f"{len(planned)} invalid: no rate yet"}
+    one_pending = [_diagnostic(planned[0], RowStatus.PENDING)] + [_diagnostic(r, RowStatus.SCORED) for r in planned[1:]]
+    assert suite.summarize(one_pending).headline == {"diag-C1 RQ3 decision acc.": "1 pending: no rate yet"}
+    resolved = suite.summarize([_diagnostic(row, RowStatus.SCORED) for row in planned])
+    assert resolved.headline == {"diag-C1 RQ3 decision acc.": 0.0}  # every answer missing: agent failures

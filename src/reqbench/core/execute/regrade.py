@@ -5,7 +5,7 @@ Each row's selected original attempt (scored or pending; an invalid row has no s
 `Suite.reevaluate` with the new options (judge; ``recheck`` says whether checks are run again), and
 the result is stored as a new attempt of kind ``reevaluate``, linked to that parent attempt and labelled
 with the grading. The original attempts stay as they are; `reqbench report --grading LABEL` picks one
-grading (default: the latest). Resumable: rows that already have a scored attempt under the label are
+grading (default: original). Resumable: rows that already have a scored attempt under the label are
 skipped, pending ones are re-evaluated again. A pending attempt whose result says ``"frozen": false`` has
 no frozen submission yet (a journey session stopped mid-way: finishing it asks the assistant for the turns
 it never answered), so only ``reqbench run --resume`` may finish it; regrade counts it as skipped.

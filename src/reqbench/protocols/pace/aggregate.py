@@ -8,7 +8,9 @@ One function per rule:
 * `case_score`     S_c = 100 * sum(w * phi) / sum(w) over *all* points; any Unresolved point blocks the
                    score (None) instead of dropping its weight from the denominator;
 * `is_complete`    complete delivery iff S_c >= 95 and no Missing;
-* `system_summary` equal-weight case mean +- standard error, and success rate (share of complete cases).
+* `system_summary` equal-weight mean over every planned case (repeats averaged within the case first) +-
+                   standard error over the case means, and success rate; withheld while a planned run of
+                   the case set is unresolved (fixed denominator, appendix "Evaluation scope").
 """
 
 from __future__ import annotations
@@ -79,10 +81,15 @@ def weighted_loss(verdict: Verdict, weight: float) -> float:
 @dataclass(frozen=True)
 class SystemSummary:
     n_cases: int
+    """Planned cases: the fixed denominator (every case of the suite, scored or not)."""
     n_scored: int
+    """Planned cases with at least one scored run."""
     mean: float | None
     se: float | None
     success_rate: float | None
+    unresolved: int = 0
+    """Planned runs (case x repeat) without a scored outcome: pending, invalid (lost to the harness),
+    unstarted, or blocked by unresolved evidence."""
 
     def to_dict(self) -> dict[str, float | int | None]:
         return {
@@ -91,23 +98,29 @@ class SystemSummary:
             "mean": self.mean,
             "se": self.se,
             "success_rate": self.success_rate,
+            "unresolved": self.unresolved,
         }
 
 
-def system_summary(scores: Sequence[float | None], complete: Sequence[bool]) -> SystemSummary:
-    """Equal-weight mean of case scores +- standard error (sample SD / sqrt(n)), and success rate.
+def system_summary(case_runs: Mapping[str, Sequence[tuple[float, bool]]], planned_cases: Sequence[str],
+                   unresolved: int = 0) -> SystemSummary:
+    """Equal-weight mean over the planned cases of each case's mean score over its scored runs (repeats),
+    +- standard error (sample SD of the case means / sqrt(n cases)); success rate = mean over cases of the
+    share of its runs that are complete deliveries.
 
-    Unscored (blocked) cases are reported in `n_cases` but excluded from the mean; the success rate counts
-    them as not complete over all cases.
+    `case_runs` maps a case to its scored runs ``(score, complete)``. Every configuration is evaluated over
+    the same cases (PACE-Bench §4.1: "Each configuration ... is evaluated over the 43-case suite", appendix
+    "Evaluation scope": "system scores give equal weight to each case"), so the denominator is
+    `planned_cases`: while any planned run is `unresolved`, or a planned case has no scored run, the mean,
+    SE and success rate are withheld (None), never computed over the cases that happened to finish.
+    Repeats are nested in their case: three repeats of three cases are three case means, not nine scores.
     """
-    vals = [s for s in scores if s is not None]
-    n = len(vals)
-    mean = sum(vals) / n if n else None
-    se = None
-    if n >= 2 and mean is not None:
-        var = sum((v - mean) ** 2 for v in vals) / (n - 1)
-        se = math.sqrt(var / n)
-    elif n == 1:
-        se = 0.0
-    rate = sum(1 for c in complete if c) / len(complete) if complete else None
-    return SystemSummary(len(scores), n, mean, se, rate)
+    means = {c: math.fsum(s for s, _ in runs) / len(runs) for c, runs in case_runs.items() if runs}
+    done = [means[c] for c in planned_cases if c in means]
+    n = len(planned_cases)
+    if unresolved or len(done) < n or not n:
+        return SystemSummary(n, len(done), None, None, None, max(unresolved, n - len(done)))
+    mean = math.fsum(done) / n
+    se = math.sqrt(sum((v - mean) ** 2 for v in done) / (n - 1) / n) if n >= 2 else 0.0
+    rate = math.fsum(sum(c for _, c in case_runs[k]) / len(case_runs[k]) for k in planned_cases) / n
+    return SystemSummary(n, n, mean, se, rate, 0)

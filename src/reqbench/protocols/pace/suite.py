@@ -37,7 +37,6 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
-from reqbench.protocols.pace.aggregate import system_summary
 from reqbench.protocols.pace.attribution import (
     attribute_case,
     cooccurrence,
@@ -51,6 +50,7 @@ from reqbench.protocols.pace.judges import judge_notice, withheld_success_rate
 from reqbench.protocols.pace.options import PaceOptions
 from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.protocols.pace.score import Scorer
+from reqbench.protocols.pace.systems import case_means, planned_system, withheld_note
 from reqbench.protocols.pace.validate import validate_path
 
 if TYPE_CHECKING:
@@ -236,16 +236,18 @@ class LoadedSuite:
         cases: dict[str, dict[str, Any]] = {}
         losses: dict[str, dict[str, float]] = {}
         signals: dict[str, dict[str, Any]] = {}
+        planned = [case.id for case in self.cases]
+        repeats = sorted({row.repeat for row, _ in rows})
         for (agent, cond), items in sorted(groups.items()):
             label = f"{agent}/{cond}"
             scored = [(o, r) for _, o, r in items if o.status is RowStatus.SCORED and not r.operational_failure]
-            s = system_summary([r.score for _, r in scored], [bool(r.complete) for _, r in scored])
+            s = planned_system(items, planned, repeats)
             loss: dict[str, float] = {}
             for _, r in scored:
                 for sym, v in (r.attribution or {}).get("loss_by_symptom", {}).items():
                     loss[sym] = loss.get(sym, 0.0) + v
             systems[label] = {
-                **s.to_dict(),
+                **s.to_dict(), "score_note": withheld_note(items, s),
                 # operational failures: kept apart, never scored (runs stored before every case was
                 # scored also marked agent failures `operational_failure`)
                 "operational": sum(1 for _, o, r in items if o.status is not RowStatus.SCORED
@@ -253,7 +255,7 @@ class LoadedSuite:
                 "pending": sum(1 for _, o, _ in items if o.status is RowStatus.PENDING),
                 "invalid": sum(1 for _, o, _ in items if o.status is RowStatus.INVALID),
             }
-            cases[label] = {row.task_id: r.score for row, _, r in items}
+            cases[label] = case_means(items)
             losses[label] = loss
             for symptom, counts in cooccurrence([o.result for o, _ in scored]).items():
                 signals[f"{label} {symptom}"] = dict(counts)

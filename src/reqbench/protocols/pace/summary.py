@@ -36,5 +36,7 @@ def plots(data: dict[str, Any]) -> list[Plot]:
 def summary(data: dict[str, Any]) -> Summary:
     systems = data.get("systems") or {}
     ordered = sorted(systems, key=lambda label: "/control:" in label)  # the evaluated systems before the controls
-    headline: dict[str, Cell] = {f"{label} score": systems[label].get("mean") for label in ordered}
+    # a system withheld for unresolved runs shows why (`systems.withheld_note`), never a mean of fewer cases
+    headline: dict[str, Cell] = {f"{label} score": systems[label].get("mean") if systems[label].get("mean") is not None
+                                 else systems[label].get("score_note") for label in ordered}
     return Summary.build(data, tables=TABLES, headline=headline, plots=plots(data))

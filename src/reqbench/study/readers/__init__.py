@@ -4,7 +4,7 @@ fields, one small module per protocol, so a change of a protocol's result model 
 A reader module offers:
 
 * ``PAIRED`` -- a `PairedOutcome`: the per-row measurement compared between configurations, whether it is
-  binary, and its inferential cluster (the protocol's interval unit: family, target, instance, case);
+  binary, and its unit of inference (the paper's: family, target, instance, case);
 * ``paired_value(row, outcome) -> float | None`` -- that measurement for one stored row, computed with the
   protocol's own metric function over the single row (None when the row is not scored: attrition);
 * whatever its `study.tables` module needs (rows relabelled by configuration, protocol summaries).
@@ -28,10 +28,12 @@ class PairedOutcome:
     name: str
     """The measurement, as tables name it (e.g. ``final-contract success``)."""
     binary: bool
-    """0/1 outcomes (exact McNemar) rather than a score (Wilcoxon signed-rank)."""
+    """0/1 outcomes (exact McNemar when each unit holds one) rather than a score (the sign-flip test)."""
     clusters: str
-    """The inferential unit the paired bootstrap resamples, plural (the tasks: families, targets, instances,
-    cases)."""
+    """The unit of inference, plural (the tasks: families, targets, instances, cases): paired tests compare
+    unit means and the paired bootstrap resamples units (`study.paired_stats`)."""
+    unit: str
+    """The same unit, singular (family, target, instance, case)."""
 
 
 def reader(protocol: str) -> ModuleType | None:

@@ -10,11 +10,11 @@ from typing import Any
 from reqbench.core.execute.types import Row, RowOutcome
 from reqbench.protocols.journey.frozen_user import ARTIFACT as USER_TURNS
 from reqbench.protocols.journey.frozen_user import frozen_sessions as frozen_document
-from reqbench.protocols.journey.report import summarize_rows
+from reqbench.protocols.journey.report import provenance_notes, summarize_rows
 from reqbench.protocols.journey.row_result import JourneyResult
 from reqbench.study.readers import PairedOutcome
 
-PAIRED = PairedOutcome("Final F2P", binary=False, clusters="instances")
+PAIRED = PairedOutcome("Final F2P", binary=False, clusters="instances", unit="instance")
 METRICS = {"proc_f2p": "Proc F2P", "final_f2p": "Final F2P", "final_p2p": "Final P2P", "average": "Average",
            "turns_per_session": "turns/session", "cost_per_session": "cost/session ($)"}
 """The paper's main-table columns (SWE-Journey §4, B.2), as `summarize_rows` names them."""
@@ -58,5 +58,5 @@ def replayed(outcome: RowOutcome) -> tuple[int, int, bool] | None:
     return int(found.get("reactions", 0)), int(found.get("replayed", 0)), found.get("first_divergence") is not None
 
 
-__all__ = ["METRICS", "PAIRED", "USER_TURNS", "frozen_document", "judge_labels", "paired_value", "replayed",
-           "session_values", "summaries"]
+__all__ = ["METRICS", "PAIRED", "USER_TURNS", "frozen_document", "judge_labels", "paired_value",
+           "provenance_notes", "replayed", "session_values", "summaries"]

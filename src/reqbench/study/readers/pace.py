@@ -11,7 +11,7 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.protocols.pace.row_result import PaceResult
 from reqbench.study.readers import PairedOutcome
 
-PAIRED = PairedOutcome("case score (0-100)", binary=False, clusters="cases")
+PAIRED = PairedOutcome("case score (0-100)", binary=False, clusters="cases", unit="case")
 VERDICTS = ("Covered", "Partial", "Missing")
 LABEL_ORDER = ("Missing", "Partial", "Covered")
 """The judge's point verdicts, ordered (linear-weighted kappa, severe = Covered-Missing; Unresolved is out)."""

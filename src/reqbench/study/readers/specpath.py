@@ -12,7 +12,7 @@ from reqbench.protocols.specpath.metrics import ResultRow
 from reqbench.protocols.specpath.suite import result_row
 from reqbench.study.readers import PairedOutcome
 
-PAIRED = PairedOutcome("final-contract success", binary=True, clusters="families")
+PAIRED = PairedOutcome("final-contract success", binary=True, clusters="families", unit="family")
 
 
 def paired_value(row: Row, outcome: RowOutcome) -> float | None:

@@ -9,9 +9,10 @@ from typing import Any
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.protocols.takeover.run.report import delivery_table
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
+from reqbench.protocols.takeover.run.summary import delivery_cell
 from reqbench.study.readers import PairedOutcome
 
-PAIRED = PairedOutcome("complete delivery", binary=True, clusters="targets")
+PAIRED = PairedOutcome("complete delivery", binary=True, clusters="targets", unit="target")
 
 
 def paired_value(row: Row, outcome: RowOutcome) -> float | None:
@@ -23,11 +24,17 @@ def paired_value(row: Row, outcome: RowOutcome) -> float | None:
     return None if cell is None else float(cell["complete_delivery"])
 
 
-def delivery(outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, Any]]:
-    """Condition -> ``{n, complete}``: the fixed denominator (every planned row of the condition) and the
-    rows whose three gates passed."""
-    return {cond: {"n": cell["n"], "complete": cell["counts"]["complete_delivery"]}
-            for cond, cell in delivery_table(outcomes).items()}
+def delivery(suite: Any, outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, Any]]:
+    """Condition -> ``{n, complete, final, unresolved, shown}`` from the run's own report (`suite.summarize`):
+    the fixed denominator (every planned row of the condition), the rows whose three gates passed, whether
+    every planned row is resolved, the pending/invalid/unstarted counts, and the cell the run's headline
+    shows (the rate, or "k/n passed so far, ...: no rate yet")."""
+    data = suite.summarize(outcomes).data
+    counts = data.get("delivery_counts") or {}
+    return {cond: {"n": r["n"], "complete": counts[cond]["complete_delivery"], "final": r["final"],
+                   "unresolved": {k: r[k] for k in ("pending", "invalid", "unstarted")},
+                   "shown": delivery_cell(r, counts[cond])}
+            for cond, r in (data.get("delivery") or {}).items()}
 
 
 LABEL_ORDER = None

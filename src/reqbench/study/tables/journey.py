@@ -12,7 +12,7 @@ from reqbench.core.summary import Cell, Metric, Table
 from reqbench.protocols.journey.comparisons import persona_rank_correlations, single_shot_vs_interactive
 from reqbench.study.collect import Outcomes, StudyData
 from reqbench.study.readers import relabelled
-from reqbench.study.readers.journey import METRICS, replayed, session_values, summaries
+from reqbench.study.readers.journey import METRICS, provenance_notes, replayed, session_values, summaries
 from reqbench.study.table import StudyTable
 
 ESTIMATOR = (f"mean over scored sessions (SWE-Journey Table 2); 95% percentile cluster bootstrap over instances "
@@ -74,21 +74,24 @@ def tables(data: StudyData) -> list[StudyTable]:
     for name, stored in data.configs.items():
         for condition, summary in summaries(stored.outcomes).items():
             main[f"{name} / {condition}"] = _cells(stored.outcomes, condition, summary)
-    out = [StudyTable(Table("journey results by configuration x persona", main), ESTIMATOR)]
+    pooled = summaries([item for name, c in data.configs.items() for item in relabelled(name, c.outcomes)])
+    caveat = provenance_notes(pooled)["main caveat"]  # the run report's note (rule-based simulated user)
+    out = [StudyTable(Table("journey results by configuration x persona", main),
+                      f"{ESTIMATOR}; note: {caveat}" if caveat else ESTIMATOR)]
     frozen = frozen_table(data)
     out += [frozen] if frozen is not None else []
-    pooled = summaries([item for name, c in data.configs.items() for item in relabelled(name, c.outcomes)])
     if len(data.configs) < 2:
         return out
     ranks = {k: {"rho": v["rho"], "p": v["p"], "n": v["n"]} for k, v in persona_rank_correlations(pooled).items()}
     if ranks:
         out.append(StudyTable(Table("Spearman rho between conditions' rankings of the configurations (Average)",
-                                    ranks), "Spearman's rho with average ranks for ties, two-sided p (t "
-                                            "approximation); n = configurations in both conditions"))
+                                    ranks), "Spearman's rho with average ranks for ties, two-sided p (exact "
+                                            "permutation p up to 9 configurations, else t approximation); n = "
+                                            "configurations in both conditions"))
     paired = {k: {"mean paired difference": v["mean_paired_difference"], "rho": v["rho"], "p": v["p"],
                   "n": v["n"]} for k, v in single_shot_vs_interactive(pooled).items()}
     if paired:
         out.append(StudyTable(Table("single-shot vs interactive (Average; condition minus single-shot)", paired),
                               "mean of per-configuration paired differences (SWE-Journey B.2); Spearman's rho "
-                              "between the two rankings; n = configurations"))
+                              "between the two rankings (p exact up to 9 configurations); n = configurations"))
     return out

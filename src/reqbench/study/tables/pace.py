@@ -11,8 +11,10 @@ from reqbench.study.readers import relabelled
 from reqbench.study.readers.pace import completed, systems, verdict_counts
 from reqbench.study.table import StudyTable
 
-ESTIMATOR = ("score: equal-weight case mean, interval mean +- 1 SE (sample SD / sqrt(n), PACE §4.1), n = scored "
-             "cases; success rate: complete cases / all cases, 95% Wilson score interval")
+ESTIMATOR = ("score: equal-weight mean over every planned case of the case's mean over its repeats, interval mean "
+             "+- 1 SE (sample SD of the case means / sqrt(n), PACE §4.1), n = planned cases; withheld, as in the "
+             "run's report, while a planned run is unresolved; success rate: mean over cases of the share of "
+             "complete runs, 95% Wilson score interval when each case has one run (none over repeats)")
 
 
 def tables(data: StudyData) -> list[StudyTable]:
@@ -25,11 +27,14 @@ def tables(data: StudyData) -> list[StudyTable]:
         found = systems(data.suite, outcomes)
         for condition, items in by_condition.items():
             s = found[f"{name}/{condition}"]
-            mean, se, n = s["mean"], s["se"], s["n_scored"]
+            mean, se, n = s["mean"], s["se"], s["n_cases"]
+            runs = sum(1 for _ in items)
             rows[f"{name} / {condition}"] = {
-                "score": Metric(mean, None if mean is None or se is None else (mean - se, mean + se), n),
+                "score": (Metric(mean, None if se is None else (mean - se, mean + se), n) if mean is not None
+                          else s.get("score_note")),
                 # withheld (None, no interval) when the token-overlap heuristic judged (`success_rate_note`)
-                "success rate": (Metric(s["success_rate"], wilson(completed(items), s["n_cases"]), s["n_cases"])
-                                 if s["success_rate"] is not None else s.get("success_rate_note")),
-                "cases": s["n_cases"], **verdict_counts(items)}
+                "success rate": (Metric(s["success_rate"], wilson(completed(items), n) if runs == n else None, n)
+                                 if s["success_rate"] is not None else s.get("success_rate_note")
+                                 or s.get("score_note")),
+                "cases": n, **verdict_counts(items)}
     return [StudyTable(Table("PACE system table by configuration", rows), ESTIMATOR)]

@@ -10,8 +10,9 @@ reported (null), only the PASS counts (`delivery_counts`), as the paper reports 
 unresolved.
 
 Diagnostics: per condition, the target scores are re-derived from the frozen responses and the
-recorded judge labels, then aggregated by `scoring.aggregate.aggregate_condition`; while planned
-targets of the condition are unstarted, every rate of that condition is withheld likewise.
+recorded judge labels, then aggregated by `scoring.aggregate.aggregate_condition`; while planned rows of
+the condition are pending, invalid (lost to the harness: their agent-failure zeros are no evidence) or
+unstarted, every rate of that condition is withheld likewise.
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ def planned_rows(rows: Sequence[tuple[Row, RowOutcome]], delivery_ids: Sequence[
 def _unstarted(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned, cond: str) -> int:
     started = {(row.task_id, row.repeat) for row, _ in rows if row.condition == cond}
     return sum(1 for key in planned.get(cond, []) if key not in started)
+
+
+def unresolved_rows(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | None, cond: str) -> dict[str, int]:
+    """``{pending, invalid, unstarted}``: the planned rows of `cond` that hold no scored outcome yet."""
+    statuses = [o.status for row, o in rows if row.condition == cond]
+    return {"pending": statuses.count(RowStatus.PENDING), "invalid": statuses.count(RowStatus.INVALID),
+            "unstarted": _unstarted(rows, planned, cond) if planned is not None else 0}
 
 
 def delivery_table(rows: Sequence[tuple[Row, RowOutcome]], planned: Planned | None = None,
@@ -109,11 +117,12 @@ def _judge_records(result: TakeoverResult) -> list[dict[str, Any]]:
     return result.score.judge_records if result.score else []
 
 
-def withhold_rates(aggregate: dict[str, Any], unstarted: int) -> dict[str, Any]:
-    """`aggregate` with ``n_unstarted``; while it is non-zero every rate (float) of every RQ block is null
-    (C.2: unstarted runs are unresolved items; the complete aggregate is withheld until they are)."""
-    out = {**aggregate, "n_unstarted": unstarted}
-    if not unstarted:
+def withhold_rates(aggregate: dict[str, Any], unresolved: dict[str, int]) -> dict[str, Any]:
+    """`aggregate` with ``unresolved`` (pending, invalid, unstarted rows) and ``n_unstarted``; while any is
+    non-zero every rate (float) of every RQ block is null (C.2: "A check reports HARNESS_ERROR -- No ...
+    Rate reported yet"; unfinished items are pending; the complete aggregate is withheld until they are)."""
+    out = {**aggregate, "unresolved": dict(unresolved), "n_unstarted": unresolved.get("unstarted", 0)}
+    if not any(unresolved.values()):
         return out
     for part in ("rq1", "rq2", "rq3_decision", "rq3_content"):
         block = out.get(part)
@@ -160,10 +169,11 @@ def rq_scores(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict
 
 def diagnostics_table(scores: dict[str, list[TargetScore]], rows: Sequence[tuple[Row, RowOutcome]],
                       planned: Planned | None = None) -> dict[str, Any]:
-    """Condition -> the RQ1–RQ3 aggregates of that condition (rates withheld while targets are unstarted)."""
-    return {cond: withhold_rates(aggregate_condition(targets),
-                                 _unstarted(rows, planned, cond) if planned is not None else 0)
-            for cond, targets in scores.items()}
+    """Condition -> the RQ1–RQ3 aggregates of that condition (rates withheld while planned rows are pending,
+    invalid or unstarted); a diagnostic condition whose rows hold no answer to score is listed too."""
+    conditions = sorted({*scores, *(row.condition for row, _ in rows if row.condition in DIAGNOSTIC_CONDITIONS)})
+    return {cond: withhold_rates(aggregate_condition(scores.get(cond, [])), unresolved_rows(rows, planned, cond))
+            for cond in conditions}
 
 
 def summarize(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict[str, Any]:
@@ -187,7 +197,7 @@ def summarize(ctx: SuiteContext, rows: Sequence[tuple[Row, RowOutcome]]) -> dict
     for part in ("rq1", "rq2", "rq3_decision", "rq3_content"):
         table = {cond: {"judge": judges[cond]}
                  | {k: v for k, v in (agg.get(part) or {}).items() if not isinstance(v, dict)}
-                 | ({"unstarted": agg["n_unstarted"]} if part == "rq3_decision" else {})
+                 | (agg["unresolved"] if part == "rq3_decision" else {})
                  for cond, agg in diagnostics.items() if agg.get(part)}
         if table:
             out[part] = table

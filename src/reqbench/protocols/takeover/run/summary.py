@@ -1,8 +1,9 @@
 """The takeover report as a typed `Summary`: the tables of `report.summarize`, the headline numbers
 (complete-delivery rate per delivery condition, RQ3 decision accuracy per diagnostic one) and the plots.
 
-A condition that is not final (rows pending, invalid or unstarted) shows no rate in the headline or the
-plots, only its counts (C.2: no rate is reported until every item of the fixed denominator is resolved).
+A condition that is not final (rows pending, invalid or unstarted) shows no rate in the headline (delivery
+and RQ3 decision accuracy alike) or the plots, only its counts (C.2: no rate is reported until every item
+of the fixed denominator is resolved).
 """
 
 from __future__ import annotations
@@ -18,24 +19,26 @@ def unresolved(counts: dict[str, Any]) -> str:
     return ", ".join(f"{counts[k]} {k}" for k in ("pending", "invalid", "unstarted") if counts.get(k))
 
 
+def delivery_cell(rates: dict[str, Any], counts: dict[str, Any]) -> Cell:
+    """A condition's complete-delivery rate when it is final, else ``"1/5 passed so far, 2 invalid: no rate
+    yet"`` (`rates`: a row of the ``delivery`` table; `counts`: its ``delivery_counts`` row)."""
+    if rates.get("final", True):
+        value: Cell = rates["complete_delivery"]
+        return value
+    return f"{counts.get('complete_delivery', 0)}/{rates['n']} passed so far, {unresolved(rates)}: no rate yet"
+
+
 def headline(data: dict[str, Any]) -> dict[str, Cell]:
     """Complete-delivery rate per delivery condition and RQ3 decision accuracy per diagnostic one; where a
     condition is not final, its counts and what is unresolved instead of a rate."""
     counts = data.get("delivery_counts") or {}
-    out: dict[str, Cell] = {}
-    for c, r in (data.get("delivery") or {}).items():
-        if r.get("final", True):
-            out[f"{c} delivery"] = r["complete_delivery"]
-            continue
-        k = counts.get(c) or r
-        out[f"{c} delivery"] = (f"{k.get('complete_delivery', 0)}/{r['n']} passed so far, {unresolved(r)}: "
-                                "no rate yet")
+    out: dict[str, Cell] = {f"{c} delivery": delivery_cell(r, counts.get(c) or r)
+                            for c, r in (data.get("delivery") or {}).items()}
     for c, r in (data.get("rq3_decision") or {}).items():
         value = r.get("decision_accuracy")
-        pending = {"pending": (data.get("rq3_content") or {}).get(c, {}).get("pending"),
-                   "unstarted": r.get("unstarted")}
-        out[f"{c} RQ3 decision acc."] = value if value is not None or not unresolved(pending) else (
-            f"{unresolved(pending)}: no rate yet")
+        pending = {"pending": r.get("pending") or (data.get("rq3_content") or {}).get(c, {}).get("pending"),
+                   "invalid": r.get("invalid"), "unstarted": r.get("unstarted")}
+        out[f"{c} RQ3 decision acc."] = value if not unresolved(pending) else f"{unresolved(pending)}: no rate yet"
     return out
 
 
