@@ -63,7 +63,7 @@ def _get(site: tuple[str, Any], path: str) -> str:
 
 def _leaderboard_order(html: str) -> list[str]:
     board = html.split('<table class="leaderboard">', 1)[1].split("</table>", 1)[0]
-    return re.findall(r'<tr><td><a href="/run/runs/(\w+)/">', board)
+    return re.findall(r'<tr><td><a href="/run/runs%2F(\w+)/">', board)
 
 
 def test_leaderboard_sorts_on_the_server_and_draws_intervals(site: tuple[str, Any]) -> None:
@@ -72,7 +72,7 @@ def test_leaderboard_sorts_on_the_server_and_draws_intervals(site: tuple[str, An
     assert html.count('<span class="bar"') >= 3 and '<span class="ci"' in html
     # partial, task-macro: slugkit 1, kvconf 1/2, durations 0 -> 0.5; a resample of three clusters is all
     # durations (or all slugkit) with probability 1/27 > 2.5%, so the percentile interval is [0, 1]
-    assert re.search(r'<a href="/run/runs/partial/">partial</a></td><td>0\.5 \[0, 1\]<span class="bar"', html)
+    assert re.search(r'<a href="/run/runs%2Fpartial/">partial</a></td><td>0\.5 \[0, 1\]<span class="bar"', html)
     assert "<script" not in html
     column = unescape(re.search(r'<th><a href="([^"]+)">[^<]+ ▼</a></th>', html).group(1))  # type: ignore[union-attr]
     assert "dir=asc" in column
@@ -126,8 +126,16 @@ def test_view_command_opens_a_study_on_its_study_page(study_dir: Path) -> None:
         line = proc.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
         assert match, line + (proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
-        status, _, body = logged_in(match.group(0)).get(match.group(0))
+        client = logged_in(match.group(0))
+        status, _, body = client.get(match.group(0))
         assert status == 200 and b"<h2>Leaderboard</h2>" in body
+        board = body.decode().split('<table class="leaderboard">', 1)[1].split("</table>", 1)[0]
+        links = re.findall(r'<a href="(/run/[^"]+)">(\w+)</a>', board)
+        assert sorted(name for _, name in links) == ["nothing", "partial", "ref"]
+        base = match.group(0).split("/?", 1)[0]
+        for link, name in links:  # every configuration's link opens that configuration's run page
+            status, _, page = client.get(base + unescape(link))
+            assert status == 200 and f'<a href="/run/runs%2F{name}/rows">rows</a>' in page.decode(), (link, status)
     finally:
         proc.kill()
         proc.wait(timeout=30)
