@@ -133,7 +133,8 @@ def report(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
     csv: Path | None = typer.Option(None, "--csv", help="Also write one row per (configuration, row) as CSV "
-                                    "(a .jsonl suffix writes JSONL)."),
+                                    "(a .jsonl suffix writes JSONL, .parquet Parquet; another suffix is "
+                                    "refused)."),
     pairs: bool = typer.Option(False, "--pairs", help="Add the paired differences between configurations on "
                                "the same rows (interval, exact McNemar p, Benjamini-Hochberg adjusted p)."),
 ) -> None:
@@ -147,10 +148,12 @@ def report(
     from reqbench.study.collect import collect
     from reqbench.study.report import study_payload, study_tables
 
+    if csv is not None:
+        from reqbench.study.export import tidy_format, write_tidy
+
+        tidy_format(csv)  # a suffix naming no format is refused before anything is read
     data = collect(study_dir)
     if csv is not None:
-        from reqbench.study.export import write_tidy
-
         n = write_tidy(data, csv)
         err_console.print(f"wrote {n} rows to {csv}", highlight=False, soft_wrap=True)
     if as_json:
