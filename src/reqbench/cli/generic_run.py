@@ -34,6 +34,7 @@ from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.llm.pricing import parse_price, prices_to_json, read_price_file
 from reqbench.core.steps import ConsoleSteps
 from reqbench.core.store import RunStore, is_run_dir
+from reqbench.core.store.diskfull import is_disk_full
 
 EXIT_NOTHING_MEASURED = 3
 
@@ -302,6 +303,10 @@ def run(
         store, loaded = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
     except KeyboardInterrupt:
         interrupted(out)
+    except Exception as exc:
+        if is_disk_full(exc):
+            disk_full(out)
+        raise
     finish(store, loaded, quiet=quiet)
 
 
@@ -314,6 +319,20 @@ def interrupted(out: Path) -> NoReturn:
     else:
         err_console.print("interrupted before the first row finished; nothing was kept")
     raise typer.Exit(130) from None
+
+
+def disk_full(out: Path) -> NoReturn:
+    """One sentence for a run whose disk filled: what was kept, and the command that continues it; exit 2.
+    Stored attempts are whole (each is one transaction), so the run continues where it stopped."""
+    from reqbench.cli.consoles import err_console, marked
+
+    if is_run_dir(out):
+        err_console.print(marked("error:", "red", f"the disk holding {out} is full; finished rows are saved "
+                                 f"there; free some space, then continue with\n  {resume_command(out)}"))
+    else:
+        err_console.print(marked("error:", "red", f"the disk holding {out} is full before the first row "
+                                 "finished; nothing was kept; free some space and run the command again"))
+    raise typer.Exit(2) from None
 
 
 def finish(store: RunStore, loaded: Suite, *, quiet: bool) -> None:
