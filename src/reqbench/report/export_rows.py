@@ -47,12 +47,13 @@ def format_for(path: Path, fmt: str | None, item: str = "--out") -> str:
     return fmt
 
 
-def records(store: RunStore) -> list[dict[str, Any]]:
-    """Every planned row with its flat facts, as `RunResultRow` dumps (validated against the schema)."""
+def records(store: RunStore, grading: str = "original") -> list[dict[str, Any]]:
+    """Every planned row (its selected attempt under `grading`) with its flat facts, as `RunResultRow` dumps
+    (validated against the schema)."""
     totals = StoreRecorder.for_store(store).totals()
     return [RunResultRow.model_validate({**r.model_dump(), **row_facts(r.status, r.reason, r.result, r.detail,
                                                                          totals.get(r.row_key))}).model_dump()
-            for r in result_rows(store)]
+            for r in result_rows(store, grading)]
 
 
 def _text(value: Any) -> Any:
