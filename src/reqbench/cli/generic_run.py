@@ -94,9 +94,16 @@ def first_invalid_detail(store: RunStore) -> str | None:
     return None
 
 
+def run_slug(protocol_name: str, suite: Path, agent: str) -> str:
+    """``PROTOCOL-SUITE-AGENT`` as a folder name (the names of `reqbench demo`'s runs, the start of a
+    default run directory); the suite's name is left out when it only repeats the protocol's (a bundled
+    suite: ``journey-reference``, not ``journey-journey-reference``)."""
+    parts = [protocol_name, *([suite.name] if suite.name != protocol_name else []), agent]
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", "-".join(parts))
+
+
 def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{protocol_name}-{suite.name}-{agent}")
-    return Path("runs") / f"{slug}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
+    return Path("runs") / f"{run_slug(protocol_name, suite, agent)}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
 
 
 def warm_report_imports(quiet: bool) -> None:

@@ -37,8 +37,16 @@ def _talk(quiet: bool) -> Talk:
     def problem(text: str) -> None:
         console.print(f"[red]✗[/red] {escape(text)}", highlight=False, soft_wrap=True)
 
-    return Talk(on_problem=problem, progress=None if quiet else ConsoleSteps(err_console), console=console,
-                show_progress=progress_enabled(console, quiet))
+    return Talk(on_problem=problem, on_resume=_resuming, progress=None if quiet else ConsoleSteps(err_console),
+                console=console, show_progress=progress_enabled(console, quiet))
+
+
+def _resuming(plan: dict[str, tuple[int, int]]) -> None:
+    """One line before a resumed study runs: rows kept, rows to run, per configuration."""
+    kept, to_run = sum(k for k, _ in plan.values()), sum(r for _, r in plan.values())
+    each = "; ".join(f"{name} {k} kept, {r} to run" for name, (k, r) in plan.items())
+    console.print(f"resuming: {kept} finished row(s) kept, {to_run} to run ({each})", highlight=False,
+                  soft_wrap=True)
 
 
 def _print_result(result: StudyResult) -> None:
@@ -119,7 +127,10 @@ def rejudge(
     """
     from reqbench.study.rejudge import rejudge_study
 
-    for rep in rejudge_study(study_dir, times, config or None):
+    def skipped(name: str, why: str) -> None:
+        console.print(f"{name}: skipped, nothing to vary ({why})", highlight=False, soft_wrap=True)
+
+    for rep in rejudge_study(study_dir, times, config or None, on_skip=skipped):
         c = rep.counts
         console.print(f"{rep.config} {rep.label}: {c['regraded']} re-graded ({c['scored']} scored, {c['pending']} "
                       f"pending, {c['invalid']} invalid), {c['done']} already done, {c['skipped']} without a "
