@@ -71,3 +71,25 @@ echo "left:"; ls -A $DISK | grep -v '^filler$'
     assert proc.stdout.split("left:", 1)[1].strip() == ""  # no run folder, no half-made one
     assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
     assert "is full before the first row finished; nothing was kept" in proc.stderr
+
+
+def test_a_study_whose_disk_fills_names_its_resume_command_and_resume_finishes(tmp_path: Path) -> None:
+    study = tmp_path / "study.yaml"
+    study.write_text("suite: demo:specpath/slugkit\nconfigurations:\n  - {name: ref, agent: reference}\n"
+                     "  - {name: nothing, agent: \"null\"}\n", encoding="utf-8")
+    err = tmp_path / "first.err"
+    proc = _in_private_tmpfs(tmp_path, f"""
+$RB study run {study} --out $DISK/sp --quiet 2>{err} >/dev/null & pid=$!
+i=0; until [ -f $DISK/sp/runs/ref/run.sqlite ] && {shlex.quote(sys.executable)} -c "{STORED}" $DISK/sp/runs/ref/run.sqlite
+do i=$((i+1)); [ $i -gt 600 ] && break; sleep 0.1; done
+{FILL}
+wait $pid; echo "first=$?"
+rm $DISK/filler
+$RB study run --resume $DISK/sp --quiet; echo "resumed=$?"
+""")
+    first = err.read_text()
+    assert "first=2" in proc.stdout, (proc.stdout, first, proc.stderr)
+    assert "Traceback" not in first and first.strip().splitlines()[-1].strip() == \
+        f"reqbench study run --resume {tmp_path / 'disk' / 'sp'}", first
+    assert "resumed=0" in proc.stdout and "ref: 7 scored" in proc.stdout and "nothing: 7 scored" in proc.stdout, \
+        (proc.stdout, proc.stderr)

@@ -312,7 +312,7 @@ def run(
         interrupted(out)
     except Exception as exc:
         if is_disk_full(exc):
-            disk_full(out)
+            disk_full(out, resume_command(out) if is_run_dir(out) else None)
         raise
     finish(store, loaded, quiet=quiet)
 
@@ -328,14 +328,15 @@ def interrupted(out: Path) -> NoReturn:
     raise typer.Exit(130) from None
 
 
-def disk_full(out: Path) -> NoReturn:
-    """One sentence for a run whose disk filled: what was kept, and the command that continues it; exit 2.
-    Stored attempts are whole (each is one transaction), so the run continues where it stopped."""
+def disk_full(out: Path, resume: str | None) -> NoReturn:
+    """One sentence for a run (or study) whose disk filled: what was kept, and `resume`, the command that
+    continues it (None: nothing was kept); exit 2. Stored attempts are whole (each is one transaction), so
+    the run continues where it stopped."""
     from reqbench.cli.consoles import err_console, marked
 
-    if is_run_dir(out):
+    if resume is not None:
         err_console.print(marked("error:", "red", f"the disk holding {out} is full; finished rows are saved "
-                                 f"there; free some space, then continue with\n  {resume_command(out)}"))
+                                 f"there; free some space, then continue with\n  {resume}"))
     else:
         err_console.print(marked("error:", "red", f"the disk holding {out} is full before the first row "
                                  "finished; nothing was kept; free some space and run the command again"))

@@ -7,6 +7,7 @@ study file, the configuration and the rule).
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import typer
@@ -18,6 +19,7 @@ from reqbench.core.execute.executor import EXECUTOR_NAMES
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.hashing import atomic_write_text
 from reqbench.core.steps import ConsoleSteps
+from reqbench.core.store.diskfull import is_disk_full
 from reqbench.study import (
     StudyResult,
     Talk,
@@ -76,17 +78,24 @@ def run(
     Example: reqbench study run --resume studies/sp
     """
     talk = _talk(quiet)
-    if resume:
-        if out is not None:
-            raise InputError("--resume takes the study directory as its argument, not --out",
-                             item=f"--out {out}")
-        result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk)
-    else:
-        if out is None:
-            raise InputError("--out DIR is required for a new study (or --resume DIR to continue one)",
-                             item="reqbench study run")
-        result = run_study(load_study_file(target), out, executor=executor, concurrency=concurrency,
-                           offline=offline, talk=talk)
+    if resume and out is not None:
+        raise InputError("--resume takes the study directory as its argument, not --out", item=f"--out {out}")
+    if not resume and out is None:
+        raise InputError("--out DIR is required for a new study (or --resume DIR to continue one)",
+                         item="reqbench study run")
+    where = out if out is not None else target  # the study directory (new, or resumed)
+    try:
+        result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk) \
+            if resume else run_study(load_study_file(target), where, executor=executor, concurrency=concurrency,
+                                     offline=offline, talk=talk)
+    except Exception as exc:
+        if is_disk_full(exc):
+            from reqbench.cli.generic_run import disk_full
+            from reqbench.study.layout import is_study_dir
+
+            disk_full(where, f"reqbench study run --resume {shlex.quote(str(where))}" if is_study_dir(where)
+                      else None)
+        raise
     _print_result(result)
 
 
