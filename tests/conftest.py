@@ -3,10 +3,13 @@
 On the controlling process (or the only one, without xdist) the host's temporary folder is listed at the
 start and at the end of the session; a new agent-scratch entry (``reqbench-sbx-*``, ``reqbench-agent-*``,
 a preset's ``reqbench-*-session-*`` or ``reqbench-<preset>-*``) fails the session, naming it.
+
+Every test process also lists the test plugin's entries (``REQBENCH_SHOW_TEST_FIXTURES``, `core.registry`).
 """
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from pathlib import Path
@@ -16,6 +19,10 @@ import pytest
 AGENT_SCRATCH = re.compile(r"reqbench-(sbx|agent|claude-code|codex|aider|openhands|mini-swe-agent)-|"
                            r"reqbench-.*-session-")
 _BEFORE = pytest.StashKey[set[str]]()
+
+# The test plugin (tests/plugin, a test fixture) is listed in every listing of the tests' processes; a user's
+# `reqbench --help`, `reqbench agents`, `reqbench schema` and `reqbench demo` leave it out.
+os.environ["REQBENCH_SHOW_TEST_FIXTURES"] = "1"
 
 
 def agent_leftovers() -> set[str]:

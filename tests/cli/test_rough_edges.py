@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from reqbench.cli.generic_run import resume_command
+from reqbench.cli.generic_run import resume_command, run_slug
 from reqbench.cli.main import app
 from reqbench.cli.protocol_lookup import all_protocols
 from reqbench.core.execute.runner import execute_run
@@ -36,8 +36,7 @@ def toy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _demo_names() -> set[str]:
-    return {re.sub(r"[^A-Za-z0-9._-]+", "_", f"{p.name}-{Path(suite).name}-{options.agent}")
-            for p in all_protocols() for suite, options in p.demo_runs()}
+    return {run_slug(p.name, Path(suite), options.agent) for p in all_protocols() for suite, options in p.demo_runs()}
 
 
 def test_help_examples_exist() -> None:

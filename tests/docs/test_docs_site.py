@@ -7,11 +7,17 @@ from __future__ import annotations
 import importlib.util
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
+from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import pytest
 import typer
@@ -85,9 +91,8 @@ def test_every_protocol_page_cites_its_paper_and_lists_departures() -> None:
         assert page.count("**Paper**:") == 1 and "## Departures from the paper" in page, name
 
 
-def test_the_site_builds_strictly(tmp_path: Path) -> None:
-    """`make docs` in a copy of the sources: references generated, `mkdocs build --strict` passes."""
-    pytest.importorskip("mkdocs", reason="mkdocs-material is in the dev extra (pip install -e '.[dev]')")
+def _sources(tmp_path: Path) -> Path:
+    """A copy of the documentation sources with both reference pages generated (as `make docs` does)."""
     src = tmp_path / "src"
     shutil.copytree(REPO / "docs", src / "docs", ignore=shutil.ignore_patterns("reference", "__pycache__"))
     for name in ("mkdocs.yml", "SECURITY.md", "CHANGELOG.md"):
@@ -95,10 +100,96 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     for script, page in (("gen_cli", "cli"), ("gen_formats", "formats")):
         subprocess.run([sys.executable, f"docs/{script}.py", f"docs/reference/{page}.md"], cwd=src, check=True,
                        capture_output=True, timeout=120)
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=src, capture_output=True, text=True, timeout=300,
-                          env={"PATH": "/usr/bin:/bin", "NO_MKDOCS_2_WARNING": "1", "HOME": str(tmp_path)})
+    return src
+
+
+def _mkdocs_env(tmp: Path) -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "NO_MKDOCS_2_WARNING": "1", "HOME": str(tmp)}
+
+
+@pytest.fixture(scope="module")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`make docs` in a copy of the sources: references generated, `mkdocs build --strict` passes."""
+    pytest.importorskip("mkdocs", reason="mkdocs-material is in the dev extra (pip install -e '.[dev]')")
+    tmp = tmp_path_factory.mktemp("docs")
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp / "site")],
+                          cwd=_sources(tmp), capture_output=True, text=True, timeout=300, env=_mkdocs_env(tmp))
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "WARNING" not in proc.stderr
-    assert (tmp_path / "site" / "reference" / "cli" / "index.html").exists()
-    assert (tmp_path / "site" / "protocols" / "pace" / "index.html").exists()
+    return tmp / "site"
+
+
+def test_the_site_builds_strictly(built_site: Path) -> None:
+    assert (built_site / "reference" / "cli.html").exists()
+    assert (built_site / "protocols" / "pace.html").exists()
+
+
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.found += [value for name, value in attrs if name in ("href", "src") and value]
+
+
+def _local_links(page: Path) -> list[str]:
+    """The page's links to other files of the site (no scheme, not only a fragment), query and fragment cut."""
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    out = []
+    for link in parser.found:
+        parts = urlsplit(link)
+        if not parts.scheme and not parts.netloc and parts.path:
+            out.append(unquote(parts.path))
+    return out
+
+
+def test_every_link_of_the_site_opens_a_page_from_disk(built_site: Path) -> None:
+    """The README says to open site/index.html: from disk, every link must name a file (a link to a folder
+    shows its listing, not its page)."""
+    pages = sorted(p for p in built_site.rglob("*.html") if p.name != "404.html")  # a server's, any path
+    assert len(pages) > 15
+    nav = _local_links(built_site / "index.html")
+    assert "reference/cli.html" in nav and "protocols/journey.html" in nav
+    for page in pages:
+        for link in _local_links(page):
+            target = (page.parent / link).resolve()
+            assert target.is_file(), f"{page.relative_to(built_site)} links to {link}, which is not a file"
+
+
+@pytest.mark.slow
+def test_mkdocs_serve_answers_every_navigation_link(tmp_path: Path) -> None:
+    pytest.importorskip("mkdocs", reason="mkdocs-material is in the dev extra (pip install -e '.[dev]')")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--no-livereload", "-a",
+                               f"127.0.0.1:{port}"], cwd=_sources(tmp_path), env=_mkdocs_env(tmp_path),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        index = _fetch(f"http://127.0.0.1:{port}/", server)
+        parser = _Links()
+        parser.feed(index)
+        nav = [unquote(urlsplit(x).path) for x in parser.found if x.endswith(".html")]
+        assert "reference/cli.html" in nav and "commands.html" in nav
+        for link in nav:
+            assert "</html>" in _fetch(f"http://127.0.0.1:{port}/{link}", server), link
+    finally:
+        server.kill()
+        server.wait(timeout=30)
+
+
+def _fetch(address: str, server: subprocess.Popen[bytes]) -> str:
+    """The page at `address`, waiting (up to 120 s) for the server to finish its first build."""
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            with urllib.request.urlopen(address, timeout=10) as resp:
+                return str(resp.read().decode("utf-8"))
+        except urllib.error.HTTPError:
+            raise
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise
+            time.sleep(0.5)

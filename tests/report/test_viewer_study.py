@@ -127,8 +127,16 @@ def test_view_command_opens_a_study_on_its_study_page(study_dir: Path) -> None:
         line = proc.stdout.readline()
         match = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
         assert match, line + (proc.stderr.read() if proc.poll() is not None and proc.stderr else "")
-        status, _, body = logged_in(match.group(0)).get(match.group(0))
+        client = logged_in(match.group(0))
+        status, _, body = client.get(match.group(0))
         assert status == 200 and b"<h2>Leaderboard</h2>" in body
+        board = body.decode().split('<table class="leaderboard">', 1)[1].split("</table>", 1)[0]
+        links = re.findall(r'<a href="(/run/[^"]+)">(\w+)</a>', board)
+        assert sorted(name for _, name in links) == ["nothing", "partial", "ref"]
+        base = match.group(0).split("/?", 1)[0]
+        for link, name in links:  # every configuration's link opens that configuration's run page
+            status, _, page = client.get(base + unescape(link))
+            assert status == 200 and f'<a href="/run/runs%2F{name}/rows">rows</a>' in page.decode(), (link, status)
     finally:
         proc.kill()
         proc.wait(timeout=30)

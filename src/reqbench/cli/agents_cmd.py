@@ -25,7 +25,10 @@ def describe_agents() -> list[dict[str, Any]]:
     from reqbench.core.agents.presets import PRESETS
 
     out: list[dict[str, Any]] = []
+    listed = set(registry.listed("agents"))  # a test fixture's agents run, but are not listed
     for name, factory in registry.loadable("agents").items():
+        if name not in listed:
+            continue
         doc = (factory.__doc__ or "").strip()
         entry: dict[str, Any] = {"name": name, "factory": registry.entry_value("agents", name),
                                  "description": doc.splitlines()[0] if doc else "", "commands": {}}

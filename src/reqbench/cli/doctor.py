@@ -44,7 +44,7 @@ def run_problems(run_dir: Path) -> tuple[int, list[str]]:
 def doctor(run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`.")) -> None:
     """Verify a run directory: database integrity, every artifact present and hash-correct (exit 2 if not).
 
-    Example: reqbench doctor runs/demo/specpath-specpath-reference
+    Example: reqbench doctor runs/demo/specpath-reference
     """
     try:
         checked, problems = run_problems(run_dir)

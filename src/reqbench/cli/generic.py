@@ -8,7 +8,6 @@ each command lives.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import typer
@@ -16,14 +15,15 @@ from rich.table import Table
 
 from reqbench.cli.consoles import console, err_console, marked
 from reqbench.cli.generic_report import print_report
-from reqbench.cli.generic_run import run_suite, unmeasured_rows, validate_suite
+from reqbench.cli.generic_run import run_slug, run_suite, unmeasured_rows, validate_suite
 from reqbench.cli.protocol_lookup import all_protocols, suite_spec
+from reqbench.core import registry
 from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.summary import Cell, Summary
 from reqbench.report.run_report import build_payload
 from reqbench.report.tables import format_cell
-from reqbench.schemas import SCHEMAS, json_schema
+from reqbench.schemas import json_schema
 
 
 def validate(suite: Path = typer.Argument(..., help="Suite directory (or a single task), or demo:NAME.",
@@ -47,7 +47,7 @@ def schema(name: str | None = typer.Argument(None, help="Format name; omit to li
     Example: reqbench schema run-result-row
     """
     if name is None:
-        for known in sorted(SCHEMAS):
+        for known in registry.listed("schemas"):  # a test fixture's formats print by name, unlisted
             console.echo(known)
         return
     console.echo(json.dumps(json_schema(name), indent=2, ensure_ascii=False))
@@ -67,13 +67,14 @@ def demo(
 
     Example: reqbench demo --out runs/demo
     """
-    known = [p.name for p in all_protocols()]
-    unknown = [n for n in protocol_names if n not in known]
+    everything = all_protocols()
+    shown = registry.listed("protocols")  # a test fixture's protocol runs only when named
+    unknown = [n for n in protocol_names if n not in {p.name for p in everything}]
     if unknown:
-        raise InputError(f"unknown protocol {unknown[0]!r}{did_you_mean(unknown[0], known)}; known protocols: "
-                         f"{', '.join(known)}",
+        raise InputError(f"unknown protocol {unknown[0]!r}{did_you_mean(unknown[0], shown)}; known protocols: "
+                         f"{', '.join(shown)}",
                          item="--protocol")
-    protocols = [p for p in all_protocols() if not protocol_names or p.name in protocol_names]
+    protocols = [p for p in everything if p.name in (protocol_names or shown)]
     jobs = [(protocol, suite, options) for protocol in protocols for suite, options in protocol.demo_runs()]
     if not jobs:
         console.print("no bundled suites yet")
@@ -82,7 +83,7 @@ def demo(
     headlines: list[tuple[str, str, dict[str, Cell]]] = []
     failures: list[str] = []
     for protocol, suite, options in jobs:
-        name = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{protocol.name}-{Path(suite).name}-{options.agent}")
+        name = run_slug(protocol.name, Path(suite), options.agent)
         base, i = name, 1
         while name in used:
             i += 1

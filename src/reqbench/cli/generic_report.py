@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +37,9 @@ def print_report(store: RunStore, suite: Suite, grading: str | None = None) -> d
         console.rule(heading)
         for table in tables:
             folded = fold_zeros(table)
-            if isinstance(folded, str):
-                console.print(styled(folded, "dim"))
+            if isinstance(folded, str):  # one line, wrapped to the terminal (the console itself never wraps)
+                console.print(styled(textwrap.fill(folded, max(console.width, 40), subsequent_indent="  ",
+                                                   break_on_hyphens=False), "dim"))
                 continue
             for part in rich_tables(folded, console.width):
                 console.print(part)
@@ -55,7 +57,7 @@ def report(
 ) -> None:
     """Summarise a run: the protocol's tables plus run accounting (attempts, attrition).
 
-    Example: reqbench report runs/demo/takeover-takeover-reference --html report.html
+    Example: reqbench report runs/demo/takeover-reference --html report.html
     """
     with RunStore.open(run_dir) as store:
         protocol = protocol_by_name(store.meta.protocol)
@@ -100,7 +102,7 @@ def export(
     tokens (the row's recorded model calls), seconds; or, with --format atif, each row's agent trajectory
     in the Agent Trajectory Interchange Format.
 
-    Example: reqbench export runs/demo/takeover-takeover-reference --out rows.csv
+    Example: reqbench export runs/demo/takeover-reference --out rows.csv
     """
     if fmt == "atif":
         from reqbench.report.export_atif import export_atif

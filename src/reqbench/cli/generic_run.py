@@ -34,6 +34,7 @@ from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.llm.pricing import parse_price, prices_to_json, read_price_file
 from reqbench.core.steps import ConsoleSteps
 from reqbench.core.store import RunStore, is_run_dir
+from reqbench.core.store.diskfull import is_disk_full
 
 EXIT_NOTHING_MEASURED = 3
 
@@ -93,9 +94,16 @@ def first_invalid_detail(store: RunStore) -> str | None:
     return None
 
 
+def run_slug(protocol_name: str, suite: Path, agent: str) -> str:
+    """``PROTOCOL-SUITE-AGENT`` as a folder name (the names of `reqbench demo`'s runs, the start of a
+    default run directory); the suite's name is left out when it only repeats the protocol's (a bundled
+    suite: ``journey-reference``, not ``journey-journey-reference``)."""
+    parts = [protocol_name, *([suite.name] if suite.name != protocol_name else []), agent]
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", "-".join(parts))
+
+
 def default_run_dir(protocol_name: str, suite: Path, agent: str) -> Path:
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{protocol_name}-{suite.name}-{agent}")
-    return Path("runs") / f"{slug}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
+    return Path("runs") / f"{run_slug(protocol_name, suite, agent)}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}"
 
 
 def warm_report_imports(quiet: bool) -> None:
@@ -309,6 +317,10 @@ def run(
         store, loaded = run_suite(suite, options, out, resume=resume, executor_name=executor, quiet=quiet)
     except KeyboardInterrupt:
         interrupted(out)
+    except Exception as exc:
+        if is_disk_full(exc):
+            disk_full(out, resume_command(out) if is_run_dir(out) else None)
+        raise
     finish(store, loaded, quiet=quiet)
 
 
@@ -321,6 +333,21 @@ def interrupted(out: Path) -> NoReturn:
     else:
         err_console.print("interrupted before the first row finished; nothing was kept")
     raise typer.Exit(130) from None
+
+
+def disk_full(out: Path, resume: str | None) -> NoReturn:
+    """One sentence for a run (or study) whose disk filled: what was kept, and `resume`, the command that
+    continues it (None: nothing was kept); exit 2. Stored attempts are whole (each is one transaction), so
+    the run continues where it stopped."""
+    from reqbench.cli.consoles import err_console, marked
+
+    if resume is not None:
+        err_console.print(marked("error:", "red", f"the disk holding {out} is full; finished rows are saved "
+                                 f"there; free some space, then continue with\n  {resume}"))
+    else:
+        err_console.print(marked("error:", "red", f"the disk holding {out} is full before the first row "
+                                 "finished; nothing was kept; free some space and run the command again"))
+    raise typer.Exit(2) from None
 
 
 def finish(store: RunStore, loaded: Suite, *, quiet: bool) -> None:

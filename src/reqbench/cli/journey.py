@@ -215,7 +215,7 @@ def table_cmd(run_dir: Path = typer.Argument(..., help="A run directory of a jou
     with several assistants: Spearman rho between conditions' rankings and the paired single-shot vs
     interactive comparison.
 
-    Example: reqbench journey table runs/demo/journey-journey-reference
+    Example: reqbench journey table runs/demo/journey-reference
     """
     from reqbench.core.errors import InputError
     from reqbench.core.store import RunStore

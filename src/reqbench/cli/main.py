@@ -96,8 +96,9 @@ def _register_all(app: Any) -> None:
     for command in COMMANDS:
         _register_command(app, command)
     agents_cmd.register(app)
+    listed = set(registry.listed("commands"))
     for name, group in registry.loadable("commands").items():
-        app.add_typer(group, name=name)
+        app.add_typer(group, name=name, hidden=name not in listed)  # a test fixture's: runs, never listed
 
 
 def _register_command(app: Any, command: str) -> None:

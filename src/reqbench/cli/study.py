@@ -7,6 +7,7 @@ study file, the configuration and the rule).
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import typer
@@ -18,6 +19,7 @@ from reqbench.core.execute.executor import EXECUTOR_NAMES
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.hashing import atomic_write_text
 from reqbench.core.steps import ConsoleSteps
+from reqbench.core.store.diskfull import is_disk_full
 from reqbench.study import (
     StudyResult,
     Talk,
@@ -37,8 +39,16 @@ def _talk(quiet: bool) -> Talk:
     def problem(text: str) -> None:
         console.print(f"[red]✗[/red] {escape(text)}", highlight=False, soft_wrap=True)
 
-    return Talk(on_problem=problem, progress=None if quiet else ConsoleSteps(err_console), console=console,
-                show_progress=progress_enabled(console, quiet))
+    return Talk(on_problem=problem, on_resume=_resuming, progress=None if quiet else ConsoleSteps(err_console),
+                console=console, show_progress=progress_enabled(console, quiet))
+
+
+def _resuming(plan: dict[str, tuple[int, int]]) -> None:
+    """One line before a resumed study runs: rows kept, rows to run, per configuration."""
+    kept, to_run = sum(k for k, _ in plan.values()), sum(r for _, r in plan.values())
+    each = "; ".join(f"{name} {k} kept, {r} to run" for name, (k, r) in plan.items())
+    console.print(f"resuming: {kept} finished row(s) kept, {to_run} to run ({each})", highlight=False,
+                  soft_wrap=True)
 
 
 def _print_result(result: StudyResult) -> None:
@@ -68,17 +78,24 @@ def run(
     Example: reqbench study run --resume studies/sp
     """
     talk = _talk(quiet)
-    if resume:
-        if out is not None:
-            raise InputError("--resume takes the study directory as its argument, not --out",
-                             item=f"--out {out}")
-        result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk)
-    else:
-        if out is None:
-            raise InputError("--out DIR is required for a new study (or --resume DIR to continue one)",
-                             item="reqbench study run")
-        result = run_study(load_study_file(target), out, executor=executor, concurrency=concurrency,
-                           offline=offline, talk=talk)
+    if resume and out is not None:
+        raise InputError("--resume takes the study directory as its argument, not --out", item=f"--out {out}")
+    if not resume and out is None:
+        raise InputError("--out DIR is required for a new study (or --resume DIR to continue one)",
+                         item="reqbench study run")
+    where = out if out is not None else target  # the study directory (new, or resumed)
+    try:
+        result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk) \
+            if resume else run_study(load_study_file(target), where, executor=executor, concurrency=concurrency,
+                                     offline=offline, talk=talk)
+    except Exception as exc:
+        if is_disk_full(exc):
+            from reqbench.cli.generic_run import disk_full
+            from reqbench.study.layout import is_study_dir
+
+            disk_full(where, f"reqbench study run --resume {shlex.quote(str(where))}" if is_study_dir(where)
+                      else None)
+        raise
     _print_result(result)
 
 
@@ -119,7 +136,10 @@ def rejudge(
     """
     from reqbench.study.rejudge import rejudge_study
 
-    for rep in rejudge_study(study_dir, times, config or None):
+    def skipped(name: str, why: str) -> None:
+        console.print(f"{name}: skipped, nothing to vary ({why})", highlight=False, soft_wrap=True)
+
+    for rep in rejudge_study(study_dir, times, config or None, on_skip=skipped):
         c = rep.counts
         console.print(f"{rep.config} {rep.label}: {c['regraded']} re-graded ({c['scored']} scored, {c['pending']} "
                       f"pending, {c['invalid']} invalid), {c['done']} already done, {c['skipped']} without a "
@@ -133,7 +153,8 @@ def report(
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     html: Path | None = typer.Option(None, "--html", help="Also write a self-contained HTML report."),
     csv: Path | None = typer.Option(None, "--csv", help="Also write one row per (configuration, row) as CSV "
-                                    "(a .jsonl suffix writes JSONL)."),
+                                    "(a .jsonl suffix writes JSONL, .parquet Parquet; another suffix is "
+                                    "refused)."),
     pairs: bool = typer.Option(False, "--pairs", help="Add the paired differences between configurations per "
                                "condition on the protocol's units (family, target, instance, case): interval, "
                                "unit-level test, Benjamini-Hochberg adjusted p."),
@@ -148,10 +169,12 @@ def report(
     from reqbench.study.collect import collect
     from reqbench.study.report import study_payload, study_tables
 
+    if csv is not None:
+        from reqbench.study.export import tidy_format, write_tidy
+
+        tidy_format(csv)  # a suffix naming no format is refused before anything is read
     data = collect(study_dir)
     if csv is not None:
-        from reqbench.study.export import write_tidy
-
         n = write_tidy(data, csv)
         err_console.print(f"wrote {n} rows to {csv}", highlight=False, soft_wrap=True)
     if as_json:

@@ -14,6 +14,7 @@ process for every kind together (`_installed`), not once per kind.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
@@ -56,6 +57,28 @@ def _entries(kind: Kind) -> dict[str, EntryPoint]:
 def names(kind: Kind) -> list[str]:
     """Registered names of `kind`, sorted."""
     return sorted(_entries(kind))
+
+
+TEST_FIXTURE_KEYWORD = "reqbench-test-fixture"
+"""A distribution whose keywords include this holds entries for tests only (reqbench's own test plugin,
+``tests/plugin``): they load by name like any other, but are left out of what a user is shown."""
+SHOW_TEST_FIXTURES = "REQBENCH_SHOW_TEST_FIXTURES"
+"""Set to 1 to list test-fixture entries too (the test suite sets it)."""
+
+
+def _is_test_fixture(entry: EntryPoint) -> bool:
+    dist = getattr(entry, "dist", None)
+    keywords = (dist.metadata.get("Keywords") or "") if dist is not None else ""
+    return TEST_FIXTURE_KEYWORD in {k.strip() for k in keywords.split(",")}
+
+
+def listed(kind: Kind) -> list[str]:
+    """The names of `kind` a user is shown (``--help``, ``reqbench agents``, ``reqbench schema``, ``reqbench
+    demo``): every registered name but a test fixture's (`TEST_FIXTURE_KEYWORD`), unless
+    ``$REQBENCH_SHOW_TEST_FIXTURES`` is 1. Listed or not, every registered name loads."""
+    if os.environ.get(SHOW_TEST_FIXTURES) == "1":
+        return names(kind)
+    return [name for name, entry in sorted(_entries(kind).items()) if not _is_test_fixture(entry)]
 
 
 def entry_value(kind: Kind, name: str) -> str:

@@ -90,7 +90,7 @@ def row_facts(status: str, reason: str, result: dict[str, Any], detail: str = ""
     parts = [p for p in (prose, own) if p and p != reason]
     facts["detail"] = "\n".join(dict.fromkeys(parts))
     if calls:
-        facts["tokens"] = float(calls["prompt_tokens"] + calls["completion_tokens"])
+        facts["tokens"] = int(calls["prompt_tokens"] + calls["completion_tokens"])
         facts["cost_usd"] = calls["cost_usd"]
     raw_agent = result.get("agent")
     agent: dict[str, Any] = raw_agent if isinstance(raw_agent, dict) else {}

@@ -136,11 +136,15 @@ def phases(prepared: Prepared) -> list[dict[str, list[Row]]]:
     return [{pilot: prepared.plans[pilot]}, {n: rows for n, rows in prepared.plans.items() if n != pilot}]
 
 
+StartSink = Callable[[dict[str, tuple[int, int]]], None]
+"""Told, before any row runs: configuration -> (rows kept as finished, rows this invocation will run)."""
+
+
 def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local", seed: int,
             show_progress: bool = False, console: Console | None = None,
-            max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, dict[str, int]]:
+            max_attempts: int = DEFAULT_MAX_ATTEMPTS, on_start: StartSink | None = None) -> dict[str, dict[str, int]]:
     """Open (or create) every configuration's run directory and run every unfinished row; returns each
-    store's counts. The caller holds the study's lock."""
+    store's counts. The caller holds the study's lock; `on_start` hears what is kept and what will run."""
     concurrency = max(o.concurrency for o in prepared.options.values())
     executor = make_executor(executor_name, concurrency)
     try:
@@ -161,7 +165,10 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
                 for folder in {scratch[name], store.run_dir / WORK_DIR}:  # a killed run's, wherever it kept them
                     remove_stale_attempt_dirs(folder)
                 stack.callback(remove_stale_attempt_dirs, scratch[name])
-            total = sum(len(s.rows_to_run(max_attempts)) for s in stores.values())
+            to_run = {name: len(s.rows_to_run(max_attempts)) for name, s in stores.items()}
+            total = sum(to_run.values())
+            if on_start is not None:
+                on_start({name: (len(prepared.plans[name]) - to_run[name], to_run[name]) for name in stores})
             remote = bool(getattr(executor, "remote", False))
             shipped = ship_suite(executor, prepared.suite.path) if remote else None
             with RunProgress(total, enabled=show_progress, console=console) as bar, ExitStack() as trash:

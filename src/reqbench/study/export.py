@@ -1,23 +1,19 @@
 """Tidy export of a study: one row per (configuration, planned row), the configuration's settings as columns
 in front of the columns `reqbench export` writes for a run (`report.export_rows.records`).
 
-CSV holds nested values (result, artifacts, agent options) as JSON text; JSONL keeps them nested.
+The file's suffix picks the format (CSV, JSONL or Parquet, typed like `reqbench export`'s); CSV and Parquet
+hold nested values (result, artifacts, agent options) as JSON text, JSONL keeps them nested.
 """
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from pathlib import Path
 from typing import Any
 
-from reqbench.core.hashing import atomic_write_text
+from reqbench.core.errors import InputError
 from reqbench.core.store import RunStore
-from reqbench.report.export_rows import records
+from reqbench.report.export_rows import ROW_TYPES, SUFFIXES, records, write_rows
 from reqbench.study.collect import StudyData
-
-CONFIG_COLUMNS = ("configuration", "config_agent", "config_model", "config_judge", "config_agent_opts")
 
 
 def tidy_rows(data: StudyData) -> list[dict[str, Any]]:
@@ -32,20 +28,27 @@ def tidy_rows(data: StudyData) -> list[dict[str, Any]]:
     return out
 
 
-def _text(value: Any) -> Any:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False) if isinstance(value, dict | list) else value
+CONFIG_TYPES: dict[str, Any] = {"configuration": str, "config_agent": str, "config_model": str | None,
+                                "config_judge": str | None, "config_agent_opts": dict}
+"""The configuration columns' types (for Parquet); the run's columns follow (`ROW_TYPES`)."""
+
+
+def tidy_format(path: Path) -> str:
+    """The format `path`'s suffix names: ``.jsonl`` JSONL, ``.parquet`` / ``.pq`` Parquet, ``.csv`` or no
+    suffix CSV; any other suffix is refused (exit 2) before anything is read or written."""
+    suffix = Path(path).suffix.lower()
+    if suffix in ("", ".csv"):
+        return "csv"
+    named = SUFFIXES.get(suffix.lstrip("."))
+    if named is None:
+        raise InputError(f"cannot tell the format from the suffix {suffix!r}; name the file .csv, .jsonl or "
+                         ".parquet", file=str(path), item="--csv")
+    return named
 
 
 def write_tidy(data: StudyData, path: Path) -> int:
-    """Write the tidy rows to `path`: JSONL when its suffix is ``.jsonl``, else CSV; returns the row count."""
+    """Write the tidy rows to `path` in the format its suffix names (`tidy_format`); returns the row count."""
+    fmt = tidy_format(path)
     rows = tidy_rows(data)
-    if Path(path).suffix.lower() == ".jsonl":
-        atomic_write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-        return len(rows)
-    columns = list(rows[0]) if rows else list(CONFIG_COLUMNS)
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows({k: _text(v) for k, v in r.items()} for r in rows)
-    atomic_write_text(path, buf.getvalue())
+    write_rows(path, fmt, rows, {**CONFIG_TYPES, **ROW_TYPES})
     return len(rows)

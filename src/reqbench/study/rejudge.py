@@ -16,14 +16,18 @@ the spread across judging records of fixed patches; `study.repetition` reads bot
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from reqbench import api
 from reqbench.core.errors import InputError
+from reqbench.core.execute.judge_use import why_no_judge
 from reqbench.core.execute.options import options_from_json
 from reqbench.core.execute.regrade import regrade_run
 from reqbench.core.execute.runner import WORK_DIR
+from reqbench.core.execute.suite import SuiteProtocol
+from reqbench.core.execute.types import RunOptions
 from reqbench.core.llm.run_access import fresh_draw
 from reqbench.core.store import RunStore
 from reqbench.protocols.lookup import protocol_for_suite
@@ -55,9 +59,14 @@ class Repetition:
     counts: dict[str, int]
 
 
-def rejudge_study(path: Path, times: int, configs: list[str] | None = None) -> list[Repetition]:
+def rejudge_study(path: Path, times: int, configs: list[str] | None = None,
+                  on_skip: Callable[[str, str], None] | None = None) -> list[Repetition]:
     """Make sure the named configurations (default: every one with a run directory) have judging
-    repetitions 1..`times`; returns what each repetition did. Holds the study's lock."""
+    repetitions 1..`times`; returns what each repetition did. Holds the study's lock.
+
+    A configuration whose rows call no judge (its protocol says why, `core.execute.judge_use`) has nothing
+    to vary: named with `configs`, it is an `InputError`; by default it is skipped, reported to `on_skip`
+    (name, why); when no configuration is left, an `InputError` before anything is written."""
     if not 1 <= times <= MAX_TIMES:
         raise InputError(f"--times must be between 1 and {MAX_TIMES}", item=f"--times {times}")
     study = StudyDir.open(path)
@@ -73,11 +82,11 @@ def rejudge_study(path: Path, times: int, configs: list[str] | None = None) -> l
         raise InputError("the study's suite is not there any more; restore it to rejudge the study",
                          file=str(suite_path))
     suite = protocol_for_suite(suite_path).load(suite_path)
+    judged = _judged(study, suite.protocol, names, explicit=bool(configs), on_skip=on_skip)
     done: list[Repetition] = []
     with study.exclusive():
-        for name in names:
+        for name, base in judged.items():
             with RunStore.open(study.run_dir(name)) as store:
-                base = options_from_json(store.meta.options, work_dir=store.run_dir / WORK_DIR)
                 options = dataclasses.replace(base, recheck=False, offline=False)
                 for k in range(1, times + 1):
                     store.add_grading(label(k), options.judge, False, NOTE.format(k=k))
@@ -85,3 +94,29 @@ def rejudge_study(path: Path, times: int, configs: list[str] | None = None) -> l
                         counts = regrade_run(store, suite, options, label=label(k), checks=False)
                     done.append(Repetition(name, label(k), counts))
     return done
+
+
+def _judged(study: StudyDir, protocol: SuiteProtocol, names: list[str], *, explicit: bool,
+            on_skip: Callable[[str, str], None] | None) -> dict[str, RunOptions]:
+    """The configurations among `names` whose rows call a judge, with their runs' options."""
+    kept: dict[str, RunOptions] = {}
+    skipped: dict[str, str] = {}
+    for name in names:
+        with RunStore.open(study.run_dir(name), read_only=True) as store:
+            options = options_from_json(store.meta.options, work_dir=store.run_dir / WORK_DIR)
+        why = why_no_judge(protocol, options)
+        if why is None:
+            kept[name] = options
+            continue
+        if explicit:
+            raise InputError(f"nothing to vary: {why}, so a judging repetition would re-grade every row to the "
+                             "same result", item=f"configuration {name!r}")
+        skipped[name] = why
+    if not kept:
+        why = f" ({next(iter(skipped.values()))})" if skipped else ""
+        raise InputError(f"nothing to vary: no configuration's rows call a judge{why}, so judging repetitions "
+                         "would re-grade every row to the same result; nothing was written", file=str(study.path))
+    for name, why in skipped.items():
+        if on_skip is not None:
+            on_skip(name, why)
+    return kept

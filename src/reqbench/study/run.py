@@ -17,7 +17,7 @@ from typing import Any
 
 from rich.console import Console
 
-from reqbench.study.driver import Prepared, attempts_recorded, execute, prepare
+from reqbench.study.driver import Prepared, StartSink, attempts_recorded, execute, prepare
 from reqbench.study.layout import StudyDir, merge_configurations
 from reqbench.study.spec import Configuration, StudyFile
 
@@ -28,6 +28,9 @@ class Talk:
     progress bar's console."""
 
     on_problem: Callable[[str], None] | None = None
+    on_resume: StartSink | None = None
+    """When the study directory existed (resume, add): per configuration, the rows kept as finished and the
+    rows this invocation runs, before any runs."""
     progress: Any = None
     console: Console | None = None
     show_progress: bool = False
@@ -50,7 +53,8 @@ def _execute(study: StudyDir, spec: StudyFile, prepared: Prepared, *, created: b
     try:
         with study.exclusive():
             counts = execute(study, prepared, executor_name=executor, seed=spec.seed,
-                             show_progress=talk.show_progress, console=talk.console)
+                             show_progress=talk.show_progress, console=talk.console,
+                             on_start=None if created else talk.on_resume)
     except BaseException:
         if created and not attempts_recorded(study, [c.name for c in spec.configurations]):
             shutil.rmtree(study.path, ignore_errors=True)

@@ -15,12 +15,19 @@ from reqbench.core.execute.types import RunOptions
 from reqbench.core.judges.spec import parse_judge_spec
 
 
+def why_no_judge(protocol: SuiteProtocol, options: RunOptions) -> str | None:
+    """Why no row of `options` calls a judge (the protocol's ``unused_judge`` hook), or None when some row
+    does (or the protocol does not say)."""
+    hook = getattr(protocol, "unused_judge", None)
+    why = hook(options) if callable(hook) else None
+    return str(why) if why else None
+
+
 def check_judge_used(protocol: SuiteProtocol, options: RunOptions) -> None:
     """`InputError` when `options.judge` is set and `protocol` says no row of `options` calls a judge."""
     if not options.judge:
         return
     parse_judge_spec(options.judge)  # an unknown name is named as such first (with a suggestion)
-    hook = getattr(protocol, "unused_judge", None)
-    why = hook(options) if callable(hook) else None
+    why = why_no_judge(protocol, options)
     if why:
         raise InputError(f"this run never calls a judge: {why}; drop --judge {options.judge}", item="--judge")

@@ -39,7 +39,8 @@ class StoreConnection:
                 yield self._conn
                 self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:  # SQLite already rolled back after SQLITE_FULL, I/O errors
+                    self._conn.execute("ROLLBACK")
                 raise
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:

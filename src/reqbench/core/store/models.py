@@ -58,7 +58,7 @@ class RunResultRow(BaseModel):
     cost_usd: float | None = Field(default=None, description="Dollars of the row's model calls as recorded "
                                    "(gateway and model client, every attempt; replays not counted again); "
                                    "null without calls or prices.")
-    tokens: float | None = Field(default=None, description="Prompt + completion tokens of the row's recorded "
+    tokens: int | None = Field(default=None, description="Prompt + completion tokens of the row's recorded "
                                  "model calls, counted like cost_usd; null without calls.")
     seconds: float | None = Field(default=None, description="The agent's wall-clock seconds; null if unknown.")
     attempt_no: int | None = Field(description="Number (1-based) of the selected attempt; null if none.")

@@ -85,12 +85,12 @@ class RunStore(CallRecords):
             finally:
                 conn.close()
             os.rename(staging, run_dir)
-        except OSError as exc:
+        except (OSError, sqlite3.Error) as exc:  # unwritable location, disk full (SQLITE_FULL)
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
             if created_parent is not None:
                 shutil.rmtree(created_parent, ignore_errors=True)
-            raise InputError(f"cannot create the run directory ({exc.strerror or exc})",
+            raise InputError(f"cannot create the run directory ({getattr(exc, 'strerror', None) or exc})",
                              file=str(run_dir)) from exc
         return cls.open(run_dir)
 

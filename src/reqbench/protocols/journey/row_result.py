@@ -17,8 +17,9 @@ class JourneyResult(ProtocolResult):
     simulator: str | None = Field(None, description="The simulated user (deterministic, llm, none).")
     end_reason: str | None = Field(None, description="Why the session ended (all_resolved, confidence_zero, "
                                    "turn_limit, single_shot, harness_ended).")
-    proc_f2p: float | None = Field(None, description="Process F2P: mean over subtasks of the fraction of turns "
-                                   "after disclosure with the subtask's tests passing (SWE-Journey §3.4).")
+    proc_f2p: float | None = Field(None, description="Proc F2P (SWE-Journey §3.4): each stage's F2P nodes "
+                                   "run when the session moves past the stage (at the end for a stage it never "
+                                   "moves past), passing / all, pooled over stages; null in single-shot mode.")
     final_f2p: float | None = Field(None, description="Final F2P: subtask F2P tests passing at the end.")
     final_p2p: float | None = Field(None, description="Final P2P: regression tests still passing at the end.")
     turns: int | None = Field(None, description="Turns in the session.")

@@ -56,7 +56,14 @@ def bar(cell: Cell, scale: tuple[float, float] | None) -> str:
     return f'<span class="bar" title="{esc(format_cell(cell))}">{"".join(parts)}</span>'
 
 
-def leaderboard(view: StudyView, query: dict[str, str]) -> str:
+def _config_link(viewer: Viewer, view: StudyView, config: str) -> str:
+    """The configuration's name linked to its run page (the run's own base path, whose name is quoted
+    whole: a study's runs are named ``runs/CONFIG``), or plain text when its run is not here."""
+    run = viewer.runs.get(view.runs.get(config, config))
+    return f'<a href="{run.base}/">{esc(config)}</a>' if run else esc(config)
+
+
+def leaderboard(viewer: Viewer, view: StudyView, query: dict[str, str]) -> str:
     rows = view.leaderboard.rows
     columns = list(dict.fromkeys(c for cells in rows.values() for c in cells))
     sort = query.get("sort") if query.get("sort") in columns else (columns[0] if columns else "")
@@ -72,7 +79,7 @@ def leaderboard(view: StudyView, query: dict[str, str]) -> str:
         arrow = (" ▼" if descending else " ▲") if column == sort else ""
         heads.append(f'<a href="{url("/", sort=column, dir=flip)}">{esc(column)}{arrow}</a>')
     scales = {c: _bounds([rows[n].get(c) for n in names]) for c in columns}
-    body = [[f'<a href="/run/{q(view.runs.get(n, n))}/">{esc(n)}</a>', *(
+    body = [[_config_link(viewer, view, n), *(
         esc(format_cell(rows[n].get(c))) + bar(rows[n].get(c), scales[c]) for c in columns)] for n in names]
     note = view.notes.get(view.leaderboard.title, "")
     return (table(heads, body, esc(view.leaderboard.title), cls="leaderboard")
@@ -117,7 +124,7 @@ def _picker(view: StudyView, a: str, b: str) -> str:
 
 def study_page(viewer: Viewer, view: StudyView, query: dict[str, str], nav: str) -> str:
     names = list(view.rows)
-    parts = [f"<h1>{esc(view.title)}</h1>", "<h2>Leaderboard</h2>", leaderboard(view, query),
+    parts = [f"<h1>{esc(view.title)}</h1>", "<h2>Leaderboard</h2>", leaderboard(viewer, view, query),
              "<h2>Configuration x condition</h2>", heatmap(view.heatmap, view.notes.get(view.heatmap.title, ""))]
     if view.pairs is not None:
         parts += ["<h2>Pairwise differences</h2>", html_table(table_data(view.pairs)),

@@ -35,7 +35,7 @@ class RunLine:
     headline_text: str
     scored: int
     planned: int
-    tokens: float | None
+    tokens: int | None
     cost: float | None
     seconds: float | None
     created: str
