@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from reqbench.core.summary import Cell, Metric, Table, as_number
 from reqbench.report.html import html_table
 from reqbench.report.tables import format_cell, table_data
-from reqbench.report.viewer.render import esc, fmt, page, q, table, url
+from reqbench.report.viewer.render import esc, fmt, page, table, url
 from reqbench.report.viewer.study_model import StudyRow, StudyView
 
 if TYPE_CHECKING:
