@@ -9,8 +9,12 @@ pending for ever. The table, the same for every protocol:
 |---|---|
 | exits 0 / 1 | PASS (with its evidence) / FAIL |
 | times out, cannot start, never starts the runner | unchanged here (C.2 HARNESS_ERROR, or core's verifier timeout) |
-| exits with code N, then the restored, pristine check exits N again on the same submission | FAIL, `reproduced`: the submission caused it |
-| exits with code N, then the re-check ends any other way | the re-check's result (the first run was the harness's) |
+| exits N, then the restored, pristine check exits N again on the same submission | FAIL, `reproduced` |
+| exits N, then the re-check ends any other way | the re-check's result (the first run was the harness's) |
+
+A ``{pytest}`` check's FAIL with such a code is already the submission's by the guard's evidence (its code
+ran); a protocol that reads C.2 literally (takeover's gates) re-checks it too, and plain commands always
+need the re-check.
 
 "Restored, pristine": `run_check` runs on a fresh snapshot of the same submission, with the protected paths
 put back from the base and the guard re-read. The re-check runs once, right after the first run, so a row
