@@ -3,7 +3,7 @@
 ReqMemBench appendix C.2 reads "other codes" as HARNESS_ERROR: the evaluation is pending and the frozen
 submission is re-evaluated, because the harness may really have failed. A submission can make the test
 process exit with any code it likes, though (``os._exit(5)`` on import), and would then keep its row
-pending for ever. The table, the same for every protocol:
+pending for ever, while SpecPath and journey score the same event as its failure. The table:
 
 | the check's process | verdict |
 |---|---|
@@ -13,8 +13,11 @@ pending for ever. The table, the same for every protocol:
 | exits N, then the re-check ends any other way | the re-check's result (the first run was the harness's) |
 
 A ``{pytest}`` check's FAIL with such a code is already the submission's by the guard's evidence (its code
-ran); a protocol that reads C.2 literally (takeover's gates) re-checks it too, and plain commands always
-need the re-check.
+ran), which is how SpecPath and journey read it; takeover's gates read C.2 literally and so re-check it.
+The rule is sound where the same pristine command is known to pass on the reference (takeover admission):
+then only the submission can make it exit the same unexpected way twice. A command that fails every tree
+(a broken verifier of an uncalibrated SpecPath family) is not such evidence, which is why SpecPath's plain
+verifiers keep C.2's pending.
 
 "Restored, pristine": `run_check` runs on a fresh snapshot of the same submission, with the protected paths
 put back from the base and the guard re-read. The re-check runs once, right after the first run, so a row
