@@ -131,3 +131,22 @@ def test_a_path_that_is_no_suite_is_bad_input(tmp_path: Path, where: str) -> Non
         path.mkdir()
     proc = reqbench("stats", str(path))
     assert proc.returncode == 2 and "error:" in proc.stderr
+
+
+def test_pace_repository_size_and_prd_length() -> None:
+    """PACE-Bench Figure 3: repository size (physical lines of recognized source files of the base) and PRD
+    length, counted by hand: ``find base -name '*.py' | xargs cat | wc -l`` (billflow: 33 files, 1,020
+    lines; shopcart: 13 ``*.js`` files, 351 lines; cachetools 5.3.3's sdist: 18 files, 2,746 lines, its
+    ``*.egg-info`` holds none) and ``wc -m -w prd.md`` (2,957 / 431, 2,621 / 410, 2,606 / 414)."""
+    out = stats_json("pace")
+    cases = table(out, "cases")
+    want = {"cachetools-slru": (18, 2746, 2957, 431), "billflow-credit-notes": (33, 1020, 2621, 410),
+            "shopcart-discounts": (13, 351, 2606, 414)}
+    got = {case: tuple(row[k] for k in ("repository files", "repository lines", "PRD characters", "PRD words"))
+           for case, row in cases.items()}
+    assert got == want
+    scale = table(out, "scale")
+    assert scale["repository lines"]["median"] == 1020 and scale["repository lines"]["count"] == 3
+    assert scale["repository lines"]["mean"] == round((2746 + 1020 + 351) / 3, 4)
+    assert scale["PRD words"]["median"] == 414 and scale["PRD characters"]["max"] == 2957
+    assert out["stats"]["overview"]["median repository lines"] == 1020

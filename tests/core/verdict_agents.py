@@ -23,6 +23,11 @@ HOSTILE_SCRATCH = (  # deep/deep/...: 1,500 levels (past Python's recursion limi
     'for d in "$HOME" "$TMPDIR"; do cd "$d" || exit 9; mkdir -p "$p"; '
     'mkfifo fifo; mkdir many && (cd many && seq 1 100000 | xargs touch); done; exit 0')
 
+EXIT_5_ON_IMPORT = (  # every Python file of the workspace ends the test process with exit code 5 on import
+    "find . -name '*.py' -not -path './.git/*' | while IFS= read -r f; do "
+    "printf '\\nimport os as _o, sys as _s\\nif \"pytest\" in _s.modules:\\n    _o._exit(5)\\n' >> \"$f\"; "
+    "done; exit 0")
+
 FAKE_CLAUDE = """#!/bin/sh
 case "$1" in --version) echo "2.0.0 (Claude Code)"; exit 0;; esac
 cat >/dev/null
@@ -105,4 +110,6 @@ def make_event_agent(event: str, provider: str = "", binary: str = "", base_url:
         return make_agent("null")
     if event == "launcher_failure":
         return _Launcher()
+    if event == "check_exits_unexpectedly_twice":
+        return make_agent("command", template=["sh", "-c", EXIT_5_ON_IMPORT])
     raise ValueError(event)

@@ -1,7 +1,8 @@
 """Takeover gates follow ReqMemBench C.2: a timeout or a runner exit code other than 0/1 is a HARNESS_ERROR
 (pending, re-checked on the frozen submission). Threat: a submission that hangs the checks (or makes the
-runner exit with an odd code) on purpose, to keep its failed row pending for ever instead of scored 0.
-Defence: the re-checks are bounded (`RECHECK_LIMIT`); reproduced, the error is the submission's FAIL.
+runner exit with a different odd code each time) on purpose, to keep its failed row pending for ever instead
+of scored 0. Defence: the re-checks are bounded (`RECHECK_LIMIT`); reproduced, the error is the submission's
+FAIL. (The same odd code twice is decided at once: `test_unexpected_check_exit_cannot_keep_a_row_pending`.)
 
 Real checks in real subprocesses on the bundled suite; the budget is shortened with the timeout re-run
 option so a hanging submission costs seconds.
@@ -28,7 +29,8 @@ pytestmark = pytest.mark.usefixtures("require_bwrap")
 SUITE = bundled_suite("takeover")
 TARGET = "DOCKSIDE_T001"
 HANG = "\n\nimport sys as _s, time as _t\nif 'pytest' in _s.modules:\n    _t.sleep(3600)\n"
-ODD_EXIT = "\n\nimport os as _o, sys as _s\nif 'pytest' in _s.modules:\n    _o._exit(3)\n"
+RANDOM_EXIT = ("\n\nimport os as _o, sys as _s\nif 'pytest' in _s.modules:\n"
+               "    _o._exit(2 + int.from_bytes(_o.urandom(2), 'big') % 250)\n")
 
 
 def _submission(ctx: SuiteContext, tmp: Path, code: str) -> Submission:
@@ -63,11 +65,15 @@ def test_submission_timeout_cannot_keep_a_takeover_row_pending_forever(tmp_path:
     assert previous.result["delivery"]["decision"] == "fail"
 
 
-def test_an_odd_runner_exit_is_pending_then_settled_but_infrastructure_stays_pending(tmp_path: Path) -> None:
+def test_runner_exits_that_change_on_each_recheck_are_settled_but_infrastructure_stays_pending(
+        tmp_path: Path) -> None:
     ctx = SuiteContext.load(SUITE, tmp_path / "cache")
-    sub = _submission(ctx, tmp_path, ODD_EXIT)
+    sub = _submission(ctx, tmp_path, RANDOM_EXIT)
     first = evaluate(ctx, TARGET, sub, tmp_path / "e0")
-    assert first.checks["target"]["exit_code"] == 3 and first.outcome.decision is Decision.PENDING
+    target = first.checks["target"]
+    assert target["exit_code"] not in (None, 0, 1)
+    # two different unexpected codes (the restored re-check did not reproduce the first): C.2 pending
+    assert first.outcome.decision is (Decision.FAIL if target.get("reproduced") else Decision.PENDING)
     settled = evaluate(ctx, TARGET, sub, tmp_path / "e1", rechecks=RECHECK_LIMIT)
     assert settled.outcome.decision is Decision.FAIL
     assert status_of(delivery_reason({}, settled)) is RowStatus.SCORED

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from reqbench.core.bundled import bundled_suite
-from reqbench.core.checks import run_check
+from reqbench.core.checks import run_check_settled
 from reqbench.core.workspace import apply_patch, materialize
 from reqbench.protocols.takeover.run import coding
 from reqbench.protocols.takeover.run.context import SuiteContext
@@ -29,12 +29,12 @@ def test_target_and_regression_overlap_after_build_and_all_pass(tmp_path: Path,
 
     def timed(check: Any, *args: Any, **kwargs: Any) -> Any:
         started = time.monotonic()
-        result = run_check(check, *args, **kwargs)
+        result = run_check_settled(check, *args, **kwargs)
         with lock:
             spans[check.name] = (started, time.monotonic())
         return result
 
-    monkeypatch.setattr(coding, "run_check", timed)
+    monkeypatch.setattr(coding, "run_check_settled", timed)
     statuses, details = coding.run_gates(ctx, target, ws.path)
     assert statuses == {"build": "PASS", "target": "PASS", "regression": "PASS"}, details
     (t0, t1), (r0, r1), b1 = spans["target"], spans["regression"], spans["build"][1]

@@ -33,6 +33,10 @@ failure. HARNESS_ERROR remains for what the harness could not measure: the runne
 timeout while the submission's tests run is the agent's fixed-budget failure, as in SpecPath), or a usage error
 (exit 4) before pytest reached the first point where submission code can run.
 
+An exit code other than 0 or 1 after the process ran (C.2's HARNESS_ERROR by exit code) is decided by one
+re-check of the same submission (`run_check_settled`, the table in `recheck`): the same code again is the
+submission's FAIL.
+
 Nothing a command prints is evidence: printing "PASSED" changes nothing.
 """
 
@@ -49,10 +53,11 @@ from reqbench.core.checks.models import (
     upgrade_pytest_command,
 )
 from reqbench.core.checks.protected import glob_regex, restore_protected
+from reqbench.core.checks.recheck import run_check_settled
 from reqbench.core.checks.reports import junit_node_id, read_junit, read_probe_json
 from reqbench.core.checks.run import run_check
 
 __all__ = ["DEFAULT_PROTECTED", "GUARD_DIR", "PLACEHOLDERS", "Check", "CheckResult", "CheckStatus", "GuardEvidence",
            "expected_probes", "glob_regex", "judge_pytest", "junit_node_id", "parse_guard_records", "read_junit",
-           "read_probe_json", "render_command", "restore_protected", "run_check", "status_from_exit",
-           "upgrade_pytest_command"]
+           "read_probe_json", "render_command", "restore_protected", "run_check", "run_check_settled",
+           "status_from_exit", "upgrade_pytest_command"]

@@ -155,6 +155,13 @@ class CheckResult:
     skipped_tests: list[str] = field(default_factory=list)
     """Tests pytest reported as skipped (from the guard's records): never passing evidence, listed so a report
     can say so."""
+    unexpected_exit: bool = False
+    """The check's process ran and exited with a code other than 0 or 1 (ReqMemBench C.2 reads that as a
+    HARNESS_ERROR): not a timeout, a start-up failure, a runner that never started or a kill at the memory
+    cap. `core.checks.recheck` re-runs such a check once."""
+    reproduced: bool = False
+    """The restored, pristine check exited with the same unexpected code again on the same submission
+    (`core.checks.recheck`): the submission caused it, the check is its FAIL."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"status": self.status.value, "exit_code": self.exit_code,
@@ -162,7 +169,9 @@ class CheckResult:
                 "stdout_tail": self.stdout_tail, "stderr_tail": self.stderr_tail,
                 "protected_touched": list(self.protected_touched), "timed_out": self.timed_out,
                 **({"collection_errors": list(self.collection_errors)} if self.collection_errors else {}),
-                **({"skipped_tests": list(self.skipped_tests)} if self.skipped_tests else {})}
+                **({"skipped_tests": list(self.skipped_tests)} if self.skipped_tests else {}),
+                **({"unexpected_exit": True} if self.unexpected_exit else {}),
+                **({"reproduced": True} if self.reproduced else {})}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> CheckResult:
@@ -173,7 +182,9 @@ class CheckResult:
                    protected_touched=list(d.get("protected_touched", [])),
                    timed_out=bool(d.get("timed_out", False)),
                    collection_errors=list(d.get("collection_errors", [])),
-                   skipped_tests=list(d.get("skipped_tests", [])))
+                   skipped_tests=list(d.get("skipped_tests", [])),
+                   unexpected_exit=bool(d.get("unexpected_exit", False)),
+                   reproduced=bool(d.get("reproduced", False)))
 
     @classmethod
     def skipped(cls, reason: str) -> CheckResult:

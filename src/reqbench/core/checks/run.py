@@ -132,6 +132,8 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
                              proc.stdout_tail(), proc.stderr_tail())
         result.collection_errors = sorted(set(ev.collect_errors))
         result.skipped_tests = ev.skipped()
+        result.unexpected_exit = (status is CheckStatus.FAIL and proc.exit_code not in (None, 0, 1)
+                                  and not proc.timed_out and not proc.oom_killed)
     result.protected_touched = touched
     result.timed_out = proc.timed_out
     if touched:
@@ -155,6 +157,7 @@ def _plain_result(check: Check, proc: ProcessResult, output: Path, report_name: 
             return result
     elif result.status is CheckStatus.HARNESS_ERROR:
         result.detail = f"exit code {proc.exit_code} (only 0 and 1 are valid check results)"
+        result.unexpected_exit = True
     if check.probes is not None and result.status is not CheckStatus.HARNESS_ERROR:
         report = output / report_name
         try:

@@ -5,7 +5,9 @@ protocol (DESIGN §12). Two functions decide it, and nothing else may:
 
 * `step_reason` — an agent step: ``None`` when the agent completed (its deliverable goes on to be
   evaluated), otherwise the `Reason` it ended with;
-* `check_reason` — a check run on a frozen submission.
+* `check_reason` — a check run on a frozen submission; a check whose process exits with a code other than
+  0 or 1 is first decided by one restored re-check of the same submission (`core.checks.recheck`: the same
+  code again is the submission's FAIL, in every protocol).
 
 ``invalid`` comes only from what the *harness* observed itself (`core.llm.ledger`): a provider failure the
 model gateway or client recorded in that step (after retries, and only when the step did not complete), a
@@ -89,6 +91,8 @@ EVENTS: dict[str, str] = {
     "hostile_scratch": "the agent leaves a deep tree, a FIFO or 10^5 files in its HOME/TMPDIR scratch",
     "empty_submission": "the agent completes and changes nothing",
     "launcher_failure": "the sandbox launcher cannot start the agent's process",
+    "check_exits_unexpectedly_twice": "the submission makes the check's test process exit with 5 (neither 0 "
+                                      "nor 1), and again on the restored re-check of the same submission",
 }
 
 
@@ -113,9 +117,11 @@ EVENT_OUTCOMES: dict[str, dict[str, tuple[str, str]]] = {
     "hostile_scratch": _agent_failure(Reason.EMPTY_SUBMISSION),
     "empty_submission": _agent_failure(Reason.EMPTY_SUBMISSION),
     "launcher_failure": _everywhere(Reason.INFRASTRUCTURE),
+    "check_exits_unexpectedly_twice": _agent_failure(Reason.CHECKS_FAILED),
 }
 """event -> protocol -> (row status, row reason) for an agent that otherwise changes nothing (so a
-completed step is an empty submission). Takeover's row reason is its coding stage's."""
+completed step is an empty submission). Takeover's row reason is its coding stage's. PACE runs no check
+process (its scorer reads the candidate), so a submission's exit code changes nothing there."""
 assert set(EVENT_OUTCOMES) == set(EVENTS)
 
 

@@ -7,8 +7,10 @@ Rules, in the order they are applied:
 2. Any check reports HARNESS_ERROR → the row is *pending*: no score yet, never an agent failure; the
    frozen submission is re-evaluated after recovery. HARNESS_ERROR takes precedence over FAILs. A gate's
    status follows C.2 (`read_gate`): exit 0 PASS, 1 FAIL; any other exit code, a start-up error or a
-   timeout is HARNESS_ERROR. Bound: a HARNESS_ERROR the submission's own code could cause (a timeout or an
-   unexpected exit code while the runner ran) is re-checked on the frozen submission at each
+   timeout is HARNESS_ERROR. Bounds: an unexpected exit code is re-checked at once on the same submission
+   (`core.checks.recheck`); the same code again is the submission's FAIL in the run that checked it, as in
+   every protocol. A HARNESS_ERROR the submission's own code could still cause (a timeout, or a re-check
+   that exited with another unexpected code) is re-checked on the frozen submission at each
    re-evaluation (``--resume``, ``regrade``); reproduced after `RECHECK_LIMIT` re-checks it is the
    submission's FAIL (a timeout then reads ``verifier_timeout``, which ``regrade --timeout-rerun`` can
    re-run under a larger budget), so no submission keeps its row pending for ever.
@@ -52,8 +54,9 @@ def read_gate(result: CheckResult, runs_pytest: bool) -> GateReading:
       gate is a plain command (it started: a start-up failure is not a timeout).
     * A FAIL whose process exited with a code other than 0 or 1 (pytest 2 interrupted or collection
       errors, 3 internal error, 4 usage error, 5 no tests; a crash or kill) is HARNESS_ERROR the
-      submission's code could have caused. A FAIL with exit 0 or 1 stays FAIL (tests failed, skipped, or
-      the evidence channel was tampered with).
+      submission's code could have caused -- unless the restored re-check exited the same way again
+      (`CheckResult.reproduced`, `core.checks.recheck`): then it is the submission's FAIL. A FAIL with
+      exit 0 or 1 stays FAIL (tests failed, skipped, or the evidence channel was tampered with).
     * Core's HARNESS_ERROR stays; the submission ran only for a plain command that exited with an
       unexpected code (a runner that never started, a start-up error, missing hidden tests: infrastructure).
     """
@@ -63,7 +66,7 @@ def read_gate(result: CheckResult, runs_pytest: bool) -> GateReading:
     if result.timed_out:
         return GateReading(CheckStatus.HARNESS_ERROR.value, status is CheckStatus.FAIL or not runs_pytest)
     if status is CheckStatus.FAIL:
-        if result.exit_code in (0, 1):
+        if result.exit_code in (0, 1) or result.reproduced:
             return GateReading(CheckStatus.FAIL.value)
         return GateReading(CheckStatus.HARNESS_ERROR.value, True)
     return GateReading(status.value, not runs_pytest and result.exit_code not in (None, 0, 1))

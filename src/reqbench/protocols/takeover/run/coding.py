@@ -15,7 +15,7 @@ from typing import Any
 
 from reqbench.core import idle, tempdirs
 from reqbench.core.agents.base import AgentResult
-from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check
+from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check_settled
 from reqbench.core.errors import ReqbenchError
 from reqbench.core.execute.outcomes import Reason
 from reqbench.core.execute.step import AgentStep
@@ -57,7 +57,8 @@ def run_gates(ctx: SuiteContext, target_id: str, workspace: Path, base: Path | N
               timeout: float | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """Build first; target and regression only after a build PASS (C.2). Returns the gates' C.2
     statuses (`gates.read_gate`) + details (each gate's check result, ``submission_ran`` where its
-    HARNESS_ERROR could be the submission's, and the skipped tests it reported).
+    HARNESS_ERROR could be the submission's, and the skipped tests it reported). A gate whose process
+    exits with an unexpected code is re-checked at once (`core.checks.run_check_settled`).
 
     Protected paths (conftest.py, ini files, ...) of `workspace` are restored from `base` (default: the
     target's initial repository) before each gate; a gate's details list those the submission touched.
@@ -65,11 +66,11 @@ def run_gates(ctx: SuiteContext, target_id: str, workspace: Path, base: Path | N
     checks = gate_checks(ctx, target_id, timeout)
     hidden = ctx.hidden_dir(target_id)
     base = base if base is not None else ctx.initial_repository(target_id)
-    results: dict[str, CheckResult] = {"build": run_check(checks["build"], workspace, hidden, base=base)}
+    results: dict[str, CheckResult] = {"build": run_check_settled(checks["build"], workspace, hidden, base=base)}
     readings = {"build": read_gate(results["build"], checks["build"].runs_pytest)}
     after = gates_to_run(readings["build"].status)
     # independent of each other (each checks its own snapshot of the tree): side by side
-    done = idle.side_by_side([functools.partial(run_check, checks[name], workspace, hidden, base=base)
+    done = idle.side_by_side([functools.partial(run_check_settled, checks[name], workspace, hidden, base=base)
                               for name in after])
     results.update(zip(after, done, strict=True))
     readings.update({g: read_gate(results[g], checks[g].runs_pytest) for g in after})
