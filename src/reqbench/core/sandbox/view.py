@@ -31,6 +31,7 @@ never cached.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -41,6 +42,7 @@ from pathlib import Path
 
 from reqbench.core.kernelpath import real_path
 from reqbench.core.sandbox import scratch
+from reqbench.core.sandbox.environment import EnvironmentMount
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 EXTRA_RO_ENV = "REQBENCH_SANDBOX_RO"
@@ -83,20 +85,24 @@ class HostPart:
 _host_parts: dict[tuple[object, ...], HostPart] = {}
 
 
-def host_part(env_path: str) -> HostPart:
-    """The `HostPart` of a sandbox whose PATH is `env_path`: cached, keyed on everything it depends on."""
+def host_part(env_path: str, environment: EnvironmentMount | None = None) -> HostPart:
+    """The `HostPart` of a sandbox whose PATH is `env_path` (system directories from `environment`'s root
+    when it has one): cached, keyed on everything it depends on."""
     package, cache = _mask_candidates()
+    root = environment.root if environment is not None else None
     extra = os.environ.get(EXTRA_RO_ENV, "")
     looked_at = dict.fromkeys([sys.prefix, sys.base_prefix, sys.executable, os.path.dirname(sys.executable),
                                *(e for e in env_path.split(os.pathsep) if os.path.isabs(e)),
                                *(e for e in extra.split(os.pathsep) if os.path.isabs(e)), package, cache])
     key = (sys.prefix, sys.base_prefix, sys.executable, env_path, extra, package, cache,
-           *map(_link_identity, SYSTEM_PATHS), *map(_identity, looked_at))
+           *map(_link_identity, SYSTEM_PATHS), *map(_identity, looked_at),
+           None if root is None else (os.fspath(root), environment and environment.writable, _identity(root)))
     part = _host_parts.get(key)
     if part is None:
         if len(_host_parts) >= HOST_PART_CACHE_SIZE:
             _host_parts.clear()
-        part = _host_parts[key] = _build_host_part(env_path, [Path(package), Path(cache)])
+        part = _host_parts[key] = _build_host_part(env_path, [Path(package), Path(cache)],
+                                                   environment if root is not None else None)
     return part
 
 
@@ -126,7 +132,13 @@ def _mask_candidates() -> tuple[str, str]:
     return os.path.dirname(reqbench.__file__), os.fspath(cache_root())
 
 
-def _build_host_part(env_path: str, mask_candidates: list[Path]) -> HostPart:
+def _build_host_part(env_path: str, mask_candidates: list[Path],
+                     environment: EnvironmentMount | None = None) -> HostPart:
+    if environment is not None:  # the environment's root gives the system directories
+        root_args, root_bound = environment.root_args()
+        part = _toolchain_part(env_path, mask_candidates, root_args, [Path(b) for b in root_bound], {})
+        own = [Path(b) for b in part.bound[len(root_bound):]]  # the host's toolchain, not the root's folders
+        return dataclasses.replace(part, masks=tuple(_masks(mask_candidates, own)))
     args: list[str] = []
     bound: list[Path] = []
     links: dict[str, str] = {}
@@ -138,6 +150,12 @@ def _build_host_part(env_path: str, mask_candidates: list[Path]) -> HostPart:
         elif path.is_dir():
             args += ["--ro-bind", name, name]
             bound.append(path)
+    return _toolchain_part(env_path, mask_candidates, args, bound, links)
+
+
+def _toolchain_part(env_path: str, mask_candidates: list[Path], args: list[str], bound: list[Path],
+                    links: dict[str, str]) -> HostPart:
+    """The host part: the system `args` binding `bound` (recreating `links`), then the toolchain."""
     toolchain = _toolchain(env_path)
     for root in toolchain:
         if any(_under(root, b) for b in bound):
@@ -200,6 +218,8 @@ class View:
     env_path: str = ""
     host: HostPart | None = None
     """The host part for `env_path` when the caller already has it (`host_part`)."""
+    environment: EnvironmentMount | None = None
+    """The task's environment: its root (in the host part) and its layers (`environment`)."""
     scratch_bytes: int | None = None
     """Mount the HOME/TMPDIR tmpfs of this many bytes at `scratch.INSIDE` (None: the caller's folder)."""
 
@@ -233,8 +253,10 @@ class View:
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap options (without the command) that build this view."""
-        host = self.host or host_part(self.env_path)
+        host = self.host or host_part(self.env_path, self.environment)
         args = [*BASE_ARGS, *(("--share-net",) if self.network else ()), *host.args]
+        if self.environment is not None:
+            args += self.environment.layer_args(list(host.bound))
         for path in self.named_files():
             if not any(_under(path, b) for b in host.bound):
                 args += _ro_bind(path)
