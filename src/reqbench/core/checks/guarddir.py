@@ -13,6 +13,12 @@ elsewhere when anything differs from what the harness would write -- an extra en
 ``pytest.py`` would shadow pytest), a link, a changed byte -- so no check can run with a guard another
 process altered. Without bubblewrap nothing can be bound read-only, so `write_guard_files` gives every
 check its own copy in its scratch folder.
+
+A check in a task environment runs the guard with the environment's own interpreter, whose byte code
+format may not be the harness's: it gets the *source* flavour (``guard_dir(source=True)``: the two modules
+as ``.py``, same ini, same verification) and starts the runner as a script
+(``python .../guard/reqbench_pytest.py``), which puts the guard directory, not the working directory, first
+on ``sys.path`` on every Python 3 (``-P`` exists from 3.11 on only).
 """
 
 from __future__ import annotations
@@ -42,26 +48,31 @@ PREFIX = "reqbench-guard-"
 handlers (a forked worker, a kill) leaves its own behind, and the next process to prepare one removes it."""
 
 _lock = threading.Lock()
-_prepared: dict[int, Path] = {}
-"""Process id -> its guard directory (a forked child prepares its own: the parent removes its copy)."""
+_prepared: dict[tuple[int, bool], Path] = {}
+"""(process id, source flavour) -> its guard directory (a forked child prepares its own: the parent removes
+its copy)."""
 
 
-def guard_files() -> dict[str, bytes]:
+def guard_files(source: bool = False) -> dict[str, bytes]:
     """File name -> content of the guard directory, as the harness writes it (the modules' sources are
-    re-read and compiled again whenever a source file changed)."""
+    re-read and compiled again whenever a source file changed). `source`: the modules as source, for a
+    task environment's interpreter, whose byte code format may differ from the harness's."""
     sources = tuple(GUARD_DIR / f"{name}.py" for name in (GUARD_MODULE, GUARD_RUNNER))
     signature = []
-    for source in sources:
-        info = os.stat(source)
+    for path in sources:
+        info = os.stat(path)
         signature += [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
-    return dict(_files_of(sources, tuple(signature)))
+    return dict(_files_of(sources, tuple(signature), source))
 
 
-@lru_cache(maxsize=2)
-def _files_of(sources: tuple[Path, ...], signature: tuple[int, ...]) -> dict[str, bytes]:
+@lru_cache(maxsize=4)
+def _files_of(sources: tuple[Path, ...], signature: tuple[int, ...], source: bool) -> dict[str, bytes]:
     """The guard files made from `sources` as they are while their stat `signature` holds (the cache key:
     the byte code is compiled once per source, so every later comparison sees the same bytes)."""
-    files = {f"{source.stem}.pyc": byte_code(source.read_bytes(), source.name) for source in sources}
+    if source:
+        files = {path.name: path.read_bytes() for path in sources}
+    else:
+        files = {f"{path.stem}.pyc": byte_code(path.read_bytes(), path.name) for path in sources}
     return {**files, INI_NAME: INI_TEXT}
 
 
@@ -86,13 +97,13 @@ def write_guard_files(directory: Path, files: dict[str, bytes] | None = None, *,
         directory.chmod(0o500)
 
 
-def guard_dir() -> Path:
+def guard_dir(source: bool = False) -> Path:
     """This process's shared guard directory, verified against `guard_files` now (re-created if it is
     not exactly what the harness wrote). Only for a read-only bind: never hand it to a process that
-    can write the host's files."""
-    files = guard_files()
+    can write the host's files. `source`: the flavour with the modules as source (`guard_files`)."""
+    files = guard_files(source)
     with _lock:
-        current = _prepared.get(os.getpid())
+        current = _prepared.get((os.getpid(), source))
         if current is not None and _intact(current, files):
             return current
         if current is not None:
@@ -101,7 +112,7 @@ def guard_dir() -> Path:
         fresh = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         fresh.rmdir()
         write_guard_files(fresh, files, seal=True)
-        _prepared[os.getpid()] = fresh
+        _prepared[(os.getpid(), source)] = fresh
         return fresh
 
 
@@ -157,6 +168,7 @@ def _sweep_stale() -> None:
 
 @atexit.register
 def _cleanup() -> None:
-    current = _prepared.pop(os.getpid(), None)
-    if current is not None:
-        _remove(current)
+    for source in (False, True):
+        current = _prepared.pop((os.getpid(), source), None)
+        if current is not None:
+            _remove(current)

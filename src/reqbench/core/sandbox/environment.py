@@ -142,3 +142,21 @@ def agent_environment(mount: EnvironmentMount | None) -> Iterator[None]:
 
 def current_agent_environment() -> EnvironmentMount | None:
     return _AGENT_MOUNT.get()
+
+
+_ROW_MOUNT: contextvars.ContextVar[EnvironmentMount | None] = contextvars.ContextVar(
+    "reqbench_row_environment", default=None)
+
+
+@contextlib.contextmanager
+def row_environment(mount: EnvironmentMount | None) -> Iterator[None]:
+    """The row's pristine environment, which every check of the row runs in (`core.checks.run_check`)."""
+    token = _ROW_MOUNT.set(mount)
+    try:
+        yield
+    finally:
+        _ROW_MOUNT.reset(token)
+
+
+def current_row_environment() -> EnvironmentMount | None:
+    return _ROW_MOUNT.get()
