@@ -169,7 +169,7 @@ def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOption
 
 
 RUN_DEFINING = ("agent", "judge", "condition", "repeats", "seed", "agent_opt", "model", "base_url",
-                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "out")
+                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "environment", "out")
 """`reqbench run` parameters that define a run: a resumed run keeps its stored ones."""
 
 
@@ -257,6 +257,9 @@ def run(
                                        "output_per_1m}} of model prices for this run."),
     allow_unpriced: bool = typer.Option(False, "--allow-unpriced", help="Let a dollar budget pass calls of "
                                         "models without a price, their cost unknown (recorded; reports say so)."),
+    environment: str | None = typer.Option(None, "--environment", help="The task environment of rows whose task "
+                                           "declares none: a YAML/JSON file with an environment block, or the "
+                                           "block as inline JSON (built once before any row; docs/environments.md)."),
     extra: list[str] = typer.Argument(None, hidden=True),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
@@ -292,7 +295,8 @@ def run(
         options = api.run_options(agent=agent, conditions=condition, repeats=repeats, seed=seed, judge=judge,
                                   concurrency=concurrency, agent_options=parse_agent_opts(agent_opt), model=model,
                                   base_url=base_url, offline=offline, unsafe_no_sandbox=unsafe_no_sandbox,
-                                  prices=run_prices(price, prices), allow_unpriced=allow_unpriced)
+                                  prices=run_prices(price, prices), allow_unpriced=allow_unpriced,
+                                  environment=environment)
     suite = suite.resolve()
     if out is None:
         if resume:

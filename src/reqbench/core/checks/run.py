@@ -36,8 +36,8 @@ from reqbench.core.checks.protected import restore_protected
 from reqbench.core.checks.reports import read_junit, read_probe_json
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.sandbox import ProcessResult, available_isolation, run_sandboxed
-from reqbench.core.sandbox.environment import EnvironmentMount, current_row_environment
 from reqbench.core.sandbox.direct import plain_words
+from reqbench.core.sandbox.environment import EnvironmentMount, current_row_environment
 from reqbench.core.workspace import copy_tree
 from reqbench.core.workspace.discard import discard
 

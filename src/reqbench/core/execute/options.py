@@ -14,7 +14,7 @@ from typing import Any
 from reqbench.core.execute.types import RunOptions
 
 ESTIMAND_FIELDS = ("agent", "conditions", "repeats", "seed", "judge", "agent_options", "unsafe_no_sandbox",
-                   "prices", "allow_unpriced")
+                   "prices", "allow_unpriced", "environment")
 """``unsafe_no_sandbox``, ``prices`` and ``allow_unpriced`` are stored only when set, and a resume must repeat
 them: a run is either protected by the sandbox throughout or says that it is not, and its dollar budgets
 are charged at one set of prices."""
@@ -30,6 +30,8 @@ def options_to_json(options: RunOptions) -> dict[str, Any]:
         data["prices"] = {m: list(p) for m, p in sorted(options.prices.items())}
     if options.allow_unpriced:
         data["allow_unpriced"] = True
+    if options.environment is not None:
+        data["environment"], data["environment_dir"] = options.environment, options.environment_dir
     return data
 
 
@@ -41,6 +43,7 @@ def options_from_json(data: dict[str, Any], *, concurrency: int = 1,
                       unsafe_no_sandbox=bool(data.get("unsafe_no_sandbox", False)),
                       prices={m: list(p) for m, p in (data.get("prices") or {}).items()},
                       allow_unpriced=bool(data.get("allow_unpriced", False)),
+                      environment=data.get("environment"), environment_dir=data.get("environment_dir"),
                       concurrency=concurrency, work_dir=work_dir)
 
 

@@ -96,3 +96,8 @@ class RunOptions:
     allow_unpriced: bool = False
     """Models without a price may be called under a dollar budget, their cost unknown (``--allow-unpriced``):
     recorded with the run and stated by every report."""
+    environment: dict[str, Any] | None = None
+    """The run's task environment (``--environment``: a validated ``environment:`` block as JSON) for rows
+    whose task declares none (`core.execute.environments`); stored, and a resume must repeat it."""
+    environment_dir: str | None = None
+    """The folder the block's paths are relative to (the file's folder, or the working directory)."""

@@ -1,0 +1,176 @@
+"""Which task environment each row of a run runs in (DESIGN §14), built once before any row starts.
+
+A row's environment is its task's (an ``environment:`` block in the task's file, offered by the suite's
+optional ``environments() -> {task id: DeclaredEnvironment}`` hook), else the run's
+(``reqbench run --environment FILE|SPEC``, `RunOptions.environment`), else none (the host's system
+directories). `prepare` validates and builds every one of them before the first row (`ensure_built`:
+built once, or found in the cache by its key), so a build failure is one clear error and no row ever
+builds; `RunEnvironments` maps rows to them and travels with the batch's `RunContext` (a remote worker
+finds each by key once per process, or builds it there: `localize`).
+
+Inside an attempt, `RowEnvironment` holds the row's environment twice: pristine (read-only, bound for every
+check of the row through `sandbox.environment.row_environment`) and the agent's throw-away overlay
+(`sandbox.envoverlay`), made on the row's first agent step and shared by every later step and session turn
+of the row, removed with the attempt.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reqbench.core.errors import InputError, ReqbenchError
+from reqbench.core.execute.types import Row, RunOptions
+from reqbench.core.sandbox.environment import EnvironmentMount, agent_environment, row_environment
+from reqbench.core.sandbox.envoverlay import EnvironmentOverlay
+
+if TYPE_CHECKING:  # the builders load only for a run that has environments
+    from reqbench.core.environments import BuiltEnvironment
+
+OPTION = "--environment"
+
+
+def parse_option(value: str) -> tuple[dict[str, Any], str]:
+    """``--environment FILE|SPEC``: a YAML/JSON file holding the block (or ``{environment: block}``; its paths
+    relative to the file's folder) or the block as inline JSON (paths relative to the working directory).
+    Returns the validated block as JSON and that folder; `InputError` naming file, item and rule otherwise."""
+    from reqbench.core.environments import load_environment
+    from reqbench.core.inputfiles import parse_yaml
+
+    text = value.strip()
+    if text.startswith("{"):
+        try:
+            data, origin, base = json.loads(text), OPTION, Path.cwd()
+        except json.JSONDecodeError as exc:
+            raise InputError(f"is neither a file nor valid JSON ({exc.msg} at column {exc.colno})",
+                             item=OPTION) from None
+    else:
+        path = Path(value)
+        if not path.is_file():
+            raise InputError("no such file (give a YAML/JSON file or the block as inline JSON)",
+                             file=value, item=OPTION)
+        data, origin, base = parse_yaml(path.read_text(encoding="utf-8"), str(path)), str(path), path.parent
+        if isinstance(data, dict) and set(data) == {"environment"}:
+            data = data["environment"]
+    spec = load_environment(data, origin=origin, base_dir=base.resolve())
+    return spec.model_dump(mode="json", exclude_defaults=True), str(base.resolve())
+
+
+@dataclass(frozen=True)
+class RunEnvironments:
+    """The built environments of a run: the run's own and each task's (picklable, for remote rows)."""
+
+    default: BuiltEnvironment | None = None
+    by_task: Mapping[str, BuiltEnvironment] = field(default_factory=dict)
+    specs: Mapping[str, tuple[dict[str, Any], str]] = field(default_factory=dict)
+    """key -> (block as JSON, folder its paths are relative to): what a remote worker builds from."""
+
+    def of(self, row: Row) -> BuiltEnvironment | None:
+        built = self.by_task.get(row.task_id, self.default)
+        return localize(built, self.specs) if built is not None else None
+
+    def keys(self) -> dict[str, Any]:
+        """What the run records in its provenance (a resume must find the same)."""
+        return {"run": self.default.key if self.default is not None else None,
+                "tasks": {task: b.key for task, b in sorted(self.by_task.items())}}
+
+    def __bool__(self) -> bool:
+        return self.default is not None or bool(self.by_task)
+
+
+def prepare(suite: Any, options: RunOptions, progress: Any = None) -> RunEnvironments:
+    """Build (or find) every environment the run's rows use, before any row starts (module docstring)."""
+    from reqbench.core.environments import EnvironmentSpec, ensure_built, environment_key, load_environment
+
+    hook = getattr(suite, "environments", None)
+    if options.environment is None and not callable(hook):
+        return RunEnvironments()
+    built: dict[str, BuiltEnvironment] = {}
+    specs: dict[str, tuple[dict[str, Any], str]] = {}
+
+    def build(spec: EnvironmentSpec, base: Path, origin: str) -> BuiltEnvironment:
+        key = environment_key(spec, base)
+        if key not in built:
+            try:
+                built[key] = ensure_built(spec, base, progress=progress)
+            except InputError:
+                raise
+            except ReqbenchError as exc:
+                raise InputError(f"the environment could not be built: {exc}", file=origin,
+                                 item="environment") from None
+            specs[key] = (spec.model_dump(mode="json", exclude_defaults=True), str(base))
+        return built[key]
+
+    default = None
+    if options.environment is not None:
+        base = Path(options.environment_dir or ".")
+        spec = load_environment(options.environment, origin=OPTION, base_dir=base)
+        default = build(spec, base, OPTION)
+    declared = hook() if callable(hook) else {}
+    by_task = {task: build(d.spec, d.base_dir, d.origin) for task, d in sorted(declared.items())}
+    return RunEnvironments(default, by_task, specs)
+
+
+_LOCAL: dict[str, BuiltEnvironment] = {}
+_LOCAL_LOCK = threading.Lock()
+
+
+def localize(built: BuiltEnvironment, specs: Mapping[str, tuple[dict[str, Any], str]]) -> BuiltEnvironment:
+    """`built` where this machine has it: as given when its folder exists here, else found in this machine's
+    cache by key, else built here from its block -- once per process and key."""
+    from reqbench.core.environments import ensure_built, find_built, load_environment
+
+    if built.path.is_dir():
+        return built
+    with _LOCAL_LOCK:
+        found = _LOCAL.get(built.key) or find_built(built.key)
+        if found is None and built.key in specs:
+            data, base = specs[built.key]
+            found = ensure_built(load_environment(data, origin=OPTION, base_dir=Path(base)), Path(base))
+        if found is None:
+            raise InputError(f"environment {built.key[:12]} is neither in this machine's cache nor buildable "
+                             "here", item="environment")
+        _LOCAL[built.key] = found
+        return found
+
+
+class RowEnvironment:
+    """One attempt's environment: pristine for its checks, a throw-away overlay for its agent steps."""
+
+    def __init__(self, built: BuiltEnvironment, work_dir: Path) -> None:
+        self.built = built
+        self.pristine = EnvironmentMount.pristine(built)
+        self.overlay = EnvironmentOverlay(self.pristine, Path(work_dir) / ".environment")
+
+    def agent_mount(self) -> EnvironmentMount:
+        return self.overlay.mount()
+
+    @contextmanager
+    def for_agent(self) -> Iterator[None]:
+        """Every launch of an agent step inside runs in the row's overlay."""
+        with agent_environment(self.agent_mount()):
+            yield
+
+    def close(self) -> None:
+        self.overlay.close()
+
+
+@contextmanager
+def attempt_environment(environments: RunEnvironments | None, row: Row,
+                        work_dir: Path) -> Iterator[RowEnvironment | None]:
+    """The row's `RowEnvironment` for one attempt (None: the host's), its checks bound to the pristine one."""
+    built = environments.of(row) if environments else None
+    if built is None:
+        yield None
+        return
+    holder = RowEnvironment(built, work_dir)
+    try:
+        with row_environment(holder.pristine):
+            yield holder
+    finally:
+        holder.close()
