@@ -96,7 +96,8 @@ def host_part(env_path: str, environment: EnvironmentMount | None = None) -> Hos
                                *(e for e in extra.split(os.pathsep) if os.path.isabs(e)), package, cache])
     key = (sys.prefix, sys.base_prefix, sys.executable, env_path, extra, package, cache,
            *map(_link_identity, SYSTEM_PATHS), *map(_identity, looked_at),
-           None if root is None else (os.fspath(root), environment and environment.writable, _identity(os.fspath(root))))
+           None if root is None else (os.fspath(root), environment and environment.writable,
+                                      _identity(os.fspath(root))))
     part = _host_parts.get(key)
     if part is None:
         if len(_host_parts) >= HOST_PART_CACHE_SIZE:
