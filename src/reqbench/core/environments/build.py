@@ -71,7 +71,7 @@ def build_into(spec: EnvironmentSpec, base: Path, folder: Path, *, key: str, ori
                   ro_binds=tuple((Path(h), h) for layer in layers for h in layer.host_binds), env=env)
         for index, command in enumerate(spec.setup):
             say(f"setup {index + 1}/{len(spec.setup)}")
-            run_in_box(box, ["/bin/sh", "-c", command], what=f"environment.setup[{index}] ({origin})", log=log)
+            run_in_box(box, ["/bin/sh", "-c", command], what=f"environment.setup[{index}]", log=log)
     if root is not None:
         for leftover in ("opt/reqbench-inputs", "opt/reqbench-uv"):
             shutil.rmtree(root / leftover, ignore_errors=True)

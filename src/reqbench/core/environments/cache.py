@@ -25,6 +25,7 @@ from typing import Any
 from reqbench.core.environments.build import META, build_into
 from reqbench.core.environments.key import environment_key
 from reqbench.core.environments.model import BuiltEnvironment, EnvironmentSpec
+from reqbench.core.errors import InputError
 from reqbench.core.workspace.sources import cache_root
 
 _KEY = re.compile(r"^[0-9a-f]{64}$")
@@ -68,9 +69,14 @@ def ensure_built(spec: EnvironmentSpec, base_dir: Path, *, cache: Path | None = 
         if found is not None:
             return found
         scratch = Path(tempfile.mkdtemp(prefix=f"{_BUILDING}{key[:16]}-", dir=folder))
+        origin = origin or str(base_dir)
         try:
-            meta = build_into(spec, base_dir.resolve(), scratch, key=key, origin=origin or str(base_dir),
-                              progress=progress)
+            try:
+                meta = build_into(spec, base_dir.resolve(), scratch, key=key, origin=origin, progress=progress)
+            except InputError as exc:
+                if exc.file is not None:
+                    raise
+                raise InputError(exc.rule, file=origin, item=exc.item) from exc
             (scratch / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
             os.chmod(scratch, 0o755)
             os.rename(scratch, folder / key)

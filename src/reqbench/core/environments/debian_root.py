@@ -41,4 +41,4 @@ def build_debian(spec: DebianSpec, target: Path, *, origin: str, log: Path) -> N
     if spec.packages:
         argv.append("--include=" + ",".join(spec.packages))
     argv += [spec.suite, str(target), spec.mirror or host_mirror()]
-    run_logged(argv, what=f"environment.debian ({origin})", log=log)
+    run_logged(argv, what="environment.debian", log=log)
