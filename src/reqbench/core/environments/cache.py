@@ -54,11 +54,24 @@ def key_lock(folder: Path, key: str, *, blocking: bool = True) -> Iterator[bool]
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
+@contextmanager
+def _named(origin: str) -> Iterator[None]:
+    """An `InputError` raised without a file names `origin`."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.file is not None:
+            raise
+        raise InputError(exc.rule, file=origin, item=exc.item) from exc
+
+
 def ensure_built(spec: EnvironmentSpec, base_dir: Path, *, cache: Path | None = None,
                  progress: Callable[[str], None] | None = None, origin: str | None = None) -> BuiltEnvironment:
     """The built environment of `spec` (relative paths against `base_dir`), building it first if needed.
     A build failure is an `InputError` (file, item, rule) and leaves nothing behind."""
-    key = environment_key(spec, base_dir)
+    origin = origin or str(base_dir)
+    with _named(origin):
+        key = environment_key(spec, base_dir)
     found = find_built(key, cache=cache)
     if found is not None:
         return found
@@ -69,14 +82,9 @@ def ensure_built(spec: EnvironmentSpec, base_dir: Path, *, cache: Path | None = 
         if found is not None:
             return found
         scratch = Path(tempfile.mkdtemp(prefix=f"{_BUILDING}{key[:16]}-", dir=folder))
-        origin = origin or str(base_dir)
         try:
-            try:
+            with _named(origin):
                 meta = build_into(spec, base_dir.resolve(), scratch, key=key, origin=origin, progress=progress)
-            except InputError as exc:
-                if exc.file is not None:
-                    raise
-                raise InputError(exc.rule, file=origin, item=exc.item) from exc
             (scratch / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
             os.chmod(scratch, 0o755)
             os.rename(scratch, folder / key)
