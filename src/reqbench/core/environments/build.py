@@ -73,7 +73,7 @@ def build_into(spec: EnvironmentSpec, base: Path, folder: Path, *, key: str, ori
             say(f"setup {index + 1}/{len(spec.setup)}")
             run_in_box(box, ["/bin/sh", "-c", command], what=f"environment.setup[{index}]", log=log)
     if root is not None:
-        for leftover in ("opt/reqbench-inputs", "opt/reqbench-uv"):
+        for leftover in ("opt/reqbench-inputs", "opt/reqbench-uv", "opt/reqbench-build"):
             shutil.rmtree(root / leftover, ignore_errors=True)
     has_local = any(local.iterdir())
     if not has_local:

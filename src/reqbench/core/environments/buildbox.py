@@ -22,6 +22,10 @@ from reqbench.core.errors import HarnessError, InputError
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+BUILD_CA_BUNDLE = "/opt/reqbench-build/ca-certificates.crt"
+"""Where the host's certificate bundle appears in a root while it builds (removed afterwards)."""
+_CA_VARIABLES = ("SSL_CERT_FILE", "PIP_CERT", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
 _PASSED_VARIABLES = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY",
                      "SSL_CERT_FILE", "PIP_INDEX_URL", "UV_INDEX_URL", "npm_config_registry", "TERM")
 
@@ -64,8 +68,14 @@ def box_args(box: Box, *, cwd: str = "/", extra: Sequence[tuple[Path, str]] = ()
             elif path.is_dir():
                 args += ["--ro-bind", name, name]
     args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-    if box.root is not None and box.network and Path("/etc/resolv.conf").exists():
-        args += ["--ro-bind", str(Path("/etc/resolv.conf").resolve()), "/etc/resolv.conf"]
+    certificates: dict[str, str] = {}
+    if box.root is not None and box.network:
+        if Path("/etc/resolv.conf").exists():
+            args += ["--ro-bind", str(Path("/etc/resolv.conf").resolve()), "/etc/resolv.conf"]
+        bundle = Path(os.environ.get("SSL_CERT_FILE") or HOST_CA_BUNDLE)
+        if bundle.is_file():  # the host's trust (a registry proxy's CA) reaches the root's package tools
+            args += ["--ro-bind", str(bundle.resolve()), BUILD_CA_BUNDLE]
+            certificates = {name: BUILD_CA_BUNDLE for name in _CA_VARIABLES}
     for host, inside in box.layers:
         args += ["--bind" if box.writable else "--ro-bind", str(host), inside]
     for host, inside in (*box.ro_binds, *extra):
@@ -73,6 +83,7 @@ def box_args(box: Box, *, cwd: str = "/", extra: Sequence[tuple[Path, str]] = ()
     args += ["--chdir", cwd, "--clearenv"]
     variables = {"PATH": STANDARD_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "TMPDIR": "/tmp"}
     variables.update({k: os.environ[k] for k in _PASSED_VARIABLES if k in os.environ})
+    variables.update(certificates)
     variables.update(box.env)
     for name, value in variables.items():
         args += ["--setenv", name, value]
