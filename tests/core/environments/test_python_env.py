@@ -27,7 +27,7 @@ def test_reqbench_itself_cannot_import_the_package() -> None:
     assert probe.returncode != 0
 
 
-@pytest.mark.parametrize("installer", ["uv", "pip"])
+@pytest.mark.parametrize("installer", ["uv", pytest.param("pip", marks=pytest.mark.slow)])
 def test_venv_runs_at_its_bind_path_under_bwrap(tmp_path: Path, require_bwrap: None, installer: str) -> None:
     (tmp_path / "requirements.txt").write_text(PACKAGE + "\n")
     spec = load_environment({"python": {"requirements_file": "requirements.txt", "installer": installer}},

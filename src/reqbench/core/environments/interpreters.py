@@ -36,8 +36,10 @@ def base_interpreter(interpreter: str) -> Path:
 
 def interpreter_prefix(exe: Path) -> Path:
     """The installation prefix of `exe` (``sys.base_prefix`` as that interpreter reports it)."""
+    if exe == base_interpreter("host"):
+        return Path(sys.base_prefix)
     try:
-        out = subprocess.run([str(exe), "-c", "import sys; print(sys.base_prefix)"], capture_output=True,
+        out = subprocess.run([str(exe), "-I", "-S", "-c", "import sys; print(sys.base_prefix)"], capture_output=True,
                              text=True, timeout=60, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError) as exc:
         raise InputError(f"cannot run interpreter {exe}: {exc}", item="environment.python.interpreter") from exc

@@ -1,7 +1,7 @@
 """The ``python`` kind: a virtual environment that runs where it is bound, ``/opt/reqbench-env/python``.
 
-With a host interpreter (``host``, a version, a path) the venv is made on the host with ``uv venv
---relocatable`` (pip: ``python -m venv``) and filled with ``uv pip install`` (pip: ``pip install``), using the
+With a host interpreter (``host``, a version, a path) the venv is written on the host (`venvs`; pip:
+``python -m venv``) and filled with ``uv pip install`` (pip: ``pip install``), using the
 user's own package caches, so building costs what a plain ``uv pip install`` costs; script shebangs and
 activate scripts that still name the build folder are rewritten to the bind path (`layers.rehome`). The
 base interpreter's installation is bound read-only beside the venv when it lies outside the system
@@ -24,6 +24,7 @@ from reqbench.core.environments.buildbox import Box, run_in_box
 from reqbench.core.environments.interpreters import base_interpreter, interpreter_prefix
 from reqbench.core.environments.layers import Layer, rehome, run_logged
 from reqbench.core.environments.model import PYTHON_MOUNT, PythonSpec, resolved_file
+from reqbench.core.environments.venvs import write_venv
 from reqbench.core.errors import InputError
 
 _INPUTS = "/opt/reqbench-inputs"
@@ -112,8 +113,7 @@ def build_python(spec: PythonSpec, base: Path, folder: Path, *, origin: str, roo
     args, no_deps = _install_args(spec, base, origin, None)
     tail = (["--no-deps"] if no_deps else []) + args
     if uv is not None:
-        run_logged([uv, "venv", "--quiet", "--relocatable", "--python", str(exe), str(folder)],
-                   what="environment.python", log=log)
+        write_venv(folder, exe, PYTHON_MOUNT)
         if tail:
             run_logged([uv, "pip", "install", "--quiet", "--python", str(folder / "bin" / "python"), *tail],
                        what="environment.python", log=log)
