@@ -17,7 +17,7 @@ import typer
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reqbench.cli.consoles import console, err_console
-from reqbench.cli.protocol_lookup import suite_spec
+from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.core.environments import (
     BuiltEnvironment,
     ensure_built,
@@ -42,11 +42,29 @@ app = typer.Typer(help="Build and inspect the environments tasks declare: read-o
 _CACHE_HELP = "The reqbench cache (default: $REQBENCH_CACHE or ~/.cache/reqbench)."
 
 
+def suite_environments(path: Path) -> list[DeclaredEnvironment]:
+    """The distinct environment blocks of a suite: from its protocol's ``environments()`` hook when the
+    suite is of a protocol that has one, else every block its YAML files hold (`iter_suite_environments`)."""
+    if path.is_dir():
+        try:
+            protocol = protocol_for_suite(path)
+        except InputError:
+            protocol = None
+        hook = getattr(protocol.load(path), "environments", None) if protocol is not None else None
+        if callable(hook):
+            distinct: dict[tuple[str, str], DeclaredEnvironment] = {}
+            for item in hook().values():
+                ident = (json.dumps(item.spec.model_dump(mode="json"), sort_keys=True), str(item.base_dir))
+                distinct.setdefault(ident, item)
+            return list(distinct.values())
+    return list(iter_suite_environments(path))
+
+
 def _declared(suite: Path | None, files: list[Path]) -> list[DeclaredEnvironment]:
     """Every block of the suite and the --environment files, all validated before anything builds."""
     if suite is None and not files:
         raise InputError("name a suite or at least one --environment FILE", item="reqbench env")
-    found = list(iter_suite_environments(suite)) if suite is not None else []
+    found = suite_environments(suite) if suite is not None else []
     found += [read_environment_file(f) for f in files]
     return found
 
@@ -185,7 +203,7 @@ def shell(
 
     Example: reqbench env shell suites/my-suite --workspace ./checkout
     """
-    declared = list(iter_suite_environments(target))
+    declared = suite_environments(target)
     if not declared:
         raise InputError("declares no environment", file=str(target))
     if pick > len(declared):
