@@ -11,8 +11,6 @@ built tree changes the key.
 from __future__ import annotations
 
 import hashlib
-import os
-import sys
 from pathlib import Path
 
 from reqbench.core.environments.model import FORMAT_VERSION, EnvironmentSpec, resolved_file
@@ -46,10 +44,10 @@ def environment_key(spec: EnvironmentSpec, base_dir: Path) -> str:
 
 
 def interpreter_identity(interpreter: str) -> str:
-    """What a venv depends on in its base interpreter: the resolved executable and its version."""
+    """What a venv depends on in its base interpreter: the resolved executable and its version (the same
+    on every machine that has that interpreter at that path, so workers find the driver's key)."""
     from reqbench.core.environments.interpreters import base_interpreter
+    from reqbench.core.environments.venvs import interpreter_version
 
     exe = base_interpreter(interpreter)
-    st = os.stat(exe)
-    version = sys.version if interpreter == "host" else ""
-    return f"{exe}|{st.st_size}|{st.st_mtime_ns}|{version}"
+    return f"{exe}|{'.'.join(map(str, interpreter_version(exe)))}"
