@@ -1,8 +1,9 @@
 """The build's own sandbox: where set-up commands, root-interpreter installs and ``reqbench env shell`` run.
 
 bubblewrap with the network on (building is the only time an environment sees a network), a fresh PID,
-IPC and UTS namespace, no capabilities beyond what bwrap keeps for a root user inside its own namespace,
-a private ``/tmp``, ``/dev`` and ``/proc``. ``/`` is the environment's root file system when it has one
+IPC and UTS namespace, a private ``/tmp``, ``/dev`` and ``/proc``. A build run by root keeps only
+`BUILD_CAPABILITIES` (package managers change owners and switch users); a shell and any build by another
+user get a user namespace and no capabilities. ``/`` is the environment's root file system when it has one
 (writable while building), else the host's system directories read-only; the environment's layers are
 bound at their in-sandbox paths (writable while building). Nothing else of the host is visible: not the
 reqbench cache, not the suite, not HOME. The variables are an allow-list (PATH, HOME, LANG, proxies and
@@ -22,6 +23,11 @@ from reqbench.core.errors import HarnessError, InputError
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 STANDARD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+BUILD_CAPABILITIES = ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_SETUID", "CAP_SETGID",
+                      "CAP_SETFCAP", "CAP_SETPCAP", "CAP_KILL", "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
+                      "CAP_AUDIT_WRITE")
+"""What a build running as root keeps (a container engine's default set less raw sockets and device nodes):
+enough for apt/dpkg to change owners and drop to their own users, never mounts or kernel changes."""
 HOST_CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 BUILD_CA_BUNDLE = "/opt/reqbench-build/ca-certificates.crt"
 """Where the host's certificate bundle appears in a root while it builds (removed afterwards)."""
@@ -54,8 +60,13 @@ def bwrap() -> str:
 
 def box_args(box: Box, *, cwd: str = "/", extra: Sequence[tuple[Path, str]] = ()) -> list[str]:
     """The bwrap command line (without the command) for `box`."""
-    args = [bwrap(), "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-user-try",
-            "--unshare-cgroup-try", "--hostname", "reqbench-build"]
+    args = [bwrap(), "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--hostname", "reqbench-build", "--cap-drop", "ALL"]
+    if box.writable and os.geteuid() == 0:
+        for cap in BUILD_CAPABILITIES:  # package managers change owners and drop privileges while installing
+            args += ["--cap-add", cap]
+    else:
+        args.append("--unshare-user-try")
     if not box.network:
         args.append("--unshare-net")
     if box.root is not None:
@@ -67,7 +78,7 @@ def box_args(box: Box, *, cwd: str = "/", extra: Sequence[tuple[Path, str]] = ()
                 args += ["--symlink", os.readlink(path), name]
             elif path.is_dir():
                 args += ["--ro-bind", name, name]
-    args += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
     certificates: dict[str, str] = {}
     if box.root is not None and box.network:
         if Path("/etc/resolv.conf").exists():
