@@ -1,7 +1,8 @@
 """Which task environment each row of a run runs in (DESIGN §14), built once before any row starts.
 
 A row's environment is its task's (an ``environment:`` block in the task's file, offered by the suite's
-optional ``environments() -> {task id: DeclaredEnvironment}`` hook), else the run's
+optional ``environments() -> {task id: DeclaredEnvironment}`` hook; the key ``""`` stands for every task of
+the suite, e.g. a takeover suite's block), else the run's
 (``reqbench run --environment FILE|SPEC``, `RunOptions.environment`), else none (the host's system
 directories). `prepare` validates and builds every one of them before the first row (`ensure_built`:
 built once, or found in the cache by its key), so a build failure is one clear error and no row ever
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,13 +27,20 @@ from typing import TYPE_CHECKING, Any
 
 from reqbench.core.errors import InputError, ReqbenchError
 from reqbench.core.execute.types import Row, RunOptions
-from reqbench.core.sandbox.environment import EnvironmentMount, agent_environment, row_environment
+from reqbench.core.sandbox.environment import (
+    EnvironmentMount,
+    agent_environment,
+    current_row_environment,
+    row_environment,
+)
 from reqbench.core.sandbox.envoverlay import EnvironmentOverlay
 
 if TYPE_CHECKING:  # the builders load only for a run that has environments
     from reqbench.core.environments import BuiltEnvironment
 
 OPTION = "--environment"
+SUITE_WIDE = ""
+"""The key of a suite's environments hook that stands for every task of the suite."""
 
 
 def parse_option(value: str) -> tuple[dict[str, Any], str]:
@@ -71,7 +79,7 @@ class RunEnvironments:
     """key -> (block as JSON, folder its paths are relative to): what a remote worker builds from."""
 
     def of(self, row: Row) -> BuiltEnvironment | None:
-        built = self.by_task.get(row.task_id, self.default)
+        built = self.by_task.get(row.task_id, self.by_task.get(SUITE_WIDE, self.default))
         return localize(built, self.specs) if built is not None else None
 
     def keys(self) -> dict[str, Any]:
@@ -174,3 +182,43 @@ def attempt_environment(environments: RunEnvironments | None, row: Row,
             yield holder
     finally:
         holder.close()
+
+
+def declared_environments(entries: Iterable[tuple[str, Any, str, Path]]) -> dict[str, Any]:
+    """A suite's ``environments()`` hook from ``(task id, environment block or None, file, folder)`` of its
+    tasks: ``{task id: DeclaredEnvironment}`` of the tasks that declare one (each block validated:
+    `InputError` naming its file)."""
+    from reqbench.core.environments import load_environment
+    from reqbench.core.environments.suites import DeclaredEnvironment
+
+    out: dict[str, Any] = {}
+    for task, block, origin, base in entries:
+        if block is not None:
+            spec = load_environment(block, origin=origin, base_dir=Path(base))
+            out[task] = DeclaredEnvironment(spec, origin, Path(base))
+    return out
+
+
+@contextmanager
+def task_checks(block: dict[str, Any] | None, origin: str, base_dir: Path) -> Iterator[None]:
+    """Checks a suite runs outside a row (validation, calibration of its reference) in the environment its
+    task declares (`block`, from `origin`), unless a row's is bound already (then that one)."""
+    if block is None or current_row_environment() is not None:
+        yield
+        return
+    with checks_in(declared_environments([("task", block, origin, base_dir)])["task"]):
+        yield
+
+
+@contextmanager
+def checks_in(declared: Any) -> Iterator[None]:
+    """Checks run outside a row (a suite's validation or calibration of its reference) in the pristine
+    environment a task declares (`DeclaredEnvironment`; None: the host's), built first if needed."""
+    if declared is None:
+        yield
+        return
+    from reqbench.core.environments import ensure_built
+
+    built = ensure_built(declared.spec, declared.base_dir)
+    with row_environment(EnvironmentMount.pristine(built)):
+        yield

@@ -66,7 +66,10 @@ class EnvironmentMount:
     root: Path | None
     """Host folder whose top-level entries replace the system directories (None: the host's)."""
     layers: tuple[tuple[Path, str], ...] = ()
-    """(host folder, in-sandbox path) of each layer."""
+    """(host folder, in-sandbox path) of each layer of the environment's own tree."""
+    shared: tuple[tuple[Path, str], ...] = ()
+    """Host folders the environment shows at their own path (a venv's base interpreter): always read-only,
+    never overlaid (they are the host's, not the environment's)."""
     variables: tuple[tuple[str, str], ...] = ()
     """Variables the environment sets (``PATH``: a prefix)."""
     python: str | None = None
@@ -77,8 +80,10 @@ class EnvironmentMount:
     @classmethod
     def pristine(cls, built: BuiltLike) -> EnvironmentMount:
         """The built environment itself, read-only (what checks see)."""
-        return cls(built.key, built.root, tuple((Path(h), str(i)) for h, i in built.binds),
-                   tuple(sorted(built.env.items())), built.python)
+        binds = [(Path(h), str(i)) for h, i in built.binds]
+        return cls(built.key, built.root, tuple(b for b in binds if os.fspath(b[0]) != b[1]),
+                   tuple(b for b in binds if os.fspath(b[0]) == b[1]), tuple(sorted(built.env.items())),
+                   built.python)
 
     def apply_variables(self, env: dict[str, str]) -> None:
         """Set the environment's variables in `env` (``PATH`` goes before what is there)."""
@@ -109,21 +114,15 @@ class EnvironmentMount:
     def layer_args(self, root_bound: list[str]) -> list[str]:
         """bubblewrap options binding each layer; a layer below a folder of the root needs its mount point
         there (a read-only folder cannot get one): `HarnessError` otherwise."""
-        bind = "--bind" if self.writable else "--ro-bind"
         args: list[str] = []
-        for host, inside in self.layers:
+        for (host, inside), writable in [*((s, False) for s in self.shared), *((la, self.writable)
+                                                                              for la in self.layers)]:
             top = "/" + inside.strip("/").split("/", 1)[0]
             if self.root is not None and top in root_bound and not os.path.isdir(str(self.root) + inside):
                 raise HarnessError(f"environment {self.key[:12]}: its root has no folder {inside} to bind "
                                    "the layer on")
-            args += [bind, os.fspath(host), inside]
+            args += ["--bind" if writable else "--ro-bind", os.fspath(host), inside]
         return args
-
-    def shows(self, path: str) -> bool:
-        """Whether `path` (in the sandbox) lies in a folder this environment binds."""
-        _, root_bound = self.root_args() if self.root is not None else ([], [])
-        tops = [*root_bound, *(inside for _, inside in self.layers)]
-        return any(path == t or path.startswith(t.rstrip("/") + "/") for t in tops)
 
 
 _AGENT_MOUNT: contextvars.ContextVar[EnvironmentMount | None] = contextvars.ContextVar(
