@@ -107,3 +107,21 @@ def test_an_agents_own_writes_stay_in_its_row(require_bwrap: None, tmp_path: Pat
     found = _row(built, tmp_path, "r1", "echo x > /opt/reqbench-env/python/mine && cat /opt/reqbench-env/python/mine")
     assert found["agent"].strip().endswith("x") or "Read-only file system" in found["agent"], found["agent"]
     assert tree_digest(built.path) == before
+
+
+def test_code_under_test_cannot_write_the_environment_its_check_runs_in(
+        require_bwrap: None, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Checks bind the pristine environment read-only: a submission that writes into it (for a later check
+    to run) gets EROFS, and the next check sees the environment as built."""
+    from reqbench.core.sandbox.environment import EnvironmentMount
+
+    built = session_environment(tmp_path_factory)
+    before = tree_digest(built.path)
+    mount = EnvironmentMount.pristine(built)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    write = Check(name="vandal", command="touch /opt/reqbench-env/python/bin/pytest-forged", timeout_seconds=60)
+    assert run_check(write, ws, environment=mount).status is CheckStatus.FAIL
+    look = Check(name="look", command="test ! -e /opt/reqbench-env/python/bin/pytest-forged", timeout_seconds=60)
+    assert run_check(look, ws, environment=mount).status is CheckStatus.PASS
+    assert tree_digest(built.path) == before
