@@ -48,9 +48,10 @@ PREFIX = "reqbench-guard-"
 handlers (a forked worker, a kill) leaves its own behind, and the next process to prepare one removes it."""
 
 _lock = threading.Lock()
-_prepared: dict[tuple[int, bool], Path] = {}
-"""(process id, source flavour) -> its guard directory (a forked child prepares its own: the parent removes
-its copy)."""
+_prepared: dict[int, Path] = {}
+"""Process id -> its guard directory (a forked child prepares its own: the parent removes its copy)."""
+_prepared_source: dict[int, Path] = {}
+"""The same for the source flavour (`guard_dir(source=True)`)."""
 
 
 def guard_files(source: bool = False) -> dict[str, bytes]:
@@ -103,7 +104,8 @@ def guard_dir(source: bool = False) -> Path:
     can write the host's files. `source`: the flavour with the modules as source (`guard_files`)."""
     files = guard_files(source)
     with _lock:
-        current = _prepared.get((os.getpid(), source))
+        prepared = _prepared_source if source else _prepared
+        current = prepared.get(os.getpid())
         if current is not None and _intact(current, files):
             return current
         if current is not None:
@@ -112,7 +114,7 @@ def guard_dir(source: bool = False) -> Path:
         fresh = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         fresh.rmdir()
         write_guard_files(fresh, files, seal=True)
-        _prepared[(os.getpid(), source)] = fresh
+        prepared[os.getpid()] = fresh
         return fresh
 
 
@@ -168,7 +170,7 @@ def _sweep_stale() -> None:
 
 @atexit.register
 def _cleanup() -> None:
-    for source in (False, True):
-        current = _prepared.pop((os.getpid(), source), None)
+    for prepared in (_prepared, _prepared_source):
+        current = prepared.pop(os.getpid(), None)
         if current is not None:
             _remove(current)
