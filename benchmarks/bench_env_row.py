@@ -1,0 +1,95 @@
+"""A row in a cached task environment vs the same row on the host (DESIGN §14), side by side.
+
+A row here is what every protocol's row does around its agent: a `command` agent step through
+`RowContext.step` (the agent writes its solution) and one ``{pytest}`` check of it with the guard, run by
+the real plumbing (`core.execute.environments.attempt_environment`, a thread per row as the runner uses).
+In the environment (a venv built once by `ensure_built` holding the harness's own pytest version, so only
+the environment differs): the row's overlay of it is mounted for the agent step (where overlays can be
+mounted), the check binds the pristine venv read-only and runs the guard from source with the venv's
+interpreter. On the host: neither. Rounds alternate the two sides; medians are compared.
+
+Goal: a row in an environment costs at most 10 ms more than on the host.
+
+    python benchmarks/bench_env_row.py [--rows 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from ratios import figure  # noqa: E402
+
+AGENT = "printf 'def answer():\\n    return 42\\n' > solution.py"
+TEST = "from solution import answer\n\n\ndef test_answer():\n    assert answer() == 42\n"
+
+
+def one_row(environments: Any, work: Path, n: int) -> float:
+    """Seconds of one row (agent step + check) in its own thread."""
+    from reqbench.core.agents.base import AgentInputs, Budget
+    from reqbench.core.checks import Check, CheckStatus, run_check
+    from reqbench.core.execute.environments import attempt_environment
+    from reqbench.core.execute.suite import RowContext
+    from reqbench.core.execute.types import Row, RunOptions
+
+    took: list[float] = []
+
+    def run() -> None:
+        ws, hidden = work / f"ws{n}", work / f"hidden{n}"
+        ws.mkdir()
+        hidden.mkdir()
+        (hidden / "test_hidden.py").write_text(TEST)
+        row = Row(f"t{n}", "c", "command")
+        started = time.perf_counter()
+        with attempt_environment(environments, row, work / f"row{n}") as environment:
+            ctx = RowContext(RunOptions(agent="command", agent_options={"template": AGENT}), work / f"row{n}",
+                             row, environment)
+            step = ctx.step(ws, AgentInputs(prompt="go"), Budget(wall_seconds=60))
+            result = run_check(Check(name="t", command="{pytest} -q {hidden}", timeout_seconds=60), ws, hidden)
+        took.append(time.perf_counter() - started)
+        assert step.completed and result.status is CheckStatus.PASS, (step.detail, result.detail)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return took[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=12)
+    args = parser.parse_args()
+
+    import pytest
+
+    from reqbench.core.environments import ensure_built, load_environment
+    from reqbench.core.execute.environments import RunEnvironments
+
+    work = Path(tempfile.mkdtemp(prefix="bench-env-row-"))
+    block = {"python": {"interpreter": "host", "requirements": [f"pytest=={pytest.__version__}"]}}
+    spec = load_environment(block, origin="bench", base_dir=work)
+    built = ensure_built(spec, work, cache=work / "cache")
+    sides = {"host": RunEnvironments(), "environment": RunEnvironments(default=built)}
+    times: dict[str, list[float]] = {name: [] for name in sides}
+    rows = itertools.count()
+    for n in range(args.rows + 1):
+        for name, environments in (sides.items() if n % 2 else reversed(list(sides.items()))):
+            seconds = one_row(environments, work, next(rows))
+            if n:  # the first round warms caches (host part, guard directories)
+                times[name].append(seconds)
+    env_ms, host_ms = (statistics.median(times[k]) * 1000 for k in ("environment", "host"))
+    print(f"row in an environment: {env_ms:.1f} ms, on the host: {host_ms:.1f} ms, "
+          f"difference {env_ms - host_ms:+.1f} ms (goal <= +10 ms)")
+    figure("row in a cached environment", env_ms, "the same row on the host", host_ms, "<= host + 10 ms", "ms")
+
+
+if __name__ == "__main__":
+    main()
