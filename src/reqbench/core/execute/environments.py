@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -92,36 +93,51 @@ class RunEnvironments:
 
 
 def prepare(suite: Any, options: RunOptions, progress: Any = None) -> RunEnvironments:
-    """Build (or find) every environment the run's rows use, before any row starts (module docstring)."""
-    from reqbench.core.environments import EnvironmentSpec, ensure_built, environment_key, load_environment
+    """Build (or find) every environment the run's rows use, before any row starts (module docstring);
+    `progress` is a `core.steps` reporter. `InputError` (file, item, rule) for a block that does not build
+    or environments on a machine without bubblewrap (nothing else can show them)."""
+    from reqbench.core.environments import EnvironmentSpec, environment_key, load_environment
+    from reqbench.core.sandbox import available_isolation
+    from reqbench.core.steps import steps, watching
 
     hook = getattr(suite, "environments", None)
     if options.environment is None and not callable(hook):
         return RunEnvironments()
-    built: dict[str, BuiltEnvironment] = {}
-    specs: dict[str, tuple[dict[str, Any], str]] = {}
-
-    def build(spec: EnvironmentSpec, base: Path, origin: str) -> BuiltEnvironment:
-        key = environment_key(spec, base)
-        if key not in built:
-            try:
-                built[key] = ensure_built(spec, base, progress=progress)
-            except InputError:
-                raise
-            except ReqbenchError as exc:
-                raise InputError(f"the environment could not be built: {exc}", file=origin,
-                                 item="environment") from None
-            specs[key] = (spec.model_dump(mode="json", exclude_defaults=True), str(base))
-        return built[key]
-
-    default = None
+    wanted: list[tuple[str | None, EnvironmentSpec, Path, str]] = []  # (task, spec, folder, origin); None: run's
     if options.environment is not None:
         base = Path(options.environment_dir or ".")
-        spec = load_environment(options.environment, origin=OPTION, base_dir=base)
-        default = build(spec, base, OPTION)
+        wanted.append((None, load_environment(options.environment, origin=OPTION, base_dir=base), base, OPTION))
     declared = hook() if callable(hook) else {}
-    by_task = {task: build(d.spec, d.base_dir, d.origin) for task, d in sorted(declared.items())}
+    wanted += [(task, d.spec, d.base_dir, d.origin) for task, d in sorted(declared.items())]
+    if not wanted:
+        return RunEnvironments()
+    if available_isolation() != "bwrap":
+        raise InputError("task environments need bubblewrap to be shown to agents and checks",
+                         file=wanted[0][3], item="environment")
+    keys = {environment_key(spec, base): (spec, base, origin) for _, spec, base, origin in wanted}
+    built: dict[str, BuiltEnvironment] = {}
+    with watching(progress):
+        step = steps("environments", len(keys), "to build or find")
+        for key, (spec, base, origin) in keys.items():
+            started = time.perf_counter()
+            built[key] = _build(spec, base, origin)
+            step.advance(key[:12], time.perf_counter() - started)
+    by_task = {task: built[environment_key(spec, base)] for task, spec, base, _ in wanted if task is not None}
+    specs = {key: (spec.model_dump(mode="json", exclude_defaults=True), str(base))
+             for key, (spec, base, _) in keys.items()}
+    default = built[environment_key(wanted[0][1], wanted[0][2])] if wanted[0][0] is None else None
     return RunEnvironments(default, by_task, specs)
+
+
+def _build(spec: Any, base: Path, origin: str) -> BuiltEnvironment:
+    from reqbench.core.environments import ensure_built
+
+    try:
+        return ensure_built(spec, base, origin=origin)
+    except InputError:
+        raise
+    except ReqbenchError as exc:
+        raise InputError(f"the environment could not be built: {exc}", file=origin, item="environment") from None
 
 
 _LOCAL: dict[str, BuiltEnvironment] = {}
