@@ -8,6 +8,8 @@ import pytest
 
 from reqbench.core.environments import environment_key, load_environment
 from reqbench.core.environments import key as key_module
+from reqbench.core.errors import InputError
+from tests.core.environments.imagekit import BASE, UPPER, docker_save, layer_tar, oci_layout
 
 
 def _key(tmp_path: Path, data: dict[str, object]) -> str:
@@ -34,8 +36,16 @@ def test_every_defining_part_changes_the_key(tmp_path: Path, monkeypatch: pytest
     assert len(seen) == 5
 
 
-def test_image_archive_bytes_are_in_the_key(tmp_path: Path) -> None:
-    (tmp_path / "image.tar").write_bytes(b"one")
+def test_an_image_counts_by_its_layer_digests(tmp_path: Path) -> None:
+    docker_save(tmp_path / "image.tar", [layer_tar(BASE), layer_tar(UPPER)])
     first = _key(tmp_path, {"image": {"archive": "image.tar"}})
-    (tmp_path / "image.tar").write_bytes(b"two")
+    oci_layout(tmp_path / "layout", [layer_tar(BASE), layer_tar(UPPER)])  # same layers, gzip, other name
+    assert _key(tmp_path, {"image": {"archive": "layout"}}) == first
+    docker_save(tmp_path / "image.tar", [layer_tar(BASE)])
     assert _key(tmp_path, {"image": {"archive": "image.tar"}}) != first
+
+
+def test_a_file_that_is_no_image_is_one_error(tmp_path: Path) -> None:
+    (tmp_path / "image.tar").write_bytes(b"not a tar")
+    with pytest.raises(InputError, match="not an uncompressed tar archive"):
+        _key(tmp_path, {"image": {"archive": "image.tar"}})

@@ -11,6 +11,7 @@ checked: nothing absolute, no ``..``.
 from __future__ import annotations
 
 import json
+import os
 import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,7 +45,8 @@ class ImageReader:
             try:
                 self._tar = tarfile.open(location, "r:")
             except (tarfile.TarError, OSError) as exc:
-                raise InputError(f"not a tar archive: {exc}", file=origin, item="environment.image.archive") from exc
+                raise InputError(f"not an uncompressed tar archive ({exc}); decompress it first",
+                                 file=origin, item="environment.image.archive") from exc
             for member in self._tar.getmembers():
                 self._members[str(PurePosixPath(member.name))] = member
 
@@ -81,6 +83,27 @@ class ImageReader:
                 raise self._fail(f"has no file {name!r}")
             with open(path, "rb") as fh:
                 yield fh
+
+    @contextmanager
+    def region(self, name: str) -> Iterator[tuple[int, int, int]]:
+        """``(fd, offset, size)`` of member `name`'s bytes (the fd is open for the block)."""
+        name = self._safe(name)
+        if self._tar is not None:
+            member = self._members.get(name)
+            if member is None or not member.isreg() or member.issparse():
+                raise self._fail(f"has no file {name!r}")
+            fd = os.open(self.location, os.O_RDONLY | os.O_CLOEXEC)
+            offset, size = member.offset_data, member.size
+        else:
+            path = self.location / name
+            if path.is_symlink() or not path.is_file():
+                raise self._fail(f"has no file {name!r}")
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            offset, size = 0, os.fstat(fd).st_size
+        try:
+            yield fd, offset, size
+        finally:
+            os.close(fd)
 
     def json(self, name: str) -> Any:
         with self.open(name) as fh:
@@ -131,3 +154,15 @@ def _pick(reader: ImageReader, index: Any) -> dict[str, Any]:
         if platform.get("os") == "linux" and platform.get("architecture") == "amd64":
             return dict(descriptor)
     return dict(manifests[0])
+
+
+def layer_digests(location: Path, origin: str) -> list[str] | None:
+    """The uncompressed digests of the image's layers, bottom first (what its root file system is made of,
+    checked again while unpacking); None when the config does not list them."""
+    reader = ImageReader(location, origin)
+    try:
+        refs = image_layers(reader)
+    finally:
+        reader.close()
+    digests = [ref.diff_id for ref in refs]
+    return None if any(d is None for d in digests) else [str(d) for d in digests]

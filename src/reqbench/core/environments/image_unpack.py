@@ -1,7 +1,7 @@
 """Unpacking image layers into a root file system, bottom layer first, with no daemon (DESIGN §14).
 
-Each layer tar (plain or gzip) is read once as a stream; the sha256 of its uncompressed bytes must equal
-the image config's ``diff_id`` (a layer that does not match its digest is refused). Whiteouts are honoured:
+Each layer tar (plain or gzip) is read once, in order (`tarstream`); the sha256 of its uncompressed bytes
+must equal the image config's ``diff_id`` (a layer that does not match its digest is refused). Whiteouts are honoured:
 ``DIR/.wh.NAME`` removes ``DIR/NAME`` of the lower layers, ``DIR/.wh..wh..opq`` empties ``DIR`` of everything
 the lower layers put there. Safety: member names may not be absolute or climb with ``..``; a symbolic link
 met on the way to a member is followed *inside the root* (as the kernel would with the root as ``/``), so
@@ -11,39 +11,19 @@ created (the sandbox brings its own ``/dev``); set-user-ID and set-group-ID bits
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import os
 import shutil
 import stat
-import tarfile
+import zlib
 from pathlib import Path
-from typing import IO
 
 from reqbench.core.environments.image_source import ImageReader, image_layers
+from reqbench.core.environments.tarstream import Member, RegionSource, Source, StreamSource, TarError, members
 from reqbench.core.errors import InputError
 
 _WHITEOUT = ".wh."
 _OPAQUE = ".wh..wh..opq"
 _MAX_HOPS = 40
-_CHUNK = 1 << 20
-
-
-class _Hashing:
-    """A read-only stream that hashes what passes through it."""
-
-    def __init__(self, inner: IO[bytes]) -> None:
-        self.inner = inner
-        self.sha = hashlib.sha256()
-
-    def read(self, size: int = -1) -> bytes:
-        data = self.inner.read(size)
-        self.sha.update(data)
-        return data
-
-    def drain(self) -> None:
-        while self.read(_CHUNK):
-            pass
 
 
 def unpack_image(location: Path, dest: Path, *, origin: str) -> int:
@@ -53,8 +33,8 @@ def unpack_image(location: Path, dest: Path, *, origin: str) -> int:
     try:
         layers = image_layers(reader)
         for index, ref in enumerate(layers):
-            with reader.open(ref.name) as raw:
-                _Layer(dest, origin, f"layer {index + 1} ({ref.name})").apply(raw, ref.diff_id)
+            with reader.region(ref.name) as (fd, offset, size):
+                _Layer(dest, origin, f"layer {index + 1} ({ref.name})").apply(fd, offset, size, ref.diff_id)
     finally:
         reader.close()
     return len(layers)
@@ -74,21 +54,20 @@ class _Layer:
     def fail(self, rule: str) -> InputError:
         return InputError(rule, file=self.origin, item=f"environment.image: {self.label}")
 
-    def apply(self, raw: IO[bytes], diff_id: str | None) -> None:
-        head = raw.read(4)
-        raw.seek(0)
-        if head[:4] == b"\x28\xb5\x2f\xfd":
+    def apply(self, fd: int, offset: int, size: int, diff_id: str | None) -> None:
+        head = os.pread(fd, 4, offset)
+        if head == b"\x28\xb5\x2f\xfd":
             raise self.fail("is zstd-compressed; save the image with gzip or uncompressed layers")
-        stream: IO[bytes] = gzip.GzipFile(fileobj=raw) if head[:2] == b"\x1f\x8b" else raw  # type: ignore[assignment]
-        hashing = _Hashing(stream)
+        src = StreamSource(fd, offset, size) if head[:2] == b"\x1f\x8b" else RegionSource(fd, offset, size)
         try:
-            with tarfile.open(fileobj=hashing, mode="r|", bufsize=_CHUNK) as tar:  # type: ignore[call-overload]
-                for member in tar:
-                    self.member(tar, member)
-            hashing.drain()
-        except (tarfile.TarError, OSError, EOFError) as exc:
+            for member in members(src):
+                self.member(src, member)
+            digest = src.finish()
+        except (TarError, zlib.error) as exc:
             raise self.fail(f"cannot be read: {exc}") from exc
-        if diff_id is not None and f"sha256:{hashing.sha.hexdigest()}" != diff_id:
+        finally:
+            src.close()
+        if diff_id is not None and f"sha256:{digest}" != diff_id:
             raise self.fail(f"does not match its digest {diff_id}")
         for path, mode, mtime in reversed(self.dir_modes):
             os.chmod(path, mode)
@@ -165,11 +144,13 @@ class _Layer:
                 elif entry.is_dir(follow_symlinks=False):
                     self.purge_lower(child)
 
-    def member(self, tar: tarfile.TarFile, member: tarfile.TarInfo) -> None:
+    def member(self, src: Source, member: Member) -> None:
         rel = self.relname(member.name)
+        head, _, base = rel.rpartition("/")
+        if not rel or base.startswith(_WHITEOUT) or member.kind not in (b"0", b"5"):
+            src.skip(member.size)  # only regular files carry data
         if not rel:
             return
-        head, _, base = rel.rpartition("/")
         if base.startswith(_WHITEOUT):
             folder = self.parent(head, create=False)
             if folder is None:
@@ -181,31 +162,32 @@ class _Layer:
                 if gone not in self.created:
                     self.remove(gone)
             return
+        if member.kind == b"S":
+            raise self.fail(f"member {member.name!r} is a sparse file, which is not supported")
         folder = self.parent(head, create=True)
         real = f"{folder}/{base}" if folder else base
         full = os.path.join(self.dest, real)
         mode = member.mode & 0o1777
-        if member.isdir():
+        if member.kind == b"5":
             try:
-                st = os.lstat(full)
-                if not stat.S_ISDIR(st.st_mode):
+                if not stat.S_ISDIR(os.lstat(full).st_mode):
                     self.remove(real)
                     os.mkdir(full, 0o755)
             except FileNotFoundError:
                 os.mkdir(full, 0o755)
             self.created.add(real)
-            self.dir_modes.append((full, mode, int(member.mtime * 1e9)))
+            self.dir_modes.append((full, mode, member.mtime_ns))
             self.chown(full, member)
             return
         if os.path.lexists(full):
             self.remove(real)
         self.created.add(real)
-        if member.isreg():
-            self.write_file(tar, member, full, mode)
-        elif member.issym():
+        if member.kind == b"0":
+            self.write_file(src, member, full, mode)
+        elif member.kind == b"2":
             os.symlink(member.linkname, full)
             self.chown(full, member)
-        elif member.islnk():
+        elif member.kind == b"1":
             target = self.relname(member.linkname)
             thead, _, tbase = target.rpartition("/")
             tfolder = self.parent(thead, create=False)
@@ -213,21 +195,20 @@ class _Layer:
             if tfolder is None or not os.path.lexists(source) or os.path.isdir(source):
                 raise self.fail(f"hard link {member.name!r} names {member.linkname!r}, no file of the root")
             os.link(source, full, follow_symlinks=False)
-        elif member.isfifo():
+        elif member.kind == b"6":
             os.mkfifo(full, mode)
 
-    def write_file(self, tar: tarfile.TarFile, member: tarfile.TarInfo, full: str, mode: int) -> None:
+    def write_file(self, src: Source, member: Member, full: str, mode: int) -> None:
         fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        with open(fd, "wb", closefd=True) as out:
-            source = tar.extractfile(member)
-            if source is not None:
-                shutil.copyfileobj(source, out, _CHUNK)
+        try:
+            src.copy_to(fd, member.size)
             if self.owner:
                 os.fchown(fd, member.uid, member.gid)
             os.fchmod(fd, mode)
-            mtime = int(member.mtime * 1e9)
-            os.utime(fd, ns=(mtime, mtime))
+            os.utime(fd, ns=(member.mtime_ns, member.mtime_ns))
+        finally:
+            os.close(fd)
 
-    def chown(self, full: str, member: tarfile.TarInfo) -> None:
+    def chown(self, full: str, member: Member) -> None:
         if self.owner:
             os.lchown(full, member.uid, member.gid)
