@@ -111,6 +111,12 @@ class EnvironmentMount:
                 bound.append("/" + name)
         return args, bound
 
+    def root_tops(self) -> frozenset[str]:
+        """Names of the root's top-level entries the sandbox shows (folders and links)."""
+        if self.root is None:
+            return frozenset()
+        return frozenset(n for n in os.listdir(self.root) if n not in ROOT_SKIP)
+
     def layer_args(self, root_bound: list[str]) -> list[str]:
         """bubblewrap options binding each layer; a layer below a folder of the root needs its mount point
         there (a read-only folder cannot get one): `HarnessError` otherwise."""

@@ -137,7 +137,8 @@ def _build_host_part(env_path: str, mask_candidates: list[Path],
                      environment: EnvironmentMount | None = None) -> HostPart:
     if environment is not None:  # the environment's root gives the system directories
         root_args, root_bound = environment.root_args()
-        part = _toolchain_part(env_path, mask_candidates, root_args, [Path(b) for b in root_bound], {})
+        part = _toolchain_part(env_path, mask_candidates, root_args, [Path(b) for b in root_bound], {},
+                               environment.root_tops())
         own = [Path(b) for b in part.bound[len(root_bound):]]  # the host's toolchain, not the root's folders
         return dataclasses.replace(part, masks=tuple(_masks(mask_candidates, own)))
     args: list[str] = []
@@ -155,11 +156,14 @@ def _build_host_part(env_path: str, mask_candidates: list[Path],
 
 
 def _toolchain_part(env_path: str, mask_candidates: list[Path], args: list[str], bound: list[Path],
-                    links: dict[str, str]) -> HostPart:
-    """The host part: the system `args` binding `bound` (recreating `links`), then the toolchain."""
+                    links: dict[str, str], replaced: frozenset[str] = frozenset()) -> HostPart:
+    """The host part: the system `args` binding `bound` (recreating `links`), then the toolchain -- but none
+    of it below a top-level entry an environment's root gives (`replaced`: its own ``/usr`` wins)."""
     toolchain = _toolchain(env_path)
     for root in toolchain:
         if any(_under(root, b) for b in bound):
+            continue
+        if replaced and {_top(root), _top(real_path(root))} & replaced:
             continue
         if _reached_through(root, links, bound):  # e.g. PATH's /bin -> usr/bin: /usr is bound already
             bound.append(root)
@@ -168,6 +172,10 @@ def _toolchain_part(env_path: str, mask_candidates: list[Path], args: list[str],
         bound.append(root)
     return HostPart(tuple(args), tuple(map(os.fspath, bound)), tuple(toolchain),
                     tuple(_masks(mask_candidates, bound)))
+
+
+def _top(path: Path | str) -> str:
+    return os.fspath(path)[1:].partition("/")[0]
 
 
 def _reached_through(root: Path, links: Mapping[str, str], bound: Iterable[Path]) -> bool:
