@@ -27,6 +27,11 @@ the package and cache locations, and the identity (device, inode, type, link tar
 looks at -- and builds it afresh when any of them changed (a path appeared, vanished or was replaced).
 The launch's own part (working directory, writable paths, read-only binds, named files, `hide`) is
 never cached.
+
+In a task environment (`environment.EnvironmentMount`) the system directories come from the environment's
+root when it has one (part of the host part's key; none of the host's toolchain is bound below a folder
+the root gives), its layers are bound at their in-sandbox paths with the launch's own part, and masks
+still apply to the host's toolchain.
 """
 
 from __future__ import annotations
