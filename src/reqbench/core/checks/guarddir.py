@@ -50,8 +50,9 @@ handlers (a forked worker, a kill) leaves its own behind, and the next process t
 _lock = threading.Lock()
 _prepared: dict[int, Path] = {}
 """Process id -> its guard directory (a forked child prepares its own: the parent removes its copy)."""
-_prepared_source: dict[int, Path] = {}
-"""The same for the source flavour (`guard_dir(source=True)`)."""
+_prepared_other: dict[tuple[int, str], Path] = {}
+"""(process id, flavour) -> the guard directory of another flavour: ``source``, or an environment's byte
+code (`envguard`)."""
 
 
 def guard_files(source: bool = False) -> dict[str, bytes]:
@@ -98,14 +99,16 @@ def write_guard_files(directory: Path, files: dict[str, bytes] | None = None, *,
         directory.chmod(0o500)
 
 
-def guard_dir(source: bool = False) -> Path:
+def guard_dir(source: bool = False, *, flavour: str | None = None, files: dict[str, bytes] | None = None) -> Path:
     """This process's shared guard directory, verified against `guard_files` now (re-created if it is
     not exactly what the harness wrote). Only for a read-only bind: never hand it to a process that
-    can write the host's files. `source`: the flavour with the modules as source (`guard_files`)."""
-    files = guard_files(source)
+    can write the host's files. `source`: the flavour with the modules as source (`guard_files`);
+    `flavour` and `files`: another flavour the caller made (an environment's byte code, `envguard`)."""
+    if files is None:
+        files = guard_files(source)
+        flavour = "source" if source else None
     with _lock:
-        prepared = _prepared_source if source else _prepared
-        current = prepared.get(os.getpid())
+        current = _prepared.get(os.getpid()) if flavour is None else _prepared_other.get((os.getpid(), flavour))
         if current is not None and _intact(current, files):
             return current
         if current is not None:
@@ -114,7 +117,10 @@ def guard_dir(source: bool = False) -> Path:
         fresh = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         fresh.rmdir()
         write_guard_files(fresh, files, seal=True)
-        prepared[os.getpid()] = fresh
+        if flavour is None:
+            _prepared[os.getpid()] = fresh
+        else:
+            _prepared_other[(os.getpid(), flavour)] = fresh
         return fresh
 
 
@@ -170,7 +176,8 @@ def _sweep_stale() -> None:
 
 @atexit.register
 def _cleanup() -> None:
-    for prepared in (_prepared, _prepared_source):
-        current = prepared.pop(os.getpid(), None)
-        if current is not None:
-            _remove(current)
+    current = _prepared.pop(os.getpid(), None)
+    others = [_prepared_other.pop(k) for k in list(_prepared_other) if k[0] == os.getpid()]
+    for folder in [current, *others]:
+        if folder is not None:
+            _remove(folder)

@@ -20,8 +20,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from reqbench.core.checks.envguard import environment_guard_files
 from reqbench.core.checks.evidence import GuardEvidence, judge_pytest, parse_guard_records
-from reqbench.core.checks.guarddir import INI_NAME, guard_dir, guard_files, write_guard_files
+from reqbench.core.checks.guarddir import INI_NAME, guard_dir, write_guard_files
 from reqbench.core.checks.models import (
     CHANNEL_CAP_BYTES,
     DEFAULT_PROTECTED,
@@ -189,13 +190,17 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
     guard's sources as a script (`guarddir`)."""
     guard = scratch / "guard"
     own_python = mount.python if mount is not None else None
-    if available_isolation() == "bwrap":
-        binds = {**binds, guard_dir(source=own_python is not None): guard}
+    runner = [sys.executable, "-P", "-m", GUARD_RUNNER]
+    if own_python is not None and mount is not None:  # an environment needs bubblewrap (`plan`)
+        compiled = environment_guard_files(mount)
+        flavour = f"env:{mount.key}:{own_python}" if compiled is not None else None
+        binds = {**binds, guard_dir(source=compiled is None, flavour=flavour, files=compiled): guard}
+        runner = [own_python, str(guard / f"{GUARD_RUNNER}.{'pyc' if compiled is not None else 'py'}")]
+    elif available_isolation() == "bwrap":
+        binds = {**binds, guard_dir(): guard}
     else:
-        write_guard_files(guard, guard_files(source=own_python is not None))
+        write_guard_files(guard)
         binds = {**binds, guard: guard}
-    runner = [own_python, str(guard / f"{GUARD_RUNNER}.py")] if own_python else [sys.executable, "-P", "-m",
-                                                                                 GUARD_RUNNER]
     ini = guard / INI_NAME  # harness-side: no workspace configuration is read
     want = check.rootdir or ("hidden" if "hidden" in values else "workspace")
     if want == "hidden" and "hidden" not in values:
