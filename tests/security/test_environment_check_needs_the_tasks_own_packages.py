@@ -75,4 +75,5 @@ def test_without_its_environment_the_import_error_is_named(require_bwrap: None, 
     result = run_check(check, inst / "repo", inst / "hidden")
     assert result.status is CheckStatus.FAIL
     assert result.collection_errors and "collection errors" in result.detail
+    assert "could not import 'six' in the host's Python (no task environment)" in result.detail
     assert "No module named 'six'" in result.stdout_tail + result.stderr_tail

@@ -13,6 +13,7 @@ copied too (`sandbox_can_read`): the copy is the harness's own, readable, and dr
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shlex
 import stat
@@ -143,6 +144,8 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
                              proc.stdout_tail(), proc.stderr_tail())
         result.collection_errors = sorted(set(ev.collect_errors))
         result.skipped_tests = ev.skipped()
+        if result.collection_errors:
+            result.detail += _missing_module(result.stdout_tail, mount)
     result.protected_touched = touched
     result.timed_out = proc.timed_out
     if touched:
@@ -232,6 +235,20 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
     finally:  # the write end and the token went to the process (`run_sandboxed` closed them here)
         os.close(read_fd)
     return proc, parse_guard_records(proc.channel, token, overflow=proc.channel_overflow)
+
+
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]{1,100})'")
+
+
+def _missing_module(output: str, mount: EnvironmentMount | None) -> str:
+    """A note naming the first module a collection error could not import, and where the check ran (so a
+    task run without its environment reads as such, not as an unexplained 0). Informational only: the
+    status never depends on what the tests printed."""
+    found = _NO_MODULE.search(output)
+    if found is None:
+        return ""
+    where = f"task environment {mount.key[:12]}" if mount is not None else "the host's Python (no task environment)"
+    return f"; a test module could not import {found.group(1)!r} in {where}"
 
 
 def sandbox_can_read(root: Path) -> bool:
