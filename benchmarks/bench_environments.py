@@ -4,19 +4,22 @@
   description, atomic rename) vs a plain ``uv venv`` + ``uv pip install`` of the same requirements into a
   fresh folder (goal: at most 1.2x); the install step alone is shown too. uv's cache is warmed first, so
   both sides install from it.
-* a docker-save image unpacked daemonless by `unpack_image` (digest check, whiteouts, ownership, modes,
-  times) vs GNU ``tar -x`` of the same layer tars (goal: at most 1.3x). The image is two layers: the
-  interpreter's standard library (~8,000 files) and a layer that deletes and replaces some of it.
+* an image unpacked daemonless by `unpack_image` (digest check, whiteouts, ownership, modes, times) vs
+  GNU ``tar -x`` of the same layer tars (goal: at most 1.3x), as a docker-save archive with plain layers
+  and as an OCI layout with gzip layers (vs ``tar -xzf``). The image is two layers: the interpreter's
+  standard library (~8,000 files) and a layer that deletes and replaces some of it. CPU seconds are
+  printed beside wall seconds (they move less with the machine's load).
 
 Rounds alternate the two sides; the medians are compared.
 
-    python benchmarks/bench_environments.py [--rounds 5]
+    python benchmarks/bench_environments.py [--rounds 5] [--dir /dev/shm]
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import resource
 import shutil
 import statistics
 import subprocess
@@ -83,8 +86,14 @@ def _layer(entries: list[tuple[str, bytes | None]]) -> bytes:
     return buf.getvalue()
 
 
+def _cpu() -> tuple[float, float]:
+    """(this process's CPU seconds, all threads; its waited-for children's CPU seconds)."""
+    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, kids.ru_utime + kids.ru_stime
+
+
 def bench_image(work: Path, rounds: int) -> None:
-    from tests.core.environments.imagekit import docker_save  # the same archive layout as the tests
+    from tests.core.environments.imagekit import docker_save, oci_layout  # the layouts the tests use
 
     stdlib = Path(base_interpreter("host")).parent.parent / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}"
     lower = work / "lower.tar"
@@ -93,32 +102,48 @@ def bench_image(work: Path, rounds: int) -> None:
     upper = _layer([("usr/lib/python3/.wh.json", None), ("usr/lib/python3/email/.wh..wh..opq", None),
                     ("usr/lib/python3/email/__init__.py", b"# replaced\n"), ("etc/marker", b"x\n")])
     (work / "upper.tar").write_bytes(upper)
-    archive = docker_save(work / "image.tar", [lower.read_bytes(), upper])
-    ours, plain = [], []
-    for n in range(rounds + 1):
-        a, b = work / f"ours{n}", work / f"tar{n}"
-        a.mkdir()
-        b.mkdir()
-        t_tar = _timed(lambda b=b: [subprocess.run(["tar", "-xf", str(t), "-C", str(b)], check=True)
-                                    for t in (lower, work / "upper.tar")])
-        t_ours = _timed(lambda a=a: unpack_image(archive, a, origin="bench"))
-        if n:
-            plain.append(t_tar)
-            ours.append(t_ours)
-        shutil.rmtree(a)
-        shutil.rmtree(b)
+    layers = [lower.read_bytes(), upper]
+    archive = docker_save(work / "image.tar", layers)
+    layout = oci_layout(work / "layout", layers)
+    gz = sorted((layout / "blobs" / "sha256").iterdir(), key=lambda p: p.stat().st_size)[-2:]
+    gz_layers = [p for p in gz if p.stat().st_size > 10_000] + [p for p in gz if p.stat().st_size <= 10_000]
     files = sum(1 for _ in tarfile.open(lower))
-    print(f"image: {files} members, {lower.stat().st_size / 1e6:.0f} MB lower layer")
-    figure("image unpack (unpack_image, docker-save archive)", statistics.median(ours),
-           "tar -x of its layers", statistics.median(plain), goal="<= 1.3")
+    print(f"image: {files} members, {lower.stat().st_size / 1e6:.0f} MB lower layer, in {work}")
+    plain_cmds = [["tar", "-xf", str(lower)], ["tar", "-xf", str(work / "upper.tar")]]
+    cases = [("docker-save archive (plain layers)", archive, plain_cmds),
+             ("OCI layout (gzip layers)", layout, [["tar", "-xzf", str(p)] for p in gz_layers])]
+    for label, source, tar_cmds in cases:
+        walls: dict[str, list[float]] = {"ours": [], "tar": []}
+        cpus: dict[str, list[float]] = {"ours": [], "tar": []}
+        for n in range(rounds + 1):
+            a, b = work / f"ours{n}", work / f"tar{n}"
+            a.mkdir()
+            b.mkdir()
+            before = _cpu()
+            t_tar = _timed(lambda b=b, cmds=tar_cmds: [subprocess.run([*c, "-C", str(b)], check=True) for c in cmds])
+            middle = _cpu()
+            t_ours = _timed(lambda a=a, src=source: unpack_image(src, a, origin="bench"))
+            after = _cpu()
+            if n:
+                walls["tar"].append(t_tar)
+                walls["ours"].append(t_ours)
+                cpus["tar"].append(middle[1] - before[1])
+                cpus["ours"].append(after[0] - middle[0])
+            shutil.rmtree(a)
+            shutil.rmtree(b)
+        figure(f"image unpack, {label} (unpack_image)", statistics.median(walls["ours"]),
+               "tar -x of its layers", statistics.median(walls["tar"]), goal="<= 1.3")
+        figure(f"image unpack CPU, {label} (unpack_image, digest thread included)", statistics.median(cpus["ours"]),
+               "tar -x CPU", statistics.median(cpus["tar"]), goal="info", unit="cpu-s")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--dir", default="/var/tmp", help="Where to build and unpack (a disk, or /dev/shm).")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    with tempfile.TemporaryDirectory(prefix="bench-env-", dir="/var/tmp") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-env-", dir=args.dir) as tmp:
         work = Path(tmp)
         (work / "py").mkdir()
         (work / "img").mkdir()

@@ -3,8 +3,10 @@ whiteouts and opaque folders honoured, digests checked, escaping members refused
 
 from __future__ import annotations
 
+import io
 import os
 import stat
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -91,3 +93,44 @@ def test_image_environment_is_built_once_into_the_cache(tmp_path: Path) -> None:
     for mount_point in ("proc", "dev", "tmp", "opt/reqbench-env/python"):
         assert (built.root / mount_point).is_dir()
     assert ensure_built(spec, tmp_path, cache=tmp_path / "cache") == built
+
+
+def test_an_upper_layer_replaces_files_folders_and_links_of_a_lower_one(tmp_path: Path) -> None:
+    lower = [Entry("a", b"old"), Entry("d", dir=True), Entry("d/x", b"x"), Entry("l", symlink="a")]
+    upper = [Entry("a", b"new"), Entry("d", b"now a file"), Entry("l", b"now a file too")]
+    archive = docker_save(tmp_path / "image.tar", [layer_tar(lower), layer_tar(upper)])
+    root = tmp_path / "root"
+    root.mkdir()
+    unpack_image(archive, root, origin="t.yaml")
+    assert [(root / n).read_bytes() for n in ("a", "d", "l")] == [b"new", b"now a file", b"now a file too"]
+    assert not (root / "l").is_symlink()
+
+
+@pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
+def test_long_names_in_every_tar_format(tmp_path: Path, fmt: int) -> None:
+    long_dir = "usr/share/" + "/".join(["deep-folder-name"] * 6)
+    long_name = f"{long_dir}/a-file-name-long-enough-to-need-the-extension-{'x' * 40}.txt"
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=fmt) as tar:
+        info = tarfile.TarInfo(long_name)
+        info.size, info.mode, info.uid, info.gid = 5, 0o640, 0, 0
+        tar.addfile(info, io.BytesIO(b"hello"))
+        link = tarfile.TarInfo("usr/link")
+        link.type, link.linkname = tarfile.SYMTYPE, long_name if fmt != tarfile.USTAR_FORMAT else "short"
+        tar.addfile(link)
+    archive = docker_save(tmp_path / "image.tar", [buf.getvalue()])
+    root = tmp_path / "root"
+    root.mkdir()
+    unpack_image(archive, root, origin="t.yaml")
+    assert (root / long_name).read_bytes() == b"hello"
+    assert stat.S_IMODE(os.stat(root / long_name).st_mode) == 0o640
+    assert os.readlink(root / "usr/link") == (long_name if fmt != tarfile.USTAR_FORMAT else "short")
+
+
+def test_a_corrupt_header_is_refused(tmp_path: Path) -> None:
+    data = bytearray(layer_tar([Entry("etc/a", b"x")]))
+    data[0] ^= 0x01  # the name changes, the checksum does not
+    archive = docker_save(tmp_path / "image.tar", [bytes(data)])
+    (tmp_path / "root").mkdir()
+    with pytest.raises(InputError, match="checksum"):
+        unpack_image(archive, tmp_path / "root", origin="t.yaml")

@@ -15,7 +15,9 @@ import os
 import shutil
 import stat
 import zlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from reqbench.core.environments.image_source import ImageReader, image_layers
 from reqbench.core.environments.tarstream import Member, RegionSource, Source, StreamSource, TarError, members
@@ -24,6 +26,7 @@ from reqbench.core.errors import InputError
 _WHITEOUT = ".wh."
 _OPAQUE = ".wh..wh..opq"
 _MAX_HOPS = 40
+_T = TypeVar("_T")
 
 
 def unpack_image(location: Path, dest: Path, *, origin: str) -> int:
@@ -179,13 +182,11 @@ class _Layer:
             self.dir_modes.append((full, mode, member.mtime_ns))
             self.chown(full, member)
             return
-        if os.path.lexists(full):
-            self.remove(real)
         self.created.add(real)
         if member.kind == b"0":
-            self.write_file(src, member, full, mode)
+            self.write_file(src, member, real, full, mode)
         elif member.kind == b"2":
-            os.symlink(member.linkname, full)
+            self.replacing(real, lambda: os.symlink(member.linkname, full))
             self.chown(full, member)
         elif member.kind == b"1":
             target = self.relname(member.linkname)
@@ -194,12 +195,22 @@ class _Layer:
             source = os.path.join(self.dest, f"{tfolder}/{tbase}" if tfolder else tbase)
             if tfolder is None or not os.path.lexists(source) or os.path.isdir(source):
                 raise self.fail(f"hard link {member.name!r} names {member.linkname!r}, no file of the root")
-            os.link(source, full, follow_symlinks=False)
+            self.replacing(real, lambda: os.link(source, full, follow_symlinks=False))
         elif member.kind == b"6":
-            os.mkfifo(full, mode)
+            self.replacing(real, lambda: os.mkfifo(full, mode))
 
-    def write_file(self, src: Source, member: Member, full: str, mode: int) -> None:
-        fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    def replacing(self, real: str, make: Callable[[], _T]) -> _T:
+        """`make()` the entry at `real`; what a lower layer left there is removed first (tried only when
+        there is one: most members are new)."""
+        try:
+            return make()
+        except FileExistsError:
+            self.remove(real)
+            return make()
+
+    def write_file(self, src: Source, member: Member, real: str, full: str, mode: int) -> None:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = self.replacing(real, lambda: os.open(full, flags, 0o600))
         try:
             src.copy_to(fd, member.size)
             if self.owner:

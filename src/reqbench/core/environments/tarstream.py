@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 import threading
 import zlib
 from collections.abc import Iterator
@@ -23,6 +24,14 @@ from dataclasses import dataclass
 BLOCK = 512
 _ZERO = bytes(BLOCK)
 _CHUNK = 1 << 20
+_READ_AHEAD = 1 << 18
+"""Bytes a file region reads at once: headers and small files come from this buffer."""
+_SMALL = 1 << 16
+"""Files up to this size are written from the read-ahead buffer; larger ones are copied in the kernel."""
+_HEADER = struct.Struct("100s8s8s8s12s12s8sc100s6s2x32x32x8x8x155s12x")
+"""name, mode, uid, gid, size, mtime, checksum, type, linkname, magic, (version, user and group names,
+device numbers skipped), prefix."""
+_NO_FIELDS: dict[str, str] = {}
 
 
 @dataclass
@@ -46,7 +55,7 @@ class TarError(ValueError):
 
 
 def _number(field: bytes) -> int:
-    if field and field[0] & 0x80:  # base-256 (GNU) for values that do not fit in octal
+    if field[0] & 0x80:  # base-256 (GNU) for values that do not fit in octal
         value = int.from_bytes(field[1:], "big")
         return value - (1 << (8 * (len(field) - 1))) if field[0] & 0x40 else value
     text = field.split(b"\0", 1)[0].strip()
@@ -111,6 +120,8 @@ class RegionSource(Source):
 
     def __init__(self, fd: int, offset: int, size: int) -> None:
         self.fd, self.pos, self.end, self.start = fd, offset, offset + size, offset
+        self.buf = memoryview(b"")
+        self.buf_at = offset
         self._digest = ""
         self._error: BaseException | None = None
         self._stop = threading.Event()
@@ -130,7 +141,20 @@ class RegionSource(Source):
         except BaseException as exc:  # surfaced by finish()
             self._error = exc
 
+    def _buffered(self, n: int) -> memoryview:
+        """The next `n` bytes (fewer at the end) from the read-ahead buffer, refilled when needed."""
+        n = min(n, self.end - self.pos)
+        at = self.pos - self.buf_at
+        if at < 0 or at + n > len(self.buf):
+            self.buf = memoryview(os.pread(self.fd, min(max(n, _READ_AHEAD), self.end - self.pos), self.pos))
+            self.buf_at, at = self.pos, 0
+        out = self.buf[at:at + n]
+        self.pos += len(out)
+        return out
+
     def read(self, n: int) -> bytes:
+        if n <= _READ_AHEAD:
+            return bytes(self._buffered(n))
         data = os.pread(self.fd, min(n, self.end - self.pos), self.pos)
         self.pos += len(data)
         return data
@@ -138,6 +162,11 @@ class RegionSource(Source):
     def copy_to(self, fd: int, n: int) -> None:
         if self.pos + n > self.end:
             raise TarError("truncated member")
+        if n <= _SMALL:
+            view = self._buffered(n)
+            while view:
+                view = view[os.write(fd, view):]
+            return
         while n > 0:
             try:
                 done = os.copy_file_range(self.fd, fd, n, self.pos)
@@ -210,11 +239,11 @@ def members(src: Source) -> Iterator[Member]:
         block = src.read(BLOCK)
         if len(block) < BLOCK or block == _ZERO:
             return
-        stored = _number(block[148:156])
-        if stored != sum(block) - sum(block[148:156]) + 8 * 32:
+        (f_name, f_mode, f_uid, f_gid, f_size, f_mtime, f_sum, kind, f_link, magic, f_prefix) = _HEADER.unpack(block)
+        if _number(f_sum) != sum(block) - sum(f_sum) + 8 * 32:
             raise TarError("header checksum mismatch")
-        kind = block[156:157] or b"0"
-        size = _number(block[124:136])
+        kind = kind or b"0"
+        size = _number(f_size)
         if kind in (b"x", b"g", b"L", b"K"):
             data = src.read(size + (-size % BLOCK))[:size]
             if kind == b"x":
@@ -224,18 +253,20 @@ def members(src: Source) -> Iterator[Member]:
             else:
                 pending["path" if kind == b"L" else "linkpath"] = os.fsdecode(data.rstrip(b"\0"))
             continue
-        name = _text(block[0:100])
-        if block[257:262] == b"ustar" and block[345] != 0 and "path" not in pending:
-            name = _text(block[345:500]) + "/" + name
-        fields = {**global_pax, **pending}
+        name = _text(f_name)
+        if magic == b"ustar\x00" and f_prefix[0] != 0:  # POSIX ustar only: GNU keeps other fields there
+            name = _text(f_prefix) + "/" + name
+        fields = {**global_pax, **pending} if pending or global_pax else _NO_FIELDS
         pending = {}
-        size = int(fields["size"]) if "size" in fields else size
-        mtime_ns = int(float(fields["mtime"]) * 1e9) if "mtime" in fields else _number(block[136:148]) * 10**9
-        member = Member(name=fields.get("path", name), kind=b"0" if kind in (b"\0", b"7") else kind,
-                        mode=_number(block[100:108]), uid=int(fields.get("uid", _number(block[108:116]))),
-                        gid=int(fields.get("gid", _number(block[116:124]))),
+        if fields:
+            name = fields.get("path", name)
+            size = int(fields["size"]) if "size" in fields else size
+        mtime_ns = int(float(fields["mtime"]) * 1e9) if "mtime" in fields else _number(f_mtime) * 10**9
+        member = Member(name=name, kind=b"0" if kind in (b"\0", b"7") else kind, mode=_number(f_mode),
+                        uid=int(fields["uid"]) if "uid" in fields else _number(f_uid),
+                        gid=int(fields["gid"]) if "gid" in fields else _number(f_gid),
                         size=size if kind in (b"0", b"\0", b"7", b"S") else 0, mtime_ns=mtime_ns,
-                        linkname=fields.get("linkpath", _text(block[157:257])))
+                        linkname=fields["linkpath"] if "linkpath" in fields else _text(f_link))
         yield member
         if member.size % BLOCK:
             src.skip(BLOCK - member.size % BLOCK)
