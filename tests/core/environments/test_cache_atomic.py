@@ -26,12 +26,16 @@ def test_failing_setup_leaves_nothing_usable(tmp_path: Path, require_bwrap: None
     assert [p.name for p in environments_dir(tmp_path / "cache").iterdir()] == [".locks"]
 
 
-def test_a_folder_without_its_description_is_never_found(tmp_path: Path) -> None:
-    key = "a" * 64
-    half = environments_dir(tmp_path) / key
-    (half / "python").mkdir(parents=True)
-    assert find_built(key, cache=tmp_path) is None
-    assert list_built(tmp_path) == []
+def test_a_folder_without_its_description_is_never_found_and_is_rebuilt(tmp_path: Path, require_bwrap: None) -> None:
+    spec = load_environment({"setup": ["echo ok > /opt/reqbench-env/local/x"]}, origin="t.yaml", base_dir=tmp_path)
+    key = environment_key(spec, tmp_path)
+    half = environments_dir(tmp_path / "cache") / key
+    (half / "local").mkdir(parents=True)
+    (half / "local" / "x").write_text("half\n")
+    assert find_built(key, cache=tmp_path / "cache") is None
+    assert list_built(tmp_path / "cache") == []
+    built = ensure_built(spec, tmp_path, cache=tmp_path / "cache")
+    assert (built.path / "local" / "x").read_text() == "ok\n"
 
 
 def _build(base: str, cache: str, queue: multiprocessing.Queue) -> None:  # type: ignore[type-arg]

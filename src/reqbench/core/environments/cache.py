@@ -87,6 +87,8 @@ def ensure_built(spec: EnvironmentSpec, base_dir: Path, *, cache: Path | None = 
                 meta = build_into(spec, base_dir.resolve(), scratch, key=key, origin=origin, progress=progress)
             (scratch / META).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
             os.chmod(scratch, 0o755)
+            if (folder / key).exists():  # a folder without its description (damaged by hand): never used
+                _discard(folder, folder / key)
             os.rename(scratch, folder / key)
         except BaseException:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -144,10 +146,15 @@ def remove_built(key: str, cache: Path | None = None) -> bool:
     with key_lock(folder, key, blocking=False) as held:
         if not held:
             return False
-        doomed = folder / f"{_BUILDING}removing-{key[:16]}-{os.getpid()}"
-        os.rename(path, doomed)
-        shutil.rmtree(doomed, ignore_errors=True)
+        _discard(folder, path)
     return True
+
+
+def _discard(folder: Path, path: Path) -> None:
+    """Rename `path` aside at once (it stops being found), then remove it."""
+    doomed = Path(tempfile.mkdtemp(prefix=f"{_BUILDING}removing-", dir=folder))
+    os.rename(path, doomed / "x")
+    shutil.rmtree(doomed, ignore_errors=True)
 
 
 def remove_stale_builds(cache: Path | None = None) -> int:
