@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from ratios import figure  # noqa: E402
 
 from reqbench.core.environments import ensure_built, load_environment  # noqa: E402
+from reqbench.core.environments.image_source import ImageReader, image_layers  # noqa: E402
 from reqbench.core.environments.image_unpack import unpack_image  # noqa: E402
 from reqbench.core.environments.interpreters import base_interpreter  # noqa: E402
 from reqbench.core.environments.python_layer import find_uv  # noqa: E402
@@ -105,8 +106,8 @@ def bench_image(work: Path, rounds: int) -> None:
     layers = [lower.read_bytes(), upper]
     archive = docker_save(work / "image.tar", layers)
     layout = oci_layout(work / "layout", layers)
-    gz = sorted((layout / "blobs" / "sha256").iterdir(), key=lambda p: p.stat().st_size)[-2:]
-    gz_layers = [p for p in gz if p.stat().st_size > 10_000] + [p for p in gz if p.stat().st_size <= 10_000]
+    reader = ImageReader(layout, "bench")
+    gz_layers = [layout / ref.name for ref in image_layers(reader)]
     files = sum(1 for _ in tarfile.open(lower))
     print(f"image: {files} members, {lower.stat().st_size / 1e6:.0f} MB lower layer, in {work}")
     plain_cmds = [["tar", "-xf", str(lower)], ["tar", "-xf", str(work / "upper.tar")]]

@@ -134,3 +134,17 @@ def test_a_corrupt_header_is_refused(tmp_path: Path) -> None:
     (tmp_path / "root").mkdir()
     with pytest.raises(InputError, match="checksum"):
         unpack_image(archive, tmp_path / "root", origin="t.yaml")
+
+
+def test_modes_survive_the_umask(tmp_path: Path) -> None:
+    entries = [Entry("shared", b"x", mode=0o666), Entry("private", b"x", mode=0o600), Entry("run", b"x", mode=0o755)]
+    archive = docker_save(tmp_path / "image.tar", [layer_tar(entries)])
+    root = tmp_path / "root"
+    root.mkdir()
+    old = os.umask(0o077)
+    try:
+        unpack_image(archive, root, origin="t.yaml")
+    finally:
+        os.umask(old)
+    assert {n: stat.S_IMODE(os.stat(root / n).st_mode) for n in ("shared", "private", "run")} == {
+        "shared": 0o666, "private": 0o600, "run": 0o755}

@@ -53,6 +53,8 @@ class _Layer:
         self.created: set[str] = set()
         self.dir_modes: list[tuple[str, int, int]] = []
         self.owner = os.geteuid() == 0
+        self.ids = (os.geteuid(), os.getegid())
+        self.umask = _umask()
 
     def fail(self, rule: str) -> InputError:
         return InputError(rule, file=self.origin, item=f"environment.image: {self.label}")
@@ -210,16 +212,30 @@ class _Layer:
 
     def write_file(self, src: Source, member: Member, real: str, full: str, mode: int) -> None:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = self.replacing(real, lambda: os.open(full, flags, 0o600))
+        fd = self.replacing(real, lambda: os.open(full, flags, mode & 0o777))
         try:
             src.copy_to(fd, member.size)
-            if self.owner:
+            if self.owner and (member.uid, member.gid) != self.ids:  # a new file is already ours
                 os.fchown(fd, member.uid, member.gid)
-            os.fchmod(fd, mode)
+            if mode & ~0o777 or mode & self.umask:  # else the mode given to open() is the mode it has
+                os.fchmod(fd, mode)
             os.utime(fd, ns=(member.mtime_ns, member.mtime_ns))
         finally:
             os.close(fd)
 
     def chown(self, full: str, member: Member) -> None:
-        if self.owner:
+        if self.owner and (member.uid, member.gid) != self.ids:
             os.lchown(full, member.uid, member.gid)
+
+
+def _umask() -> int:
+    """This process's umask, read without changing it (``os.umask`` sets it, a race with other threads);
+    where it cannot be read, all bits (every file gets an explicit chmod)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o777
