@@ -148,3 +148,14 @@ def test_modes_survive_the_umask(tmp_path: Path) -> None:
         os.umask(old)
     assert {n: stat.S_IMODE(os.stat(root / n).st_mode) for n in ("shared", "private", "run")} == {
         "shared": 0o666, "private": 0o600, "run": 0o755}
+
+
+def test_a_damaged_gzip_layer_is_refused(tmp_path: Path) -> None:
+    layout = oci_layout(tmp_path / "layout", [layer_tar(BASE), layer_tar(UPPER)])
+    blob = max((layout / "blobs/sha256").iterdir(), key=lambda p: p.stat().st_size)
+    data = bytearray(blob.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    blob.write_bytes(bytes(data))
+    (tmp_path / "root").mkdir()
+    with pytest.raises(InputError, match="cannot be read|does not match its digest"):
+        unpack_image(layout, tmp_path / "root", origin="t.yaml")

@@ -4,9 +4,9 @@
 small read; unpacking a layer of thousands of files through it took several times as long as GNU tar. This
 reader parses a header with one checksum and a few slices, and a regular file's bytes go from the archive
 to the new file inside the kernel (``copy_file_range``) when the layer is an uncompressed region of a file
-(a docker-save or OCI archive member, an OCI blob); a compressed layer streams through zlib. The sha256
-of the uncompressed layer (its ``diff_id``) is computed on the way: for a file region by a second thread
-reading the same bytes (hashing releases the interpreter lock), for a stream inline.
+(a docker-save or OCI archive member, an OCI blob); a gzip layer is inflated by a second thread. The
+sha256 of the uncompressed layer (its ``diff_id``) is computed on the way, off the parsing thread: for a
+file region by a thread reading the same bytes, for gzip by the inflating thread.
 
 Not supported (refused by the caller with a clear error): sparse members (GNU type ``S``).
 """
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import struct
 import threading
 import zlib
@@ -195,26 +196,48 @@ class RegionSource(Source):
 
 
 class StreamSource(Source):
-    """A layer read through a decompressor (gzip) from a file region; hashed inline."""
+    """A gzip layer in a file region: a second thread reads, inflates and hashes it (zlib and hashlib
+    release the interpreter lock) while this one parses and writes, the way ``tar -xz`` pipes from gzip."""
 
     def __init__(self, fd: int, offset: int, size: int) -> None:
-        self.fd, self.pos, self.end = fd, offset, offset + size
-        self.inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.fd, self.start, self.end = fd, offset, offset + size
+        self.queue: queue.Queue[bytes | None] = queue.Queue(maxsize=16)
         self.buf = bytearray()
+        self.done = False
+        self.stop = threading.Event()
+        self.error: BaseException | None = None
         self.sha = hashlib.sha256()
+        self.thread = threading.Thread(target=self._inflate, daemon=True)
+        self.thread.start()
+
+    def _inflate(self) -> None:
+        try:
+            inflate, pos = zlib.decompressobj(16 + zlib.MAX_WBITS), self.start
+            while pos < self.end and not inflate.eof and not self.stop.is_set():
+                chunk = os.pread(self.fd, min(_CHUNK, self.end - pos), pos)
+                if not chunk:
+                    break
+                pos += len(chunk)
+                while chunk and not self.stop.is_set():
+                    out = inflate.decompress(chunk, 4 * _CHUNK)
+                    chunk = inflate.unconsumed_tail
+                    if out:
+                        self.sha.update(out)
+                        self.queue.put(out)
+        except BaseException as exc:  # raised in the reading thread by `_fill`
+            self.error = exc
+        finally:
+            self.queue.put(None)
 
     def _fill(self, n: int) -> None:
-        while len(self.buf) < n:
-            if self.inflate.unconsumed_tail:
-                chunk = self.inflate.unconsumed_tail
-            elif self.inflate.eof or self.pos >= self.end:
-                return
+        while len(self.buf) < n and not self.done:
+            item = self.queue.get()
+            if item is None:
+                self.done = True
+                if self.error is not None:
+                    raise self.error
             else:
-                chunk = os.pread(self.fd, min(_CHUNK, self.end - self.pos), self.pos)
-                self.pos += len(chunk)
-            out = self.inflate.decompress(chunk, 4 * _CHUNK)
-            self.sha.update(out)
-            self.buf += out
+                self.buf += item
 
     def read(self, n: int) -> bytes:
         self._fill(n)
@@ -223,11 +246,20 @@ class StreamSource(Source):
         return data
 
     def finish(self) -> str:
-        while True:
+        while not self.done:
             self.buf.clear()
             self._fill(_CHUNK)
-            if not self.buf:  # `_fill` stops short only when the stream is exhausted
-                return self.sha.hexdigest()
+        self.thread.join()
+        return self.sha.hexdigest()
+
+    def close(self) -> None:
+        self.stop.set()
+        while self.thread.is_alive():  # unblock a producer waiting on a full queue
+            try:
+                self.queue.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        self.thread.join()
 
 
 def members(src: Source) -> Iterator[Member]:
