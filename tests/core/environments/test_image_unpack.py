@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.environments import ensure_built, load_environment
+from reqbench.core.environments.image_source import ImageReader, image_layers
 from reqbench.core.environments.image_unpack import unpack_image
 from reqbench.core.errors import InputError
 from tests.core.environments.imagekit import BASE, UPPER, Entry, docker_save, layer_tar, oci_archive, oci_layout
@@ -152,7 +153,8 @@ def test_modes_survive_the_umask(tmp_path: Path) -> None:
 
 def test_a_damaged_gzip_layer_is_refused(tmp_path: Path) -> None:
     layout = oci_layout(tmp_path / "layout", [layer_tar(BASE), layer_tar(UPPER)])
-    blob = max((layout / "blobs/sha256").iterdir(), key=lambda p: p.stat().st_size)
+    reader = ImageReader(layout, "t.yaml")
+    blob = layout / image_layers(reader)[0].name
     data = bytearray(blob.read_bytes())
     data[len(data) // 2] ^= 0xFF
     blob.write_bytes(bytes(data))
