@@ -111,6 +111,20 @@ class EnvironmentMount:
                 bound.append("/" + name)
         return args, bound
 
+    def masks_for(self, candidates: list[Path]) -> list[Path]:
+        """In-sandbox paths of the `candidates` (host folders to mask: the reqbench package, the source cache)
+        that lie inside a folder this environment binds (a venv's base interpreter holding reqbench)."""
+        out: list[Path] = []
+        for host, inside in (*self.shared, *self.layers):
+            top = os.path.realpath(host)
+            for candidate in candidates:
+                for form in {os.path.abspath(candidate), os.path.realpath(candidate)}:
+                    if (form == top or form.startswith(top.rstrip("/") + "/")) and os.path.isdir(form):
+                        masked = Path(inside + form[len(top):])
+                        if masked not in out:
+                            out.append(masked)
+        return out
+
     def root_tops(self) -> frozenset[str]:
         """Names of the root's top-level entries the sandbox shows (folders and links)."""
         if self.root is None:

@@ -274,7 +274,11 @@ class View:
         for path in self.named_files():
             if not any(_under(path, b) for b in host.bound):
                 args += _ro_bind(path)
-        for mask in [*host.masks, *(m for m in _masks(self.hide, host.bound) if m not in host.masks)]:
+        masks = [*host.masks, *(m for m in _masks(self.hide, host.bound) if m not in host.masks)]
+        if self.environment is not None:  # the package or the cache inside a folder the environment shows
+            masks += [m for m in self.environment.masks_for([*map(Path, _mask_candidates()), *self.hide])
+                      if m not in masks]
+        for mask in masks:
             args += ["--tmpfs", str(mask)]
         if self.scratch_bytes is not None:
             args += scratch.bwrap_args(self.scratch_bytes)
