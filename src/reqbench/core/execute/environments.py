@@ -96,18 +96,18 @@ def prepare(suite: Any, options: RunOptions, progress: Any = None) -> RunEnviron
     """Build (or find) every environment the run's rows use, before any row starts (module docstring);
     `progress` is a `core.steps` reporter. `InputError` (file, item, rule) for a block that does not build
     or environments on a machine without bubblewrap (nothing else can show them)."""
+    hook = getattr(suite, "environments", None)
+    declared = hook() if callable(hook) else {}
+    if options.environment is None and not declared:
+        return RunEnvironments()  # (the builders are not even imported)
     from reqbench.core.environments import EnvironmentSpec, environment_key, load_environment
     from reqbench.core.sandbox import available_isolation
     from reqbench.core.steps import steps, watching
 
-    hook = getattr(suite, "environments", None)
-    if options.environment is None and not callable(hook):
-        return RunEnvironments()
     wanted: list[tuple[str | None, EnvironmentSpec, Path, str]] = []  # (task, spec, folder, origin); None: run's
     if options.environment is not None:
         base = Path(options.environment_dir or ".")
         wanted.append((None, load_environment(options.environment, origin=OPTION, base_dir=base), base, OPTION))
-    declared = hook() if callable(hook) else {}
     wanted += [(task, d.spec, d.base_dir, d.origin) for task, d in sorted(declared.items())]
     if not wanted:
         return RunEnvironments()
@@ -204,12 +204,12 @@ def declared_environments(entries: Iterable[tuple[str, Any, str, Path]]) -> dict
     """A suite's ``environments()`` hook from ``(task id, environment block or None, file, folder)`` of its
     tasks: ``{task id: DeclaredEnvironment}`` of the tasks that declare one (each block validated:
     `InputError` naming its file)."""
-    from reqbench.core.environments import load_environment
-    from reqbench.core.environments.suites import DeclaredEnvironment
-
     out: dict[str, Any] = {}
     for task, block, origin, base in entries:
         if block is not None:
+            from reqbench.core.environments import load_environment
+            from reqbench.core.environments.suites import DeclaredEnvironment
+
             spec = load_environment(block, origin=origin, base_dir=Path(base))
             out[task] = DeclaredEnvironment(spec, origin, Path(base))
     return out
