@@ -79,6 +79,7 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     """Preflight, validate, load and plan the suite, open the run directory, execute every unfinished row;
     returns the open `RunStore` and the loaded `Suite` (the caller closes the store)."""
     from reqbench.core.execute.credentials import refuse_inline_credentials
+    from reqbench.core.execute.environments import prepare as prepare_environments
     from reqbench.core.execute.executor import make_executor
     from reqbench.core.execute.judge_use import check_judge_used
     from reqbench.core.execute.lifecycle import check_run_dir, discard_if_empty, open_or_resume
@@ -98,13 +99,16 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     protocol = validate(suite, on_problem=on_problem, progress=progress)
     loaded = protocol.load(suite)
     rows = loaded.plan(options)  # bad options surface before anything is written
+    environments = prepare_environments(loaded, options, progress)  # built once, before any row
     executor = make_executor(executor_name, options.concurrency)
     try:
         store, created = open_or_resume(Path(run_dir), protocol.name, suite, options, resume=resume,
-                                        provenance={"agent": facts.to_json()})
+                                        provenance={"agent": facts.to_json(),
+                                                    **({"environments": environments.keys()} if environments else {})})
         try:
             execute_run(store, loaded, with_work_dir(options, store.run_dir / WORK_DIR), rows=rows,
-                        executor=executor, show_progress=show_progress, console=console)
+                        executor=executor, show_progress=show_progress, console=console,
+                        environments=environments)
         except BaseException:
             if not discard_if_empty(store, created):
                 store.close()
@@ -118,9 +122,13 @@ def run_options(*, agent: str, conditions: Sequence[str] = (), repeats: int = 1,
                 judge: str = "", concurrency: int = 1, agent_options: dict[str, Any] | None = None,
                 model: str | None = None, base_url: str | None = None, offline: bool = False,
                 unsafe_no_sandbox: bool = False, prices: dict[str, list[float]] | None = None,
-                allow_unpriced: bool = False, allow_provider_tools: bool = False) -> RunOptions:
+                allow_unpriced: bool = False, allow_provider_tools: bool = False,
+                environment: str | None = None) -> RunOptions:
     """The `RunOptions` of `reqbench run`'s arguments; `model`/`base_url` become the agent options of the
-    same names."""
+    same names; `environment` is ``--environment FILE|SPEC`` (validated here: `InputError`)."""
+    from reqbench.core.execute.environments import parse_option
+
+    block, block_dir = parse_option(environment) if environment is not None else (None, None)
     opts = dict(agent_options or {})
     if model is not None:
         opts["model"] = model
@@ -129,7 +137,7 @@ def run_options(*, agent: str, conditions: Sequence[str] = (), repeats: int = 1,
     return RunOptions(agent=agent, conditions=tuple(conditions), repeats=repeats, seed=seed, judge=judge,
                       concurrency=concurrency, agent_options=opts, offline=offline,
                       unsafe_no_sandbox=unsafe_no_sandbox, prices=dict(prices or {}), allow_unpriced=allow_unpriced,
-                      allow_provider_tools=allow_provider_tools)
+                      allow_provider_tools=allow_provider_tools, environment=block, environment_dir=block_dir)
 
 
 def run(suite: str | Path, *, agent: str, out: str | Path, resume: bool = False, executor: str = "local",
@@ -137,8 +145,8 @@ def run(suite: str | Path, *, agent: str, out: str | Path, resume: bool = False,
     """Run `suite` (a directory or ``demo:NAME``) against `agent` into the run directory `out`.
 
     Keyword options are `run_options`'s (conditions, repeats, seed, judge, concurrency, agent_options, model,
-    base_url, offline, unsafe_no_sandbox, prices, allow_unpriced, allow_provider_tools). Raises `InputError` for
-    bad input (nothing is created) and returns a handle once every row has ended."""
+    base_url, offline, unsafe_no_sandbox, prices, allow_unpriced, allow_provider_tools, environment). Raises
+    `InputError` for bad input (nothing is created) and returns a handle once every row has ended."""
     store, loaded = execute(resolve_suite(suite), run_options(agent=agent, **options), Path(out), resume=resume,
                             executor_name=executor)
     with store:

@@ -41,7 +41,7 @@ def test_links_out_of_the_workspace_survive_a_resume_as_links(tmp_path: Path) ->
     flag = tmp_path / "broken"
     flag.write_text("")
     spec = copy.deepcopy(SPEC)
-    spec["environment"]["test_command"] = (f"if test -e {flag} && test -L leak; then exit 4; fi; "
+    spec["testbed"]["test_command"] = (f"if test -e {flag} && test -L leak; then exit 4; fi; "
                                            "{pytest} -q --continue-on-collection-errors {hidden}/tests_hidden")
     suite = build_instance(tmp_path / "suite", spec)
     options = RunOptions(agent="command", conditions=("software-architect",),

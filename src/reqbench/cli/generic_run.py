@@ -177,7 +177,8 @@ def stored_run_options(run_dir: Path, concurrency: int) -> tuple[Path, RunOption
 
 
 RUN_DEFINING = ("agent", "judge", "condition", "repeats", "seed", "agent_opt", "model", "base_url",
-                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "allow_provider_tools", "out")
+                "unsafe_no_sandbox", "price", "prices", "allow_unpriced", "allow_provider_tools", "environment",
+                "out")
 """`reqbench run` parameters that define a run: a resumed run keeps its stored ones."""
 
 
@@ -269,6 +270,9 @@ def run(
     allow_provider_tools: bool = typer.Option(False, "--allow-provider-tools", help="Forward requests for tools "
                                               "the provider runs outside the sandbox: web search, URL fetches, MCP "
                                               "servers, code execution (recorded; reports say so)."),
+    environment: str | None = typer.Option(None, "--environment", help="The task environment of rows whose task "
+                                           "declares none: a YAML/JSON file with an environment block, or the "
+                                           "block as inline JSON (built once before any row; docs/environments.md)."),
     extra: list[str] = typer.Argument(None, hidden=True),
 ) -> None:
     """Run a suite against an agent into a resumable run directory, then print the report.
@@ -307,7 +311,7 @@ def run(
                                   concurrency=concurrency, agent_options=parse_agent_opts(agent_opt), model=model,
                                   base_url=base_url, offline=offline, unsafe_no_sandbox=unsafe_no_sandbox,
                                   prices=run_prices(price, prices), allow_unpriced=allow_unpriced,
-                                  allow_provider_tools=allow_provider_tools)
+                                  allow_provider_tools=allow_provider_tools, environment=environment)
     suite = suite.resolve()
     if out is None:
         if resume:

@@ -95,11 +95,15 @@ def session_cmd(
     options = RunOptions(agent=agent, seed=seed, unsafe_no_sandbox=unsafe_no_sandbox, agent_options={
         "journey.simulator": simulator, "journey.simulator_model": simulator_model,
         "journey.max_turns": max_turns})
+    from reqbench.core.execute.environments import attempt_environment, prepare
     from reqbench.protocols.journey.models import load_instance
 
     inst = load_instance(instance)
-    with tempdirs.folder("journey-session") as tmp:
-        out = PROTOCOL.load(inst.root).run_row(Row(inst.id, persona, agent, 0), RowContext(options, Path(tmp)))
+    loaded, row = PROTOCOL.load(inst.root), Row(inst.id, persona, agent, 0)
+    environments = prepare(loaded, options)  # the instance's task environment, built (or found) first
+    with tempdirs.folder("journey-session") as tmp, \
+            attempt_environment(environments, row, Path(tmp)) as environment:
+        out = loaded.run_row(row, RowContext(options, Path(tmp), row, environment))
     if transcript is not None:
         write_json(transcript, json.loads(out.artifacts.get("transcript.json", b"{}")))
     result = {k: v for k, v in out.result.items() if k != "trace"}

@@ -168,9 +168,24 @@ def provenance_facts(run: dict[str, Any]) -> list[list[str]]:
              ["conditions", ", ".join(options.get("conditions") or []) or "(protocol default)"],
              ["repeats / seed", f"{options.get('repeats', 1)} / {options.get('seed', '')}"],
              ["sandbox", sandbox_statement(options, agent_facts.get("isolation"))],
+             ["task environments", environments_statement(prov.get("environments"))],
              ["model prices", pricing_statement(options)], ["created", run["created"]],
              ["reqbench", str(run.get("reqbench_version", ""))]]
     return facts
+
+
+def environments_statement(keys: Any) -> str:
+    """Where the rows' code ran (DESIGN §14): the run's environment and how many tasks brought their own, by
+    key prefix; "host" when none did."""
+    if not isinstance(keys, dict) or not (keys.get("run") or keys.get("tasks")):
+        return "host (no task environment)"
+    tasks = keys.get("tasks") or {}
+    parts = [f"run {str(keys['run'])[:12]}"] if keys.get("run") else []
+    if tasks:
+        distinct = sorted({str(k)[:12] for k in tasks.values()})
+        parts.append(f"{len(tasks)} task(s) in {len(distinct)}: {', '.join(distinct[:3])}"
+                     + (" ..." if len(distinct) > 3 else ""))
+    return "; ".join(parts)
 
 
 def sandbox_statement(options: dict[str, Any], isolation: str | None = None) -> str:

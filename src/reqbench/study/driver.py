@@ -145,7 +145,11 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
             max_attempts: int = DEFAULT_MAX_ATTEMPTS, on_start: StartSink | None = None) -> dict[str, dict[str, int]]:
     """Open (or create) every configuration's run directory and run every unfinished row; returns each
     store's counts. The caller holds the study's lock; `on_start` hears what is kept and what will run."""
+    from reqbench.core.execute.environments import prepare as prepare_environments
+
     concurrency = max(o.concurrency for o in prepared.options.values())
+    environments = {name: prepare_environments(prepared.suite, opts)  # built once, before any row
+                    for name, opts in prepared.options.items()}
     executor = make_executor(executor_name, concurrency)
     try:
         with ExitStack() as stack:
@@ -154,9 +158,11 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
             tempdirs.sweep_places(scratch_base())  # every temporary folder a killed reqbench process left
             for name, opts in prepared.options.items():
                 store, _ = open_or_resume(study.run_dir(name), prepared.protocol.name, prepared.suite.path, opts,
-                                          resume=True, provenance={"agent": prepared.facts[name].to_json(),
-                                                                   "study": {"dir": str(study.path),
-                                                                             "configuration": name}})
+                                          resume=True, provenance={
+                                              "agent": prepared.facts[name].to_json(),
+                                              "study": {"dir": str(study.path), "configuration": name},
+                                              **({"environments": environments[name].keys()}
+                                                 if environments[name] else {})})
                 stack.callback(store.close)
                 stack.enter_context(store.exclusive())
                 store.add_plan(prepared.plans[name])
@@ -181,7 +187,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
                         lanes = {name: Lane(store, None if shipped else prepared.suite,
                                             with_work_dir(prepared.options[name], store.run_dir / WORK_DIR),
                                             batch_context(store, prepared.protocol, prepared.options[name],
-                                                          executor, shipped), scratch[name])
+                                                          executor, shipped, environments[name]), scratch[name])
                                  for name, store in stores.items()}
                         run_lanes([(lanes[item.config], item.row) for item in batch], executor, bar,
                                   max_attempts)

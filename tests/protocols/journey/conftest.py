@@ -55,7 +55,7 @@ HIDDEN = {
 SPEC = {
     "protocol": "journey", "id": "calc", "title": "A tiny calculator",
     "overview": "calc is a one-function calculator module; it should learn the other arithmetic operations.",
-    "environment": {"test_command": "{pytest} -q --continue-on-collection-errors {hidden}/tests_hidden",
+    "testbed": {"test_command": "{pytest} -q --continue-on-collection-errors {hidden}/tests_hidden",
                     "timeout_seconds": 60},
     "common_p2p": ["tests_hidden/test_base.py::test_add"],
     "stages": [

@@ -33,7 +33,7 @@ def _fetched_instance(tmp_path: Path, include: list[str]) -> Path:
     shutil.rmtree(inst / "hidden")
     spec = copy.deepcopy(SPEC)
     spec["repo"] = f"archive:{tmp_path / 'repo.tar.gz'}"
-    spec["environment"] |= {"hidden_tests": f"archive:{tmp_path / 'tests.tar.gz'}", "hidden_include": include}
+    spec["testbed"] |= {"hidden_tests": f"archive:{tmp_path / 'tests.tar.gz'}", "hidden_include": include}
     (inst / "instance.yaml").write_text(yaml.safe_dump(spec))
     return inst
 

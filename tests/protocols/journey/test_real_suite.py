@@ -31,7 +31,7 @@ FAST = "cachetools"  # the instance whose first subtask runs in `make test` (its
 def _releases(inst: Instance) -> list[str]:
     """Every release the instance fetches: its base, hidden-test release and both ends of each change."""
     reqs = [inst.spec.repo.removeprefix("pypi:").split("#")[0],
-            inst.spec.environment.hidden_tests.removeprefix("pypi:").split("#")[0]]
+            inst.spec.testbed.hidden_tests.removeprefix("pypi:").split("#")[0]]
     for sub in inst.subtasks:
         diff = parse_diff(sub.reference_patch)
         reqs += [diff.old_requirement, diff.new_requirement]
@@ -49,9 +49,9 @@ def test_real_instances_name_pinned_releases_offline() -> None:
     assert len(instances) >= 2
     for inst in instances:
         assert inst.spec.repo.startswith("pypi:") and "#sha256=" in inst.spec.repo
-        assert inst.spec.environment.hidden_tests.startswith("pypi:")
-        assert "#sha256=" in inst.spec.environment.hidden_tests
-        assert inst.spec.environment.hidden_include == ["tests"]
+        assert inst.spec.testbed.hidden_tests.startswith("pypi:")
+        assert "#sha256=" in inst.spec.testbed.hidden_tests
+        assert inst.spec.testbed.hidden_include == ["tests"]
         for sub in inst.subtasks:
             assert parse_diff(sub.reference_patch).sha256 is not None, sub.id
             assert "TODO" not in sub.request + sub.plain, sub.id  # requests are written, not placeholders

@@ -34,7 +34,7 @@ TESTS = "{pytest} -q --continue-on-collection-errors {hidden}/tests_hidden"
 def flaky_instance(root: Path, flag: Path) -> Path:
     """The calc instance whose hidden tests cannot start while `flag` exists and `div` is implemented."""
     spec = copy.deepcopy(SPEC)
-    spec["environment"]["test_command"] = (f"if test -e {flag} && grep -q 'def div' calc.py; then exit 4; fi; "
+    spec["testbed"]["test_command"] = (f"if test -e {flag} && grep -q 'def div' calc.py; then exit 4; fi; "
                                            + TESTS)
     return build_instance(root, spec)
 

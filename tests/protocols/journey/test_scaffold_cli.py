@@ -30,8 +30,8 @@ def test_scaffold_local_releases_then_calibrate(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "2 subtasks (1 releases folded), F2P 2, P2P 1" in proc.stdout
     spec = yaml.safe_load((out / "instance.yaml").read_text())
-    assert spec["repo"] == "repo" and spec["environment"]["pythonpath"] == ["src"]
-    assert spec["environment"]["hidden_tests"] == "hidden"
+    assert spec["repo"] == "repo" and spec["testbed"]["pythonpath"] == ["src"]
+    assert spec["testbed"]["hidden_tests"] == "hidden"
     assert spec["common_p2p"] == P2P
     subs = [s for stage in spec["stages"] for s in stage["subtasks"]]
     assert {s["id"]: s["f2p"] for s in subs} == F2P
@@ -85,8 +85,8 @@ def test_scaffold_pypi_releases_then_calibrate(tmp_path: Path, pypi_cache: Path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     spec = yaml.safe_load((out / "instance.yaml").read_text())
     assert spec["repo"].startswith("pypi:cachetools==5.5.0#sha256=")
-    assert spec["environment"]["hidden_tests"].startswith("pypi:cachetools==5.5.2#sha256=")
-    assert spec["environment"]["hidden_include"] == ["tests"] and spec["environment"]["pythonpath"] == ["src"]
+    assert spec["testbed"]["hidden_tests"].startswith("pypi:cachetools==5.5.2#sha256=")
+    assert spec["testbed"]["hidden_include"] == ["tests"] and spec["testbed"]["pythonpath"] == ["src"]
     subs = [s for stage in spec["stages"] for s in stage["subtasks"]]
     # 5.5.2's 216 tests: 5.5.1 only added documentation (folded); 5.5.2's fewer lock operations fix
     # cache_info under a lock, the one node that fails before

@@ -1,4 +1,4 @@
-"""A tree with a src/ layout is tested the way the project imports it: `environment.pythonpath` names
+"""A tree with a src/ layout is tested the way the project imports it: `testbed.pythonpath` names
 its import roots (the verifier puts them on sys.path after pytest starts; nothing is installed)."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ def _instance(tmp_path: Path, pythonpath: list[str] | None) -> Path:
     env = {"test_command": "{pytest} -q --continue-on-collection-errors {hidden}/tests", "timeout_seconds": 60}
     if pythonpath is not None:
         env["pythonpath"] = pythonpath
-    spec = {"protocol": "journey", "id": "tally", "title": "tally", "environment": env,
+    spec = {"protocol": "journey", "id": "tally", "title": "tally", "testbed": env,
             "stages": [{"id": "S1", "subtasks": [{"id": "T1", "title": "t", "request": "r",
                                                   "reference_patch": "none.patch", "f2p": NODES}]}]}
     (inst / "none.patch").write_text("")
@@ -42,7 +42,7 @@ def test_src_layout_imports_from_src(tmp_path: Path) -> None:
 
 def test_src_layout_without_its_import_root_fails_every_node(tmp_path: Path) -> None:
     # the default root is the tree itself: `import tally` finds nothing, so nothing passes (the failure
-    # a src/-layout project showed before the import roots were part of the environment)
+    # a src/-layout project showed before the import roots were part of the testbed)
     inst = load_instance(_instance(tmp_path, None))
     run = run_hidden_tests(inst, inst.repo_dir)
     assert [run.passed(n) for n in NODES] == [False, False, False]

@@ -1,6 +1,7 @@
 """reqbench_guard: a pytest plugin that reports per-test outcomes to the harness through a pipe.
 
-Standalone on purpose (it imports nothing from reqbench): the harness compiles this file into a
+Standalone on purpose (it imports nothing from reqbench, only the standard library and pytest >= 7, and
+runs on any Python 3 a task environment brings): the harness compiles this file into a
 harness-owned read-only directory, puts that directory on ``PYTHONPATH`` and starts pytest through
 ``reqbench_pytest``, which imports this module first and registers it as a plugin object before pytest
 parses its arguments -- before any conftest, test module or code of the submission is imported. (It also
@@ -78,7 +79,11 @@ def _emit(event: str, **fields: Any) -> None:
         pass  # the channel was closed or replaced: the missing records speak for themselves
 
 
-_emit("start", pid=os.getpid(), safe_path=bool(getattr(sys.flags, "safe_path", False)))
+# Safe path: nothing of the working directory comes before the guard on sys.path -- ``-P`` (Python >= 3.11),
+# or the runner started as a script from the guard's own folder, which Python puts first instead.
+_HERE = os.path.dirname(os.path.realpath(__file__))
+_emit("start", pid=os.getpid(), safe_path=bool(getattr(sys.flags, "safe_path", False)) or (
+    bool(sys.path) and os.path.realpath(sys.path[0] or ".") == _HERE and os.path.realpath(os.getcwd()) != _HERE))
 
 # The code under test becomes importable only now, after pytest and this plugin are imported (pytest's
 # own ``pythonpath`` ini option would put it on sys.path *before* ``-p`` plugins load, letting a

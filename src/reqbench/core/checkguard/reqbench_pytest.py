@@ -6,7 +6,9 @@ the name up among every installed distribution's entry points and compile the mo
 assertion rewriter, which costs more than the guard itself does over a whole session; imported here, the
 guard loads from its byte code like any module.
 
-Standalone on purpose (it imports nothing from reqbench). pytest is imported first, as ``-m pytest``
+Standalone on purpose (it imports nothing from reqbench). A task environment's interpreter runs it as a
+script instead (``python GUARD/reqbench_pytest.py ARGS``), which puts the guard's folder first on
+``sys.path`` on any Python 3. pytest is imported first, as ``-m pytest``
 would, then the guard, which takes its descriptors and only then puts the workspace on ``sys.path``
 (see ``reqbench_guard``): nothing of the submission can be imported before either.
 """

@@ -13,6 +13,12 @@ elsewhere when anything differs from what the harness would write -- an extra en
 ``pytest.py`` would shadow pytest), a link, a changed byte -- so no check can run with a guard another
 process altered. Without bubblewrap nothing can be bound read-only, so `write_guard_files` gives every
 check its own copy in its scratch folder.
+
+A check in a task environment runs the guard with the environment's own interpreter, whose byte code
+format may not be the harness's: it gets the *source* flavour (``guard_dir(source=True)``: the two modules
+as ``.py``, same ini, same verification) and starts the runner as a script
+(``python .../guard/reqbench_pytest.py``), which puts the guard directory, not the working directory, first
+on ``sys.path`` on every Python 3 (``-P`` exists from 3.11 on only).
 """
 
 from __future__ import annotations
@@ -45,24 +51,31 @@ and the next reqbench process to work in the temporary folder removes it."""
 _lock = threading.Lock()
 _prepared: dict[int, Path] = {}
 """Process id -> its guard directory (a forked child prepares its own: the parent removes its copy)."""
+_prepared_other: dict[tuple[int, str], Path] = {}
+"""(process id, flavour) -> the guard directory of another flavour: ``source``, or an environment's byte
+code (`envguard`)."""
 
 
-def guard_files() -> dict[str, bytes]:
+def guard_files(source: bool = False) -> dict[str, bytes]:
     """File name -> content of the guard directory, as the harness writes it (the modules' sources are
-    re-read and compiled again whenever a source file changed)."""
+    re-read and compiled again whenever a source file changed). `source`: the modules as source, for a
+    task environment's interpreter, whose byte code format may differ from the harness's."""
     sources = tuple(GUARD_DIR / f"{name}.py" for name in (GUARD_MODULE, GUARD_RUNNER))
     signature = []
-    for source in sources:
-        info = os.stat(source)
+    for path in sources:
+        info = os.stat(path)
         signature += [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
-    return dict(_files_of(sources, tuple(signature)))
+    return dict(_files_of(sources, tuple(signature), source))
 
 
-@lru_cache(maxsize=2)
-def _files_of(sources: tuple[Path, ...], signature: tuple[int, ...]) -> dict[str, bytes]:
+@lru_cache(maxsize=4)
+def _files_of(sources: tuple[Path, ...], signature: tuple[int, ...], source: bool) -> dict[str, bytes]:
     """The guard files made from `sources` as they are while their stat `signature` holds (the cache key:
     the byte code is compiled once per source, so every later comparison sees the same bytes)."""
-    files = {f"{source.stem}.pyc": byte_code(source.read_bytes(), source.name) for source in sources}
+    if source:
+        files = {path.name: path.read_bytes() for path in sources}
+    else:
+        files = {f"{path.stem}.pyc": byte_code(path.read_bytes(), path.name) for path in sources}
     return {**files, INI_NAME: INI_TEXT}
 
 
@@ -87,13 +100,16 @@ def write_guard_files(directory: Path, files: dict[str, bytes] | None = None, *,
         directory.chmod(0o500)
 
 
-def guard_dir() -> Path:
+def guard_dir(source: bool = False, *, flavour: str | None = None, files: dict[str, bytes] | None = None) -> Path:
     """This process's shared guard directory, verified against `guard_files` now (re-created if it is
     not exactly what the harness wrote). Only for a read-only bind: never hand it to a process that
-    can write the host's files."""
-    files = guard_files()
+    can write the host's files. `source`: the flavour with the modules as source (`guard_files`);
+    `flavour` and `files`: another flavour the caller made (an environment's byte code, `envguard`)."""
+    if files is None:
+        files = guard_files(source)
+        flavour = "source" if source else None
     with _lock:
-        current = _prepared.get(os.getpid())
+        current = _prepared.get(os.getpid()) if flavour is None else _prepared_other.get((os.getpid(), flavour))
         if current is not None and _intact(current, files):
             return current
         if current is not None:
@@ -101,7 +117,10 @@ def guard_dir() -> Path:
         fresh = tempdirs.make(KIND)
         fresh.rmdir()
         write_guard_files(fresh, files, seal=True)
-        _prepared[os.getpid()] = fresh
+        if flavour is None:
+            _prepared[os.getpid()] = fresh
+        else:
+            _prepared_other[(os.getpid(), flavour)] = fresh
         return fresh
 
 
@@ -131,5 +150,7 @@ def _remove(directory: Path) -> None:
 @atexit.register
 def _cleanup() -> None:
     current = _prepared.pop(os.getpid(), None)
-    if current is not None:
-        _remove(current)
+    others = [_prepared_other.pop(k) for k in list(_prepared_other) if k[0] == os.getpid()]
+    for folder in [current, *others]:
+        if folder is not None:
+            _remove(folder)

@@ -13,6 +13,7 @@ copied too (`sandbox_can_read`): the copy is the harness's own, readable, and dr
 from __future__ import annotations
 
 import os
+import re
 import secrets
 import shlex
 import stat
@@ -20,6 +21,7 @@ import sys
 from pathlib import Path
 
 from reqbench.core import tempdirs
+from reqbench.core.checks.envguard import environment_guard_files
 from reqbench.core.checks.evidence import GuardEvidence, judge_pytest, parse_guard_records
 from reqbench.core.checks.guarddir import INI_NAME, guard_dir, write_guard_files
 from reqbench.core.checks.models import (
@@ -34,9 +36,10 @@ from reqbench.core.checks.models import (
 )
 from reqbench.core.checks.protected import restore_protected
 from reqbench.core.checks.reports import read_junit, read_probe_json
-from reqbench.core.errors import InputError
+from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.sandbox import ProcessResult, available_isolation, run_sandboxed
 from reqbench.core.sandbox.direct import plain_words
+from reqbench.core.sandbox.environment import EnvironmentMount, current_row_environment
 from reqbench.core.workspace import copy_tree
 from reqbench.core.workspace.discard import discard
 
@@ -49,8 +52,12 @@ SANDBOX_HOME = "sandbox"
 
 def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
               env: dict[str, str] | None = None, base: Path | None = None,
-              consume: bool = False) -> CheckResult:
+              consume: bool = False, environment: EnvironmentMount | None = None) -> CheckResult:
     """Run `check` on a snapshot copy of `workspace` and map the evidence to a `CheckResult`.
+
+    `environment` is the task's environment, always pristine (read-only; None: the row's,
+    `sandbox.environment.row_environment`, else the host's): with an interpreter of its own, ``{python}``
+    is that interpreter and ``{pytest}`` runs the guard with it.
 
     `base` is the tree the submission started from: protected paths of the snapshot are restored from
     it before the check runs (without a base nothing can be restored and nothing is recorded).
@@ -74,8 +81,11 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
         moved = consume and _move(workspace, snapshot)
         if not moved:
             copy_tree(workspace, snapshot)
+        mount = environment if environment is not None else current_row_environment()
+        if mount is not None and mount.writable:
+            raise HarnessError("a check runs only in the pristine environment")
         try:
-            return _run_in(check, snapshot, output, scratch, hidden_dir, env, base, report_name, item)
+            return _run_in(check, snapshot, output, scratch, hidden_dir, env, base, report_name, item, mount)
         finally:
             if moved:
                 _move(snapshot, workspace)  # else something took its old path: the scratch goes with it
@@ -96,14 +106,16 @@ def _move(src: Path, dest: Path) -> bool:
 
 
 def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_dir: Path | None,
-            env: dict[str, str] | None, base: Path | None, report_name: str, item: str) -> CheckResult:
-    """The check on `snapshot` (already in place below `scratch`)."""
+            env: dict[str, str] | None, base: Path | None, report_name: str, item: str,
+            mount: EnvironmentMount | None) -> CheckResult:
+    """The check on `snapshot` (already in place below `scratch`), in `mount` (None: the host's)."""
     output.mkdir()
     (scratch / SANDBOX_HOME).mkdir()
     touched = (restore_protected(snapshot, Path(base), [*DEFAULT_PROTECTED, *check.protected])
                if base is not None else [])
     values = {"workspace": str(snapshot), "output": str(output),
-              "junit": str(output / report_name), "python": sys.executable}
+              "junit": str(output / report_name),
+              "python": mount.python if mount is not None and mount.python else sys.executable}
     binds: dict[Path, Path] = {}
     run_env = {"REQBENCH_WORKSPACE": str(snapshot), "REQBENCH_OUTPUT": str(output)}
     roots = [snapshot]
@@ -122,11 +134,11 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
         command = render_command(check.command, values, item=item)
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
                              writable=[output], readonly_binds=binds, network=False,
-                             bind_named_files=True, scratch_dir=scratch / SANDBOX_HOME)
+                             bind_named_files=True, scratch_dir=scratch / SANDBOX_HOME, environment=mount)
         result = _plain_result(check, proc, output, report_name, roots)
     else:
         proc, ev = _run_guarded(check, scratch, snapshot, output, values, binds, run_env,
-                                roots[1] if hidden_dir is not None else None, item)
+                                roots[1] if hidden_dir is not None else None, item, mount)
         status, probes, detail = judge_pytest(ev, proc, check.expected_tests, check.timeout_seconds)
         result = CheckResult(status, proc.exit_code, round(proc.wall_seconds, 3), probes, detail,
                              proc.stdout_tail(), proc.stderr_tail())
@@ -134,6 +146,8 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
         result.skipped_tests = ev.skipped()
         result.unexpected_exit = (status is CheckStatus.FAIL and proc.exit_code not in (None, 0, 1)
                                   and not proc.timed_out and not proc.oom_killed)
+        if result.collection_errors:
+            result.detail += _missing_module(result.stdout_tail, mount)
     result.protected_touched = touched
     result.timed_out = proc.timed_out
     if touched:
@@ -176,11 +190,19 @@ def _plain_result(check: Check, proc: ProcessResult, output: Path, report_name: 
 
 def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, values: dict[str, str],
                  binds: dict[Path, Path], run_env: dict[str, str], hidden_source: Path | None,
-                 item: str) -> tuple[ProcessResult, GuardEvidence]:
+                 item: str, mount: EnvironmentMount | None) -> tuple[ProcessResult, GuardEvidence]:
     """Run a ``{pytest}`` command with the guard (read-only at ``<scratch>/guard``) and its channel;
-    return the process and the records."""
+    return the process and the records. In an environment with an interpreter, that interpreter runs the
+    guard's sources as a script (`guarddir`)."""
     guard = scratch / "guard"
-    if available_isolation() == "bwrap":
+    own_python = mount.python if mount is not None else None
+    runner = [sys.executable, "-P", "-m", GUARD_RUNNER]
+    if own_python is not None and mount is not None:  # an environment needs bubblewrap (`plan`)
+        compiled = environment_guard_files(mount)
+        flavour = f"env:{mount.key}:{own_python}" if compiled is not None else None
+        binds = {**binds, guard_dir(source=compiled is None, flavour=flavour, files=compiled): guard}
+        runner = [own_python, str(guard / f"{GUARD_RUNNER}.{'pyc' if compiled is not None else 'py'}")]
+    elif available_isolation() == "bwrap":
         binds = {**binds, guard_dir(): guard}
     else:
         write_guard_files(guard)
@@ -191,7 +213,7 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
         raise InputError("rootdir 'hidden' needs a hidden directory", item=item)
     root = values["hidden"] if want == "hidden" else str(snapshot)
     values = {**values, "pytest": shlex.join([
-        sys.executable, "-P", "-m", GUARD_RUNNER, "-p", "no:cacheprovider",
+        *runner, "-p", "no:cacheprovider",
         "-c", str(ini), "--rootdir", root, "--confcutdir", str(scratch)])}
     command = render_command(check.command, values, item=item)
     missing = _missing_hidden_paths(command, values.get("hidden"), hidden_source)
@@ -212,10 +234,24 @@ def _run_guarded(check: Check, scratch: Path, snapshot: Path, output: Path, valu
                              writable=[output], readonly_binds=binds, network=False,
                              pass_fds=(write_fd, token_r), channel_fd=read_fd,
                              channel_cap_bytes=CHANNEL_CAP_BYTES, bind_named_files=True,
-                             scratch_dir=scratch / SANDBOX_HOME)
+                             scratch_dir=scratch / SANDBOX_HOME, environment=mount)
     finally:  # the write end and the token went to the process (`run_sandboxed` closed them here)
         os.close(read_fd)
     return proc, parse_guard_records(proc.channel, token, overflow=proc.channel_overflow)
+
+
+_NO_MODULE = re.compile(r"ModuleNotFoundError: No module named '([A-Za-z0-9_.]{1,100})'")
+
+
+def _missing_module(output: str, mount: EnvironmentMount | None) -> str:
+    """A note naming the first module a collection error could not import, and where the check ran (so a
+    task run without its environment reads as such, not as an unexplained 0). Informational only: the
+    status never depends on what the tests printed."""
+    found = _NO_MODULE.search(output)
+    if found is None:
+        return ""
+    where = f"task environment {mount.key[:12]}" if mount is not None else "the host's Python (no task environment)"
+    return f"; a test module could not import {found.group(1)!r} in {where}"
 
 
 def sandbox_can_read(root: Path) -> bool:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core import tempdirs
+from reqbench.core.execute.environments import RunEnvironments
 from reqbench.core.execute.scratch import scratch_base
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.suite import SuiteProtocol
@@ -45,6 +46,8 @@ class RunContext:
     """Remote rows: the protocol object (stateless); the worker loads the shipped suite with it."""
     run_id: str = ""
     """Remote rows: names the worker-local scratch directory of the run."""
+    environments: RunEnvironments | None = None
+    """The run's built task environments (`environments`), which row runs in which."""
 
     @property
     def remote(self) -> bool:

@@ -85,6 +85,12 @@ def open_or_resume(run_dir: Path, protocol: str, suite: Path, options: RunOption
         return RunStore.create(run_dir, meta), True
     store = RunStore.open(run_dir)
     meta = store.meta
+    stored_environments = meta.provenance.get("environments")
+    if stored_environments != provenance.get("environments"):
+        store.close()
+        raise InputError("the run's environments changed since it started (a task's or --environment's "
+                         "block, or a file it names): a resumed run must run in the same environments; "
+                         "restore them or start a new run", file=str(run_dir), item="environment")
     stored_files = meta.provenance.get("suite_files")
     if isinstance(stored_files, dict):
         changed = changed_files(stored_files, manifest)

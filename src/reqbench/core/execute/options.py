@@ -14,10 +14,10 @@ from typing import Any
 from reqbench.core.execute.types import RunOptions
 
 ESTIMAND_FIELDS = ("agent", "conditions", "repeats", "seed", "judge", "agent_options", "unsafe_no_sandbox",
-                   "prices", "allow_unpriced", "allow_provider_tools")
-"""``unsafe_no_sandbox``, ``prices``, ``allow_unpriced`` and ``allow_provider_tools`` are stored only when set,
-and a resume must repeat them: a run is either protected by the sandbox throughout or says that it is not,
-and its dollar budgets are charged at one set of prices."""
+                   "prices", "allow_unpriced", "allow_provider_tools", "environment")
+"""``unsafe_no_sandbox``, ``prices``, ``allow_unpriced``, ``allow_provider_tools`` and ``environment`` are stored
+only when set, and a resume must repeat them: a run is either protected by the sandbox throughout or says that
+it is not, its dollar budgets are charged at one set of prices, and its rows run in one environment."""
 
 
 def options_to_json(options: RunOptions) -> dict[str, Any]:
@@ -32,6 +32,8 @@ def options_to_json(options: RunOptions) -> dict[str, Any]:
         data["allow_unpriced"] = True
     if options.allow_provider_tools:
         data["allow_provider_tools"] = True
+    if options.environment is not None:
+        data["environment"], data["environment_dir"] = options.environment, options.environment_dir
     return data
 
 
@@ -44,6 +46,7 @@ def options_from_json(data: dict[str, Any], *, concurrency: int = 1,
                       prices={m: list(p) for m, p in (data.get("prices") or {}).items()},
                       allow_unpriced=bool(data.get("allow_unpriced", False)),
                       allow_provider_tools=bool(data.get("allow_provider_tools", False)),
+                      environment=data.get("environment"), environment_dir=data.get("environment_dir"),
                       concurrency=concurrency, work_dir=work_dir)
 
 

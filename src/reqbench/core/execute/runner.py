@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from reqbench.core import idle, tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.execute.context import RunContext, bind
+from reqbench.core.execute.environments import RunEnvironments, attempt_environment
 from reqbench.core.execute.executor import Executor, LocalExecutor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
@@ -120,11 +121,13 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
             suite = load_shipped(context.protocol, context.suite)
         if suite is None:
             raise TypeError("a local attempt needs its loaded suite")
-        ctx = RowContext(options, work_dir, row)
         # model calls of the row's agents are recorded under its key, at the run's prices; failures the
-        # harness observes during the attempt go to its ledger (`core.execute.verdict`)
+        # harness observes during the attempt go to its ledger (`core.execute.verdict`); its agent steps run
+        # in an overlay of its environment, its checks in the pristine one (`core.execute.environments`)
         pricing = RunPricing.from_json(options.prices, options.allow_unpriced)
-        with row_scope(row.key, pricing, options.allow_provider_tools), row_ledger():
+        with row_scope(row.key, pricing, options.allow_provider_tools), row_ledger(), \
+                attempt_environment(context.environments, row, work_dir) as environment:
+            ctx = RowContext(options, work_dir, row, environment)
             if step == NextStep.REEVALUATE:
                 assert previous is not None
                 outcome = suite.reevaluate(row, previous, ctx)
@@ -161,7 +164,8 @@ def _check_outcome(outcome: Any, where: str, result_model: Any = None) -> None:
 
 def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
                 rows: list[Row] | None = None, executor: Executor | None = None, show_progress: bool = False,
-                console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
+                console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+                environments: RunEnvironments | None = None) -> dict[str, int]:
     """Plan, store the plan, and run every unfinished row, repeat by repeat (a barrier between repeats).
 
     A real agent without bubblewrap is refused here (`isolation_gate`) unless the options say
@@ -185,7 +189,8 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
             with progress, trash_in(scratch / TRASH):  # finished attempt folders, removed in the background
                 for batch in schedule(store.plan(), options.seed):
                     lane = Lane(store, None if shipped else suite, options,
-                                batch_context(store, suite.protocol, options, executor, shipped), scratch)
+                                batch_context(store, suite.protocol, options, executor, shipped, environments),
+                                scratch)
                     run_lanes([(lane, row) for row in batch], executor, progress, max_attempts)
         finally:
             if own:
@@ -200,14 +205,16 @@ def ship_suite(executor: Executor, suite_path: Path) -> ShippedSuite:
 
 
 def batch_context(store: RunStore, protocol: SuiteProtocol, options: RunOptions, executor: Executor,
-                  shipped: ShippedSuite | None) -> RunContext:
+                  shipped: ShippedSuite | None, environments: RunEnvironments | None = None) -> RunContext:
     """The context of the next batch's rows: the store's cache itself (local), or a snapshot of the model
     calls recorded so far and the shipped suite (remote; refreshed per batch, so a repeat replays what
     earlier repeats recorded)."""
     if shipped is None:
-        return RunContext(offline=options.offline, cache=as_response_cache(store, kind="llm"))
+        return RunContext(offline=options.offline, cache=as_response_cache(store, kind="llm"),
+                          environments=environments)
     return RunContext(offline=options.offline, replay=executor.put(store.cached_items("llm")), suite=shipped,
-                      protocol=protocol, run_id=sha256_text(str(store.run_dir.resolve()))[:16])
+                      protocol=protocol, run_id=sha256_text(str(store.run_dir.resolve()))[:16],
+                      environments=environments)
 
 
 RECORD_DEFER_SECONDS = 0.05

@@ -29,6 +29,7 @@ from reqbench.core.execute.outcomes import Reason, status_of
 from reqbench.core.execute.types import RowStatus
 from reqbench.core.execute.verdict import step_reason
 from reqbench.core.llm.ledger import ObservedFailure, RowLedger, current_ledger
+from reqbench.core.sandbox.environment import EnvironmentMount, agent_environment
 
 STEP_TIMEOUT = "step_timeout"
 """Agent option capping every agent step's wall-clock budget (seconds)."""
@@ -170,11 +171,15 @@ class StepSession:
     session: Session
     cap: float | None = None
     turns: int = field(default=0)
+    environment: EnvironmentMount | None = None
+    """The session's overlay of the row's environment: every turn runs in it, so what the agent installed
+    in one turn is there in the next (`core.execute.environments`)."""
 
     def send(self, message: str, budget: Budget) -> AgentStep:
         budget = capped(budget, self.cap)
         self.turns += 1
-        return observe(lambda: self.session.send(message, budget), budget)
+        with agent_environment(self.environment):
+            return observe(lambda: self.session.send(message, budget), budget)
 
     def offers(self, name: str) -> bool:
         return callable(getattr(self.session, name, None))

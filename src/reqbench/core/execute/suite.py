@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from reqbench.core import registry
 from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.execute.environments import RowEnvironment
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.step import STEP_TIMEOUT, AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
@@ -37,6 +38,9 @@ class RowContext:
     options: RunOptions
     work_dir: Path
     row: Row | None = None
+    environment: RowEnvironment | None = None
+    """The row's task environment: every agent step and session turn runs in its overlay, every check in
+    the pristine one (`core.execute.environments`); None: the host's system directories."""
 
     def step(self, workspace: Path, inputs: AgentInputs, budget: Budget, *, answers: dict[str, Any] | None = None,
              agent_options: dict[str, Any] | None = None) -> AgentStep:
@@ -44,7 +48,10 @@ class RowContext:
         only; `agent_options` replaces the run's (a protocol passes them without its own settings)."""
         opts = self.options.agent_options if agent_options is None else agent_options
         budget, opts = self._rerun_budget(budget, opts)
-        return run_step(self.options.agent, opts, workspace, inputs, budget, answers)
+        if self.environment is None:
+            return run_step(self.options.agent, opts, workspace, inputs, budget, answers)
+        with self.environment.for_agent():
+            return run_step(self.options.agent, opts, workspace, inputs, budget, answers)
 
     def _rerun_budget(self, budget: Budget, opts: dict[str, Any]) -> tuple[Budget, dict[str, Any]]:
         """A timeout re-run's longer budget (`RunOptions.agent_timeout`) replaces the protocol's and any
@@ -59,7 +66,10 @@ class RowContext:
         """The row's agent as a conversation in one persistent workspace (each turn an `AgentStep`)."""
         opts = self.options.agent_options if agent_options is None else agent_options
         sample = self.row.key if self.row is not None else 0
-        return open_session(self.options.agent, opts, workspace, answers, sample=sample, rerun=rerun)
+        session = open_session(self.options.agent, opts, workspace, answers, sample=sample, rerun=rerun)
+        if self.environment is not None:  # one overlay for the whole conversation (the row's)
+            session.environment = self.environment.agent_mount()
+        return session
 
 
 Outcomes = list[tuple[Row, RowOutcome]]

@@ -100,3 +100,8 @@ class RunOptions:
     """Agents may use tools the provider runs outside the sandbox -- web search, URL fetches, MCP servers, code
     execution (``--allow-provider-tools``, `core.llm.gateway.provider_tools`): recorded with the run and
     stated by every report."""
+    environment: dict[str, Any] | None = None
+    """The run's task environment (``--environment``: a validated ``environment:`` block as JSON) for rows
+    whose task declares none (`core.execute.environments`); stored, and a resume must repeat it."""
+    environment_dir: str | None = None
+    """The folder the block's paths are relative to (the file's folder, or the working directory)."""

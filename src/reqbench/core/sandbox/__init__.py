@@ -18,7 +18,9 @@ opt out. With bubblewrap the process gets:
   machine allows one (`limits`);
 * a **memory cap** on the whole tree (a memory cgroup, else ``RLIMIT_DATA`` per process; `limits`), in
   every isolation mode: over it the kernel kills the tree and `ProcessResult.oom_killed` says so;
-* an **allow-listed environment** (`process.scrubbed_env`) and **no network** unless asked for.
+* an **allow-listed environment** (`process.scrubbed_env`) and **no network** unless asked for;
+* optionally a **task environment** (`environment`): its root as the system directories, its layers and
+  variables -- read-only for checks, a per-row overlay for agent steps (`envoverlay`).
 
 Without bubblewrap the process runs under ``unshare -n`` or plainly: no file-system protection. The
 runner refuses to run real agents that way unless the user says ``--unsafe-no-sandbox``

@@ -13,7 +13,10 @@ a process can clear its environment, which is one reason real agents need bubble
 Under bubblewrap, `plan` takes the host part of the view from `view.host_part` (built once per distinct
 input) and starts a shell string that needs no shell directly (`direct`). A launch without a scratch
 folder of its own gets HOME and TMPDIR on a size-limited tmpfs inside the sandbox, and its command runs
-under the epilogue that reports whether it filled it (`scratch`).
+under the epilogue that reports whether it filled it (`scratch`). A launch in a task's environment
+(`SandboxOptions.environment`, else the agent step's `environment.agent_environment`) takes its system
+directories, layers and variables from it and is never started directly (the host cannot tell what the
+environment's PATH finds).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from reqbench.core.llm.ledger import FailureKind, note
 from reqbench.core.sandbox import bridge
 from reqbench.core.sandbox import scratch as scratch_space
 from reqbench.core.sandbox.direct import direct_argv
+from reqbench.core.sandbox.environment import EnvironmentMount, current_agent_environment
 from reqbench.core.sandbox.isolation import Isolation, available_isolation
 from reqbench.core.sandbox.limits import TreeLimits
 from reqbench.core.sandbox.pump import Pump, Stream
@@ -47,8 +51,10 @@ ENV_ALLOW = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "SOURCE_DATE_EP
 MARKER = "REQBENCH_SANDBOX_ID"
 
 
-def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker: str) -> dict[str, str]:
-    """Allow-listed variables, private HOME/TMPDIR, the harness's Python first on PATH, then `extra`."""
+def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker: str,
+                 environment: EnvironmentMount | None = None) -> dict[str, str]:
+    """Allow-listed variables, private HOME/TMPDIR, the harness's Python first on PATH (after the task
+    environment's own PATH prefix and variables), then `extra`."""
     env = {k: os.environ[k] for k in ENV_ALLOW if k in os.environ}
     python_bin = str(Path(sys.executable).parent)
     path = env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -56,6 +62,8 @@ def scrubbed_env(extra: Mapping[str, str] | None, home: Path, tmp: Path, marker:
         path = python_bin + os.pathsep + path
     env.update({"PATH": path, "HOME": str(home), "TMPDIR": str(tmp), "LANG": env.get("LANG", "C.UTF-8"),
                 "PYTHONDONTWRITEBYTECODE": "1"})
+    if environment is not None:
+        environment.apply_variables(env)
     env.update(extra or {})
     env[MARKER] = marker
     return env
@@ -119,9 +127,12 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions,
         home, tmp = scratch / "home", scratch / "tmp"
         home.mkdir()
         tmp.mkdir()
-    env = scrubbed_env(options.env, home, tmp, marker)
-    host = host_part(env["PATH"]) if isolation == "bwrap" else None
-    if host is not None and isinstance(command, str):
+    environment = options.environment or current_agent_environment()
+    if environment is not None and isolation != "bwrap":
+        raise HarnessError(f"the task's environment {environment.key[:12]} needs bubblewrap to be shown")
+    env = scrubbed_env(options.env, home, tmp, marker, environment)
+    host = host_part(env["PATH"], environment) if isolation == "bwrap" else None
+    if host is not None and isinstance(command, str) and environment is None:  # the host decides `direct`
         own = [cwd, scratch or scratch_space.INSIDE, *options.writable, *options.readonly_binds.values(), *options.hide,
                *([bridge.SOCKET_INSIDE] if options.gateway_socket is not None else [])]
         words = direct_argv(command, env, cwd, host, [Path(os.path.abspath(p)) for p in own])
@@ -135,7 +146,7 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions,
     if not isinstance(command, str):
         if not argv:
             return launch.failed("empty command")
-        if shutil.which(argv[0], path=env["PATH"]) is None:
+        if environment is None and shutil.which(argv[0], path=env["PATH"]) is None:
             return launch.failed(f"command not found: {argv[0]}")
     if options.stdin_file is not None:
         argv = ["sh", "-c", 'f=$1; shift; exec "$@" < "$f"', "sh", str(options.stdin_file), *argv]
@@ -154,7 +165,7 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions,
                                        *(Path(os.path.abspath(w)) for w in options.writable)],
                     readonly=readonly_mapping(readonly_binds), hide=[Path(h) for h in options.hide],
                     network=options.network, argv=argv if options.bind_named_files else (),
-                    env_path=env["PATH"], host=host, scratch_bytes=scratch_bytes)
+                    env_path=env["PATH"], host=host, scratch_bytes=scratch_bytes, environment=environment)
         prefix = ["bwrap", "--json-status-fd", str(launch.status_fds[1]), *view.bwrap_args(), "--"]
         if scratch_bytes is not None:
             launch.report_fds = os.pipe()

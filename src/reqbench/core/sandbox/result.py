@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reqbench.core.sandbox.environment import EnvironmentMount
 from reqbench.core.sandbox.isolation import Isolation
 from reqbench.core.sandbox.limits import MEMORY_ENV, format_size
 from reqbench.core.sandbox.scratch import SCRATCH_ENV
@@ -59,6 +60,9 @@ class SandboxOptions:
     memory_bytes: int | None = None
     """Memory cap of the whole process tree in bytes (None: ``$REQBENCH_SANDBOX_MEMORY`` or the default
     of `limits.default_memory`; 0: none). Over it the kernel kills a member: `ProcessResult.oom_killed`."""
+    environment: EnvironmentMount | None = None
+    """The task's environment to run in (`environment`; a check passes the pristine one). None: the agent
+    step's (`environment.agent_environment`), if any, else the host's system directories."""
 
 
 @dataclass

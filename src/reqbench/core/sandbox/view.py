@@ -27,10 +27,16 @@ the package and cache locations, and the identity (device, inode, type, link tar
 looks at -- and builds it afresh when any of them changed (a path appeared, vanished or was replaced).
 The launch's own part (working directory, writable paths, read-only binds, named files, `hide`) is
 never cached.
+
+In a task environment (`environment.EnvironmentMount`) the system directories come from the environment's
+root when it has one (part of the host part's key; none of the host's toolchain is bound below a folder
+the root gives), its layers are bound at their in-sandbox paths with the launch's own part, and masks
+still apply to the host's toolchain.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -41,6 +47,7 @@ from pathlib import Path
 
 from reqbench.core.kernelpath import real_path
 from reqbench.core.sandbox import scratch
+from reqbench.core.sandbox.environment import EnvironmentMount
 
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 EXTRA_RO_ENV = "REQBENCH_SANDBOX_RO"
@@ -83,20 +90,25 @@ class HostPart:
 _host_parts: dict[tuple[object, ...], HostPart] = {}
 
 
-def host_part(env_path: str) -> HostPart:
-    """The `HostPart` of a sandbox whose PATH is `env_path`: cached, keyed on everything it depends on."""
+def host_part(env_path: str, environment: EnvironmentMount | None = None) -> HostPart:
+    """The `HostPart` of a sandbox whose PATH is `env_path` (system directories from `environment`'s root
+    when it has one): cached, keyed on everything it depends on."""
     package, cache = _mask_candidates()
+    root = environment.root if environment is not None else None
     extra = os.environ.get(EXTRA_RO_ENV, "")
     looked_at = dict.fromkeys([sys.prefix, sys.base_prefix, sys.executable, os.path.dirname(sys.executable),
                                *(e for e in env_path.split(os.pathsep) if os.path.isabs(e)),
                                *(e for e in extra.split(os.pathsep) if os.path.isabs(e)), package, cache])
     key = (sys.prefix, sys.base_prefix, sys.executable, env_path, extra, package, cache,
-           *map(_link_identity, SYSTEM_PATHS), *map(_identity, looked_at))
+           *map(_link_identity, SYSTEM_PATHS), *map(_identity, looked_at),
+           None if root is None else (os.fspath(root), environment and environment.writable,
+                                      _identity(os.fspath(root))))
     part = _host_parts.get(key)
     if part is None:
         if len(_host_parts) >= HOST_PART_CACHE_SIZE:
             _host_parts.clear()
-        part = _host_parts[key] = _build_host_part(env_path, [Path(package), Path(cache)])
+        part = _host_parts[key] = _build_host_part(env_path, [Path(package), Path(cache)],
+                                                   environment if root is not None else None)
     return part
 
 
@@ -126,7 +138,14 @@ def _mask_candidates() -> tuple[str, str]:
     return os.path.dirname(reqbench.__file__), os.fspath(cache_root())
 
 
-def _build_host_part(env_path: str, mask_candidates: list[Path]) -> HostPart:
+def _build_host_part(env_path: str, mask_candidates: list[Path],
+                     environment: EnvironmentMount | None = None) -> HostPart:
+    if environment is not None:  # the environment's root gives the system directories
+        root_args, root_bound = environment.root_args()
+        part = _toolchain_part(env_path, mask_candidates, root_args, [Path(b) for b in root_bound], {},
+                               environment.root_tops())
+        own = [Path(b) for b in part.bound[len(root_bound):]]  # the host's toolchain, not the root's folders
+        return dataclasses.replace(part, masks=tuple(_masks(mask_candidates, own)))
     args: list[str] = []
     bound: list[Path] = []
     links: dict[str, str] = {}
@@ -138,9 +157,18 @@ def _build_host_part(env_path: str, mask_candidates: list[Path]) -> HostPart:
         elif path.is_dir():
             args += ["--ro-bind", name, name]
             bound.append(path)
+    return _toolchain_part(env_path, mask_candidates, args, bound, links)
+
+
+def _toolchain_part(env_path: str, mask_candidates: list[Path], args: list[str], bound: list[Path],
+                    links: dict[str, str], replaced: frozenset[str] = frozenset()) -> HostPart:
+    """The host part: the system `args` binding `bound` (recreating `links`), then the toolchain -- but none
+    of it below a top-level entry an environment's root gives (`replaced`: its own ``/usr`` wins)."""
     toolchain = _toolchain(env_path)
     for root in toolchain:
         if any(_under(root, b) for b in bound):
+            continue
+        if replaced and {_top(root), _top(real_path(root))} & replaced:
             continue
         if _reached_through(root, links, bound):  # e.g. PATH's /bin -> usr/bin: /usr is bound already
             bound.append(root)
@@ -149,6 +177,10 @@ def _build_host_part(env_path: str, mask_candidates: list[Path]) -> HostPart:
         bound.append(root)
     return HostPart(tuple(args), tuple(map(os.fspath, bound)), tuple(toolchain),
                     tuple(_masks(mask_candidates, bound)))
+
+
+def _top(path: Path | str) -> str:
+    return os.fspath(path)[1:].partition("/")[0]
 
 
 def _reached_through(root: Path, links: Mapping[str, str], bound: Iterable[Path]) -> bool:
@@ -200,6 +232,8 @@ class View:
     env_path: str = ""
     host: HostPart | None = None
     """The host part for `env_path` when the caller already has it (`host_part`)."""
+    environment: EnvironmentMount | None = None
+    """The task's environment: its root (in the host part) and its layers (`environment`)."""
     scratch_bytes: int | None = None
     """Mount the HOME/TMPDIR tmpfs of this many bytes at `scratch.INSIDE` (None: the caller's folder)."""
 
@@ -233,12 +267,18 @@ class View:
 
     def bwrap_args(self) -> list[str]:
         """bubblewrap options (without the command) that build this view."""
-        host = self.host or host_part(self.env_path)
+        host = self.host or host_part(self.env_path, self.environment)
         args = [*BASE_ARGS, *(("--share-net",) if self.network else ()), *host.args]
+        if self.environment is not None:
+            args += self.environment.layer_args(list(host.bound))
         for path in self.named_files():
             if not any(_under(path, b) for b in host.bound):
                 args += _ro_bind(path)
-        for mask in [*host.masks, *(m for m in _masks(self.hide, host.bound) if m not in host.masks)]:
+        masks = [*host.masks, *(m for m in _masks(self.hide, host.bound) if m not in host.masks)]
+        if self.environment is not None:  # the package or the cache inside a folder the environment shows
+            masks += [m for m in self.environment.masks_for([*map(Path, _mask_candidates()), *self.hide])
+                      if m not in masks]
+        for mask in masks:
             args += ["--tmpfs", str(mask)]
         if self.scratch_bytes is not None:
             args += scratch.bwrap_args(self.scratch_bytes)

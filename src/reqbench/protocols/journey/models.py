@@ -17,9 +17,10 @@ Layout of an instance directory::
 
 from __future__ import annotations
 
+import warnings
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -64,7 +65,10 @@ class StageSpec(_Strict):
     subtasks: list[SubtaskSpec] = Field(description="Ordered subtasks of this stage.")
 
 
-class EnvironmentSpec(_Strict):
+class TestbedSpec(_Strict):
+    """How an instance's hidden tests run (its test command, hidden tests, import roots); where they run is
+    the instance's `environment` block (DESIGN §14)."""
+
     test_command: str = Field(description="Shell command running the hidden tests, from the snapshot "
                               "root; placeholders: {pytest} (the hardened test runner: harness interpreter, "
                               "guard plugin reporting every node, no workspace configuration, rootdir = the "
@@ -107,7 +111,12 @@ class InstanceSpec(_Strict):
     overview: str = Field("", description="What the user is building overall, in the user's own voice; "
                                           "the first message and the single-shot prompt open with it.")
     repo: str = Field("repo", description="Base repository directory, relative to the instance dir.")
-    environment: EnvironmentSpec = Field(description="How hidden tests are run.")
+    testbed: TestbedSpec = Field(description="How hidden tests are run (called 'environment' before "
+                                 "environments existed; such files still load, with a notice).")
+    environment: dict[str, Any] | None = Field(
+        default=None, description="Where the instance's code runs: a task environment block "
+                                  "(`reqbench schema environment`), built once and used by every agent turn "
+                                  "and every hidden-test run; none: the host's system and reqbench's Python.")
     common_p2p: list[str] = Field(default_factory=list, description="Test nodes that are Pass-to-Pass for "
                                   "every subtask (behaviour the base repository already has).")
     stages: list[StageSpec] = Field(description="Ordered stages of ordered subtasks.")
@@ -173,7 +182,7 @@ class Instance:
 
     @property
     def hidden_dir(self) -> Path:
-        env = self.spec.environment
+        env = self.spec.testbed
         return sources.hidden_tree(self.root, env.hidden_tests, env.hidden_include)
 
     @cached_property
@@ -230,27 +239,31 @@ class Instance:
         """Fingerprint of what decides a tree's test results: the environment spec and the hidden files."""
         from reqbench.protocols.journey.env import tree_hash
 
-        return sha256_json({"env": self.spec.environment.model_dump(mode="json"),
+        return sha256_json({"env": self.spec.testbed.model_dump(mode="json"),
                             "hidden": tree_hash(self.hidden_dir)})
 
     @cached_property
     def content_hash(self) -> str:
         """Fingerprint of the spec and every patch (what calibration and caches key on)."""
         patches = {sub.id: self.patch_text(sub) for sub in self.subtasks}
-        return sha256_json({"spec": self.spec.model_dump(mode="json"), "patches": patches})
+        return sha256_json({"spec": historic_dump(self.spec), "patches": patches})
 
 
 def load_instance(path: Path) -> Instance:
     """Load an instance from its directory (or its `instance.yaml`); raise `InputError` on bad input."""
     path = Path(path)
     file = path if path.is_file() else path / "instance.yaml"
-    spec = validate(InstanceSpec, read_yaml(file), str(file))
+    spec = validate(InstanceSpec, renamed_testbed(read_yaml(file), file), str(file))
     inst = Instance(spec, file.parent)
+    if spec.environment is not None:
+        from reqbench.core.environments import load_environment
+
+        load_environment(spec.environment, origin=str(file), base_dir=inst.root)
     if not sources.is_source(spec.repo) and not inst.repo_dir.is_dir():
         raise InputError("repository directory missing", file=str(file), item=spec.repo)
-    if not sources.is_source(spec.environment.hidden_tests) and not inst.hidden_dir.is_dir():
+    if not sources.is_source(spec.testbed.hidden_tests) and not inst.hidden_dir.is_dir():
         raise InputError("hidden tests directory missing", file=str(file),
-                         item=spec.environment.hidden_tests)
+                         item=spec.testbed.hidden_tests)
     for sub in inst.subtasks:
         if not sources.is_source(sub.reference_patch) and not (inst.root / sub.reference_patch).is_file():
             raise InputError("reference patch missing", file=str(file),
@@ -266,3 +279,27 @@ def load_suite(path: Path) -> tuple[SuiteSpec, list[Instance]]:
         suite = validate(SuiteSpec, read_yaml(file), str(file))
         return suite, [load_instance(path / rel) for rel in suite.instances]
     return SuiteSpec.model_validate({"protocol": "journey", "instances": ["."]}), [load_instance(path)]
+
+
+TESTBED_KEYS = frozenset(TestbedSpec.model_fields)
+
+
+def renamed_testbed(data: Any, file: Path) -> Any:
+    """An instance file written before task environments: its ``environment:`` block holding the test command
+    is read as ``testbed:`` (one notice, a warning), so ``environment`` means one thing in every file."""
+    if not isinstance(data, dict) or "testbed" in data or not isinstance(data.get("environment"), dict):
+        return data
+    if "test_command" not in data["environment"] or not set(data["environment"]) <= TESTBED_KEYS:
+        return data
+    warnings.warn(f"{file}: its 'environment:' block (test command, hidden tests) is now called 'testbed:'; "
+                  "read as such", UserWarning, stacklevel=3)
+    return {**{k: v for k, v in data.items() if k != "environment"}, "testbed": data["environment"]}
+
+
+def historic_dump(spec: InstanceSpec) -> dict[str, Any]:
+    """`spec` as JSON under the names it had before task environments (``testbed`` as ``environment``), so
+    the fingerprints recorded then stay valid; a task environment block is added only when there is one."""
+    data = spec.model_dump(mode="json")
+    block = data.pop("environment")
+    data = {("environment" if k == "testbed" else k): v for k, v in data.items()}
+    return data if block is None else {**data, "task_environment": block}

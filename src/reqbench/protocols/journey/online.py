@@ -23,8 +23,9 @@ from pathlib import Path
 
 from reqbench.core.checks import Check, CheckStatus, run_check
 from reqbench.core.errors import HarnessError
+from reqbench.core.hashing import sha256_json
 from reqbench.protocols.journey.env import tree_hash
-from reqbench.protocols.journey.models import EnvironmentSpec, Instance
+from reqbench.protocols.journey.models import Instance, TestbedSpec
 
 
 @dataclass(frozen=True)
@@ -51,15 +52,15 @@ class TestRun:
 
 @dataclass
 class _Cache:
-    runs: dict[tuple[str, str], TestRun] = field(default_factory=dict)
+    runs: dict[tuple[str, str, str], TestRun] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
 _CACHE = _Cache()
 
 
-def environment_check(env_spec: EnvironmentSpec, nodes: list[str]) -> Check:
-    """An instance environment's test command as a core `Check` expecting `nodes` (none: every node the
+def testbed_check(env_spec: TestbedSpec, nodes: list[str]) -> Check:
+    """An instance testbed's test command as a core `Check` expecting `nodes` (none: every node the
     run reports is a result, which is how `scaffold` discovers them); the tree's import roots are
     `env_spec.pythonpath` (``src`` for a src/ layout)."""
     return Check(name="hidden-tests", command=env_spec.test_command, timeout_seconds=env_spec.timeout_seconds,
@@ -70,7 +71,7 @@ def hidden_check(instance: Instance) -> Check:
     """The instance's test command as a core `Check`; every node of the instance is an expected test."""
     nodes = list(dict.fromkeys([*instance.spec.common_p2p, *instance.whole_f2p, *instance.whole_p2p,
                                 *(n for sub in instance.subtasks for n in [*sub.f2p, *sub.p2p])]))
-    return environment_check(instance.spec.environment, nodes)
+    return testbed_check(instance.spec.testbed, nodes)
 
 
 def run_hidden_tests(instance: Instance, tree: Path, scratch: Path | None = None) -> TestRun:
@@ -79,13 +80,23 @@ def run_hidden_tests(instance: Instance, tree: Path, scratch: Path | None = None
     Raises `HarnessError` when the run cannot produce a trustworthy report. (`scratch` is accepted for
     callers that keep temporary files together; the check manages its own.)
     """
-    key = (instance.test_env_hash, tree_hash(tree))
+    from reqbench.core.execute.environments import checks_in, declared_environments
+    from reqbench.core.sandbox.environment import current_row_environment
+
+    bound = current_row_environment()  # a row's (its task's or the run's); else the instance's own, if any
+    declared = None
+    if bound is None and instance.spec.environment is not None:
+        declared = declared_environments([(instance.id, instance.spec.environment,
+                                           str(instance.root / "instance.yaml"), instance.root)])[instance.id]
+    where = bound.key if bound is not None else sha256_json(instance.spec.environment)
+    key = (instance.test_env_hash, tree_hash(tree), where)
     with _CACHE.lock:
         cached = _CACHE.runs.get(key)
     if cached is not None:
         return cached
-    result = run_check(hidden_check(instance), tree, instance.hidden_dir, env=instance.spec.environment.env,
-                       base=instance.repo_dir)
+    with checks_in(declared):  # where the tests run is part of what they measure
+        result = run_check(hidden_check(instance), tree, instance.hidden_dir, env=instance.spec.testbed.env,
+                           base=instance.repo_dir)
     if result.status not in (CheckStatus.PASS, CheckStatus.FAIL) or result.probes is None:
         raise HarnessError(f"hidden tests of {instance.id}: {result.status.value} {result.detail} "
                            f"{result.stderr_tail[-300:]}".strip())

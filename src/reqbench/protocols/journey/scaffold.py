@@ -2,7 +2,7 @@
 
 Given a chain of releases of one project (``NAME==VERSION`` on PyPI, or local trees: ``git:PATH@TAG``,
 ``dir:PATH``, ``archive:PATH``), the final release's own tests are run, through the harness's verifier
-(`online.environment_check`: sandbox, guard plugin, no network), on every release of the chain. Each
+(`online.testbed_check`: sandbox, guard plugin, no network), on every release of the chain. Each
 release step whose results differ becomes a subtask (`scaffold_plan`): its F2P nodes fail before the
 step and pass at it and at every later step, P2P nodes pass everywhere, steps no test tells apart are
 folded into the next. Each release runs `Options.runs` times (default 2); a node whose result is not the
@@ -31,8 +31,8 @@ from reqbench.core.hashing import sha256_file, sha256_json, write_json
 from reqbench.core.workspace import RepoSource
 from reqbench.core.workspace.sources import cache_root
 from reqbench.core.workspace.trees import tree_hash
-from reqbench.protocols.journey.models import EnvironmentSpec
-from reqbench.protocols.journey.online import environment_check
+from reqbench.protocols.journey.models import TestbedSpec
+from reqbench.protocols.journey.online import testbed_check
 from reqbench.protocols.journey.scaffold_plan import Plan, plan
 
 _REQ_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==(\S+)$")
@@ -68,7 +68,7 @@ class Scaffold:
     """Everything `scaffold_write` needs: the releases, the environment, each release's results, the plan."""
 
     releases: list[Release]
-    environment: EnvironmentSpec
+    testbed: TestbedSpec
     paths: list[str]
     results: list[dict[str, bool]]
     plan: Plan
@@ -145,15 +145,15 @@ def test_folder(tree: Path, wanted: str) -> str:
                      file=str(tree))
 
 
-def environment(tests: str, pythonpath: list[str], opts: Options, hidden_tests: str,
-                include: list[str]) -> EnvironmentSpec:
+def testbed(tests: str, pythonpath: list[str], opts: Options, hidden_tests: str,
+                include: list[str]) -> TestbedSpec:
     extra = f"{opts.pytest_args.strip()} " if opts.pytest_args.strip() else ""
-    return EnvironmentSpec(test_command=f"{{pytest}} -q --continue-on-collection-errors {extra}{{hidden}}/{tests}",
+    return TestbedSpec(test_command=f"{{pytest}} -q --continue-on-collection-errors {extra}{{hidden}}/{tests}",
                            hidden_tests=hidden_tests, hidden_include=include, pythonpath=pythonpath,
                            timeout_seconds=opts.timeout_seconds)
 
 
-def run_release(env: EnvironmentSpec, release: Release, hidden_dir: Path, run: int = 0) -> dict[str, bool]:
+def run_release(env: TestbedSpec, release: Release, hidden_dir: Path, run: int = 0) -> dict[str, bool]:
     """Every test node's result on one release, as the instance's verifier will see it; kept in the cache
     (``journey-scaffold/``, keyed by the environment, the hidden tests, the release tree, the guard plugin
     and the run number `run`) so a second scaffold over an overlapping chain runs only what it has not
@@ -164,7 +164,7 @@ def run_release(env: EnvironmentSpec, release: Release, hidden_dir: Path, run: i
     cached = cache_root() / "journey-scaffold" / f"{key}.json"
     if cached.is_file():
         return {str(k): bool(v) for k, v in json.loads(cached.read_text(encoding="utf-8")).items()}
-    result = run_check(environment_check(env, []), release.tree, hidden_dir, env=env.env, base=release.tree)
+    result = run_check(testbed_check(env, []), release.tree, hidden_dir, env=env.env, base=release.tree)
     if result.timed_out:  # one hanging test costs every node of the release: name it, do not guess
         raise HarnessError(f"the tests did not finish on release {release.label} within {env.timeout_seconds:g}s "
                            "(a test hangs there? deselect it with --pytest-args '-k \"not NAME\"' or start the "
@@ -177,7 +177,7 @@ def run_release(env: EnvironmentSpec, release: Release, hidden_dir: Path, run: i
     return dict(result.probes)
 
 
-def scaffold(releases: list[Release], opts: Options, hidden_for: Callable[[EnvironmentSpec, str], Path],
+def scaffold(releases: list[Release], opts: Options, hidden_for: Callable[[TestbedSpec, str], Path],
              progress: Callable[[str], None] = lambda _: None) -> Scaffold:
     """Run the final release's tests on every release and derive the subtasks.
 
@@ -194,7 +194,7 @@ def scaffold(releases: list[Release], opts: Options, hidden_for: Callable[[Envir
     paths = opts.paths or paths
     pythonpath = opts.pythonpath or roots
     on_pypi = all(r.name for r in releases)
-    env = environment(tests, pythonpath, opts, final.spec if on_pypi else "hidden", [tests] if on_pypi else [])
+    env = testbed(tests, pythonpath, opts, final.spec if on_pypi else "hidden", [tests] if on_pypi else [])
     hidden = hidden_for(env, tests)
     if opts.runs < 1:
         raise InputError("must be at least 1", item="runs")

@@ -29,7 +29,7 @@ from reqbench.core.workspace.objects import ObjectStore
 from reqbench.core.workspace.patches import scan_tree
 from reqbench.core.workspace.trees import copy_tree, remove_tree
 from reqbench.protocols.journey import sources
-from reqbench.protocols.journey.models import EnvironmentSpec, load_instance
+from reqbench.protocols.journey.models import TestbedSpec, load_instance
 from reqbench.protocols.journey.scaffold import Options, Release, Scaffold, scaffold
 from reqbench.protocols.journey.scaffold_plan import Step
 
@@ -91,12 +91,12 @@ def instance_document(sc: Scaffold, out: Path) -> dict[str, Any]:
                            "subtasks": []})
         stages[-1]["subtasks"].append(sub)
         ids.append(sub_id)
-    env = {k: v for k, v in sc.environment.model_dump(mode="json").items() if v or k == "hidden_tests"}
+    env = {k: v for k, v in sc.testbed.model_dump(mode="json").items() if v or k == "hidden_tests"}
     return {"protocol": "journey", "id": name,
             "title": f"{name} grown from {first.label} along its real releases to {last.label}",
             "overview": f"{TODO}: what the user is building overall, in their own voice (e.g. 'We vendor {name} "
                         f"{first.label} and need it to behave like {last.label}, one release at a time.').",
-            "repo": first.spec if sc.on_pypi else "repo", "environment": env, "common_p2p": sc.plan.p2p,
+            "repo": first.spec if sc.on_pypi else "repo", "testbed": env, "common_p2p": sc.plan.p2p,
             "stages": [{k: v for k, v in s.items() if k != "key"} for s in stages]}
 
 
@@ -120,7 +120,7 @@ def write_instance(releases: list[Release], opts: Options, out: Path,
     tmp = tempdirs.make("staging", out.parent, hidden=True)
     as_umask_allows(tmp, directory=True)
     try:
-        def hidden_for(env: EnvironmentSpec, tests: str) -> Path:
+        def hidden_for(env: TestbedSpec, tests: str) -> Path:
             if sources.is_source(env.hidden_tests):
                 return sources.hidden_tree(tmp, env.hidden_tests, env.hidden_include)
             copy_tree(releases[-1].tree / tests, tmp / "hidden" / tests)

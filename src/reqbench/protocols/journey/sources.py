@@ -5,8 +5,8 @@ fetched at run time instead of being folders and files of the instance.
   ``pypi-diff:``, ``git:``, ``archive:``; see `core.workspace.sources`).
 * ``reference_patch:`` a patch file, or ``pypi-diff:NAME==A..B#paths=...`` -- the maintainers' own change
   between two releases (SWE-Journey §3.2: subtasks follow the project's real history).
-* ``environment.hidden_tests:`` a folder, or a source spec whose tree is cut down to
-  ``environment.hidden_include`` (e.g. only ``tests``), so the hidden directory never carries the
+* ``testbed.hidden_tests:`` a folder, or a source spec whose tree is cut down to
+  ``testbed.hidden_include`` (e.g. only ``tests``), so the hidden directory never carries the
   release's own library code (which would shadow the workspace under test).
 
 Fetched trees live in the cache (`core.workspace.sources.cache_root`), content-addressed and read-only.

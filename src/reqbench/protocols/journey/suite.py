@@ -155,6 +155,13 @@ class LoadedSuite:
         return [Row(inst.id, cond, options.agent, rep) for rep in range(options.repeats)
                 for inst in self.instances for cond in conditions]
 
+    def environments(self) -> dict[str, Any]:
+        """The task environment each instance declares (``environment:`` in its instance.yaml; DESIGN §14)."""
+        from reqbench.core.execute.environments import declared_environments
+
+        return declared_environments((i.id, i.spec.environment, str(i.root / "instance.yaml"), i.root)
+                                     for i in self.instances)
+
     def _instance(self, row: Row) -> Instance:
         instance = next((i for i in self.instances if i.id == row.task_id), None)
         if instance is None:

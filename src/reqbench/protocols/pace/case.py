@@ -83,6 +83,10 @@ def load_case(path: Path) -> Case:
     if not file.is_file():
         raise InputError("no case.yaml in the case folder", file=str(path))
     spec = validate(CaseFile, _yaml(file), str(file))
+    if spec.environment is not None:
+        from reqbench.core.environments import load_environment
+
+        load_environment(spec.environment, origin=str(file), base_dir=path)
     if spec.protocol != "pace":
         raise InputError(f"protocol must be 'pace', got {spec.protocol!r}", file=str(file))
     names = [spec.prd] + ([] if is_pypi_diff(spec.reference_patch) else [spec.reference_patch])

@@ -15,6 +15,7 @@ edge; every field carries a description so `reqbench schema pace-case` documents
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -152,6 +153,10 @@ class CaseFile(BaseModel):
     )
     language: str = Field("python", description="Primary language of the base repository.")
     code_points: list[CodePoint] = Field(description="The frozen Code Points.")
+    environment: dict[str, Any] | None = Field(
+        None, description="Where the task's code runs: a task environment block (`reqbench schema environment`; "
+                          "paths relative to this file), built once per run and used by every agent step and "
+                          "every check; none: the host's system and reqbench's Python.")
     frozen_hash: str | None = Field(
         None,
         description="sha256 of the frozen contract (`reqbench pace freeze`);"

@@ -131,6 +131,13 @@ class LoadedSuite:
             for r in range(options.repeats)
         ]
 
+    def environments(self) -> dict[str, Any]:
+        """The task environment each case declares (``environment:`` in its case.yaml; DESIGN §14)."""
+        from reqbench.core.execute.environments import declared_environments
+
+        return declared_environments((c.spec.id, c.spec.environment, str(c.dir / "case.yaml"), c.dir)
+                                     for c in self.cases)
+
     def _case(self, case_id: str) -> Any:
         for c in self.cases:
             if c.id == case_id:

@@ -94,6 +94,10 @@ def load_family(path: Path) -> Family:
     raw = read_yaml(file)
     refuse_unfinished(root, raw, str(file))
     spec = validate(FamilySpec, raw, str(file))
+    if spec.environment is not None:
+        from reqbench.core.environments import load_environment
+
+        load_environment(spec.environment, origin=str(file), base_dir=root)
     ids = [a.id for a in (*spec.atoms, *spec.fixed, *spec.decoys)]
     dup = sorted({i for i in ids if ids.count(i) > 1})
     if dup:

@@ -8,6 +8,7 @@ pydantic models are the file edge only; `replay.py` and `operators.py` work on p
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -173,6 +174,10 @@ class FamilySpec(_Model):
     forbidden_paths: list[str] = Field(
         default_factory=lambda: ["**/conftest.py", "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth"],
         description="Glob patterns a submitted patch may not touch (they could spoof the verifier).")
+    environment: dict[str, Any] | None = Field(
+        None, description="Where the task's code runs: a task environment block (`reqbench schema environment`; "
+                          "paths relative to this file), built once per run and used by every agent step and "
+                          "every check; none: the host's system and reqbench's Python.")
 
 
 class SuiteSpec(_Model):

@@ -236,6 +236,13 @@ class LoadedSuite:
         return [Row(fid, cond, options.agent, rep) for rep in range(options.repeats)
                 for fid in sorted(self.families) for cond in conditions]
 
+    def environments(self) -> dict[str, Any]:
+        """The task environment each family declares (``environment:`` in its family.yaml; DESIGN §14)."""
+        from reqbench.core.execute.environments import declared_environments
+
+        return declared_environments((fid, fam.spec.environment, str(fam.root / "family.yaml"), fam.root)
+                                     for fid, fam in sorted(self.families.items()))
+
     def _family(self, row: Row) -> Family:
         fam = self.families.get(row.task_id)
         if fam is None:

@@ -95,6 +95,9 @@ def run_verifier(family: Family, workspace: Path, timeout: float | None = None, 
 
     `consume=True` only for a harness-made tree no agent process ever had (`core.checks.run_check`):
     the check then runs on it instead of on a copy, and the caller discards it afterwards."""
-    result = run_check(verifier_check(family, timeout), Path(workspace), family.hidden_dir,
-                       base=family.base_repo, consume=consume)
+    from reqbench.core.execute.environments import task_checks
+
+    with task_checks(family.spec.environment, str(family.root / "family.yaml"), family.root):
+        result = run_check(verifier_check(family, timeout), Path(workspace), family.hidden_dir,
+                           base=family.base_repo, consume=consume)
     return read_result(family, result)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core import tempdirs
 from reqbench.core.bundled import bundled_suite
@@ -132,6 +132,14 @@ class LoadedSuite:
                 ids = delivery_ids if cond in rows.DELIVERY_CONDITIONS else all_ids
                 out += [Row(t, cond, options.agent, repeat) for t in ids]
         return out
+
+    def environments(self) -> dict[str, Any]:
+        """The suite's task environment for every row (key ""), and each delivery target's own (DESIGN §14)."""
+        from reqbench.core.execute.environments import declared_environments
+
+        f = str(self.path / "suite.yaml")
+        return declared_environments([("", self.suite.environment, f, self.path),
+                                      *((d.target_id, d.environment, f, self.path) for d in self.suite.delivery)])
 
     def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
         return rows.run_row(self._row_context(ctx), row, ctx)

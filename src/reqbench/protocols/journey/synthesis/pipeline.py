@@ -214,7 +214,7 @@ class Synthesizer:
             spec: dict[str, Any] = {
                 "protocol": "journey", "id": self.opt.instance_id or f"{self.seed.spec.id}-journey",
                 "title": self.seed.spec.title, "overview": self.seed.spec.task, "repo": "repo",
-                "environment": {"test_command": self.seed.spec.test_command, "hidden_tests": "hidden"},
+                "testbed": {"test_command": self.seed.spec.test_command, "hidden_tests": "hidden"},
                 "common_p2p": self.seed.spec.common_p2p, "stages": []}
             accepted: list[str] = []
             for k, stage in enumerate(plan["stages"], 1):

@@ -57,7 +57,15 @@ def variants(ctx: Any, target_id: str) -> list[Variant]:
 
 def check_variant(ctx: Any, variant: Variant, scratch: Path) -> tuple[list[str], bool]:
     """Problems of one variant on a fresh copy of the initial repository, and whether the verdict may be
-    cached (every gate decided)."""
+    cached (every gate decided), in the target's task environment."""
+    from reqbench.core.execute.environments import task_checks
+
+    d = ctx.delivery(variant.target_id)
+    with task_checks(d.environment or ctx.suite.environment, str(ctx.suite_dir / "suite.yaml"), ctx.suite_dir):
+        return _check_variant(ctx, variant, scratch)
+
+
+def _check_variant(ctx: Any, variant: Variant, scratch: Path) -> tuple[list[str], bool]:
     from reqbench.protocols.takeover.run.coding import run_gates
 
     where = f"suite.yaml: delivery target {variant.target_id}"
@@ -121,6 +129,8 @@ def target_key(ctx, target_id: str) -> str:  # type: ignore[no-untyped-def]
         "hidden": tree_hash(ctx.suite_dir / d.hidden),
         "patches": [[p, sha256_bytes((ctx.suite_dir / p).read_bytes())] for p in patches],
         "checks": ctx.suite.checks_for(d).model_dump(),
+        **({"environment": d.environment or ctx.suite.environment}
+           if (d.environment or ctx.suite.environment) else {}),
     })
 
 

@@ -20,6 +20,7 @@ delivery target has a snapshot needs no shared repository (``repository: null``)
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -74,6 +75,9 @@ class DeliveryTarget(BaseModel):
         None, description="A complete snapshot of the code base just before the request (a .zip checked "
         "and extracted by takeover.release_archive, or a folder), relative to the suite folder; when set "
         "it is the target's initial repository and the repository + patches rule is not used.")
+    environment: dict[str, Any] | None = Field(
+        None, description="This target's task environment block (`reqbench schema environment`; paths "
+                          "relative to the suite folder), over the suite's; none: the suite's.")
     initial_repository_sha256: str | None = Field(
         None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the snapshot zip's bytes, checked before "
         "every extraction (`reqbench takeover import` records the release's archive_sha256 here).")
@@ -91,6 +95,10 @@ class TakeoverSuite(BaseModel):
     timeline: list[TimelineEntry] = Field(default_factory=list, description="Implementation patches.")
     checks: GateChecks | None = Field(None, description="Default gate checks of every delivery target.")
     delivery: list[DeliveryTarget] = Field(default_factory=list, description="Targets with code delivery.")
+    environment: dict[str, Any] | None = Field(
+        None, description="Where every row's code runs: a task environment block (`reqbench schema "
+                          "environment`; paths relative to the suite folder), built once per run and used by "
+                          "every agent step and every gate; a delivery target's own block wins.")
 
     def checks_for(self, target: DeliveryTarget) -> GateChecks:
         checks = target.checks or self.checks
@@ -125,6 +133,12 @@ def load_suite(path: Path) -> TakeoverSuite:
     if not f.is_file():
         raise InputError("no suite.yaml in the suite folder", file=str(path))
     suite = validate(TakeoverSuite, read_yaml(f), str(f))
+    from reqbench.core.environments import load_environment
+
+    for item, block in [("suite", suite.environment), *((f"delivery target {d.target_id}", d.environment)
+                                                        for d in suite.delivery)]:
+        if block is not None:
+            load_environment(block, origin=f"{f} ({item})", base_dir=Path(path))
     if suite.repository is None:
         for d in suite.delivery:
             if d.initial_repository is None:
