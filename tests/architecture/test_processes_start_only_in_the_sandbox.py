@@ -32,6 +32,22 @@ ALLOWED: dict[tuple[str, str], str] = {
         "`pip download` of the sdist a suite's repository source names (pypi:NAME==VERSION), recorded "
         "and hash-checked; the suite is the user's trusted input, never a submission's (pip may run the "
         "sdist's build backend to read its metadata)",
+    ("reqbench.core.environments.buildbox", "run_in_box"):
+        "an environment's set-up commands, run inside the build's own bubblewrap box (the only place the "
+        "network is on, DESIGN §14); the commands are the suite's declared `setup`, never a submission's",
+    ("reqbench.core.environments.layers", "run_logged"):
+        "build tools of a task environment (uv/pip install, npm ci, mmdebstrap) on the requirements, lock "
+        "files and packages the suite declares, before any row starts; the suite is the user's trusted input "
+        "(like `pip download` of its sdists), and no agent has run yet",
+    ("reqbench.core.environments.engines", "_run"):
+        "`docker|podman|buildah save/build` of the image a suite names, at the user's request, before any row",
+    ("reqbench.core.environments.interpreters", "interpreter_prefix"):
+        "version probe of an interpreter the suite's environment names (-I -S -c with a fixed program)",
+    ("reqbench.core.environments.venvs", "interpreter_version"):
+        "version probe of an interpreter the suite's environment names (-I -S -c with a fixed program)",
+    ("reqbench.cli.env", "shell"):
+        "`reqbench env shell`: bubblewrap with the environment's box arguments, an interactive shell the user "
+        "asked for in a built environment (no agent, no submission)",
 }
 
 
