@@ -154,8 +154,8 @@ _MIGRATIONS: dict[int, str] = {
 """version -> statements that upgrade a store from version-1. 2: the run's provenance (agent facts, suite
 content hash and file manifest). 3: the model gateway's call records. 4: each attempt's outcome reason
 (`core.execute.outcomes`), the attempt it re-grades (``parent_attempt``) and its grading label; the
-``gradings`` made by `reqbench regrade`. 5: the model that answered each gateway call. 6: model traffic and cache values stored as content-addressed
-parts (old rows stay as they were and are read as JSON text)."""
+``gradings`` made by `reqbench regrade`. 5: the model that answered each gateway call. 6: model traffic and
+cache values stored as content-addressed parts (old rows stay as they were and are read as JSON text)."""
 
 
 def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:
