@@ -30,9 +30,10 @@ from ratios import figure  # noqa: E402
 def conversation(turns: int, out: Path) -> dict[str, int]:
     """One run of `turns` turns in this process (the reqbench on ``sys.path``); sizes in bytes."""
     sys.path.insert(0, str(ROOT))
-    import reqbench
     from tests.security.redteam import trimmed_suite
     from tests.support.scripted_openai import ScriptedOpenAI, reply
+
+    import reqbench
 
     def turn(body: dict, index: int):  # type: ignore[no-untyped-def]
         if index >= turns:
