@@ -15,7 +15,11 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    from reqbench.core.execute.suite import SuiteProtocol
+    from reqbench.core.execute.types import RunOptions
 
 
 class Scheduled(Protocol):
@@ -41,13 +45,14 @@ class RepeatBarrier:
     """The option that lifts it (e.g. ``--agent-opt specpath.barrier_between_repeats=false``)."""
 
 
-def repeat_barrier(protocol: Any, options: Any) -> RepeatBarrier | None:
+def repeat_barrier(protocol: SuiteProtocol, options: RunOptions) -> RepeatBarrier | None:
     """The barrier `protocol`'s rule puts between repeats under `options`, or None (no hook: no barrier)."""
     hook = getattr(protocol, "repeat_barrier", None)
-    return hook(options) if callable(hook) else None
+    barrier = hook(options) if callable(hook) else None
+    return barrier if isinstance(barrier, RepeatBarrier) else None
 
 
-def schedule_facts(protocol: Any, options: Any) -> dict[str, Any]:
+def schedule_facts(protocol: SuiteProtocol, options: RunOptions) -> dict[str, Any]:
     """What a run's provenance records of its schedule: whether a barrier separates repeats, and whose rule."""
     barrier = repeat_barrier(protocol, options)
     return {"barrier_between_repeats": barrier is not None, "rule": barrier.rule if barrier else ""}
