@@ -102,13 +102,14 @@ def run_attempt(suite: Suite | None, row: Row, options: RunOptions, step: NextSt
 
 
 def keep_remote_records(store: RunStore, report: AttemptReport) -> None:
-    """Write what a remote attempt recorded into the run store: its cache entries and its model calls."""
-    for key, record in report.model_calls.items():
-        store.put_cached("llm", key, record)
+    """Write what a remote attempt recorded into the run store: its model calls, then its cache entries (which
+    share the calls' parts, so what the row added is counted on its calls)."""
     if report.calls:
         recorder = StoreRecorder.for_store(store)
         for call in report.calls:
             recorder.record(call)
+    for key, record in report.model_calls.items():
+        store.put_cached("llm", key, record)
 
 
 def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOptions, step: NextStep,
