@@ -43,7 +43,7 @@ from reqbench.core.execute.runner import (
     run_lanes,
     ship_suite,
 )
-from reqbench.core.execute.schedule import repeat_barrier, schedule, schedule_facts
+from reqbench.core.execute.schedule import barrier_note, repeat_barrier, schedule, schedule_facts
 from reqbench.core.execute.scratch import run_scratch
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RunOptions
@@ -160,7 +160,11 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
                 stack.callback(remove_stale_attempt_dirs, scratch[name])
             total = sum(len(s.rows_to_run(max_attempts)) for s in stores.values())
             remote = bool(getattr(executor, "remote", False))
-            barrier = any(repeat_barrier(prepared.protocol, o) for o in prepared.options.values())
+            barrier = next((b for o in prepared.options.values() if (b := repeat_barrier(prepared.protocol, o))),
+                           None)  # the protocol's rule for any configuration holds for the interleaved order
+            note = barrier_note(barrier, interleaved(prepared.plans, seed, barrier=barrier is not None), concurrency)
+            if note is not None and console is not None:
+                console.print(note, markup=False, highlight=False)
             shipped = ship_suite(executor, prepared.suite.path) if remote else None
             with RunProgress(total, enabled=show_progress, console=console) as bar, ExitStack() as trash:
                 for name in stores:
@@ -168,7 +172,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
                 for number, plans in enumerate(phases(prepared)):
                     if number == 1 and prepared.pilot is not None:
                         write_frozen_users(stores[prepared.pilot], prepared.pilot, study.frozen_user_file)
-                    for batch in interleaved(plans, seed, barrier=barrier):
+                    for batch in interleaved(plans, seed, barrier=barrier is not None):
                         lanes = {name: Lane(store, None if shipped else prepared.suite,
                                             with_work_dir(prepared.options[name], store.run_dir / WORK_DIR),
                                             batch_context(store, prepared.protocol, prepared.options[name],
