@@ -86,6 +86,7 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     from reqbench.core.execute.options import with_work_dir
     from reqbench.core.execute.preflight import preflight
     from reqbench.core.execute.runner import WORK_DIR, execute_run
+    from reqbench.core.execute.schedule import schedule_facts
     from reqbench.core.execute.settings import check_settings
     from reqbench.protocols.lookup import protocol_for_suite
 
@@ -104,6 +105,7 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     try:
         store, created = open_or_resume(Path(run_dir), protocol.name, suite, options, resume=resume,
                                         provenance={"agent": facts.to_json(),
+                                                    "schedule": schedule_facts(protocol, options),
                                                     **({"environments": environments.keys()} if environments else {})})
         try:
             execute_run(store, loaded, with_work_dir(options, store.run_dir / WORK_DIR), rows=rows,

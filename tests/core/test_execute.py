@@ -13,7 +13,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import LocalExecutor, make_executor
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.runner import execute_run
-from reqbench.core.execute.schedule import schedule
+from reqbench.core.execute.schedule import RepeatBarrier, schedule
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from tests.core.toy_protocol import ToyProtocol, markers, write_suite
@@ -30,30 +30,49 @@ def rows(n: int, repeats: int) -> list[Row]:
 
 def test_schedule_is_the_documented_seeded_shuffle_per_repeat() -> None:
     plan = rows(12, 2)
-    batches = schedule(reversed(plan), seed=7)  # input order must not matter
+    batches = schedule(reversed(plan), seed=7, barrier=True)  # input order must not matter
     for repeat, batch in enumerate(batches):
         expected = sorted((r for r in plan if r.repeat == repeat), key=lambda r: r.key)
         random.Random(f"7:{repeat}").shuffle(expected)
         assert batch == expected
-    assert schedule(plan, seed=7) == batches
-    assert schedule(plan, seed=8) != batches
+    assert schedule(plan, seed=7, barrier=True) == batches
+    assert schedule(plan, seed=8, barrier=True) != batches
+    assert schedule(plan, seed=7, barrier=False) == [batches[0] + batches[1]]  # same order, one batch
 
 
 def test_schedule_groups_rows_by_repeat_in_ascending_order() -> None:
-    batches = schedule(rows(3, 3)[::-1], seed=1)
+    batches = schedule(rows(3, 3)[::-1], seed=1, barrier=True)
     assert [{r.repeat for r in b} for b in batches] == [{0}, {1}, {2}]
 
 
-def test_repeat_one_never_starts_before_repeat_zero_finished(tmp_path: Path) -> None:
+class BarrierToy(ToyProtocol):
+    """The toy protocol with a rule of its own: a barrier between repeats."""
+
+    def repeat_barrier(self, options: RunOptions) -> RepeatBarrier:
+        return RepeatBarrier("toy rule", "nothing")
+
+
+def test_repeat_one_never_starts_before_repeat_zero_finished_under_a_protocols_barrier(tmp_path: Path) -> None:
     suite = write_suite(tmp_path / "suite", [{"id": f"t{i}", "value": i} for i in range(4)], sleep=0.05,
                         conditions=("A",))
-    proto = ToyProtocol().load(suite)
+    proto = BarrierToy().load(suite)
     with open_store(tmp_path) as store:
         execute_run(store, proto, RunOptions(repeats=2, concurrency=4))
     ends_0 = [end for row, _, end in proto.spans if row.repeat == 0]
     starts_1 = [start for row, start, _ in proto.spans if row.repeat == 1]
     assert len(ends_0) == len(starts_1) == 4
     assert min(starts_1) >= max(ends_0)
+
+
+def test_without_a_barrier_rows_of_the_next_repeat_fill_free_slots(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", [{"id": f"t{i}", "value": i} for i in range(2)], sleep=0.3,
+                        conditions=("A",))
+    proto = ToyProtocol().load(suite)
+    with open_store(tmp_path) as store:
+        execute_run(store, proto, RunOptions(repeats=3, concurrency=6))
+    spans = [(start, end) for _, start, end in proto.spans]
+    assert len(spans) == 6
+    assert max(sum(s <= t < e for s, e in spans) for t, _ in spans) > 2  # more than one repeat in flight
 
 
 def test_concurrency_cap_is_never_exceeded(tmp_path: Path) -> None:

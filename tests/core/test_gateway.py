@@ -163,6 +163,9 @@ def test_store_upgrade_adds_the_model_calls_table(tmp_path: Path) -> None:
     for column in ("reason", "parent_attempt", "grading"):
         conn.execute(f"ALTER TABLE attempts DROP COLUMN {column}")
     conn.execute("DROP TABLE gradings")
+    conn.execute("ALTER TABLE cache DROP COLUMN packed")
+    conn.execute("DROP TABLE blobs")
+    conn.execute("DROP TABLE blob_lists")
     conn.execute("PRAGMA user_version=2")
     conn.commit()
     conn.close()
@@ -208,3 +211,15 @@ def test_a_call_waiting_on_reservations_in_flight_goes_once_they_settle() -> Non
     lease.settle(first, None)  # the first call failed upstream: nothing spent, its place is free again
     waiter.join(timeout=30)
     assert result == [None] and lease.calls == 0 and len(lease.in_flight) == 2
+
+
+def test_a_tool_schema_with_a_property_named_type_is_answered() -> None:
+    """A function tool whose parameters declare a property called ``type`` (a JSON-schema object, as Claude
+    Code's tools do) is an ordinary request: it is forwarded and answered, never a dropped connection."""
+    body = request("messages")
+    body["tools"] = [{"name": "pick", "input_schema": {"type": "object", "properties": {
+        "type": {"type": "string", "enum": ["a", "b"]}}}}]
+    with ScriptedOpenAI(lambda b, i: Reply(body=messages_body("ok"))) as upstream, \
+            Gateway(Upstream(upstream.base_url, "k")) as gw:
+        lease = gw.open_row("row")
+        assert answer("messages", call(gw, "messages", lease.token, body), False)["text"] == "ok"

@@ -11,6 +11,7 @@ must not grow by the body, the refused calls must be recorded as a digest only, 
 from __future__ import annotations
 
 import json
+import secrets
 import socket
 import sqlite3
 import subprocess
@@ -133,29 +134,28 @@ def call(gw: Gateway, token: str, text: str) -> httpx.Response:
                       json={"model": "scripted", "messages": [{"role": "user", "content": text}]}, timeout=30)
 
 
-def test_model_traffic_stops_at_the_runs_store_quota(tmp_path: Path) -> None:
-    """Calls of 100 kB against a 350 kB quota: the fourth is refused before it is forwarded, the row is marked
-    ``resource_limit`` and every later call of it refused; the quota is the run's, so the next row's first
-    call is refused too, and the table holds no more than the quota plus digests."""
+def test_model_traffic_stops_at_the_rows_store_bound(tmp_path: Path) -> None:
+    """Calls of 100 kB of distinct content against a 200 kB store bound per row: the third is refused before it
+    is forwarded, the row is marked ``resource_limit`` and every later call of it refused; the bound is the
+    row's, so the next row's calls go through, and the table holds no more than the bound per row."""
     store = RunStore.create(tmp_path / "run", RunMeta(suite_path="/s", protocol="toy", options={},
                                                       created=utc_now(), reqbench_version="0"))
-    limits = GatewayLimits(store_quota=350_000)
-    big = "x" * 100_000
+    limits = GatewayLimits(row_store_bytes=200_000)
     with ScriptedOpenAI(lambda body, i: Reply(body=chat_body("ok"))) as upstream:
         with Gateway(Upstream(upstream.base_url, "k"), recorder=StoreRecorder.for_store(store), limits=limits) as gw:
             lease = gw.open_row("row-1")
-            statuses = [call(gw, lease.token, big).status_code for _ in range(4)]
+            statuses = [call(gw, lease.token, secrets.token_urlsafe(75_000)).status_code for _ in range(4)]
             small = call(gw, lease.token, "hi")
         with Gateway(Upstream(upstream.base_url, "k"), recorder=StoreRecorder.for_store(store), limits=limits) as gw:
             other = gw.open_row("row-2")
-            next_row = call(gw, other.token, big)
+            next_row = call(gw, other.token, secrets.token_urlsafe(75_000))
         assert len(upstream.requests) == 3
-    assert statuses == [200, 200, 200, 400] and small.status_code == 400
-    assert "store quota" in small.json()["error"]["message"]
-    assert lease.usage()["resource_limit"].startswith("resource limit") and lease.usage()["calls"] == 3
-    assert next_row.status_code == 400 and other.usage()["resource_limit"] is not None
+    assert statuses == [200, 200, 400, 400] and small.status_code == 400
+    assert "store bound" in small.json()["error"]["message"]
+    assert lease.usage()["resource_limit"].startswith("resource limit") and lease.usage()["calls"] == 2
+    assert next_row.status_code == 200 and other.usage()["resource_limit"] is None
     store.close()
     conn = sqlite3.connect(tmp_path / "run" / "run.sqlite")
-    kept = conn.execute("SELECT SUM(LENGTH(request_json) + LENGTH(response_json)) FROM model_calls").fetchone()[0]
+    kept = conn.execute("SELECT SUM(LENGTH(data)) FROM blobs").fetchone()[0]
     conn.close()
-    assert kept < 350_000 + 3 * 2048
+    assert kept < 3 * 100_000

@@ -72,7 +72,7 @@ def run(
     quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
 ) -> None:
     """Run a study: preflight every configuration, validate the suite once, then run the rows of all
-    configurations interleaved in one seeded order (a barrier between repeats).
+    configurations interleaved in one seeded order (a barrier between repeats where the protocol keeps one).
 
     Example: reqbench study run study.yaml --out studies/sp --concurrency 2
     Example: reqbench study run --resume studies/sp

@@ -45,7 +45,7 @@ from reqbench.core.execute.runner import (
     run_lanes,
     ship_suite,
 )
-from reqbench.core.execute.schedule import schedule
+from reqbench.core.execute.schedule import barrier_note, repeat_barrier, schedule, schedule_facts
 from reqbench.core.execute.scratch import run_scratch, scratch_base
 from reqbench.core.execute.settings import check_settings
 from reqbench.core.execute.suite import Suite, SuiteProtocol
@@ -123,9 +123,10 @@ def prepare(spec: StudyFile, study_path: Path, *, concurrency: int = 1, offline:
     return Prepared(protocol, loaded, options, facts, plans, spec.freeze_user_from)
 
 
-def interleaved(plans: dict[str, list[Row]], seed: int) -> list[list[StudyItem]]:
-    """The study's schedule: one batch per repeat, the rows of every configuration shuffled together."""
-    return schedule([StudyItem(name, row) for name, rows in plans.items() for row in rows], seed)
+def interleaved(plans: dict[str, list[Row]], seed: int, *, barrier: bool = True) -> list[list[StudyItem]]:
+    """The study's schedule: the rows of every configuration shuffled together within each repeat; one batch
+    per repeat with a `barrier` (the protocol's rule for any configuration), else one batch."""
+    return schedule([StudyItem(name, row) for name, rows in plans.items() for row in rows], seed, barrier=barrier)
 
 
 def phases(prepared: Prepared) -> list[dict[str, list[Row]]]:
@@ -160,6 +161,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
                 store, _ = open_or_resume(study.run_dir(name), prepared.protocol.name, prepared.suite.path, opts,
                                           resume=True, provenance={
                                               "agent": prepared.facts[name].to_json(),
+                                              "schedule": schedule_facts(prepared.protocol, opts),
                                               "study": {"dir": str(study.path), "configuration": name},
                                               **({"environments": environments[name].keys()}
                                                  if environments[name] else {})})
@@ -176,6 +178,11 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
             if on_start is not None:
                 on_start({name: (len(prepared.plans[name]) - to_run[name], to_run[name]) for name in stores})
             remote = bool(getattr(executor, "remote", False))
+            barrier = next((b for o in prepared.options.values() if (b := repeat_barrier(prepared.protocol, o))),
+                           None)  # the protocol's rule for any configuration holds for the interleaved order
+            note = barrier_note(barrier, interleaved(prepared.plans, seed, barrier=barrier is not None), concurrency)
+            if note is not None and console is not None:
+                console.print(note, markup=False, highlight=False)
             shipped = ship_suite(executor, prepared.suite.path) if remote else None
             with RunProgress(total, enabled=show_progress, console=console) as bar, ExitStack() as trash:
                 for name in stores:
@@ -183,7 +190,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
                 for number, plans in enumerate(phases(prepared)):
                     if number == 1 and prepared.pilot is not None:
                         write_frozen_users(stores[prepared.pilot], prepared.pilot, study.frozen_user_file)
-                    for batch in interleaved(plans, seed):
+                    for batch in interleaved(plans, seed, barrier=barrier is not None):
                         lanes = {name: Lane(store, None if shipped else prepared.suite,
                                             with_work_dir(prepared.options[name], store.run_dir / WORK_DIR),
                                             batch_context(store, prepared.protocol, prepared.options[name],

@@ -54,8 +54,8 @@ REASONS: dict[Reason, ReasonInfo] = {
     Reason.PATCH_APPLY: ReasonInfo(_S, "the submission does not apply to a fresh base", True),
     Reason.FORBIDDEN_CONTENT: ReasonInfo(_S, "the submission touches forbidden paths", True),
     Reason.BUDGET_EXHAUSTED: ReasonInfo(_S, "the cost or step budget ran out", True),
-    Reason.RESOURCE_LIMIT: ReasonInfo(_S, "the agent exceeded a harness resource limit (model-traffic store "
-                                          "quota, request size)", True),
+    Reason.RESOURCE_LIMIT: ReasonInfo(_S, "the agent exceeded a harness resource limit (the row's model-traffic "
+                                          "store bound, request size)", True),
     Reason.INVALID_RESPONSE: ReasonInfo(_S, "the agent's response broke the response contract", True),
     Reason.CLARIFY: ReasonInfo(_S, "the agent asked for clarification instead of acting", True),
     Reason.CONTEXT_OVERFLOW: ReasonInfo(_S, "the inputs, sent whole, are longer than the model's context (the "

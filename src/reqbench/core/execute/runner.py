@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import sys
 import traceback
 import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -40,7 +41,7 @@ from reqbench.core.execute.environments import RunEnvironments, attempt_environm
 from reqbench.core.execute.executor import Executor, LocalExecutor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
-from reqbench.core.execute.schedule import schedule
+from reqbench.core.execute.schedule import barrier_note, repeat_barrier, schedule
 from reqbench.core.execute.scratch import RUN_SCRATCH, run_scratch, scratch_base
 from reqbench.core.execute.shipping import ShippedSuite, pack_suite
 from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_shipped
@@ -102,13 +103,14 @@ def run_attempt(suite: Suite | None, row: Row, options: RunOptions, step: NextSt
 
 
 def keep_remote_records(store: RunStore, report: AttemptReport) -> None:
-    """Write what a remote attempt recorded into the run store: its cache entries and its model calls."""
-    for key, record in report.model_calls.items():
-        store.put_cached("llm", key, record)
+    """Write what a remote attempt recorded into the run store: its model calls, then its cache entries (which
+    share the calls' parts, so what the row added is counted on its calls)."""
     if report.calls:
         recorder = StoreRecorder.for_store(store)
         for call in report.calls:
             recorder.record(call)
+    for key, record in report.model_calls.items():
+        store.put_cached("llm", key, record)
 
 
 def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOptions, step: NextStep,
@@ -166,7 +168,8 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
                 rows: list[Row] | None = None, executor: Executor | None = None, show_progress: bool = False,
                 console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
                 environments: RunEnvironments | None = None) -> dict[str, int]:
-    """Plan, store the plan, and run every unfinished row, repeat by repeat (a barrier between repeats).
+    """Plan, store the plan, and run every unfinished row in repeat order (a barrier between repeats where the
+    protocol's rule asks for one: `schedule`, said once on `console` when it caps rows in flight).
 
     A real agent without bubblewrap is refused here (`isolation_gate`) unless the options say
     ``unsafe_no_sandbox``. Resumable at any point: only complete attempts are stored, so a killed run
@@ -187,7 +190,14 @@ def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
         try:
             shipped = ship_suite(executor, suite.path) if getattr(executor, "remote", False) else None
             with progress, trash_in(scratch / TRASH):  # finished attempt folders, removed in the background
-                for batch in schedule(store.plan(), options.seed):
+                barrier = repeat_barrier(suite.protocol, options)
+                batches = schedule(store.plan(), options.seed, barrier=barrier is not None)
+                note = barrier_note(barrier, batches, options.concurrency)
+                if note is not None and console is not None:
+                    console.print(note, markup=False, highlight=False)
+                elif note is not None:  # said even by a quiet run: it is why the run takes longer
+                    print(note, file=sys.stderr)
+                for batch in batches:
                     lane = Lane(store, None if shipped else suite, options,
                                 batch_context(store, suite.protocol, options, executor, shipped, environments),
                                 scratch)

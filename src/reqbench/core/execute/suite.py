@@ -124,6 +124,8 @@ class SuiteProtocol(Protocol):
     # `ProtocolResult` every row's `RowOutcome.result` must fit (checked by the runner).
     # Optional for every protocol: ``dataset_stats(path) -> Summary`` -- the paper's dataset-statistics tables
     # of the suite at `path`, computed from its files (``reqbench stats``; reqbench's four declare it).
+    # Optional: ``repeat_barrier(options) -> core.execute.schedule.RepeatBarrier | None`` -- the protocol's rule
+    # that a repeat starts only after the one before finished (SpecPath's); without it, none.
 
 
 def load_protocol(name: str) -> SuiteProtocol:

@@ -5,7 +5,9 @@ synthesis call the provider through `ChatClient`, not through the gateway. So th
 dollars have one source whoever made the call (DESIGN §11), `ChatClient.complete` hands each call to
 `record_client_call`, which writes one `ModelCall` to the same `Recorder` interface the gateway uses: the
 active run store's ``model_calls`` table (`core.store.active.active_store`), under the row the thread
-works for (`gateway.scope.current_row_key`). Outside a run nothing is written.
+works for (`gateway.scope.current_row_key`). Outside a run nothing is written. What a call adds to the
+store counts against the row's store bound, the one the gateway's calls count against (`gateway.quota`);
+`store_bound_refusal` says when it is used up, before the client sends anything.
 
 Sources follow the gateway's: ``upstream`` (sent and answered: its tokens and cost count), ``replay``
 (answered from the record/replay cache: shown, never counted again), ``refused`` (the provider failed or
@@ -19,6 +21,7 @@ import threading
 import time
 from typing import Any
 
+from reqbench.core.llm.gateway.limits import GatewayLimits
 from reqbench.core.llm.gateway.recorder import ModelCall, Recorder
 from reqbench.core.llm.gateway.scope import current_row_key
 
@@ -51,11 +54,24 @@ def record_client_call(*, model: str, request: dict[str, Any], response: dict[st
     if recorder is None:
         return
     row_key = current_row_key()
-    recorder.record(ModelCall(row_key=row_key, step=_next_step(row_key), api=API, model=model, request=request,
+    added = recorder.record(ModelCall(row_key=row_key, step=_next_step(row_key), api=API, model=model, request=request,
                               response=response, status=status, prompt_tokens=prompt_tokens,
                               completion_tokens=completion_tokens, cost_usd=cost_usd,
                               latency_ms=(time.time() - started) * 1000, source=source,
                               started=_iso(started)))
+    recorder.quota(row_key, GatewayLimits.from_env().row_store_bytes).settle(0, added)
+
+
+def store_bound_refusal() -> str | None:
+    """Why the row this thread works for may send no more model calls -- its calls filled its store bound
+    (`gateway.limits.DEFAULT_ROW_STORE_BYTES`) -- or None (also outside a run)."""
+    recorder = run_call_recorder()
+    if recorder is None:
+        return None
+    quota = recorder.quota(current_row_key(), GatewayLimits.from_env().row_store_bytes)
+    if quota.used < quota.limit:
+        return None
+    return f"the row's store bound of {quota.limit} bytes for recorded model traffic is used up"
 
 
 def _iso(ts: float) -> str:

@@ -19,7 +19,9 @@ What one `ChatClient.complete` call does, in order:
    (`pricing`, at the running run's prices: `prices`), and records request + response in the cache;
 6. inside a run, writes the call (answered, replayed or refused) to the run's ``model_calls`` table, where
    the gateway writes its calls too (`call_log`): every report counts tokens and cost from there. A call
-   that was not answered keeps a digest of its request (size, SHA-256, first KiB), never the body.
+   that was not answered keeps a digest of its request (size, SHA-256, first KiB), never the body. What the
+   calls add to the store counts against the row's store bound; once it is used up, a call is refused
+   before it is sent (`ProviderError`, status 413, noted as the row's ``resource_limit``).
 
 Configuration comes from `LLMConfig.from_env`: ``REQBENCH_BASE_URL`` (else ``OPENAI_BASE_URL``),
 ``REQBENCH_API_KEY`` (else ``OPENAI_API_KEY``), ``REQBENCH_LLM_CACHE`` (an SQLite cache file),
@@ -44,7 +46,7 @@ import httpx
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
 from reqbench.core.llm.cache import MemoryResponseCache, ResponseCache, SqliteResponseCache, as_response_cache
-from reqbench.core.llm.call_log import record_client_call
+from reqbench.core.llm.call_log import record_client_call, store_bound_refusal
 from reqbench.core.llm.errors import MalformedOutput, OfflineCacheMiss, ProviderError
 from reqbench.core.llm.gateway.limits import refused_digest
 from reqbench.core.llm.gateway.scope import current_pricing
@@ -212,6 +214,10 @@ class ChatClient:
                 record_client_call(model=model, request=_digest(body), status=400, source="refused",
                                    response={"error": "offline replay: not recorded"}, started=started)
                 raise OfflineCacheMiss(key, model)
+            refusal = store_bound_refusal()
+            if refusal is not None:  # the row's calls filled its store bound: the agent's resource_limit
+                note(FailureKind.RESOURCE, f"model client: {refusal}")
+                raise ProviderError(f"reqbench: {refusal}", status=413)
             try:
                 raw, attempts = self._send(body)
                 response = self._parse(raw, body, model, key, cached=False, attempts=attempts)
@@ -220,8 +226,8 @@ class ChatClient:
                 record_client_call(model=model, request=_digest(body), response={"error": str(exc)[:4096]},
                                    status=status, source="refused", started=started)
                 raise
+            _log(response, "upstream", started)  # first: its new parts count for the row (`call_log`)
             self.cache.put_cached(key, {"request": body, "response": raw, "recorded": time.time()})
-            _log(response, "upstream", started)
             return response
 
     def prices(self) -> dict[str, Price]:

@@ -38,7 +38,7 @@ class FailureKind(StrEnum):
     """The sandbox launcher could not start a process (bubblewrap or cgroup set-up failed)."""
     RESOURCE = "resource_limit"
     """Not a provider failure: the gateway refused the row past a harness resource limit (a request body over
-    the cap, the run's model-traffic quota): the agent's scored failure, ``resource_limit``."""
+    the cap, the row's model-traffic store bound): the agent's scored failure, ``resource_limit``."""
     BUDGET = "budget"
     """Not a provider failure: the gateway refused a call because the row's model budget was used up (the
     agent's scored failure, ``budget_exhausted``)."""

@@ -3,7 +3,9 @@
 
 A recorded answer is what makes a run replayable: resuming, re-grading or re-running a row of the run
 replays it instead of asking the model again (`core.llm.cache` adapts this to the chat client's
-two-method cache contract). The first recorded value for a key wins.
+two-method cache contract). The first recorded value for a key wins. A value is stored as content-addressed
+parts (`store.blobs`, ``packed`` = 1), shared with the model-call log: a request the cache and
+``model_calls`` both hold is stored once. Values written before (``packed`` = 0) are read as JSON text.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reqbench.core.store.blobs import Parts
 from reqbench.core.store.connection import StoreConnection, utc_now
 from reqbench.core.store.models import JudgeCall
 
@@ -20,20 +23,24 @@ class CallRecords(StoreConnection):
 
     def get_cached(self, kind: str, key: str) -> Any | None:
         """The cached value for `(kind, key)` (e.g. ``("judge", request_hash)``), or None."""
-        rows = self._query("SELECT value_json FROM cache WHERE kind = ? AND key = ?", (kind, key))
-        return json.loads(rows[0]["value_json"]) if rows else None
+        with self._lock:
+            row = self._conn.execute("SELECT * FROM cache WHERE kind = ? AND key = ?", (kind, key)).fetchone()
+            return None if row is None else _value(Parts(self._conn), row)
 
     def put_cached(self, kind: str, key: str, value: Any) -> None:
         """Record `value` under `(kind, key)`. The first recorded value wins, so a replay never changes
         what a re-scored run sees."""
-        text = json.dumps(value, sort_keys=True, ensure_ascii=False)
         with self._tx() as conn:
-            conn.execute("INSERT OR IGNORE INTO cache VALUES (?, ?, ?, ?)", (kind, key, text, utc_now()))
+            if conn.execute("SELECT 1 FROM cache WHERE kind = ? AND key = ?", (kind, key)).fetchone() is None:
+                conn.execute("INSERT INTO cache (kind, key, value_json, created, packed) VALUES (?, ?, ?, ?, 1)",
+                             (kind, key, Parts(conn).pack(value), utc_now()))
 
     def cached_items(self, kind: str) -> dict[str, Any]:
         """Every cached ``{key: value}`` of `kind` (the snapshot a remote row replays from)."""
-        rows = self._query("SELECT key, value_json FROM cache WHERE kind = ?", (kind,))
-        return {r["key"]: json.loads(r["value_json"]) for r in rows}
+        with self._lock:
+            parts = Parts(self._conn)
+            rows = self._conn.execute("SELECT * FROM cache WHERE kind = ?", (kind,)).fetchall()
+            return {r["key"]: _value(parts, r) for r in rows}
 
     def record_judge_call(self, call: JudgeCall) -> None:
         with self._tx() as conn:
@@ -51,3 +58,9 @@ class CallRecords(StoreConnection):
                           started=r["started"], finished=r["finished"])
                 for r in self._query(f"SELECT * FROM judge_calls {where} ORDER BY id", params)]
 
+
+
+def _value(parts: Parts, row: Any) -> Any:
+    """A cache row's value: its parts (``packed``), else its JSON text (a store written before parts)."""
+    packed = row["packed"] if "packed" in row.keys() else 0
+    return parts.unpack(row["value_json"]) if packed else json.loads(row["value_json"])

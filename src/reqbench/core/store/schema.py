@@ -11,8 +11,9 @@ import sqlite3
 from pathlib import Path
 
 from reqbench.core.errors import InputError
+from reqbench.core.store.blobs import BLOBS_DDL
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 DDL = """
 CREATE TABLE run (
@@ -131,7 +132,13 @@ CREATE INDEX IF NOT EXISTS model_calls_by_row ON model_calls(row_key, id)
 ``replay`` or ``refused`` (budget, offline miss)."""
 SERVED_MODEL_DDL = "ALTER TABLE model_calls ADD COLUMN served_model TEXT NOT NULL DEFAULT ''"
 """The model that answered a call (``model`` is the one the request named)."""
-DDL += MODEL_CALLS_DDL + ";\n" + SERVED_MODEL_DDL
+PACKED_DDL = ("ALTER TABLE model_calls ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;"
+              "ALTER TABLE model_calls ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;"
+              "ALTER TABLE cache ADD COLUMN packed INTEGER NOT NULL DEFAULT 0;" + BLOBS_DDL)
+"""Request and response bodies as content-addressed parts (`core.store.blobs`): ``packed`` = 1 when a row's
+JSON columns hold a part form (rows written before keep their JSON text, read as they are); ``stored_bytes``:
+what a call added to the store (its new parts), counted against its row's bound."""
+DDL += MODEL_CALLS_DDL + ";\n" + SERVED_MODEL_DDL + ";\n" + PACKED_DDL
 
 _MIGRATIONS: dict[int, str] = {
     2: "ALTER TABLE run ADD COLUMN provenance_json TEXT NOT NULL DEFAULT '{}'",
@@ -142,11 +149,13 @@ _MIGRATIONS: dict[int, str] = {
        "CREATE TABLE gradings (label TEXT PRIMARY KEY, created TEXT NOT NULL, judge TEXT NOT NULL, "
        "checks INTEGER NOT NULL, note TEXT NOT NULL DEFAULT '')",
     5: SERVED_MODEL_DDL,
+    6: PACKED_DDL,
 }
 """version -> statements that upgrade a store from version-1. 2: the run's provenance (agent facts, suite
 content hash and file manifest). 3: the model gateway's call records. 4: each attempt's outcome reason
 (`core.execute.outcomes`), the attempt it re-grades (``parent_attempt``) and its grading label; the
-``gradings`` made by `reqbench regrade`. 5: the model that answered each gateway call."""
+``gradings`` made by `reqbench regrade`. 5: the model that answered each gateway call. 6: model traffic and
+cache values stored as content-addressed parts (old rows stay as they were and are read as JSON text)."""
 
 
 def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:

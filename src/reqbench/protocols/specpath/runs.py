@@ -57,6 +57,10 @@ class SpecpathOptions(ProtocolOptions):
     verifier_timeout: float | None = Field(None, gt=0, description="The verifier's fixed budget, seconds "
                                            "(default: the family's).")
     allow_uncalibrated: bool = Field(False, description="Run families whose verifier calibration failed.")
+    barrier_between_repeats: bool = Field(True, description="SpecPath §4.3: repeat r+1 starts only after every "
+                                          "row of repeat r finished (repeats are comparable snapshots); "
+                                          "`false` lifts it, so --concurrency is filled across repeats "
+                                          "(recorded in the run's options and provenance).")
 
     @field_validator("cost_limit", mode="before")
     @classmethod

@@ -3,9 +3,10 @@
 
 A suite is a folder with ``suite.yaml`` (``protocol: specpath``, ``families: [...]``) or a single family
 folder (``family.yaml``). The plan is families x conditions x repeats for the run's one agent
-configuration (the executor shuffles within a repeat with the run seed and keeps a barrier between
-repeats). Provider and runner problems are external invalids (attrition), retried by the executor at the
-same budget; a verifier that cannot run is *pending* and `reevaluate` verifies the frozen patch again.
+configuration (the executor shuffles within a repeat with the run seed; SpecPath's barrier between repeats
+is kept by default, `SpecPathProtocol.repeat_barrier`). Provider and runner problems are external invalids
+(attrition), retried by the executor at the same budget; a verifier that cannot run is *pending* and
+`reevaluate` verifies the frozen patch again.
 
 What only the end of a run needs (statistics, summary, views) is imported where it is used, so a run
 reaches its first row without it.
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
+from reqbench.core.execute.schedule import RepeatBarrier
 from reqbench.core.execute.suite import Outcomes, RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
@@ -159,6 +161,13 @@ class SpecPathProtocol:
 
     def detect(self, path: Path) -> bool:
         return _marker(Path(path))
+
+    def repeat_barrier(self, options: RunOptions) -> RepeatBarrier | None:
+        """SpecPath §4.3's barrier between repeats (`core.execute.schedule`), unless the run lifts it with
+        ``--agent-opt specpath.barrier_between_repeats=false``."""
+        if not split_options(options)[0].barrier_between_repeats:
+            return None
+        return RepeatBarrier("SpecPath §4.3", "--agent-opt specpath.barrier_between_repeats=false")
 
     def unused_judge(self, options: RunOptions) -> str | None:
         """SpecPath scores by probe tests only (`core.execute.judge_use`)."""

@@ -4,8 +4,8 @@
   Chat Completions, OpenAI Responses and Anthropic Messages, streaming and tools included; it forwards
   to the configured `Upstream` (`upstream`) with a key the agent never sees, or replays offline;
 * `handler` -- the HTTP side: token before body, bodies read under a cap;
-* `limits` / `quota` -- the sizes a hostile agent cannot pass: request bodies, JSON values, the run's
-  store quota of recorded model traffic;
+* `limits` / `quota` -- the sizes a hostile agent cannot pass: request bodies, JSON values, each row's
+  store bound for recorded model traffic;
 * `models` -- which models a row may call (the run's model and the tool's auxiliary models);
 * `request_rules` -- fields billed beyond a call's reservation (``n``, ``best_of``, ``background``,
   ``service_tier``), refused;

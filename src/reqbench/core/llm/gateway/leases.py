@@ -14,7 +14,7 @@ a limit, whatever the concurrency** -- as long as a call costs no more than its 
 count bounds its prompt tokens; the output cap bounds the rest).
 
 Besides budgets, a lease can be marked `resource_limit`: the row passed a harness resource limit (request
-size, the run's store quota for recorded model traffic, `limits`). Every later call is refused, and the row
+size, the row's store bound for recorded model traffic, `limits`). Every later call is refused, and the row
 ends as the agent's scored failure with reason ``resource_limit``. `Lease.usage` is what the row reports,
 including ``budget_exhausted`` and ``resource_limit``.
 """
@@ -79,7 +79,7 @@ class Lease:
     ledger: RowLedger | None = field(default_factory=current_ledger, repr=False)
     """The ledger of the row that opened the lease (`core.llm.ledger`): provider failures are noted there."""
     resource_limit: str | None = None
-    """Why the row passed a harness resource limit (request size, store quota), or None."""
+    """Why the row passed a harness resource limit (request size, store bound), or None."""
     models_used: dict[str, int] = field(default_factory=dict)
     """Calls answered per model that answered them."""
     in_flight: list[Claim] = field(default_factory=list)

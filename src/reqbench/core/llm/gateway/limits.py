@@ -7,7 +7,7 @@ bound                          default (environment override)                wha
 =============================  ============================================  ===============================
 request body                   32 MiB (``REQBENCH_GATEWAY_MAX_BODY``)        HTTP 413, read no further
 JSON items of one body         1,000,000 ``[`` ``{`` ``,`` ``:`` bytes       HTTP 413 before parsing
-recorded model traffic / run   1 GiB (``REQBENCH_GATEWAY_STORE_QUOTA``)      refused, row ``resource_limit``
+stored model traffic / row     256 MiB (``REQBENCH_ROW_STORE_BYTES``)        refused, row ``resource_limit``
 refused/failed calls / row     64 recorded (later ones are only counted)     counted in the row's usage
 =============================  ============================================  ===============================
 
@@ -30,11 +30,16 @@ from typing import Any, Protocol
 from reqbench.core.sandbox.limits import parse_size
 
 MAX_BODY_ENV = "REQBENCH_GATEWAY_MAX_BODY"
-STORE_QUOTA_ENV = "REQBENCH_GATEWAY_STORE_QUOTA"
+ROW_STORE_ENV = "REQBENCH_ROW_STORE_BYTES"
 DEFAULT_MAX_BODY = 32 * 1024**2
 """The largest request body the gateway reads (the providers' own request limit is of this order)."""
-DEFAULT_STORE_QUOTA = 1024**3
-"""Bytes of recorded requests and responses (``model_calls``) one run may hold."""
+DEFAULT_ROW_STORE_BYTES = 256 * 1024**2
+"""Bytes one row's model calls may add to the run store (new content-addressed parts, compressed; a
+conversation's repeated prefix adds nothing: `core.store.blobs`), whoever makes them (gateway, built-in agent,
+judge, simulated user). Scaled to an honest row of the papers' budgets: at most ~2,000 calls (PACE: 200
+iterations; SWE-Journey: 250 steps per user turn over a session of a few turns), each adding at most one
+answer (a 32,768-token output cap, ~128 KiB of text) and one tool observation -- under 128 KiB compressed per
+call, 250 MiB per row."""
 DEFAULT_MAX_JSON_ITEMS = 1_000_000
 """Structural bytes (``[ { , :``) one body may hold: bounds what parsing can allocate (a 32 MiB body of empty
 lists would otherwise become hundreds of MB of Python objects). Brackets inside strings count too, so the
@@ -51,15 +56,15 @@ CHUNK_LINE_MAX = 1024
 @dataclass(frozen=True)
 class GatewayLimits:
     max_body: int = DEFAULT_MAX_BODY
-    store_quota: int = DEFAULT_STORE_QUOTA
+    row_store_bytes: int = DEFAULT_ROW_STORE_BYTES
     max_json_items: int = DEFAULT_MAX_JSON_ITEMS
     refused_records_per_row: int = REFUSED_RECORDS_PER_ROW
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
-        """The defaults, with ``$REQBENCH_GATEWAY_MAX_BODY`` / ``$REQBENCH_GATEWAY_STORE_QUOTA`` applied."""
+        """The defaults, with ``$REQBENCH_GATEWAY_MAX_BODY`` / ``$REQBENCH_ROW_STORE_BYTES`` applied."""
         sizes = {}
-        for name, env in (("max_body", MAX_BODY_ENV), ("store_quota", STORE_QUOTA_ENV)):
+        for name, env in (("max_body", MAX_BODY_ENV), ("row_store_bytes", ROW_STORE_ENV)):
             text = os.environ.get(env, "").strip()
             if text:
                 sizes[name] = parse_size(text, item=f"${env}")

@@ -114,7 +114,8 @@ def _downloaded(body: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         if isinstance(node, str) and inside:
             yield path, node
         elif isinstance(node, Mapping):
-            inside = inside or node.get("type") in DOWNLOAD_PARTS
+            kind = node.get("type")  # a JSON schema may name a property "type": its value is then an object
+            inside = inside or (isinstance(kind, str) and kind in DOWNLOAD_PARTS)
             stack.extend((f"{path}.{key}" if path else str(key), value, inside) for key, value in node.items())
         elif isinstance(node, list):
             stack.extend((f"{path}[{i}]", item, inside) for i, item in enumerate(node))

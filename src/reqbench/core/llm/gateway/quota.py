@@ -1,11 +1,14 @@
-"""The run's store quota for recorded model traffic: how many bytes of requests and responses it may keep.
+"""Each row's store bound for recorded model traffic: how many bytes its calls may add to the run store.
 
-Every row of a run records into the same ``model_calls`` table, each through its own gateway, so the quota
-belongs to the table, not to a gateway: `store_quota` gives every recorder of one database file in this
-process the same `TrafficQuota`, started from what the table already holds (a resumed run keeps counting).
-A gateway reserves a request's size before forwarding it (`reserve`), and settles with the bytes actually
-written (`settle`); a call that does not fit is refused and its row ends with ``resource_limit``. Records
-are written whole, so the quota can be passed by at most the responses of the calls in flight.
+Every model call of a row -- through the gateway (a CLI agent) or the chat client (the built-in ``llm``
+agent, an ``llm:`` judge, the simulated user) -- is recorded under the row's key, and what it adds to the
+store (its new content-addressed parts, `core.store.blobs`; a conversation's repeated prefix adds nothing)
+counts against one `TrafficQuota` per row. `row_quota` gives every recorder of one database file in this
+process the same object per row, started from what the row's calls already added (a resumed run keeps
+counting). A caller checks `reserve` before it sends a call and `settle`s with the bytes the record added;
+a call that does not fit is refused and its row ends with ``resource_limit`` -- that row alone: the bound
+is per row, so one hostile row never cuts off the honest ones. Records are written whole, so a row passes
+its bound by at most the calls it has in flight.
 """
 
 from __future__ import annotations
@@ -34,31 +37,32 @@ class TrafficQuota:
             self.used += written - reserved
 
 
-_QUOTAS: dict[str, TrafficQuota] = {}
+_QUOTAS: dict[tuple[str, str], TrafficQuota] = {}
 _QUOTAS_LOCK = threading.Lock()
 
 
-def store_quota(db_path: Path, limit: int) -> TrafficQuota:
-    """The quota of the ``model_calls`` table in `db_path` (one object per file and process; a later call
-    with another `limit` changes the limit)."""
-    key = str(Path(db_path).resolve())
+def row_quota(db_path: Path, row_key: str, limit: int) -> TrafficQuota:
+    """The store bound of `row_key` in `db_path` (one object per file, row and process; a later call with
+    another `limit` changes the limit)."""
+    key = (str(Path(db_path).resolve()), row_key)
     with _QUOTAS_LOCK:
         quota = _QUOTAS.get(key)
         if quota is None:
-            quota = _QUOTAS[key] = TrafficQuota(limit, recorded_bytes(Path(db_path)))
+            quota = _QUOTAS[key] = TrafficQuota(limit, recorded_bytes(Path(db_path), row_key))
         quota.limit = limit
         return quota
 
 
-def recorded_bytes(db_path: Path) -> int:
-    """Bytes of request and response JSON the table holds (0 without a table)."""
+def recorded_bytes(db_path: Path, row_key: str) -> int:
+    """Bytes the row's recorded calls added to the store (a call from before parts: its JSON text)."""
     try:
         conn = sqlite3.connect(db_path, timeout=30.0)
     except sqlite3.Error:
         return 0
     try:
-        row = conn.execute("SELECT COALESCE(SUM(LENGTH(CAST(request_json AS BLOB)) + "
-                           "LENGTH(CAST(response_json AS BLOB))), 0) FROM model_calls").fetchone()
+        row = conn.execute("SELECT COALESCE(SUM(CASE WHEN packed THEN stored_bytes ELSE "
+                           "LENGTH(CAST(request_json AS BLOB)) + LENGTH(CAST(response_json AS BLOB)) END), 0) "
+                           "FROM model_calls WHERE row_key = ?", (row_key,)).fetchone()
         return int(row[0])
     except sqlite3.OperationalError:
         return 0

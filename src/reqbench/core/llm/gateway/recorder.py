@@ -9,8 +9,9 @@ miss or upstream failure). A call the gateway refused keeps only a digest of its
 
 Two recorders share one interface: `StoreRecorder` writes the run store's ``model_calls`` table (its
 own short SQLite connections, so the gateway's threads never share the store's connection) and
-`MemoryRecorder` keeps calls in a list (outside a run, and in tests). Each hands out the quota of
-recorded bytes its calls count against (`quota`), and `record` returns the bytes it kept.
+`MemoryRecorder` keeps calls in a list (outside a run, remote rows, tests). Bodies are stored as
+content-addressed parts (`core.store.blobs`), shared with the record/replay cache: `record` returns the bytes
+a call added to the store (its new parts), which count against the row's store bound (`quota`, per row).
 
 Replay (`ReplayCursor`) is by row, not by exact body: real agent CLIs put things that change from
 run to run into their requests (working directory, dates, session ids), so the n-th call of a row is
@@ -29,7 +30,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reqbench.core.hashing import sha256_json
-from reqbench.core.llm.gateway.quota import TrafficQuota, store_quota
+from reqbench.core.llm.gateway.quota import TrafficQuota, row_quota
+from reqbench.core.store.blobs import BLOBS_DDL, Parts
 
 SOURCES = ("upstream", "replay", "refused")
 
@@ -68,10 +70,12 @@ class ModelCall:
                 "latency_ms": self.latency_ms, "source": self.source, "started": self.started,
                 "workspace": self.workspace, "served_model": self.served_model}
 
-    def encoded(self) -> tuple[str, str]:
-        """The request and response as the store keeps them (JSON text)."""
-        return (json.dumps(self.request, sort_keys=True, ensure_ascii=False),
-                json.dumps(self.response, sort_keys=True, ensure_ascii=False))
+    def packed(self, parts: Parts) -> tuple[str, str, int]:
+        """Request and response as part forms (their new parts written through `parts`), and the bytes the
+        call adds to the store: its new parts and the two forms."""
+        before = parts.added
+        request, response = parts.pack(self.request), parts.pack(self.response)
+        return request, response, parts.added - before + len(request) + len(response)
 
 
 def request_key(api: str, body: dict[str, Any]) -> str:
@@ -82,37 +86,41 @@ def request_key(api: str, body: dict[str, Any]) -> str:
 
 class Recorder(Protocol):
     def record(self, call: ModelCall) -> int:
-        """Keep `call`; returns the bytes of request and response JSON kept."""
+        """Keep `call`; returns the bytes it added to the store (counted against its row's bound)."""
 
     def calls(self, row_key: str | None = None) -> list[ModelCall]: ...
 
-    def quota(self, limit: int) -> TrafficQuota:
-        """The quota of recorded bytes this recorder's calls count against (limit set to `limit`)."""
-
-
-def _size(encoded: tuple[str, str]) -> int:
-    return sum(len(text.encode("utf-8", "surrogatepass")) for text in encoded)
+    def quota(self, row_key: str, limit: int) -> TrafficQuota:
+        """The store bound of `row_key`'s calls (limit set to `limit`), counting what they added so far."""
 
 
 class MemoryRecorder:
-    """Calls in a list; lives as long as the process."""
+    """Calls in a list; lives as long as the process. Their parts are counted in a private in-memory
+    database, so a row is charged here exactly what the run store will charge it."""
 
     def __init__(self) -> None:
         self._calls: list[ModelCall] = []
         self._lock = threading.Lock()
-        self._quota: TrafficQuota | None = None
+        self._parts = sqlite3.connect(":memory:", check_same_thread=False)
+        self._parts.executescript(BLOBS_DDL)
+        self._added: dict[str, int] = {}
+        self._quotas: dict[str, TrafficQuota] = {}
 
     def record(self, call: ModelCall) -> int:
         with self._lock:
             self._calls.append(call)
-        return _size(call.encoded())
+            with self._parts:
+                added = call.packed(Parts(self._parts))[2]
+            self._added[call.row_key] = self._added.get(call.row_key, 0) + added
+        return added
 
-    def quota(self, limit: int) -> TrafficQuota:
+    def quota(self, row_key: str, limit: int) -> TrafficQuota:
         with self._lock:
-            if self._quota is None:
-                self._quota = TrafficQuota(limit, sum(_size(c.encoded()) for c in self._calls))
-            self._quota.limit = limit
-            return self._quota
+            quota = self._quotas.get(row_key)
+            if quota is None:
+                quota = self._quotas[row_key] = TrafficQuota(limit, self._added.get(row_key, 0))
+            quota.limit = limit
+            return quota
 
     def calls(self, row_key: str | None = None) -> list[ModelCall]:
         with self._lock:
@@ -137,40 +145,39 @@ class StoreRecorder:
         return conn
 
     def record(self, call: ModelCall) -> int:
-        request, response = encoded = call.encoded()
         conn = self._connect()
         try:
-            with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                request, response, added = call.packed(Parts(conn))
                 conn.execute(
                     "INSERT INTO model_calls (row_key, step, api, model, request_key, request_json, "
                     "response_json, status, prompt_tokens, completion_tokens, cost_usd, latency_ms, source, "
-                    "workspace, started, served_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "workspace, started, served_model, packed, stored_bytes) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
                     (call.row_key, call.step, call.api, call.model, call.request_key, request, response,
                      call.status, call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_ms,
-                     call.source, call.workspace, call.started, call.served_model))
+                     call.source, call.workspace, call.started, call.served_model, added))
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
         finally:
             conn.close()
-        return _size(encoded)
+        return added
 
-    def quota(self, limit: int) -> TrafficQuota:
-        return store_quota(self.db_path, limit)
+    def quota(self, row_key: str, limit: int) -> TrafficQuota:
+        return row_quota(self.db_path, row_key, limit)
 
     def calls(self, row_key: str | None = None) -> list[ModelCall]:
         where, params = ("WHERE row_key = ?", (row_key,)) if row_key is not None else ("", ())
         conn = self._connect()
         try:
+            parts = Parts(conn)
             rows = conn.execute(f"SELECT * FROM model_calls {where} ORDER BY id", params).fetchall()
+            return [_call(parts, r) for r in rows]
         finally:
             conn.close()
-        return [ModelCall(row_key=r["row_key"], step=r["step"], api=r["api"], model=r["model"],
-                          request=json.loads(r["request_json"]), response=json.loads(r["response_json"]),
-                          status=r["status"], prompt_tokens=r["prompt_tokens"],
-                          completion_tokens=r["completion_tokens"], cost_usd=r["cost_usd"],
-                          latency_ms=r["latency_ms"], source=r["source"], started=r["started"],
-                          workspace=r["workspace"], request_key=r["request_key"],
-                          served_model=r["served_model"] if "served_model" in r.keys() else "")
-                for r in rows]
-
 
     def totals(self) -> dict[str, dict[str, Any]]:
         """Per row: calls by source, the tokens and dollars of the calls forwarded upstream -- what the row
@@ -219,6 +226,18 @@ class StoreRecorder:
         for r in rows:
             out.setdefault(r["row_key"], {})[r["m"]] = r["n"]
         return out
+
+
+def _call(parts: Parts, r: sqlite3.Row) -> ModelCall:
+    """One ``model_calls`` row: bodies from their parts (``packed``), else from JSON text (older stores)."""
+    keys = r.keys()
+    body = parts.unpack if "packed" in keys and r["packed"] else json.loads
+    return ModelCall(row_key=r["row_key"], step=r["step"], api=r["api"], model=r["model"],
+                     request=body(r["request_json"]), response=body(r["response_json"]), status=r["status"],
+                     prompt_tokens=r["prompt_tokens"], completion_tokens=r["completion_tokens"],
+                     cost_usd=r["cost_usd"], latency_ms=r["latency_ms"], source=r["source"], started=r["started"],
+                     workspace=r["workspace"], request_key=r["request_key"],
+                     served_model=r["served_model"] if "served_model" in keys else "")
 
 
 class ReplayCursor:

@@ -12,8 +12,8 @@ under the size cap (`limits`). Then, for every call (`handle`):
 2. with a dollar budget, the model must have a price (`core.llm.pricing`; ``--price``/``--prices`` add
    one, ``--allow-unpriced`` lets unpriced models through, their cost unknown);
 3. the call's worst case is reserved against the row's budget (`leases.Lease.admit`), and its request's
-   size against the run's store quota (`quota`) -- a call that does not fit is refused with an error
-   body the agent's SDK shows;
+   size against the row's store bound (`quota`: what the row's calls added to the run store) -- a call that
+   does not fit is refused with an error body the agent's SDK shows;
 4. online: it is forwarded upstream *non-streamed* with the provider key (`upstream`); offline: answered
    from the row's recorded calls (`recorder.ReplayCursor`), sending nothing;
 5. tokens (`apis.usage_of`) and cost settle the reservation, the call is recorded (`recorder`) and
@@ -77,7 +77,6 @@ class Gateway:
         self.allow_provider_tools = allow_provider_tools
         """Requests may use tools the provider runs itself (``--allow-provider-tools``, `provider_tools`)."""
         self.limits = limits or GatewayLimits.from_env()
-        self.quota = self.recorder.quota(self.limits.store_quota)
         self._forwarder = Forwarder(self.upstream)
         self._leases: dict[str, Lease] = {}
         self._lock = threading.Lock()
@@ -155,7 +154,7 @@ class Gateway:
     def handle(self, api: str, lease: Lease, body: dict[str, Any], headers: dict[str, str],
                raw: bytes | None = None) -> tuple[int, dict[str, Any]]:
         """Answer one call of `lease` (status, complete response body), recording it; `raw` is the body
-        as received (its size is the call's prompt bound and its share of the store quota)."""
+        as received (its size is the call's prompt bound and what it reserves of the row's store bound)."""
         started = time.time()
         raw = json.dumps(body).encode() if raw is None else raw
         with lease.lock:
@@ -178,8 +177,9 @@ class Gateway:
             return self._refuse(api, lease, step, raw, refusal, kind, started, model)
         answered: tuple[int, int, float | None] | None = None
         served = ""
-        if not self.quota.reserve(len(raw)):
-            lease.limit(f"the run's store quota of {self.quota.limit} bytes for recorded model traffic is used up")
+        quota = self.recorder.quota(lease.row_key, self.limits.row_store_bytes)
+        if not quota.reserve(len(raw)):
+            lease.limit(f"the row's store bound of {quota.limit} bytes for recorded model traffic is used up")
             lease.settle(claim, None)
             with lease.lock:
                 lease.refused += 1
@@ -220,7 +220,7 @@ class Gateway:
                                        request_key=request_key(api, body)))
             return status, response
         finally:
-            self.quota.settle(len(raw), 0)
+            quota.settle(len(raw), 0)
             lease.settle(claim, answered, served)
 
     def _request_refusal(self, lease: Lease, body: dict[str, Any], model: str,
@@ -275,7 +275,8 @@ class Gateway:
         return keep
 
     def _record(self, call: ModelCall) -> None:
-        self.quota.settle(0, self.recorder.record(call))
+        added = self.recorder.record(call)
+        self.recorder.quota(call.row_key, self.limits.row_store_bytes).settle(0, added)
 
 
 def _moved(response: dict[str, Any], old: str, new: str) -> dict[str, Any]:
