@@ -152,8 +152,9 @@ def read_config(path: Path) -> dict[str, Any]:
 
 def _phase(task: Path, config: dict[str, Any], step: dict[str, Any] | None, file: Path) -> Phase:
     top_agent, top_ver = config.get("agent") or {}, config.get("verifier") or {}
+    tests: tuple[Path, ...] = (task / "tests",)
     if step is None:
-        name, base, tests = "task", task, (task / "tests",)  # type: tuple[Path, ...]
+        name, base = "task", task
     else:
         name = str(step.get("name", ""))
         if not STEP_NAME.match(name):

@@ -47,8 +47,9 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
         if stopped:
             break
     combined = R.combine_steps(task.reward_strategy, per_step) if task.multi_step else per_step[0]
-    result = HarborResult(reward=R.headline_reward(combined), rewards=combined,
-                          strategy=task.reward_strategy if task.multi_step else None, steps=records)
+    result = HarborResult.model_validate({"reward": R.headline_reward(combined), "rewards": combined,
+                                          "strategy": task.reward_strategy if task.multi_step else None,
+                                          "steps": records})
     try:
         final = diff_trees(base, workspace).encode()
     except (WorkspaceLimitExceeded, AgentWorkspaceError) as exc:
