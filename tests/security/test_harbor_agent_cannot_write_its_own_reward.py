@@ -11,7 +11,7 @@ from pathlib import Path
 from reqbench.cli.generic_run import run_suite
 from reqbench.core.execute.types import RunOptions
 from reqbench.protocols.harbor.importer import import_tasks
-from reqbench.protocols.harbor.suite import HarborResult
+from reqbench.protocols.harbor.result import HarborResult
 from tests.protocols.harbor.tasks import single_step, write
 
 FORGE = """

@@ -14,7 +14,7 @@ from reqbench.cli.generic_run import run_suite
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.sandbox import available_isolation
 from reqbench.protocols.harbor.importer import import_tasks
-from reqbench.protocols.harbor.suite import HarborResult
+from reqbench.protocols.harbor.result import HarborResult
 from tests.protocols.harbor.tasks import multi_step, single_step
 
 needs_bwrap = pytest.mark.skipif(available_isolation() != "bwrap",

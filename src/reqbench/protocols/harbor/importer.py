@@ -18,7 +18,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.workspace import copy_tree
 from reqbench.core.workspace.discard import discard
 from reqbench.protocols.harbor.dockerfile import environment_block
-from reqbench.protocols.harbor.suite import _setup
+from reqbench.protocols.harbor.setup import task_setup
 from reqbench.protocols.harbor.taskfile import read_task
 
 
@@ -35,7 +35,7 @@ def import_tasks(folders: list[Path], out: Path, *, host_toolchain: bool = False
     names: list[str] = []
     for folder in folders:
         task = read_task(folder)
-        _setup(folder)
+        task_setup(folder)
         name = _folder_name(task.name)
         if name in names:
             raise InputError(f"two tasks import as {name!r}", file=str(folder / "task.toml"), item="task.name")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from reqbench.core.execute.types import RowStatus
 from reqbench.core.stats.intervals import bootstrap_mean
 from reqbench.protocols.base import Metric, Outcomes, Summary, Table
+from reqbench.protocols.harbor.result import HarborResult
 
 
 def _metric(values: list[float]) -> Metric:
@@ -16,8 +17,6 @@ def _metric(values: list[float]) -> Metric:
 
 
 def summarize(outcomes: Outcomes) -> Summary:
-    from reqbench.protocols.harbor.suite import HarborResult
-
     by_task: dict[str, list[float]] = {}
     for row, out in outcomes:
         if out.status == RowStatus.SCORED:

@@ -5,21 +5,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.errors import AgentWorkspaceError, WorkspaceLimitExceeded
-from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.core.execute.reasons import Reason
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.workspace import diff_trees
 from reqbench.protocols.harbor import rewards as R
+from reqbench.protocols.harbor.result import HarborResult, StepRecord
 from reqbench.protocols.harbor.solution import solution_patch
 from reqbench.protocols.harbor.verifier import merged_tests, verify
 
 if TYPE_CHECKING:
     from reqbench.protocols.base import RowContext
-    from reqbench.protocols.harbor.suite import TaskSetup
+    from reqbench.protocols.harbor.setup import TaskSetup
 
 
 def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
-    from reqbench.protocols.harbor.suite import HarborResult, StepRecord, budget_of, outcome, step_inputs
-
     task = setup.task
     base, workspace = ctx.work_dir / "base", ctx.work_dir / "workspace"
     base.mkdir()
@@ -58,3 +59,17 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
     return outcome(result, {"patch": final, **logs}, errors)
 
 
+def step_inputs(instruction: str, workdir: str | None) -> AgentInputs:
+    """The prompt of one phase: the instruction, with where the task's working directory is."""
+    note = (f"\n\n(The task's working directory {workdir} is your current directory.)" if workdir else "")
+    return AgentInputs(prompt=instruction + note)
+
+
+def budget_of(seconds: float) -> Budget:
+    return Budget(wall_seconds=seconds)
+
+
+def outcome(result: HarborResult, artifacts: dict[str, bytes], detail: str) -> RowOutcome:
+    reason = Reason.PASSED if result.reward >= 1.0 else Reason.CHECKS_FAILED
+    return RowOutcome(RowStatus.SCORED, result=result.model_dump(mode="json", exclude_none=True),
+                      detail=detail, artifacts=artifacts, reason=reason)
