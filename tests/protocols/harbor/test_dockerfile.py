@@ -23,9 +23,17 @@ def test_python_base_maps_to_a_venv() -> None:
 
 
 def test_other_bases_and_copies_need_an_engine() -> None:
-    for text in ("FROM ubuntu:24.04\nWORKDIR /app\n", "FROM debian:bookworm\nCOPY app /app\n"):
+    for text in ("FROM ubuntu:24.04\nWORKDIR /app\n", "FROM debian:bookworm\nCOPY --from=build /x /app\n",
+                 "FROM debian:bookworm\nCOPY ../secret /app\n", "FROM debian:bookworm\nUSER nobody\n"):
         mapping = environment_block(text)
         assert mapping.block == {"image": {"dockerfile": "environment/Dockerfile"}}
         assert len(mapping.notes) == 1 and NEEDS_ENGINE in mapping.notes[0]
     assert environment_block(None, "ghcr.io/x/y:1").block == {"image": {"docker": "ghcr.io/x/y:1"}}
     assert environment_block(None).block is None  # no environment/: the host toolchain
+
+
+def test_context_copies_into_the_working_directory_seed_the_workspace() -> None:
+    mapping = environment_block("FROM python:3.11-slim\nCOPY repo/ /app/\nCOPY --chown=1:1 data.txt /app/data/\n"
+                                "WORKDIR /app\n")
+    assert mapping.block == {"python": {"interpreter": "3.11", "requirements": []}}
+    assert mapping.seeds == [("repo/", "/app/"), ("data.txt", "/app/data/")]

@@ -3,9 +3,10 @@ place that mapping lives (reqbench's environments: debian root, python venv, set
 
 Mapped: ``FROM debian:<suite>[-slim]`` -> ``debian`` (its ``RUN apt-get install`` packages);
 ``FROM python:<X.Y>[-...]`` -> ``python`` (interpreter X.Y, its ``RUN pip install`` requirements);
-``WORKDIR`` -> the verifier's working directory; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier
-variables. Anything else (another base, ``COPY``/``ADD``, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile as an
-``image`` built by a container engine; ``docker_image`` becomes ``image.docker``.
+``WORKDIR`` -> the verifier's working directory; ``COPY``/``ADD`` of context files into it -> the starting
+workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables. Anything else (another base,
+other ``COPY``/``ADD`` forms, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile as an ``image`` built by a
+container engine; ``docker_image`` becomes ``image.docker``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class EnvironmentMapping:
     workdir: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    seeds: list[tuple[str, str]] = field(default_factory=list)
+    """``COPY``/``ADD`` of build-context files (relative to ``environment/``) to absolute paths: the harness
+    copies them into the workspace, which stands for the working directory."""
 
 
 def _lines(text: str) -> list[tuple[str, str]]:
@@ -65,6 +69,20 @@ def _run(rest: str, packages: list[str], pips: list[str], setup: list[str]) -> N
             pips += pip
         else:
             setup.append(part)
+
+
+def _seed(rest: str) -> tuple[str, str] | None:
+    """``COPY src dest`` of one context path to an absolute destination, or None (another form)."""
+    try:
+        words = [w for w in shlex.split(rest) if not w.startswith("--chown=") and not w.startswith("--chmod=")]
+    except ValueError:
+        return None
+    if len(words) != 2 or words[0].startswith("-") or "://" in words[0]:
+        return None
+    src, dest = words
+    if src.startswith("/") or ".." in src.split("/") or not dest.startswith("/") or ".." in dest.split("/"):
+        return None
+    return src, dest
 
 
 def _base(image: str) -> tuple[str, str] | None:
@@ -101,6 +119,8 @@ def environment_block(dockerfile: str | None, docker_image: str | None = None,
             _run(rest, packages, pips, setup)
         elif word == "WORKDIR":
             mapping.workdir = rest
+        elif word in ("COPY", "ADD") and _seed(rest) is not None:
+            mapping.seeds.append(_seed(rest))  # type: ignore[arg-type]
         elif word == "ENV":
             key, _, value = rest.replace("=", " ", 1).partition(" ")
             mapping.env[key] = value.strip().strip('"')

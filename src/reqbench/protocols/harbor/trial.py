@@ -9,9 +9,10 @@ from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.errors import AgentWorkspaceError, WorkspaceLimitExceeded
 from reqbench.core.execute.reasons import Reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
-from reqbench.core.workspace import diff_trees
+from reqbench.core.workspace import copy_tree, diff_trees
 from reqbench.protocols.harbor import rewards as R
 from reqbench.protocols.harbor.result import HarborResult, StepRecord
+from reqbench.protocols.harbor.setup import seed_workspace
 from reqbench.protocols.harbor.solution import solution_patch
 from reqbench.protocols.harbor.verifier import merged_tests, verify
 
@@ -24,7 +25,8 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
     task = setup.task
     base, workspace = ctx.work_dir / "base", ctx.work_dir / "workspace"
     base.mkdir()
-    workspace.mkdir()
+    seed_workspace(setup, base)
+    copy_tree(base, workspace)
     records: list[StepRecord] = []
     logs: dict[str, bytes] = {}
     per_step: list[R.Rewards | None] = []
