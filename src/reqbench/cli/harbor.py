@@ -9,7 +9,6 @@ import typer
 from reqbench.cli.consoles import console
 
 import_app = typer.Typer(help="Bring tasks of another harness in as a reqbench suite.", no_args_is_help=True)
-export_app = typer.Typer(help="Write a reqbench suite out in another harness's format.", no_args_is_help=True)
 
 
 @import_app.command("harbor")
@@ -31,16 +30,11 @@ def import_harbor(
     console.echo(f"wrote {out} ({len(tasks)} tasks); run it with: reqbench run {out} --agent reference")
 
 
-@export_app.command("harbor")
-def export_harbor(
-    suite: Path = typer.Argument(..., help="A journey suite folder (or one instance)."),
-    out: Path = typer.Option(..., "--out", help="The new folder of Harbor tasks (must not exist)."),
-) -> None:
-    """Export a suite as Harbor tasks: hidden tests under tests/, the reference under solution/.
-
-    Example: reqbench export harbor demo:journey --out /tmp/journey-harbor
-    """
+def export_harbor(suite: Path, out: Path) -> None:
+    """`reqbench export harbor SUITE --out DIR`: a suite as Harbor tasks, hidden tests under tests/, the
+    reference under solution/ (journey instances so far)."""
+    from reqbench.cli.protocol_lookup import suite_spec
     from reqbench.interop.harbor_export import export_suite
 
-    for line in export_suite(suite, out):
+    for line in export_suite(suite_spec(suite), out):
         console.echo(line)
