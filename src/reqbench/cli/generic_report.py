@@ -11,8 +11,8 @@ import typer
 
 from reqbench.cli.consoles import console, err_console, styled
 from reqbench.cli.protocol_lookup import protocol_by_name
-from reqbench.core.execute.suite import Suite
 from reqbench.core.errors import InputError
+from reqbench.core.execute.suite import Suite
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store import RunStore
 from reqbench.report.html import render_report
