@@ -15,7 +15,7 @@ from reqbench.core.execute.types import RunOptions
 from reqbench.core.sandbox import available_isolation
 from reqbench.protocols.harbor.importer import import_tasks
 from reqbench.protocols.harbor.result import HarborResult
-from tests.protocols.harbor.tasks import multi_step, single_step
+from tests.protocols.harbor.tasks import multi_step, single_step, write
 
 needs_bwrap = pytest.mark.skipif(available_isolation() != "bwrap",
                                  reason="a Harbor verifier needs bubblewrap (/tests and /logs/verifier)")
@@ -69,3 +69,34 @@ def test_a_bad_task_is_one_clear_error_and_writes_nothing(tmp_path: Path) -> Non
     assert proc.returncode == 2
     assert "step-2" in proc.stderr and "instruction.md" in proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad", "good"]
+
+
+@needs_bwrap
+def test_workdir_and_copied_context_files_reach_solution_and_verifier(tmp_path: Path) -> None:
+    """``COPY app/ /srv/app/`` + ``WORKDIR /srv/app``: the workspace starts with the copied files, and solve.sh
+    and test.sh see it at /srv/app (with the agent's changes), as in the image."""
+    task = single_step(tmp_path / "t", dockerfile="FROM debian:bookworm\nCOPY app/ /srv/app/\nWORKDIR /srv/app\n")
+    write(task, {"environment/app/seed.txt": "seed\n",
+                 "solution/solve.sh": "#!/bin/bash\ncd /srv/app && cat seed.txt > copied.txt\n",
+                 "tests/test.sh": "#!/bin/bash\n[ \"$PWD\" = /srv/app ] && cmp -s seed.txt copied.txt "
+                                  "&& echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n"})
+    lines = import_tasks([task], tmp_path / "suite", host_toolchain=True)
+    assert lines == ["t: environment.build_timeout_sec = 600.0: environments build once, before any row",
+                     "t: environment/ not built (--host-toolchain): runs on the host toolchain"]
+    assert _rewards(tmp_path / "suite", "reference", tmp_path / "ref")["t"].reward == 1.0
+    assert _rewards(tmp_path / "suite", "null", tmp_path / "null")["t"].reward == 0.0
+
+
+def test_a_task_with_an_environment_is_refused_before_any_row_where_none_can_be_built(tmp_path: Path) -> None:
+    task = single_step(tmp_path / "t", dockerfile="FROM debian:bookworm\nRUN apt-get install -y jq\n")
+    import_tasks([task], tmp_path / "suite")
+    assert (tmp_path / "suite" / "tasks" / "t" / "environment.yaml").read_text() == (
+        "environment:\n  debian:\n    suite: bookworm\n    packages:\n    - jq\n")
+    from reqbench.protocols.harbor.suite import environments_available
+
+    if environments_available():
+        pytest.skip("this reqbench builds environments")
+    proc = subprocess.run([sys.executable, "-m", "reqbench", "run", str(tmp_path / "suite"), "--agent", "null",
+                           "--out", str(tmp_path / "run")], capture_output=True, text=True)
+    assert proc.returncode == 2 and "--host-toolchain" in proc.stderr
+    assert not (tmp_path / "run").exists()
