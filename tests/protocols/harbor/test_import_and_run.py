@@ -15,7 +15,7 @@ from reqbench.core.execute.types import RunOptions
 from reqbench.core.sandbox import available_isolation
 from reqbench.protocols.harbor.importer import import_tasks
 from reqbench.protocols.harbor.result import HarborResult
-from tests.protocols.harbor.tasks import multi_step, single_step, write
+from tests.protocols.harbor.tasks import harbor_task_configs, multi_step, single_step, write
 
 needs_bwrap = pytest.mark.skipif(available_isolation() != "bwrap",
                                  reason="a Harbor verifier needs bubblewrap (/tests and /logs/verifier)")
@@ -100,3 +100,9 @@ def test_a_task_with_an_environment_is_refused_before_any_row_where_none_can_be_
                            "--out", str(tmp_path / "run")], capture_output=True, text=True)
     assert proc.returncode == 2 and "--host-toolchain" in proc.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_harbor_reads_the_tasks_these_tests_write(tmp_path: Path) -> None:
+    tasks = [single_step(tmp_path / "greet"), multi_step(tmp_path / "steps", min_reward=1.0),
+             multi_step(tmp_path / "final", strategy="final")]
+    assert harbor_task_configs([t / "task.toml" for t in tasks]) == ["greet 0 -", "steps 2 mean", "final 2 final"]
