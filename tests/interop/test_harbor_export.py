@@ -83,3 +83,25 @@ def test_cli_export_harbor_keeps_the_run_export(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "reqbench", "export", str(tmp_path / "nowhere"), "--out",
                            str(tmp_path / "rows.csv")], capture_output=True, text=True)
     assert proc.returncode == 2  # a run directory is still what the plain form takes
+
+
+def test_specpath_families_become_one_task_per_history(tmp_path: Path) -> None:
+    export_suite(resolve_suite("demo:specpath"), tmp_path / "h")
+    tasks = sorted(p.name for p in (tmp_path / "h").iterdir())
+    assert len(tasks) == 21 and "durations__direct" in tasks  # 3 families x 7 histories
+    task = tmp_path / "h" / "durations__direct"
+    assert (task / "environment" / "repo" / "SPEC_HISTORY.md").read_text() in (task / "instruction.md").read_text()
+    assert json.loads((task / "tests" / "nodes.json").read_text())["all_or_nothing"] is True
+    lines = harbor_task_configs([tmp_path / "h" / t / "task.toml" for t in tasks[:2]])
+    assert lines == [f"{t} 0 -" for t in tasks[:2]]
+
+
+@pytest.mark.skipif(available_isolation() != "bwrap", reason="a Harbor verifier needs bubblewrap")
+def test_an_exported_specpath_history_scores_reference_1_and_null_0(tmp_path: Path) -> None:
+    export_suite(resolve_suite("demo:specpath"), tmp_path / "h")
+    import_tasks([tmp_path / "h" / "durations__split"], tmp_path / "suite", host_toolchain=True)
+    for agent, expected in (("reference", 1.0), ("null", 0.0)):
+        store, _ = run_suite(tmp_path / "suite", RunOptions(agent=agent), tmp_path / agent, resume=False, quiet=True)
+        with store:
+            (_row, outcome), = list(store.outcomes())
+        assert HarborResult.of(outcome.result).reward == expected, agent

@@ -1,5 +1,6 @@
 """`export_suite`: a reqbench suite written out as Harbor tasks (`docs/harbor.md`). Done: journey
-instances (one multi-step task each). Each subtask is a ``[[steps]]`` entry whose ``instruction.md`` is the
+instances (one multi-step task each, here) and SpecPath families (one task per history,
+`harbor_specpath`). Each journey subtask is a ``[[steps]]`` entry whose ``instruction.md`` is the
 subtask's request and acceptance criteria (the scripted user message), whose ``tests/`` hold the F2P and
 P2P node ids of every subtask so far (cumulative), and whose ``solution/`` holds its reference patch and a
 ``solve.sh`` applying it. The task's ``tests/`` hold the hidden tests and `harbor_score.SCORE_PY`; its
@@ -23,6 +24,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.workspace import copy_tree
 from reqbench.core.workspace.discard import discard
 from reqbench.interop.harbor_score import SCORE_PY
+from reqbench.interop.harbor_specpath import specpath_families, write_specpath_tasks
 from reqbench.protocols.base import detect_protocol
 from reqbench.protocols.journey.models import Instance, load_suite
 from reqbench.protocols.journey.sources import is_source
@@ -36,19 +38,26 @@ def export_suite(suite: Path, out: Path) -> list[str]:
     if out.exists():
         raise InputError("already exists; choose a new folder", file=str(out))
     protocol = detect_protocol(Path(suite)).name
-    if protocol != "journey":
-        raise InputError(f"exporting {protocol} suites to Harbor is not done yet (journey is)", file=str(suite))
-    _, instances = load_suite(Path(suite))
-    for inst in instances:
-        _exportable(inst)
+    if protocol == "journey":
+        _, instances = load_suite(Path(suite))
+        for inst in instances:
+            _exportable(inst)
+        writers = [lambda build, inst=inst: write_journey_task(inst, build / inst.id) for inst in instances]
+    elif protocol == "specpath":
+        families = specpath_families(Path(suite))
+        writers = [lambda build, fam=fam: write_specpath_tasks(fam, build) for fam in families]
+    else:
+        raise InputError(f"exporting {protocol} suites to Harbor is not done yet (journey and specpath are)",
+                         file=str(suite))
     build = tempdirs.make("harbor-export", out.absolute().parent, hidden=True)
     try:
-        report = [line for inst in instances for line in write_journey_task(inst, build / inst.id)]
+        report = [line for write in writers for line in write(build)]
+        count = sum(1 for _ in build.iterdir())
         os.rename(build, out)
     except BaseException:
         discard(build)
         raise
-    return [*report, f"wrote {len(instances)} Harbor task(s) to {out}"]
+    return [*report, f"wrote {count} Harbor task(s) to {out}"]
 
 
 def _exportable(inst: Instance) -> None:

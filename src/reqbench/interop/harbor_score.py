@@ -1,7 +1,8 @@
 """The verifier helper every exported Harbor task ships as ``tests/score.py`` (its text is written out,
 never imported by reqbench): runs pytest on the node ids a step's JSON names and writes
 ``/logs/verifier/reward.json`` = ``{"reward": passing share of the F2P nodes, "p2p": passing share of
-the P2P nodes}`` (a node id also covers its parametrised cases ``id[...]``)."""
+the P2P nodes}`` (a node id also covers its parametrised cases ``id[...]``); with ``"all_or_nothing"``,
+``reward`` is 1 only when every F2P node passes and ``probes`` holds the share."""
 
 SCORE_PY = '''\
 import json, os, sys
@@ -31,6 +32,9 @@ collect = Collect()
 nodes = sorted(set(spec["f2p"]) | set(spec["p2p"]))
 pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", os.getcwd(), *nodes], plugins=[collect])
 rewards = {"reward": share(spec["f2p"], collect.passed), "p2p": share(spec["p2p"], collect.passed)}
+if spec.get("all_or_nothing"):
+    rewards["probes"] = rewards["reward"]
+    rewards["reward"] = float(rewards["reward"] == 1.0)
 with open("/logs/verifier/reward.json", "w") as out:
     json.dump(rewards, out)
 '''
