@@ -32,7 +32,7 @@ def import_harbor(
 
 def export_harbor(suite: Path, out: Path) -> None:
     """`reqbench export harbor SUITE --out DIR`: a suite as Harbor tasks, hidden tests under tests/, the
-    reference under solution/ (journey instances so far)."""
+    reference under solution/ (journey instances and SpecPath families so far)."""
     from reqbench.cli.protocol_lookup import suite_spec
     from reqbench.interop.harbor_export import export_suite
 

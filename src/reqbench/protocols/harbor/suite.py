@@ -85,8 +85,10 @@ class HarborSuite:
         return run_trial(self.tasks[row.task_id], row, ctx)
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
-        """Rows are never left pending (a verifier error scores 0, as in Harbor): run the row again."""
-        return self.run_row(row, ctx)
+        """Rows are never left pending (a verifier error scores 0, as in Harbor) and each phase is verified
+        on the workspace as that phase left it, which is not stored: the outcome stands (the agent is never
+        run again)."""
+        return previous
 
     def summarize(self, outcomes: Outcomes) -> Summary:
         from reqbench.protocols.harbor.summary import summarize

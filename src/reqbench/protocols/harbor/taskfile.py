@@ -195,6 +195,8 @@ def read_task(path: Path) -> HarborTask:
         raise InputError("must be 'mean' or 'final'", file=str(file), item="multi_step_reward_strategy")
     phases = tuple(_phase(path, config, s, file) for s in steps) if steps else (_phase(path, config, None, file),)
     unmapped = unmapped_fields(config)
+    unmapped += [f"{phase.name}: verifier.env {key} = {value!r}: host variables are not resolved; passed as written"
+                 for phase in phases for key, value in phase.verifier_env.items() if "${" in value]
     for step in steps:
         extra = {k: v for k, v in step.items() if k not in ("name", "min_reward")}
         unmapped += [line for line in unmapped_fields(extra, f"steps.{step.get('name')}.")

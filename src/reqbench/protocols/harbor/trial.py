@@ -3,6 +3,7 @@ its verifier; ``min_reward`` stops early; the strategy combines the steps' rewar
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from reqbench.core.agents.base import AgentInputs, Budget
@@ -42,6 +43,7 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
         tests = merged_tests(phase, ctx.work_dir / f"tests-{index}")
         verdict = verify(phase, workspace, tests, setup.workdir, setup.env)
         logs[f"verifier-{phase.name}"] = verdict.log
+        logs[f"agent-{phase.name}"] = json.dumps(step.to_dict(), default=str).encode()
         per_step.append(verdict.rewards)
         stopped = R.min_reward_failure(verdict.rewards, phase.min_reward) if task.multi_step else None
         records.append(StepRecord(name=phase.name, rewards=verdict.rewards, error=verdict.error,
