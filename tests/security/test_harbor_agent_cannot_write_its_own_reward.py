@@ -57,3 +57,24 @@ def test_the_same_task_solved_honestly_earns_full_reward(tmp_path: Path, require
 def test_a_forged_reward_is_zero_even_when_the_submission_is_right(tmp_path: Path, require_bwrap: None) -> None:
     """The greeting is right, but so is everything the forger plants: the verifier's view stays clean."""
     assert _reward(tmp_path, FORGE.replace("hello nobody", "hello harbor"), "both") == 1.0
+
+
+def test_a_non_finite_empty_or_linked_reward_scores_zero_with_the_reason(tmp_path: Path, require_bwrap: None) -> None:
+    """What the verifier leaves is read as Harbor reads it: NaN, inf, an empty file or a link to a file
+    holding a number is no reward (the row scores 0 and says why), never a number that poisons the mean."""
+    cases = {"nan": "echo nan > /logs/verifier/reward.txt", "inf": "echo '{\"reward\": 1e309}' > "
+             "/logs/verifier/reward.json", "empty": ": > /logs/verifier/reward.txt",
+             "link": "echo 1 > /tmp/one; ln -s /tmp/one /logs/verifier/reward.txt"}
+    tasks = []
+    for name, line in cases.items():
+        task = single_step(tmp_path / name)
+        write(task, {"tests/test.sh": f"#!/bin/bash\n{line}\n"})
+        tasks.append(task)
+    import_tasks(tasks, tmp_path / "suite")
+    store, _ = run_suite(tmp_path / "suite", RunOptions(agent="reference"), tmp_path / "run", resume=False, quiet=True)
+    with store:
+        results = {row.task_id: HarborResult.of(o.result) for row, o in store.outcomes()}
+    assert {k: r.reward for k, r in results.items()} == dict.fromkeys(cases, 0.0)
+    errors = {k: r.steps[0].error or "" for k, r in results.items()}
+    assert "non-finite" in errors["nan"] and "non-finite" in errors["inf"]
+    assert "empty" in errors["empty"] and "regular file" in errors["link"]
