@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from reqbench.protocols.harbor.dockerfile import NEEDS_ENGINE, environment_block
 
 
@@ -37,3 +41,16 @@ def test_context_copies_into_the_working_directory_seed_the_workspace() -> None:
                                 "WORKDIR /app\n")
     assert mapping.block == {"python": {"interpreter": "3.11", "requirements": []}}
     assert mapping.seeds == [("repo/", "/app/"), ("data.txt", "/app/data/")]
+
+
+def test_every_mapped_block_is_a_valid_environment_spec(tmp_path: Path) -> None:
+    """Once reqbench builds environments, the blocks read as its `environment:` schema."""
+    model = pytest.importorskip("reqbench.core.environments.model",
+                                reason="this reqbench has no environments (reqbench.core.environments)")
+    (tmp_path / "environment").mkdir()
+    (tmp_path / "environment" / "Dockerfile").write_text("FROM ubuntu:24.04\n")
+    for text in ("FROM debian:bookworm\nRUN apt-get install -y git && pip install pytest\nRUN make x\n",
+                 "FROM python:3.12-slim\nRUN pip install requests\n", "FROM python:3.12\nRUN apt-get install -y jq\n",
+                 "FROM ubuntu:24.04\n"):
+        block = environment_block(text).block
+        model.load_environment(block, origin="test", base_dir=tmp_path)
