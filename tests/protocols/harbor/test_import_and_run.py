@@ -106,3 +106,18 @@ def test_harbor_reads_the_tasks_these_tests_write(tmp_path: Path) -> None:
     tasks = [single_step(tmp_path / "greet"), multi_step(tmp_path / "steps", min_reward=1.0),
              multi_step(tmp_path / "final", strategy="final")]
     assert harbor_task_configs([t / "task.toml" for t in tasks]) == ["greet 0 -", "steps 2 mean", "final 2 final"]
+
+
+@needs_bwrap
+def test_a_real_agent_gets_each_steps_instruction_in_one_workspace(tmp_path: Path) -> None:
+    """A sandboxed `command` agent follows each step's instruction (append `N`): every step passes, so the
+    workspace persisted across steps and each step saw its own instruction."""
+    import_tasks([multi_step(tmp_path / "steps", min_reward=1.0, steps=3)], tmp_path / "suite")
+    template = "grep -o '`[0-9]`' {prompt_file} | tr -d '`' >> counter.txt"
+    store, _ = run_suite(tmp_path / "suite", RunOptions(agent="command", agent_options={"template": template}),
+                         tmp_path / "run", resume=False, quiet=True)
+    with store:
+        (_row, outcome), = list(store.outcomes())
+    result = HarborResult.of(outcome.result)
+    assert [s.rewards for s in result.steps] == [{"reward": 1.0, "lines": float(n)} for n in (1, 2, 3)]
+    assert result.reward == 1.0
