@@ -45,3 +45,9 @@ def test_study_never_imports_the_cli() -> None:
 def test_nothing_below_study_imports_it() -> None:
     for lower in ("reqbench.core", "reqbench.protocols", "reqbench.report"):
         assert _edges(lower, "reqbench.study") == []
+
+
+def test_nothing_below_interop_imports_it() -> None:
+    """`reqbench.interop` reads several protocols' suites (export to other harnesses): only the CLI uses it."""
+    for lower in ("reqbench.core", "reqbench.protocols", "reqbench.report", "reqbench.study"):
+        assert _edges(lower, "reqbench.interop") == []

@@ -12,6 +12,7 @@ import typer
 
 from reqbench.cli.consoles import console, err_console, styled
 from reqbench.cli.protocol_lookup import protocol_by_name
+from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Suite
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store import RunStore
@@ -89,9 +90,12 @@ def report(
 
 
 def export(
-    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`."),
-    out: Path = typer.Option(..., "--out", help="Output file (a folder for atif); its suffix picks the "
-                             "format unless --format."),
+    run_dir: Path = typer.Argument(..., help="A run directory made by `reqbench run`; or the word `harbor` "
+                                   "followed by a suite, to write the suite as Harbor tasks."),
+    suite: Path | None = typer.Argument(None, help="After `harbor`: the suite (a folder or demo:NAME).",
+                                        show_default=False),
+    out: Path = typer.Option(..., "--out", help="Output file (a folder for atif and harbor); its suffix picks "
+                             "the format unless --format."),
     fmt: str | None = typer.Option(None, "--format", help="csv, jsonl, parquet (needs pyarrow) or atif "
                                    "(one ATIF trajectory.json per row under the --out folder)."),
     parquet: bool = typer.Option(False, "--parquet", help="Same as --format parquet."),
@@ -102,8 +106,17 @@ def export(
     tokens (the row's recorded model calls), seconds; or, with --format atif, each row's agent trajectory
     in the Agent Trajectory Interchange Format.
 
+    `reqbench export harbor SUITE --out DIR` writes a suite as Harbor tasks instead (docs/harbor.md).
+
     Example: reqbench export runs/demo/takeover-reference --out rows.csv
     """
+    if str(run_dir) == "harbor" and suite is not None:
+        from reqbench.cli.harbor import export_harbor
+
+        export_harbor(suite, out)
+        return
+    if suite is not None:
+        raise InputError("takes one run directory (or: harbor SUITE)", item=str(suite))
     if fmt == "atif":
         from reqbench.report.export_atif import export_atif
 

@@ -55,9 +55,10 @@ from reqbench.core.checks.models import (
 from reqbench.core.checks.protected import glob_regex, restore_protected
 from reqbench.core.checks.recheck import run_check_settled
 from reqbench.core.checks.reports import junit_node_id, read_junit, read_probe_json
-from reqbench.core.checks.run import run_check
+from reqbench.core.checks.run import FixedPaths, run_check
 
-__all__ = ["DEFAULT_PROTECTED", "GUARD_DIR", "PLACEHOLDERS", "Check", "CheckResult", "CheckStatus", "GuardEvidence",
+__all__ = ["DEFAULT_PROTECTED", "GUARD_DIR", "PLACEHOLDERS", "Check", "CheckResult", "CheckStatus", "FixedPaths",
+           "GuardEvidence",
            "expected_probes", "glob_regex", "judge_pytest", "junit_node_id", "parse_guard_records", "read_junit",
            "read_probe_json", "render_command", "restore_protected", "run_check", "run_check_settled",
            "status_from_exit", "upgrade_pytest_command"]

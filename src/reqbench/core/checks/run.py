@@ -18,6 +18,7 @@ import secrets
 import shlex
 import stat
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from reqbench.core import tempdirs
@@ -50,9 +51,30 @@ SANDBOX_HOME = "sandbox"
 """The folder of a check's scratch tree holding its process's HOME and TMPDIR (removed with the tree)."""
 
 
+@dataclass(frozen=True)
+class FixedPaths:
+    """Where a check written for a container expects its trees (bubblewrap only): the hidden directory
+    read-only, the output directory and the snapshot read-write, each besides its own scratch path."""
+
+    hidden: str | None = None
+    output: str | None = None
+    workspace: str | None = None
+
+    def binds(self, hidden: Path | None, output: Path, snapshot: Path) -> tuple[dict[Path, Path], dict[Path, Path]]:
+        """(read-only, read-write) binds for the launch."""
+        if available_isolation() != "bwrap":
+            raise InputError("a check with fixed paths (a container's /tests, /logs/verifier) needs bubblewrap")
+        readonly = {hidden: Path(self.hidden)} if hidden is not None and self.hidden else {}
+        writable = {output: Path(self.output)} if self.output else {}
+        if self.workspace:
+            writable[snapshot] = Path(self.workspace)
+        return readonly, writable
+
+
 def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
               env: dict[str, str] | None = None, base: Path | None = None,
-              consume: bool = False, environment: EnvironmentMount | None = None) -> CheckResult:
+              consume: bool = False, environment: EnvironmentMount | None = None, at: FixedPaths | None = None,
+              output_to: Path | None = None) -> CheckResult:
     """Run `check` on a snapshot copy of `workspace` and map the evidence to a `CheckResult`.
 
     `environment` is the task's environment, always pristine (read-only; None: the row's,
@@ -85,12 +107,27 @@ def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
         if mount is not None and mount.writable:
             raise HarnessError("a check runs only in the pristine environment")
         try:
-            return _run_in(check, snapshot, output, scratch, hidden_dir, env, base, report_name, item, mount)
+            result = _run_in(check, snapshot, output, scratch, hidden_dir, env, base, report_name, item, mount, at)
+            if output_to is not None:
+                _keep_output(output, Path(output_to))
+            return result
         finally:
             if moved:
                 _move(snapshot, workspace)  # else something took its old path: the scratch goes with it
     finally:
         discard(scratch)  # the check's processes are gone: removed in the background
+
+
+def _keep_output(output: Path, dest: Path) -> None:
+    """Copy what the check wrote (hostile: links stay links, special files dropped) under the workspace
+    limits; past them the copy stops where it is and the caller finds what it holds."""
+    from reqbench.core.errors import WorkspaceLimitExceeded
+    from reqbench.core.workspace.limits import DEFAULT_LIMITS
+
+    try:
+        copy_tree(output, dest, DEFAULT_LIMITS)
+    except WorkspaceLimitExceeded:
+        pass
 
 
 def _move(src: Path, dest: Path) -> bool:
@@ -107,7 +144,7 @@ def _move(src: Path, dest: Path) -> bool:
 
 def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_dir: Path | None,
             env: dict[str, str] | None, base: Path | None, report_name: str, item: str,
-            mount: EnvironmentMount | None) -> CheckResult:
+            mount: EnvironmentMount | None, at: FixedPaths | None = None) -> CheckResult:
     """The check on `snapshot` (already in place below `scratch`), in `mount` (None: the host's)."""
     output.mkdir()
     (scratch / SANDBOX_HOME).mkdir()
@@ -132,8 +169,11 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
     run_env.update(env or {})
     if not check.runs_pytest:
         command = render_command(check.command, values, item=item)
+        fixed_ro, fixed_rw = (at.binds(Path(os.path.abspath(hidden_dir)) if hidden_dir is not None else None,
+                                       output, snapshot) if at is not None else ({}, {}))
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
-                             writable=[output], readonly_binds=binds, network=False,
+                             writable=[output], readonly_binds={**binds, **fixed_ro},
+                             writable_binds=fixed_rw, network=False,
                              bind_named_files=True, scratch_dir=scratch / SANDBOX_HOME, environment=mount)
         result = _plain_result(check, proc, output, report_name, roots)
     else:

@@ -133,7 +133,8 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions,
     env = scrubbed_env(options.env, home, tmp, marker, environment)
     host = host_part(env["PATH"], environment) if isolation == "bwrap" else None
     if host is not None and isinstance(command, str) and environment is None:  # the host decides `direct`
-        own = [cwd, scratch or scratch_space.INSIDE, *options.writable, *options.readonly_binds.values(), *options.hide,
+        own = [cwd, scratch or scratch_space.INSIDE, *options.writable, *options.readonly_binds.values(),
+               *options.writable_binds.values(), *options.hide,
                *([bridge.SOCKET_INSIDE] if options.gateway_socket is not None else [])]
         words = direct_argv(command, env, cwd, host, [Path(os.path.abspath(p)) for p in own])
         if words is not None:  # what the shell would have run, without the shell (`direct`)
@@ -164,6 +165,7 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions,
         view = View(cwd=cwd, writable=[cwd, *([scratch] if scratch is not None else []),
                                        *(Path(os.path.abspath(w)) for w in options.writable)],
                     readonly=readonly_mapping(readonly_binds), hide=[Path(h) for h in options.hide],
+                    writable_at=readonly_mapping(options.writable_binds),
                     network=options.network, argv=argv if options.bind_named_files else (),
                     env_path=env["PATH"], host=host, scratch_bytes=scratch_bytes, environment=environment)
         prefix = ["bwrap", "--json-status-fd", str(launch.status_fds[1]), *view.bwrap_args(), "--"]
@@ -171,7 +173,8 @@ def plan(command: list[str] | str, cwd: Path, options: SandboxOptions,
             launch.report_fds = os.pipe()
             argv = scratch_space.with_epilogue(argv, launch.report_fds[1])
     else:
-        moved = {s: d for s, d in readonly_binds.items() if Path(s).resolve() != Path(d).resolve()}
+        moved = {s: d for s, d in [*readonly_binds.items(), *options.writable_binds.items()]
+                 if Path(s).resolve() != Path(d).resolve()}
         if moved:
             raise HarnessError(f"cannot bind {sorted(map(str, moved))} without bubblewrap")
         if isolation == "unshare" and not options.network:

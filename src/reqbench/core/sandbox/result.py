@@ -25,6 +25,9 @@ class SandboxOptions:
     """Directories visible read-write besides the working directory."""
     readonly_binds: Mapping[Path, Path] = field(default_factory=dict)
     """source -> destination, visible read-only."""
+    writable_binds: Mapping[Path, Path] = field(default_factory=dict)
+    """source -> destination, visible read-write at a path of the caller's choice (bubblewrap only), e.g. a
+    harness-owned output folder at the fixed path a foreign verifier writes to."""
     hide: Sequence[Path] = ()
     """Directories masked although a bound directory would expose them."""
     network: bool = False

@@ -226,6 +226,8 @@ class View:
     writable: list[Path]
     readonly: dict[Path, Path] = field(default_factory=dict)
     """Caller's read-only binds, source -> destination inside."""
+    writable_at: dict[Path, Path] = field(default_factory=dict)
+    """Caller's read-write binds at another path, source -> destination inside."""
     hide: list[Path] = field(default_factory=list)
     network: bool = False
     argv: Sequence[str] = ()
@@ -284,6 +286,8 @@ class View:
             args += scratch.bwrap_args(self.scratch_bytes)
         for path in self.writable:
             args += ["--bind", str(path), str(path)]
+        for src, dst in self.writable_at.items():
+            args += ["--bind", str(src), str(dst)]
         for src, dst in self.readonly.items():
             args += ["--ro-bind", str(src), str(dst)]
         return [*args, "--chdir", str(self.cwd)]

@@ -1,0 +1,84 @@
+"""A task folder of a harbor suite read once (`TaskSetup`): the Harbor task, its working directory, the
+variables and environment block its Dockerfile maps to (`dockerfile`), and the suite's task list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from reqbench.core.errors import InputError
+from reqbench.core.inputfiles import read_yaml
+from reqbench.protocols.harbor.dockerfile import environment_block
+from reqbench.protocols.harbor.taskfile import HarborTask, read_task
+
+SYSTEM_PATHS = {"", "bin", "boot", "dev", "etc", "lib", "lib64", "proc", "run", "sbin", "sys", "tmp", "usr", "var",
+                "opt", "sandbox", "logs", "tests", "solution"}
+"""First folders a working directory may not lie in (it is bound over them in the verifier's sandbox)."""
+
+
+@dataclass
+class TaskSetup:
+    task: HarborTask
+    workdir: str | None
+    env: dict[str, str]
+    environment: dict[str, Any] | None = None
+    """The task's environment block (None: the host toolchain)."""
+    seeds: list[tuple[Path, str]] | None = None
+    """Files of the build context and where below the working directory they start (`seed_workspace`)."""
+
+
+def suite_tasks(path: Path) -> list[Path]:
+    data = read_yaml(path / "suite.yaml")
+    names = data.get("tasks") if isinstance(data, dict) else None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise InputError("'tasks' must list task folders", file=str(path / "suite.yaml"), item="tasks")
+    return [path / "tasks" / n for n in names]
+
+
+def task_setup(folder: Path, host: bool = False) -> TaskSetup:
+    task = read_task(folder)
+    dockerfile = folder / "environment" / "Dockerfile"
+    mapping = environment_block(dockerfile.read_text(encoding="utf-8") if dockerfile.is_file() else None,
+                                task.docker_image)
+    workdir = task.workdir or mapping.workdir
+    if workdir is not None and (not workdir.startswith("/") or workdir.strip("/").split("/")[0] in SYSTEM_PATHS
+                                or ".." in workdir.split("/")):
+        raise InputError("the working directory must be an absolute path outside the system folders",
+                         file=str(folder / "task.toml"), item=f"workdir {workdir!r}")
+    seeds = []
+    for src, dest in mapping.seeds:
+        inside = dest.rstrip("/") + "/"
+        if workdir is None or not (inside == workdir.rstrip("/") + "/" or inside.startswith(workdir.rstrip("/") + "/")):
+            raise InputError("copies files outside the working directory; only the working directory is a "
+                             "workspace here", file=str(dockerfile), item=f"COPY {src} {dest}")
+        source = folder / "environment" / src
+        if not source.exists() or source.is_symlink():
+            raise InputError("names a build-context file that is not there", file=str(dockerfile), item=f"COPY {src}")
+        seeds.append((source, inside[len(workdir.rstrip("/")) + 1:]))
+    return TaskSetup(task, workdir, mapping.env, None if host else mapping.block, seeds)
+
+
+def seed_workspace(setup: TaskSetup, workspace: Path) -> None:
+    """Copy the task's ``COPY``'d build-context files into the (empty) workspace, as the image would hold
+    them in the working directory (a folder's contents, or a file into a folder or under its own name)."""
+    from reqbench.core.workspace import copy_tree
+
+    for source, below in setup.seeds or []:
+        target = workspace / below
+        if source.is_dir():
+            if target.exists():
+                for child in source.iterdir():
+                    _copy(child, target / child.name, copy_tree)
+            else:
+                copy_tree(source, target)
+        else:
+            _copy(source, target / source.name if below.endswith("/") or not below else target, copy_tree)
+
+
+def _copy(source: Path, target: Path, copy_tree: Any) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if source.is_dir():
+        copy_tree(source, target)
+    else:
+        target.write_bytes(source.read_bytes())
