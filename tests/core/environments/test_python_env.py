@@ -43,6 +43,8 @@ def test_venv_runs_at_its_bind_path_under_bwrap(tmp_path: Path, require_bwrap: N
     assert not any(str(built.path).encode() in p.read_bytes() for p in scripts), "a script names the cache"
     denied = _run(built, "open('/opt/reqbench-env/python/planted', 'w')")
     assert denied.returncode != 0 and "Read-only file system" in denied.stderr
+    # byte code is compiled at build time: a read-only venv could never cache it for the checks
+    assert list((built.path / "python").rglob("tomli_w/__pycache__/*.pyc")), "the venv holds no byte code"
 
 
 def test_lock_and_project_dependencies(tmp_path: Path, require_bwrap: None) -> None:
