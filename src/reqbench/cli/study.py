@@ -72,13 +72,18 @@ def run(
         if out is not None:
             raise InputError("--resume takes the study directory as its argument, not --out",
                              item=f"--out {out}")
+        from reqbench.study.layout import StudyDir
+        from reqbench.study.source import unadded_configurations
+
+        for note in unadded_configurations(StudyDir.open(target)):
+            err_console.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
         result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk)
     else:
         if out is None:
             raise InputError("--out DIR is required for a new study (or --resume DIR to continue one)",
                              item="reqbench study run")
         result = run_study(load_study_file(target), out, executor=executor, concurrency=concurrency,
-                           offline=offline, talk=talk)
+                           offline=offline, talk=talk, source=target)
     _print_result(result)
 
 
@@ -86,7 +91,8 @@ def run(
 def add(
     study_dir: Path = typer.Argument(..., help="The study directory."),
     configs: list[str] = typer.Argument(..., help="Configurations: name=NAME,agent=AGENT[,model=M][,judge=J]"
-                                        "[,opt.KEY=VALUE]..., or a YAML file with one or a list of them."),
+                                        "[,opt.KEY=VALUE]...[,agent_opts={KEY: VALUE, ...}], or a YAML file "
+                                        "with one or a list of them (a study file too)."),
     executor: str = typer.Option("local", "--executor", help=f"One of {', '.join(EXECUTOR_NAMES)}."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rows running at the same time."),
     offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
@@ -95,6 +101,8 @@ def add(
     """Add configurations to a study and run their rows; rows that exist are reused, never re-run.
 
     Example: reqbench study add studies/sp name=mini-gpt,agent=mini-swe-agent,model=gpt-5-mini
+    Example: reqbench study add studies/sp 'name=cmd,agent=command,agent_opts={template: "my-agent {prompt_file}"}'
+    Example: reqbench study add studies/sp study.yaml   (the configurations the study does not have yet)
     """
     parsed = [c for text in configs for c in parse_configuration(text)]
     result = add_configurations(study_dir, parsed, executor=executor, concurrency=concurrency, offline=offline,

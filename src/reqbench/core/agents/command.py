@@ -157,7 +157,7 @@ def _as_env(value: Any) -> dict[str, str]:
     return env
 
 
-@takes("template", "timeout", "env", "network", "name")
+@takes("template", "timeout", "env", "network", "name", "arg")
 def make_command(template: str | list[str] | None = None, timeout: float | str | None = None,
                  env: Mapping[str, str] | str | None = None, network: bool | str = False,
                  **opts: Any) -> CommandAgent:

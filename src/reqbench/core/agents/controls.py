@@ -225,7 +225,7 @@ def make_reference(**opts: Any) -> ReferenceAgent:
     return ReferenceAgent()
 
 
-@takes("path")
+@takes("path", "arg")
 def make_replay(arg: str | Path | None = None, **opts: Any) -> ReplayAgent:
     """``--agent replay:PATH``; PATH is a JSONL file or a directory of ``.patch`` files."""
     path = arg if arg is not None else opts.get("path")

@@ -315,10 +315,10 @@ class LLMAgent:
 
 AGENT_OPTIONS = ("temperature", "seed", "max_tokens", "command_timeout", "output_cap", "trajectory_path", "stage")
 """The ``llm`` agent's own options; `CLIENT_OPTIONS` go to its model client."""
-CLIENT_OPTIONS = tuple(f.name for f in fields(LLMConfig) if f.name not in ("sleep", "base_url_hint"))
+CLIENT_OPTIONS = tuple(f.name for f in fields(LLMConfig) if f.name != "base_url_hint")
 
 
-@takes("model", "base_url", "api_key", "client", *AGENT_OPTIONS, *CLIENT_OPTIONS)
+@takes("model", "base_url", "api_key", "client", "arg", *AGENT_OPTIONS, *CLIENT_OPTIONS)
 def make_llm_agent(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
                    **opts: Any) -> LLMAgent:
     """Built-in shell-tool + reply loop over the OpenAI-compatible client (model=openai/NAME, base_url).

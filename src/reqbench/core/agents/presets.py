@@ -242,7 +242,7 @@ class Aider(CLIPreset):
 
 
 PRESET_OPTIONS = ("model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch",
-                  "writable", "version")
+                  "writable", "version", "arg")
 """What every CLI preset takes (`declared.takes`, checked before it is built)."""
 PRESETS: dict[str, type[CLIPreset]] = {c.name: c for c in (ClaudeCode, Codex, MiniSweAgent, OpenHands, Aider)}
 
