@@ -35,6 +35,7 @@ from reqbench.core.execute.executor import make_executor
 from reqbench.core.execute.lifecycle import open_or_resume
 from reqbench.core.execute.options import with_work_dir
 from reqbench.core.execute.preflight import AgentFacts, preflight
+from reqbench.core.execute.price_source import price_sources
 from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.runner import (
     TRASH,
@@ -151,6 +152,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
             for name, opts in prepared.options.items():
                 store, _ = open_or_resume(study.run_dir(name), prepared.protocol.name, prepared.suite.path, opts,
                                           resume=True, provenance={"agent": prepared.facts[name].to_json(),
+                                                                   "prices": price_sources(opts),
                                                                    "study": {"dir": str(study.path),
                                                                              "configuration": name}})
                 stack.callback(store.close)

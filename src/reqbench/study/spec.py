@@ -138,6 +138,7 @@ class StudyFile(BaseModel):
                           agent_options=agent_options, offline=offline,
                           unsafe_no_sandbox=self.unsafe_no_sandbox,
                           prices={m: [float(p[0]), float(p[1])] for m, p in sorted(self.prices.items())},
+                          prices_from="the study file's prices" if self.prices else "",
                           allow_unpriced=self.allow_unpriced)
 
 
