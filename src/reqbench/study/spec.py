@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationE
 from reqbench.core.errors import InputError
 from reqbench.core.execute.credentials import credential_refusal
 from reqbench.core.execute.types import RunOptions
-from reqbench.core.inputfiles import describe, read_yaml
+from reqbench.core.inputfiles import describe, parse_yaml, read_yaml
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 """A configuration name is a directory name (its run directory is ``runs/<name>``)."""
@@ -177,7 +177,8 @@ def load_study_file(path: Path) -> StudyFile:
 
 
 def parse_configuration(text: str) -> list[Configuration]:
-    """``name=NAME,agent=AGENT[,model=M][,judge=J][,opt.KEY=VALUE]...`` (one configuration), or the path of
+    """``name=NAME,agent=AGENT[,model=M][,judge=J][,opt.KEY=VALUE]...[,agent_opts={KEY: VALUE, ...}]`` (one
+    configuration; ``agent_opts`` as the study file writes it, JSON or YAML flow), or the path of
     a YAML file holding one configuration, a list of them, or a study-like mapping with ``configurations``.
     Option values are read as JSON when they parse (numbers, true), else kept as text."""
     if "=" not in text:
@@ -229,8 +230,6 @@ def _top_level_parts(text: str) -> list[str]:
 
 def _inline_options(value: str) -> dict[str, Any]:
     """``agent_opts={KEY: VALUE, ...}`` (JSON or YAML flow) on the command line, as the study file writes it."""
-    from reqbench.core.inputfiles import parse_yaml
-
     where = "configuration on the command line"
     try:
         parsed = parse_yaml(value, where)
