@@ -85,6 +85,7 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
     from reqbench.core.execute.lifecycle import check_run_dir, discard_if_empty, open_or_resume
     from reqbench.core.execute.options import with_work_dir
     from reqbench.core.execute.preflight import preflight
+    from reqbench.core.execute.price_source import price_sources
     from reqbench.core.execute.runner import WORK_DIR, execute_run
     from reqbench.core.execute.schedule import schedule_facts
     from reqbench.core.execute.settings import check_settings
@@ -106,6 +107,7 @@ def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = F
         store, created = open_or_resume(Path(run_dir), protocol.name, suite, options, resume=resume,
                                         provenance={"agent": facts.to_json(),
                                                     "schedule": schedule_facts(protocol, options),
+                                                    "prices": price_sources(options),
                                                     **({"environments": environments.keys()} if environments else {})})
         try:
             execute_run(store, loaded, with_work_dir(options, store.run_dir / WORK_DIR), rows=rows,

@@ -150,7 +150,7 @@ def test_llm_agent_requires_a_model() -> None:
 def test_model_may_come_from_the_agent_spec_and_options_are_checked() -> None:
     agent = make_agent("llm:openai/x", base_url="http://127.0.0.1:9/v1", temperature="0.5")
     assert agent.model == "openai/x" and agent.temperature == 0.5
-    with pytest.raises(InputError, match="unknown model client option"):
+    with pytest.raises(InputError, match="unknown option .bogus. for agent .llm."):
         make_agent("llm:openai/x", base_url="http://127.0.0.1:9/v1", bogus=1)
 
 

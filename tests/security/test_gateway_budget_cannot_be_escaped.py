@@ -136,7 +136,8 @@ def test_run_records_its_prices_and_says_when_unpriced_models_were_allowed(tmp_p
     with RunStore.open(run, read_only=True) as store:
         options = store.meta.options
     assert options["prices"] == {"house-model": [1.0, 3.0], "other": [0.5, 1.5]} and options["allow_unpriced"]
-    assert "this run's: house-model 1/3, other 0.5/1.5 USD per 1M; UNPRICED models allowed" in proc.stdout
+    assert (f"this run's: house-model 1/3, other 0.5/1.5 USD per 1M (from --prices {prices}, --price) over built-in "
+            "table; UNPRICED models allowed") in " ".join(proc.stdout.split())
     again = reqbench("run", str(suite), "--agent", "reference", "--out", str(run), "--resume", "--quiet",
                      "--prices", str(prices), "--price", "other=0.5/1.5")
     assert again.returncode == 2 and "allow_unpriced" in again.stderr  # a resume charges alike or says so

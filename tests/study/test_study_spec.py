@@ -37,7 +37,7 @@ def test_unknown_field_of_a_configuration_is_named_with_its_index_and_name(tmp_p
                                              {"name": "bad", "agent": "null", "modle": "x"}])
     result = reqbench("study", "run", str(spec), "--out", str(tmp_path / "out"))
     assert result.returncode == 2
-    assert "configurations[1] 'bad': modle" in result.stderr
+    assert "configurations[1] 'bad': unknown key 'modle'; did you mean 'model'?" in result.stderr
 
 
 def test_preflight_checks_every_configuration_before_anything_starts(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_configurations_for_study_add_from_text_or_yaml(tmp_path: Path) -> None:
     listed = tmp_path / "more.yaml"
     listed.write_text("configurations:\n  - {name: a, agent: reference}\n  - {name: b, agent: 'null'}\n")
     assert [c.name for c in parse_configuration(str(listed))] == ["a", "b"]
-    with pytest.raises(InputError, match="configuration 'x': agent: Field required"):
+    with pytest.raises(InputError, match="configuration 'x': missing required key 'agent'"):
         parse_configuration("name=x")
 
 

@@ -61,6 +61,12 @@ def run_prices(items: list[str], file: Path | None) -> dict[str, list[float]]:
     return prices_to_json(table)
 
 
+def prices_origin(items: list[str], file: Path | None) -> str:
+    """Where the run's own prices came from, for its provenance (`core.execute.price_source`)."""
+    return ", ".join(filter(None, [f"--prices {file.absolute()}" if file is not None else "",
+                                   "--price" if items else ""]))
+
+
 def validate_suite(suite: Path, *, show_progress: bool = True) -> SuiteProtocol:
     """The suite's protocol, after printing every validation problem (InputError when there are any).
 
@@ -312,6 +318,7 @@ def run(
                                   base_url=base_url, offline=offline, unsafe_no_sandbox=unsafe_no_sandbox,
                                   prices=run_prices(price, prices), allow_unpriced=allow_unpriced,
                                   allow_provider_tools=allow_provider_tools, environment=environment)
+        options = dataclasses.replace(options, prices_from=prices_origin(price, prices))
     suite = suite.resolve()
     if out is None:
         if resume:

@@ -85,9 +85,16 @@ def run(
                          item="reqbench study run")
     where = out if out is not None else target  # the study directory (new, or resumed)
     try:
-        result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk) \
-            if resume else run_study(load_study_file(target), where, executor=executor, concurrency=concurrency,
-                                     offline=offline, talk=talk)
+        if resume:
+            from reqbench.study.layout import StudyDir
+            from reqbench.study.source import unadded_configurations
+
+            for note in unadded_configurations(StudyDir.open(target)):
+                err_console.print(f"note: {escape(note)}", highlight=False, soft_wrap=True)
+            result = resume_study(target, executor=executor, concurrency=concurrency, offline=offline, talk=talk)
+        else:
+            result = run_study(load_study_file(target), where, executor=executor, concurrency=concurrency,
+                               offline=offline, talk=talk, source=target)
     except Exception as exc:
         if is_disk_full(exc):
             from reqbench.cli.generic_run import disk_full
@@ -103,7 +110,8 @@ def run(
 def add(
     study_dir: Path = typer.Argument(..., help="The study directory."),
     configs: list[str] = typer.Argument(..., help="Configurations: name=NAME,agent=AGENT[,model=M][,judge=J]"
-                                        "[,opt.KEY=VALUE]..., or a YAML file with one or a list of them."),
+                                        "[,opt.KEY=VALUE]...[,agent_opts={KEY: VALUE, ...}], or a YAML file "
+                                        "with one or a list of them (a study file too)."),
     executor: str = typer.Option("local", "--executor", help=f"One of {', '.join(EXECUTOR_NAMES)}."),
     concurrency: int = typer.Option(1, "--concurrency", min=1, help="Rows running at the same time."),
     offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
@@ -112,6 +120,8 @@ def add(
     """Add configurations to a study and run their rows; rows that exist are reused, never re-run.
 
     Example: reqbench study add studies/sp name=mini-gpt,agent=mini-swe-agent,model=gpt-5-mini
+    Example: reqbench study add studies/sp 'name=cmd,agent=command,agent_opts={template: "my-agent {prompt_file}"}'
+    Example: reqbench study add studies/sp study.yaml   (the configurations the study does not have yet)
     """
     parsed = [c for text in configs for c in parse_configuration(text)]
     result = add_configurations(study_dir, parsed, executor=executor, concurrency=concurrency, offline=offline,

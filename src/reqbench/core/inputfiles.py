@@ -3,14 +3,16 @@ way they can be wrong into one `InputError` in plain words.
 
 One module so that every suite and file format reports the same problem the same way: invalid UTF-8 and
 YAML syntax errors with line and column, an unknown key named with a did-you-mean drawn from the model's
-own fields ("unknown key 'familes'; did you mean 'families'?"), any other schema problem as
-``file: key.path: rule``.
+own fields ("unknown key 'familes'; did you mean 'families'?", `core.suggest`), a value of the wrong type
+with a hint (a bare ``null`` YAML read as no value is named as such, any other value is shown), any other
+schema problem as ``file: key.path: rule``.
 """
 
 from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +20,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from reqbench.core.errors import InputError
+from reqbench.core.suggest import close_matches
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when available: same rules, faster
 M = TypeVar("M", bound=BaseModel)
@@ -66,23 +69,50 @@ def validate(model: type[M], data: Any, source: str) -> M:
 
 
 def problem(exc: ValidationError, model: type[BaseModel], source: str) -> InputError:
-    """The first error of `exc` in plain words: ``file: where: rule``; an unknown key names the key and
-    the closest known one. An unknown key is reported before anything else: a misspelt key also makes
-    the intended one missing, and the misspelling is the problem to fix."""
+    """The first error of `exc` in plain words: ``file: where: rule`` (see `describe`)."""
+    where, rule = describe(exc, model)
+    return InputError(rule, file=source, item=".".join(str(p) for p in where) or None)
+
+
+def describe(exc: ValidationError, model: type[BaseModel]) -> tuple[tuple[str | int, ...], str]:
+    """``(where, rule)`` of the first error of `exc`: an unknown key names the key and the closest known one
+    (``where`` is its parent), a missing key its name, a type error its value (`rule_of`). An unknown key is
+    reported before anything else: a misspelt key also makes the intended one missing, and the misspelling
+    is the problem to fix."""
     errors = exc.errors()
     err = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    loc = [str(p) for p in err["loc"]]
+    loc = tuple(err["loc"])
     if err["type"] == "extra_forbidden" and loc:
-        import difflib  # only for a misspelt key (as `core.suggest`)
-
-        key, parent = loc[-1], err["loc"][:-1]
-        known = sorted(_known_keys(model, parent))
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-        hint = f"; did you mean {close[0]!r}?" if close else (f" (known keys: {', '.join(known)})" if known else "")
-        return InputError(f"unknown key {key!r}{hint}", file=source, item=".".join(loc[:-1]) or None)
+        return loc[:-1], unknown_key(str(loc[-1]), _known_keys(model, loc[:-1]))
     if err["type"] == "missing" and loc:
-        return InputError(f"missing required key {loc[-1]!r}", file=source, item=".".join(loc[:-1]) or None)
-    return InputError(err["msg"], file=source, item=".".join(loc) or None)
+        return loc[:-1], f"missing required key {loc[-1]!r}"
+    return loc, rule_of(err)
+
+
+def unknown_key(key: str, known: Iterable[str]) -> str:
+    """``unknown key 'familes'; did you mean 'families'?`` (the closest known keys, `core.suggest`), else the
+    known keys."""
+    names = sorted(known)
+    close = close_matches(key, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else (f" (known keys: {', '.join(names)})" if names else "")
+    return f"unknown key {key!r}{hint}"
+
+
+NULL_HINT = ("YAML read an unquoted null (or ~, or nothing after the colon) as no value; quote it ('null') if "
+             "you mean the word")
+
+
+def rule_of(err: Mapping[str, Any]) -> str:
+    """A validation error's rule with a hint: a value YAML read as null says so, any other type error names
+    the value it got."""
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    kind = str(err.get("type", ""))
+    if not (kind.endswith("_type") or kind.endswith("_parsing")) or "input" not in err:
+        return msg
+    if err["input"] is None:
+        return f"{msg}; {NULL_HINT}"
+    shown = repr(err["input"])
+    return f"{msg} (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
 
 
 def _leaves(annotation: Any) -> list[Any]:

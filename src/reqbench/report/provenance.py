@@ -47,7 +47,7 @@ def provenance(meta: RunMeta, *, short_paths: bool = False) -> list[tuple[str, s
             ("protocol", meta.protocol),
             ("suite", shown_path(meta.suite_path) if short_paths else meta.suite_path), ("created", meta.created),
             ("reqbench", meta.reqbench_version), ("sandbox", sandbox_statement(o)),
-            ("model prices", pricing_statement(o))]
+            ("model prices", pricing_statement(o, meta.provenance.get("prices")))]
 
 
 def run_title(meta: RunMeta, suite_name: str | None = None) -> str:

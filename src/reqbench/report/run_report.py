@@ -169,7 +169,7 @@ def provenance_facts(run: dict[str, Any]) -> list[list[str]]:
              ["repeats / seed", f"{options.get('repeats', 1)} / {options.get('seed', '')}"],
              ["sandbox", sandbox_statement(options, agent_facts.get("isolation"))],
              ["task environments", environments_statement(prov.get("environments"))],
-             ["model prices", pricing_statement(options)], ["created", run["created"]],
+             ["model prices", pricing_statement(options, prov.get("prices"))], ["created", run["created"]],
              ["reqbench", str(run.get("reqbench_version", ""))]]
     return facts
 
@@ -207,13 +207,24 @@ def _isolation_statement(options: dict[str, Any], isolation: str | None) -> str:
     return "bubblewrap allow-list sandbox (no capabilities, own namespaces, no network)"
 
 
-def pricing_statement(options: dict[str, Any]) -> str:
-    """At which prices the gateway charged the run's model calls, and whether unpriced models passed a
-    dollar budget (``--price``, ``--prices``, ``--allow-unpriced``)."""
+def pricing_statement(options: dict[str, Any], sources: dict[str, Any] | None = None) -> str:
+    """At which prices the gateway charged the run's model calls -- each layer in force, most specific first, as
+    the run recorded them when it started (`core.execute.price_source`; a run from before names the built-in
+    table) -- and whether unpriced models passed a dollar budget (``--allow-unpriced``)."""
     prices = options.get("prices") or {}
-    text = "built-in table" + ("; this run's: " + ", ".join(f"{m} {p[0]:g}/{p[1]:g}"
-                                                           for m, p in sorted(prices.items())) + " USD per 1M"
-                               if prices else "")
+    sources = sources or {}
+    layers = []
+    if prices:
+        origin = sources.get("run_prices_from")
+        layers.append("this run's: " + ", ".join(f"{m} {p[0]:g}/{p[1]:g}" for m, p in sorted(prices.items()))
+                      + " USD per 1M" + (f" (from {origin})" if origin else ""))
+    for key in ("agent_file", "table_file"):
+        file = sources.get(key)
+        if isinstance(file, dict) and file.get("path"):
+            digest = str(file.get("sha256") or "unreadable")[:12]
+            layers.append(f"price file {file['path']} ({file.get('from', key)}, sha256 {digest})")
+    layers.append("built-in table")
+    text = " over ".join(layers)
     if options.get("allow_unpriced"):
         text += ("; UNPRICED models allowed (--allow-unpriced): their cost is unknown and dollar budgets do not "
                  "bound them")

@@ -35,6 +35,7 @@ from reqbench.core.execute.executor import make_executor
 from reqbench.core.execute.lifecycle import open_or_resume
 from reqbench.core.execute.options import with_work_dir
 from reqbench.core.execute.preflight import AgentFacts, preflight
+from reqbench.core.execute.price_source import price_sources
 from reqbench.core.execute.progress import RunProgress
 from reqbench.core.execute.runner import (
     TRASH,
@@ -162,6 +163,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
                                           resume=True, provenance={
                                               "agent": prepared.facts[name].to_json(),
                                               "schedule": schedule_facts(prepared.protocol, opts),
+                                              "prices": price_sources(opts),
                                               "study": {"dir": str(study.path), "configuration": name},
                                               **({"environments": environments[name].keys()}
                                                  if environments[name] else {})})

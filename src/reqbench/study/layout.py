@@ -2,6 +2,9 @@
 one ordinary run directory per configuration under ``runs/<name>/`` (DESIGN §13), and with
 ``freeze_user_from`` the pilot's frozen simulated users, ``frozen-user.json``.
 
+``study.json`` also records the study file it was created from (``source``), so a resume can say which
+configurations were added to that file since (`study.source`).
+
 ``study.json`` is written atomically (temp file + rename) before any run directory is created, and again
 when `reqbench study add` appends configurations, so a kill at any point leaves either the old or the new
 study, never a mix; the rows themselves live in the run directories' stores (one transaction per attempt).
@@ -60,8 +63,20 @@ class StudyDir:
             raise InputError(f"cannot read the study ({exc})", file=str(self.spec_file)) from None
         return parse_study(data.get("study") if isinstance(data, dict) else None, str(self.spec_file))
 
-    def write(self, spec: StudyFile) -> None:
-        write_json(self.spec_file, {"reqbench_version": __version__, "study": spec.model_dump(mode="json")})
+    def source(self) -> Path | None:
+        """The study file the study was created from (None for a study created without one)."""
+        try:
+            data = read_json(self.spec_file)
+        except (OSError, ValueError):
+            return None
+        found = data.get("source") if isinstance(data, dict) else None
+        return Path(found) if isinstance(found, str) and found else None
+
+    def write(self, spec: StudyFile, source: Path | None = None) -> None:
+        """Write ``study.json``; the study file it came from is kept (`source`, else the one recorded)."""
+        origin = source if source is not None else self.source()
+        write_json(self.spec_file, {"reqbench_version": __version__, "study": spec.model_dump(mode="json"),
+                                    **({"source": str(Path(origin).absolute())} if origin is not None else {})})
 
     @classmethod
     def open(cls, path: Path) -> StudyDir:
@@ -71,8 +86,8 @@ class StudyDir:
         return cls(Path(path).absolute())
 
     @classmethod
-    def create(cls, path: Path, spec: StudyFile) -> StudyDir:
-        """A new study directory (`path` must not exist, or be an empty directory)."""
+    def create(cls, path: Path, spec: StudyFile, source: Path | None = None) -> StudyDir:
+        """A new study directory (`path` must not exist, or be an empty directory); `source`: the study file."""
         path = Path(path).absolute()
         if path.exists() and (not path.is_dir() or any(path.iterdir())):
             what = "is a study directory; continue it with `reqbench study run --resume " + str(path) + "`" \
@@ -83,7 +98,7 @@ class StudyDir:
         except OSError as exc:
             raise InputError(f"cannot create the study directory ({exc.strerror or exc})", file=str(path)) from None
         study = cls(path)
-        study.write(spec)
+        study.write(spec, source)
         return study
 
     @contextmanager

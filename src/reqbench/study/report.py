@@ -1,6 +1,7 @@
 """`reqbench study report`: the study's tables as one JSON payload, terminal tables and an HTML page.
 
-Sections, in order: the configurations (settings and row accounting), each run's own headline, the
+Sections, in order: the configurations (settings and row accounting), their cost and effort (`study.cost`),
+each run's own headline, the
 protocol's paper-shaped comparison tables (`study.tables`), the repetition tables (execution repeats vs
 judging repetitions, judge label stability: `study.repetition_tables`), and -- with ``pairs`` -- the paired differences
 between configurations (`study.pairs`). Every table names its estimator once (`StudyTable.estimator`);
@@ -13,6 +14,7 @@ from typing import Any
 
 from reqbench.core.summary import Cell, Table
 from reqbench.study.collect import StudyData
+from reqbench.study.cost import cost_table, study_costs
 from reqbench.study.pairs import pairs_tables
 from reqbench.study.repetition_tables import repetition_tables
 from reqbench.study.table import StudyTable
@@ -50,19 +52,22 @@ def _without(key: str, prefixes: set[str]) -> str:
 
 def study_tables(data: StudyData, *, pairs: bool = False) -> list[StudyTable]:
     """Every table of the report, in order."""
-    tables = [configurations_table(data), headline_table(data), *protocol_tables(data), *repetition_tables(data)]
+    tables = [configurations_table(data), cost_table(data), headline_table(data), *protocol_tables(data),
+              *repetition_tables(data)]
     return tables + pairs_tables(data) if pairs else tables
 
 
 def study_payload(data: StudyData, *, pairs: bool = False) -> dict[str, Any]:
     """The JSON document `reqbench study report --json` prints."""
     spec = data.spec
+    costs = study_costs(data)
     return {
         "study": {"dir": str(data.study.path), "suite": spec.suite, "protocol": data.protocol,
                   "conditions": spec.conditions, "repeats": spec.repeats, "seed": spec.seed},
         "configurations": {c.name: {"agent": c.agent, "model": c.model, "judge": c.judge,
                                     "agent_opts": c.agent_opts, "run_dir": str(data.study.run_dir(c.name)),
-                                    "counts": data.configs[c.name].counts if c.name in data.configs else None}
+                                    "counts": data.configs[c.name].counts if c.name in data.configs else None,
+                                    "cost": costs[c.name].to_json() if c.name in costs else None}
                            for c in spec.configurations},
         "tables": [t.to_json() for t in study_tables(data, pairs=pairs)],
     }

@@ -68,11 +68,11 @@ def _prepare(spec: StudyFile, path: Path, concurrency: int, offline: bool, talk:
 
 
 def run_study(spec: StudyFile, out: Path, *, executor: str = "local", concurrency: int = 1, offline: bool = False,
-              talk: Talk = QUIET) -> StudyResult:
-    """Create the study directory `out` for `spec` and run it. Preflight and planning of every configuration
-    come first, so bad input creates nothing."""
+              talk: Talk = QUIET, source: Path | None = None) -> StudyResult:
+    """Create the study directory `out` for `spec` (read from the study file `source`) and run it. Preflight
+    and planning of every configuration come first, so bad input creates nothing."""
     prepared = _prepare(spec, out, concurrency, offline, talk)
-    study = StudyDir.create(out, spec)
+    study = StudyDir.create(out, spec, source)
     return _execute(study, spec, prepared, created=True, executor=executor, talk=talk)
 
 

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, ValidationE
 from reqbench.core.errors import InputError
 from reqbench.core.execute.credentials import credential_refusal
 from reqbench.core.execute.types import RunOptions
-from reqbench.core.inputfiles import read_yaml
+from reqbench.core.inputfiles import describe, parse_yaml, read_yaml
 
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 """A configuration name is a directory name (its run directory is ``runs/<name>``)."""
@@ -138,22 +138,23 @@ class StudyFile(BaseModel):
                           agent_options=agent_options, offline=offline,
                           unsafe_no_sandbox=self.unsafe_no_sandbox,
                           prices={m: [float(p[0]), float(p[1])] for m, p in sorted(self.prices.items())},
+                          prices_from="the study file's prices" if self.prices else "",
                           allow_unpriced=self.allow_unpriced)
 
 
-def _first_error(exc: ValidationError, data: Any) -> tuple[str, str]:
-    """``(item, rule)`` of a validation error; a configuration is named by index and name."""
-    err = exc.errors()[0]
-    loc = list(err["loc"])
-    item = ".".join(str(x) for x in loc) or "(top level)"
+def _where(loc: tuple[str | int, ...], data: Any) -> str | None:
+    """A location as the user reads it: a configuration by index and name (``configurations[1] 'b': agent``)."""
     if len(loc) >= 2 and loc[0] == "configurations" and isinstance(loc[1], int):
         configs = data.get("configurations") if isinstance(data, dict) else None
-        name = configs[loc[1]].get("name") if isinstance(configs, list) and loc[1] < len(configs) \
-            and isinstance(configs[loc[1]], dict) else None
-        rest = ".".join(str(x) for x in loc[2:])
-        item = f"configurations[{loc[1]}]" + (f" {name!r}" if name else "") + (f": {rest}" if rest else "")
-    msg = err["msg"].removeprefix("Value error, ")
-    return item, msg
+        return _named(loc[1], configs[loc[1]] if isinstance(configs, list) and loc[1] < len(configs) else None,
+                      loc[2:])
+    return ".".join(str(x) for x in loc) or None
+
+
+def _named(index: int, config: Any, rest: tuple[str | int, ...]) -> str:
+    name = config.get("name") if isinstance(config, dict) else None
+    tail = ".".join(str(x) for x in rest)
+    return f"configurations[{index}]" + (f" {name!r}" if name else "") + (f": {tail}" if tail else "")
 
 
 def parse_study(data: Any, source: str) -> StudyFile:
@@ -163,8 +164,8 @@ def parse_study(data: Any, source: str) -> StudyFile:
     try:
         return StudyFile.model_validate(data)
     except ValidationError as exc:
-        item, rule = _first_error(exc, data)
-        raise InputError(rule, file=source, item=item) from None
+        where, rule = describe(exc, StudyFile)
+        raise InputError(rule, file=source, item=_where(where, data)) from None
 
 
 def load_study_file(path: Path) -> StudyFile:
@@ -176,7 +177,8 @@ def load_study_file(path: Path) -> StudyFile:
 
 
 def parse_configuration(text: str) -> list[Configuration]:
-    """``name=NAME,agent=AGENT[,model=M][,judge=J][,opt.KEY=VALUE]...`` (one configuration), or the path of
+    """``name=NAME,agent=AGENT[,model=M][,judge=J][,opt.KEY=VALUE]...[,agent_opts={KEY: VALUE, ...}]`` (one
+    configuration; ``agent_opts`` as the study file writes it, JSON or YAML flow), or the path of
     a YAML file holding one configuration, a list of them, or a study-like mapping with ``configurations``.
     Option values are read as JSON when they parse (numbers, true), else kept as text."""
     if "=" not in text:
@@ -187,13 +189,15 @@ def parse_configuration(text: str) -> list[Configuration]:
         return [_configuration(item, str(path), f"configurations[{i}]") for i, item in enumerate(items)]
     fields: dict[str, Any] = {}
     opts: dict[str, Any] = {}
-    for number, part in enumerate(text.split(","), 1):
+    for number, part in enumerate(_top_level_parts(text), 1):
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or not key:  # the text is not repeated: it may hold a key pasted by mistake
             raise InputError(f"expected KEY=VALUE pairs separated by commas (name=...,agent=...); part {number} "
                              "is not one", item="configuration on the command line")
-        if key.startswith("opt."):
+        if key == "agent_opts":
+            opts.update(_inline_options(value))
+        elif key.startswith("opt."):
             try:
                 opts[key[4:]] = json.loads(value)
             except json.JSONDecodeError:
@@ -206,11 +210,41 @@ def parse_configuration(text: str) -> list[Configuration]:
     return [_configuration(fields, "command line", f"configuration {name!r}" if name else "configuration")]
 
 
+def _top_level_parts(text: str) -> list[str]:
+    """`text` split at the commas outside braces, brackets and quotes (``agent_opts={a: 1, b: 2}`` is one part)."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote else quote
+        elif depth and char in "'\"":  # quotes matter inside a mapping only
+            quote = char
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    return [*parts, text[start:]]
+
+
+def _inline_options(value: str) -> dict[str, Any]:
+    """``agent_opts={KEY: VALUE, ...}`` (JSON or YAML flow) on the command line, as the study file writes it."""
+    where = "configuration on the command line"
+    try:
+        parsed = parse_yaml(value, where)
+    except InputError:
+        parsed = None
+    if not isinstance(parsed, dict) or not all(isinstance(k, str) for k in parsed):
+        raise InputError("agent_opts must be a mapping such as agent_opts={template: 'my-agent {prompt_file}'}; "
+                         "or give each option as opt.KEY=VALUE (name=NAME,agent=AGENT,opt.KEY=VALUE)", item=where)
+    return parsed
+
+
 def _configuration(data: Any, source: str, item: str) -> Configuration:
     try:
         return Configuration.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        where = ".".join(str(x) for x in err["loc"])
-        raise InputError((f"{where}: " if where else "") + err["msg"].removeprefix("Value error, "),
-                         file=source, item=item) from None
+        where, rule = describe(exc, Configuration)
+        shown = ".".join(str(x) for x in where)
+        raise InputError((f"{shown}: " if shown else "") + rule, file=source, item=item) from None

@@ -17,6 +17,7 @@ from reqbench.core.stats.intervals import cluster_bootstrap_mean
 from reqbench.core.summary import Cell, Metric, Table
 from reqbench.report.viewer.study_model import StudyRow, StudyView
 from reqbench.study.collect import collect
+from reqbench.study.cost import NUMERIC, ConfigCost, study_costs
 from reqbench.study.layout import RUNS_DIR
 from reqbench.study.pairs import pairs_tables
 from reqbench.study.readers import reader
@@ -24,7 +25,9 @@ from reqbench.study.report import headline_table, study_tables
 
 LEADERBOARD_NOTE = ("{measure}: task-macro mean (mean of each task's mean over its scored rows), 95% percentile "
                     "cluster bootstrap over tasks (fewer than 2 tasks: no interval), n = tasks with a scored row; "
-                    "then each run's headline metrics as `reqbench report` gives them")
+                    "then each run's headline metrics as `reqbench report` gives them; then its cost and effort "
+                    "(`study report`'s cost table: recorded model calls, tokens, USD, agent and row time); "
+                    "click a column to sort by it")
 HEATMAP_NOTE = "task-macro mean {measure} of each configuration x condition (n = tasks, on hover); one " \
                "colour scale from the lowest mean (red) to the highest (green)"
 
@@ -49,8 +52,9 @@ def study_view(path: Path) -> StudyView:
         rows[name] = found
         grid[name] = {c: _task_macro(per) for c, per in sums.items()}
     headline = headline_table(data).table
-    board = Table("leaderboard", {name: {f"{measure} (task-macro)": _macro(found), **headline.rows.get(name, {})}
-                                  for name, found in rows.items()})
+    costs = study_costs(data)
+    board = Table("leaderboard", {name: {f"{measure} (task-macro)": _macro(found), **headline.rows.get(name, {}),
+                                         **_effort(costs.get(name))} for name, found in rows.items()})
     pairs = pairs_tables(data)
     heat = Table(f"{measure} by configuration x condition", grid)
     tables = study_tables(data, pairs=True)
@@ -67,6 +71,12 @@ def _task_macro(per: dict[str, list[float]]) -> Metric:
     """The mean over tasks of each task's mean (its repeats), no interval; n = tasks."""
     means = [sum(v) / len(v) for v in per.values() if v]
     return Metric(sum(means) / len(means) if means else None, None, len(means))
+
+
+def _effort(cost: ConfigCost | None) -> dict[str, Cell]:
+    """The leaderboard's cost and effort columns (numbers: it sorts by them)."""
+    cells = cost.cells() if cost is not None else {}
+    return {name: cells.get(name) for name in NUMERIC}
 
 
 def _macro(rows: list[StudyRow]) -> Metric:

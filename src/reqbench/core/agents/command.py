@@ -35,6 +35,7 @@ from reqbench.core.agents.base import (
     TrajectoryEvent,
     Usage,
 )
+from reqbench.core.agents.declared import takes
 from reqbench.core.agents.state import state_folder
 from reqbench.core.errors import InputError
 from reqbench.core.sandbox import ProcessResult, describe, run_sandboxed
@@ -156,6 +157,7 @@ def _as_env(value: Any) -> dict[str, str]:
     return env
 
 
+@takes("template", "timeout", "env", "network", "name", "arg")
 def make_command(template: str | list[str] | None = None, timeout: float | str | None = None,
                  env: Mapping[str, str] | str | None = None, network: bool | str = False,
                  **opts: Any) -> CommandAgent:

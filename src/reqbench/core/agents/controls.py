@@ -26,6 +26,7 @@ from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent
 from reqbench.core.agents.control_sessions import NullSession, ReferenceSession, ReplaySession
+from reqbench.core.agents.declared import takes
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_text
 from reqbench.core.workspace import PatchApplyError, apply_patch
@@ -214,14 +215,17 @@ class ReplayAgent:
         return _apply(Path(workspace), entry.patch, started, f"replay ({self.store})", entry.reply)
 
 
+@takes()
 def make_null(**opts: Any) -> NullAgent:
     return NullAgent()
 
 
+@takes()
 def make_reference(**opts: Any) -> ReferenceAgent:
     return ReferenceAgent()
 
 
+@takes("path", "arg")
 def make_replay(arg: str | Path | None = None, **opts: Any) -> ReplayAgent:
     """``--agent replay:PATH``; PATH is a JSONL file or a directory of ``.patch`` files."""
     path = arg if arg is not None else opts.get("path")

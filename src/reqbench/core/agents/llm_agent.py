@@ -25,10 +25,12 @@ import os
 import re
 import time
 from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
+from reqbench.core.agents.declared import takes
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import write_json
 from reqbench.core.llm.client import ChatClient, LLMConfig
@@ -311,6 +313,12 @@ class LLMAgent:
         return LLMConversation(self, workspace, trajectory_path or self.trajectory_path, sample=sample)
 
 
+AGENT_OPTIONS = ("temperature", "seed", "max_tokens", "command_timeout", "output_cap", "trajectory_path", "stage")
+"""The ``llm`` agent's own options; `CLIENT_OPTIONS` go to its model client."""
+CLIENT_OPTIONS = tuple(f.name for f in fields(LLMConfig) if f.name != "base_url_hint")
+
+
+@takes("model", "base_url", "api_key", "client", "arg", *AGENT_OPTIONS, *CLIENT_OPTIONS)
 def make_llm_agent(model: str | None = None, base_url: str | None = None, api_key: str | None = None,
                    **opts: Any) -> LLMAgent:
     """Built-in shell-tool + reply loop over the OpenAI-compatible client (model=openai/NAME, base_url).
@@ -326,9 +334,7 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
     if not model:
         raise InputError("the llm agent needs a model (--model openai/NAME or --agent llm:NAME)",
                          item="--agent llm")
-    agent_keys = ("temperature", "seed", "max_tokens", "command_timeout", "output_cap", "trajectory_path",
-                  "stage")
-    agent_opts = {k: opts.pop(k) for k in agent_keys if k in opts}
+    agent_opts = {k: opts.pop(k) for k in AGENT_OPTIONS if k in opts}
     for key in ("temperature", "command_timeout"):
         if key in agent_opts:
             agent_opts[key] = float(agent_opts[key])

@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
+from reqbench.core.agents.declared import takes
 from reqbench.core.agents.openhands_output import parse_openhands
 from reqbench.core.agents.preset_base import (
     STAGES,
@@ -240,6 +241,9 @@ class Aider(CLIPreset):
         return parse_aider(stdout, chat)
 
 
+PRESET_OPTIONS = ("model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch",
+                  "writable", "version", "arg")
+"""What every CLI preset takes (`declared.takes`, checked before it is built)."""
 PRESETS: dict[str, type[CLIPreset]] = {c.name: c for c in (ClaudeCode, Codex, MiniSweAgent, OpenHands, Aider)}
 
 
@@ -259,35 +263,34 @@ def _make(cls: type[CLIPreset], opts: dict[str, Any]) -> CLIPreset:
         opts["env"] = {k.strip(): v for k, _, v in pairs}
     if isinstance(opts.get("writable"), str):
         opts["writable"] = opts["writable"].split(os.pathsep)
-    known = {"model", "stage", "base_url", "api_key", "binary", "extra_args", "env", "keep_scratch",
-             "writable", "version"}
-    unknown = sorted(set(opts) - known)
-    if unknown:
-        raise InputError(f"unknown option(s) {unknown} for agent {cls.name!r}; known: {sorted(known)}",
-                         item="--agent-opt")
     return cls(**opts)
 
 
+@takes(*PRESET_OPTIONS)
 def make_claude_code(**opts: Any) -> CLIPreset:
     """Claude Code (``claude -p``) with ReqMemBench Table 14 switches; ``stage=diagnostic|coding``."""
     return _make(ClaudeCode, opts)
 
 
+@takes(*PRESET_OPTIONS)
 def make_codex(**opts: Any) -> CLIPreset:
     """Codex CLI (``codex exec``) with ReqMemBench Table 14 switches; ``stage=diagnostic|coding``."""
     return _make(Codex, opts)
 
 
+@takes(*PRESET_OPTIONS)
 def make_mini_swe_agent(**opts: Any) -> CLIPreset:
     """mini-swe-agent (``mini``) non-interactive, LiteLLM model at ``base_url``."""
     return _make(MiniSweAgent, opts)
 
 
+@takes(*PRESET_OPTIONS)
 def make_openhands(**opts: Any) -> CLIPreset:
     """OpenHands CLI 1.x headless (JSON events), a local process in the sandbox; needs ``--model``."""
     return _make(OpenHands, opts)
 
 
+@takes(*PRESET_OPTIONS)
 def make_aider(**opts: Any) -> CLIPreset:
     """Aider, one message from a file, no commits, answers yes to every prompt."""
     return _make(Aider, opts)

@@ -16,6 +16,7 @@ from typing import Any
 
 from reqbench.core import registry
 from reqbench.core.agents.base import Agent
+from reqbench.core.agents.declared import check_agent_options
 from reqbench.core.agents.option_text import as_declared
 from reqbench.core.errors import InputError
 from reqbench.core.suggest import did_you_mean
@@ -29,7 +30,9 @@ AGENTS: dict[str, tuple[str, str]] = {
 
 def make_agent(spec: str, **options: Any) -> Agent:
     """Build the agent named by `spec` (``name``, ``name:arg``, ``name@version[:arg]`` or
-    ``package.module:factory``)."""
+    ``package.module:factory``). An option the factory does not declare is an `InputError`
+    (`declared.check_agent_options`)."""
+    given = dict(options)
     name, _, arg = spec.partition(":")
     name, at, version = name.partition("@")
     if at:
@@ -50,4 +53,5 @@ def make_agent(spec: str, **options: Any) -> Agent:
                          f"{', '.join(sorted(AGENTS))} (or a dotted path package.module:factory)", item="--agent")
     module = importlib.import_module(module_name)
     make = getattr(module, factory)
+    check_agent_options(name, make, given)
     return make(**as_declared(make, options))  # type: ignore[no-any-return]

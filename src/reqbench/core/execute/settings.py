@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reqbench.core.errors import InputError
+from reqbench.core.suggest import did_you_mean
 
 if TYPE_CHECKING:
     from reqbench.core.execute.suite import SuiteProtocol
@@ -72,9 +73,9 @@ def split_settings(agent_options: dict[str, Any], protocol: str, model: type[M])
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "?"
-        known = ", ".join(prefix + name for name in model.model_fields)
-        rule = ("unknown option; known: " + (known or "none")) if first["type"] == "extra_forbidden" \
-            else str(first["msg"])
+        names = [prefix + name for name in model.model_fields]
+        rule = ("unknown option; known: " + (", ".join(names) or "none") + did_you_mean(prefix + key, names)) \
+            if first["type"] == "extra_forbidden" else str(first["msg"])
         raise InputError(rule, item=f"--agent-opt {prefix}{key}") from None
 
 

@@ -93,6 +93,9 @@ class RunOptions:
     prices: dict[str, list[float]] = field(default_factory=dict)
     """The run's own model prices ``{model: [USD per 1M input tokens, per 1M output tokens]}`` (``--price``,
     ``--prices``), over the built-in table (`core.llm.pricing`): what the gateway charges and budgets."""
+    prices_from: str = ""
+    """Where `prices` came from (``--prices /abs/file.yaml``, ``--price``, ``study file /abs/study.yaml``), for
+    the run's provenance (`price_source`). Not part of the estimand and not stored in the options."""
     allow_unpriced: bool = False
     """Models without a price may be called under a dollar budget, their cost unknown (``--allow-unpriced``):
     recorded with the run and stated by every report."""
