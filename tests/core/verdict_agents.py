@@ -99,7 +99,7 @@ def make_event_agent(event: str, provider: str = "", binary: str = "", base_url:
     if event == "tool_exits_nonzero":
         return make_agent("command", template=["sh", "-c", "exit 3"])
     if event == "provider_text_without_call":
-        return make_agent("claude-code", binary=binary, base_url=base_url)
+        return make_agent("claude-code", binary=binary, base_url=base_url, model="claude-sonnet-4-5")  # priced
     if event in ("upstream_429_then_200", "upstream_5xx_x3"):
         return _Caller(provider)
     if event == "agent_timeout":
