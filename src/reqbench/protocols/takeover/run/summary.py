@@ -1,5 +1,6 @@
 """The takeover report as a typed `Summary`: the tables of `report.summarize`, the headline numbers
-(complete-delivery rate per delivery condition, RQ3 decision accuracy per diagnostic one) and the plots.
+(complete-delivery rate per delivery condition, RQ3 decision accuracy per diagnostic one) and the plots; the
+cell of one rate as the report shows it (`delivery_cell`, `rq_cell`), which study tables reuse.
 
 A condition that is not final (rows pending, invalid or unstarted) shows no rate in the headline (delivery
 and RQ3 decision accuracy alike) or the plots, only its counts (C.2: no rate is reported until every item
