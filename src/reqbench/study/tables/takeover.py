@@ -1,8 +1,11 @@
-"""Takeover comparison tables (ReqMemBench Tables 2 and 4): complete-delivery rate by configuration x
-condition, and by harness (the configurations' agent) pooled over its models, each with its Wilson interval
-over the fixed denominator n (every planned row of the condition, C.2), read from each run's own report: a
-condition with rows pending, invalid or unstarted shows its counts and "no rate yet", as the run's
-report does."""
+"""Takeover comparison tables, each read from the configurations' own run reports (`readers.takeover`):
+complete-delivery rate by configuration x condition and by harness (ReqMemBench Tables 2 and 4); the build,
+target and regression gate pass rates (Table 4, Tables 17-19); and the RQ1-RQ3 diagnostics (Table 3,
+Tables 21-26), each with the equal-weight mean over configurations (`equal_weight_mean`).
+
+Delivery rates carry their Wilson interval over the fixed denominator n (every planned row of the condition,
+C.2). A condition with rows pending, invalid or unstarted shows its counts and "no rate yet", exactly as the
+run's report does, and withholds the mean of its condition."""
 
 from __future__ import annotations
 
@@ -12,11 +15,67 @@ from reqbench.core.stats.intervals import wilson
 from reqbench.core.summary import Cell, Metric, Table
 from reqbench.protocols.takeover.run.summary import unresolved
 from reqbench.study.collect import StudyData
-from reqbench.study.readers.takeover import delivery
+from reqbench.study.readers.takeover import GATE_COLUMNS, delivery, gate_cells, rq_cells, run_report
 from reqbench.study.table import StudyTable
 
 ESTIMATOR = ("complete delivery = rows whose build, target and regression gates all PASS / n, n = every planned "
              "row of the condition (ReqMemBench C.2); 95% Wilson score interval")
+MEAN_ROW = "equal-weight mean"
+MEAN_RULE = (f"'{MEAN_ROW}' = the mean over configurations of each configuration's rate, each weighing the "
+             "same (ReqMemBench 4.2, Table 3 'mean across all configurations', Table 4); withheld (no rate yet) "
+             "while any configuration has no rate, N/A when the metric is N/A for any")
+
+RQ_TABLES: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("rq1", "RQ1 relevant-information identification (ReqMemBench Table 3, Table 21a)",
+     ("requirement_precision", "requirement_recall", "requirement_f1",
+      "evidence_precision", "evidence_recall", "evidence_f1"), ()),
+    ("rq2", "RQ2 pre-request state reconstruction (ReqMemBench Table 3, Tables 21b-22)",
+     ("coverage", "attribute_score"), ("n_attribute",)),
+    ("rq3_decision", "RQ3 ACT/CLARIFY decision (ReqMemBench Table 23)",
+     ("decision_accuracy", "balanced_accuracy", "act_recall", "clarify_recall"), ()),
+    ("rq3_content", "RQ3 post-state and clarification (ReqMemBench Tables 24-26)",
+     ("post_state_score", "exact_accuracy", "blocking_issue_f1", "question_validity", "strict_clarification",
+      "conditional_post_state", "matched_set_post_state"), ("correct_act_count", "matched_set_count")),
+)
+"""Run-report table, study-table title, its rate columns (averaged over configurations) and its count
+columns (per configuration only: a count has no equal-weight mean in the paper)."""
+
+
+def equal_weight_mean(cells: dict[str, Cell | None], missing: list[str]) -> Cell:
+    """The equal-weight mean of one metric over configurations (ReqMemBench 4.2: "Results are aggregated
+    separately for each configuration before taking an equal-weight average across the six configurations";
+    Table 3's "Mean across all configurations", Table 4's "Means weight their configurations equally"):
+    with K configurations and r_k the rate configuration k's run report shows, the mean is (1/K) sum_k r_k,
+    whatever each configuration's n (pooling their rows would weigh a configuration by its row count).
+
+    `cells`: configuration -> its cell. Withheld -- ``"no rate yet: ref-a has none"`` -- when any
+    configuration has no rate yet (its rows pending, invalid or unstarted: its cell is text) or no row of the
+    condition (`missing`); None (N/A) when the metric is N/A (None) for any configuration, as the protocol's
+    own means over configurations (`scoring.aggregate.aggregate_run`)."""
+    waiting = [name for name, cell in cells.items() if isinstance(cell, str)]
+    if waiting or missing:
+        return "no rate yet: " + "; ".join([*(f"{m} has none" for m in waiting), *(f"{m} has no row" for m in missing)])
+    values = [c.value if isinstance(c, Metric) else c for c in cells.values()]
+    if not values or any(not isinstance(v, int | float) or isinstance(v, bool) for v in values):
+        return None
+    return sum(float(v) for v in values if v is not None) / len(values)
+
+
+def _by_condition(per_config: dict[str, dict[str, dict[str, Cell]]], means: tuple[str, ...],
+                  ) -> dict[str, dict[str, Cell]]:
+    """Rows ``CONFIGURATION / CONDITION`` grouped by condition, each condition closed by its equal-weight mean
+    row over `means` (every configuration counts: one without a row of the condition withholds it)."""
+    rows: dict[str, dict[str, Cell]] = {}
+    conditions = list(dict.fromkeys(c for cells in per_config.values() for c in cells))
+    for cond in conditions:
+        for name, cells in per_config.items():
+            if cond in cells:
+                rows[f"{name} / {cond}"] = cells[cond]
+        present = {name: cells[cond] for name, cells in per_config.items() if cond in cells}
+        missing = [name for name in per_config if name not in present]
+        rows[f"{MEAN_ROW} / {cond}"] = {c: equal_weight_mean({name: cells.get(c) for name, cells in present.items()},
+                                                             missing) for c in means}
+    return rows
 
 
 def _rate(complete: int, n: int) -> Metric:
@@ -33,8 +92,8 @@ def _pooled(cells: list[dict[str, Any]]) -> Cell:
     return f"{complete}/{n} passed so far, {unresolved(left)}: no rate yet"
 
 
-def tables(data: StudyData) -> list[StudyTable]:
-    by_config = {name: delivery(data.suite, c.outcomes) for name, c in data.configs.items()}
+def _delivery_tables(data: StudyData, reports: dict[str, dict[str, Any]]) -> list[StudyTable]:
+    by_config = {name: delivery(report) for name, report in reports.items()}
     rows: dict[str, dict[str, Cell]] = {name: {cond: _pooled([v]) for cond, v in cells.items()}
                                         for name, cells in by_config.items()}
     harness: dict[str, dict[str, list[dict[str, Any]]]] = {}
@@ -48,3 +107,21 @@ def tables(data: StudyData) -> list[StudyTable]:
             StudyTable(Table("complete-delivery rate by harness x condition (pooled over its configurations)",
                              per_harness), ESTIMATOR + "; pooled rows (the mean of the configurations' rates "
                                                        "when each has the same n)")]
+
+
+def tables(data: StudyData) -> list[StudyTable]:
+    reports = {name: run_report(data.suite, c.outcomes) for name, c in data.configs.items()}
+    out = _delivery_tables(data, reports)
+    gates = {name: gate_cells(report) for name, report in reports.items()}
+    if any(gates.values()):
+        out.append(StudyTable(Table("gate pass rates by configuration x condition (ReqMemBench Table 4)",
+                                    _by_condition(gates, tuple(GATE_COLUMNS))),
+                              "gate = rows where it PASSed / n, n = every planned row of the condition (C.2); "
+                              f"95% Wilson score interval; {MEAN_RULE}"))
+    for part, title, means, counts in RQ_TABLES:
+        per_config = {name: rq_cells(report, part, means + counts) for name, report in reports.items()}
+        if any(per_config.values()):
+            out.append(StudyTable(Table(f"{title} by configuration x condition", _by_condition(per_config, means)),
+                                  "macro-averaged over the condition's applicable targets per configuration "
+                                  f"(ReqMemBench C.2, E.2), as each run's report shows it; {MEAN_RULE}"))
+    return out

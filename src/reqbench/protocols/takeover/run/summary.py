@@ -1,5 +1,6 @@
 """The takeover report as a typed `Summary`: the tables of `report.summarize`, the headline numbers
-(complete-delivery rate per delivery condition, RQ3 decision accuracy per diagnostic one) and the plots.
+(complete-delivery rate per delivery condition, RQ3 decision accuracy per diagnostic one) and the plots; the
+cell of one rate as the report shows it (`delivery_cell`, `rq_cell`), which study tables reuse.
 
 A condition that is not final (rows pending, invalid or unstarted) shows no rate in the headline (delivery
 and RQ3 decision accuracy alike) or the plots, only its counts (C.2: no rate is reported until every item
@@ -19,13 +20,29 @@ def unresolved(counts: dict[str, Any]) -> str:
     return ", ".join(f"{counts[k]} {k}" for k in ("pending", "invalid", "unstarted") if counts.get(k))
 
 
-def delivery_cell(rates: dict[str, Any], counts: dict[str, Any]) -> Cell:
-    """A condition's complete-delivery rate when it is final, else ``"1/5 passed so far, 2 invalid: no rate
-    yet"`` (`rates`: a row of the ``delivery`` table; `counts`: its ``delivery_counts`` row)."""
+def delivery_cell(rates: dict[str, Any], counts: dict[str, Any], column: str = "complete_delivery") -> Cell:
+    """A condition's `column` rate (complete delivery, or one gate: build, target, regression) when it is
+    final, else ``"1/5 passed so far, 2 invalid: no rate yet"`` (`rates`: a row of the ``delivery`` table;
+    `counts`: its ``delivery_counts`` row)."""
     if rates.get("final", True):
-        value: Cell = rates["complete_delivery"]
+        value: Cell = rates[column]
         return value
-    return f"{counts.get('complete_delivery', 0)}/{rates['n']} passed so far, {unresolved(rates)}: no rate yet"
+    return f"{counts.get(column, 0)}/{rates['n']} passed so far, {unresolved(rates)}: no rate yet"
+
+
+def rq_cell(data: dict[str, Any], part: str, condition: str, column: str) -> Cell:
+    """The `column` of a diagnostic condition's row in RQ table `part` (``rq1``, ``rq2``, ``rq3_decision``,
+    ``rq3_content``) as the report shows it, or ``"2 pending, 1 invalid: no rate yet"`` while planned rows
+    of the condition are pending, invalid or unstarted (the row counts of ``rq3_decision``) or the part's own
+    judge answers are pending (``rq3_decision`` falls back on ``rq3_content``'s, as its rates wait for them)."""
+    rows = (data.get("rq3_decision") or {}).get(condition) or {}
+    own = "rq3_content" if part == "rq3_decision" else part
+    left = {"pending": rows.get("pending") or ((data.get(own) or {}).get(condition) or {}).get("pending"),
+            "invalid": rows.get("invalid"), "unstarted": rows.get("unstarted")}
+    if unresolved(left):
+        return f"{unresolved(left)}: no rate yet"
+    value: Cell = ((data.get(part) or {}).get(condition) or {}).get(column)
+    return value
 
 
 def headline(data: dict[str, Any]) -> dict[str, Cell]:
@@ -34,11 +51,8 @@ def headline(data: dict[str, Any]) -> dict[str, Cell]:
     counts = data.get("delivery_counts") or {}
     out: dict[str, Cell] = {f"{c} delivery": delivery_cell(r, counts.get(c) or r)
                             for c, r in (data.get("delivery") or {}).items()}
-    for c, r in (data.get("rq3_decision") or {}).items():
-        value = r.get("decision_accuracy")
-        pending = {"pending": r.get("pending") or (data.get("rq3_content") or {}).get(c, {}).get("pending"),
-                   "invalid": r.get("invalid"), "unstarted": r.get("unstarted")}
-        out[f"{c} RQ3 decision acc."] = value if not unresolved(pending) else f"{unresolved(pending)}: no rate yet"
+    for c in data.get("rq3_decision") or {}:
+        out[f"{c} RQ3 decision acc."] = rq_cell(data, "rq3_decision", c, "decision_accuracy")
     return out
 
 
