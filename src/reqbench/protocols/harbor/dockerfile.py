@@ -3,8 +3,9 @@ place that mapping lives (reqbench's environments: debian root, python venv, set
 
 Mapped: ``FROM debian:<suite>[-slim]`` -> ``debian`` (its ``RUN apt-get install`` packages);
 ``FROM python:<X.Y>[-...]`` -> ``python`` (interpreter X.Y, its ``RUN pip install`` requirements);
-``WORKDIR`` -> the verifier's working directory; ``COPY``/``ADD`` of context files into it -> the starting
-workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables. Anything else (another base,
+``WORKDIR`` -> the verifier's working directory (below a folder of a Debian root: made first by
+``setup``, as the image has it, so the submission can be bound there); ``COPY``/``ADD`` of context files
+into it -> the starting workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables. Anything else (another base,
 other ``COPY``/``ADD`` forms, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile as an ``image`` built by a
 container engine; ``docker_image`` becomes ``image.docker``.
 """
@@ -142,6 +143,8 @@ def environment_block(dockerfile: str | None, docker_image: str | None = None,
             block["debian"] = {"suite": "bookworm", "packages": ["python3", "python3-venv", *packages]}
             block["python"]["interpreter"] = "root"
             mapping.notes.append(f"python:{base[1]} with apt packages: Debian bookworm's python3 stands for {base[1]}")
+    if "debian" in block and mapping.workdir and mapping.workdir.strip("/").count("/"):
+        setup.insert(0, f"mkdir -p {shlex.quote(mapping.workdir)}")  # as WORKDIR makes it in the image
     if setup:
         block["setup"] = setup
     mapping.block = block
