@@ -13,6 +13,8 @@ from reqbench.core.errors import InputError
 from reqbench.core.sandbox.environment import EnvironmentMount
 from tests.security.conftest import require_bwrap  # noqa: F401 - shared fixture
 
+pytestmark = pytest.mark.usefixtures("require_bwrap")
+
 
 def _mount(root: Path) -> EnvironmentMount:
     for folder in ("usr", "srv", "opt/made"):
@@ -20,7 +22,7 @@ def _mount(root: Path) -> EnvironmentMount:
     return EnvironmentMount("e" * 64, root)
 
 
-def test_top_level_and_existing_folders_bind(tmp_path: Path, require_bwrap: None) -> None:
+def test_top_level_and_existing_folders_bind(tmp_path: Path) -> None:
     mount = _mount(tmp_path / "root")
     at = FixedPaths(hidden="/tests", output="/logs/verifier", workspace="/opt/made")
     readonly, writable = at.binds(tmp_path / "tests", tmp_path / "out", tmp_path / "snap", mount)
@@ -30,7 +32,7 @@ def test_top_level_and_existing_folders_bind(tmp_path: Path, require_bwrap: None
     FixedPaths(workspace="/srv/app").binds(None, tmp_path / "out", tmp_path / "snap", None)  # the host's
 
 
-def test_a_path_below_a_folder_of_the_root_that_lacks_it_is_named(tmp_path: Path, require_bwrap: None) -> None:
+def test_a_path_below_a_folder_of_the_root_that_lacks_it_is_named(tmp_path: Path) -> None:
     mount = _mount(tmp_path / "root")
     with pytest.raises(InputError, match=r"environment eeeeeeeeeeee: the environment's root has no folder "
                                          r"/srv/app to bind it on"):

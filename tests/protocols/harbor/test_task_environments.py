@@ -22,7 +22,6 @@ from reqbench.core.execute.types import RunOptions
 from reqbench.protocols.harbor.importer import import_tasks
 from reqbench.protocols.harbor.result import HarborResult
 from tests.protocols.harbor.tasks import single_step, write
-from tests.security.conftest import require_bwrap  # noqa: F401 - shared fixture
 
 MACHINE_CACHE = Path(os.environ.get("REQBENCH_TEST_ENV_CACHE", "/var/tmp/reqbench-env-tests"))
 WRITE_CONFIG = "python3 -c 'import tomli_w; open(\"config.toml\", \"w\").write(tomli_w.dumps(dict(name=\"harbor\")))'"

@@ -4,10 +4,10 @@ place that mapping lives (reqbench's environments: debian root, python venv, set
 Mapped: ``FROM debian:<suite>[-slim]`` -> ``debian`` (its ``RUN apt-get install`` packages);
 ``FROM python:<X.Y>[-...]`` -> ``python`` (interpreter X.Y, its ``RUN pip install`` requirements);
 ``WORKDIR`` -> the verifier's working directory (below a folder of a Debian root: made first by
-``setup``, as the image has it, so the submission can be bound there); ``COPY``/``ADD`` of context files
-into it -> the starting workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables. Anything else (another base,
-other ``COPY``/``ADD`` forms, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile as an ``image`` built by a
-container engine; ``docker_image`` becomes ``image.docker``.
+``setup``, as the image has it, so the submission can be bound there); ``COPY``/``ADD`` of context
+files into it -> the starting workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables.
+Anything else (another base, other ``COPY``/``ADD`` forms, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile
+as an ``image`` built by a container engine; ``docker_image`` becomes ``image.docker``.
 """
 
 from __future__ import annotations
