@@ -63,3 +63,8 @@ def test_a_working_directory_below_a_folder_of_a_debian_root_is_made_by_setup() 
     assert nested.block is not None and nested.block["setup"] == ["mkdir -p '/srv/my app'", "make x"]
     assert "setup" not in (environment_block("FROM debian:bookworm\nWORKDIR /app\n").block or {})
     assert "setup" not in (environment_block("FROM python:3.12\nWORKDIR /srv/app\n").block or {})  # no root
+
+
+def test_the_tasks_own_working_directory_wins_and_is_made_too() -> None:
+    mapping = environment_block("FROM debian:bookworm\nWORKDIR /app\n", workdir="/srv/work")
+    assert mapping.workdir == "/srv/work" and (mapping.block or {}).get("setup") == ["mkdir -p /srv/work"]

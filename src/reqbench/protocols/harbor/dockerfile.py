@@ -97,9 +97,11 @@ def _base(image: str) -> tuple[str, str] | None:
 
 
 def environment_block(dockerfile: str | None, docker_image: str | None = None,
-                      dockerfile_path: str = "environment/Dockerfile") -> EnvironmentMapping:
+                      dockerfile_path: str = "environment/Dockerfile",
+                      workdir: str | None = None) -> EnvironmentMapping:
     """The ``environment:`` block for a task's Dockerfile text (None: no ``environment/``) or its
-    ``docker_image``; paths in the block are relative to the task folder."""
+    ``docker_image``; paths in the block are relative to the task folder. `workdir` (the task's
+    ``[environment].workdir``) wins over the Dockerfile's ``WORKDIR``."""
     if dockerfile is None:
         if docker_image:
             return EnvironmentMapping({"image": {"docker": docker_image}},
@@ -127,6 +129,7 @@ def environment_block(dockerfile: str | None, docker_image: str | None = None,
             mapping.env[key] = value.strip().strip('"')
         elif word not in IGNORED:
             blocked.append(f"{word} {rest}"[:60])
+    mapping.workdir = workdir or mapping.workdir
     if blocked:
         mapping.block = {"image": {"dockerfile": dockerfile_path}}
         mapping.notes.append(f"{dockerfile_path} ({blocked[0]!r} has no daemonless equivalent): {NEEDS_ENGINE}")

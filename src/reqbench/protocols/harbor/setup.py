@@ -13,7 +13,7 @@ from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import read_yaml
-from reqbench.protocols.harbor.dockerfile import environment_block
+from reqbench.protocols.harbor.dockerfile import EnvironmentMapping, environment_block
 from reqbench.protocols.harbor.taskfile import HarborTask, read_task
 
 SYSTEM_PATHS = {"", "bin", "boot", "dev", "etc", "lib", "lib64", "proc", "run", "sbin", "sys", "tmp", "usr", "var",
@@ -44,12 +44,18 @@ def suite_tasks(path: Path) -> list[Path]:
     return [path / "tasks" / n for n in names]
 
 
+def dockerfile_mapping(folder: Path, task: HarborTask) -> EnvironmentMapping:
+    """What the task's ``environment/`` (its Dockerfile or ``docker_image``) and working directory map to."""
+    dockerfile = folder / "environment" / "Dockerfile"
+    return environment_block(dockerfile.read_text(encoding="utf-8") if dockerfile.is_file() else None,
+                             task.docker_image, workdir=task.workdir)
+
+
 def task_setup(folder: Path, host: bool = False) -> TaskSetup:
     task = read_task(folder)
     dockerfile = folder / "environment" / "Dockerfile"
-    mapping = environment_block(dockerfile.read_text(encoding="utf-8") if dockerfile.is_file() else None,
-                                task.docker_image)
-    workdir = task.workdir or mapping.workdir
+    mapping = dockerfile_mapping(folder, task)
+    workdir = mapping.workdir
     if workdir is not None and (not workdir.startswith("/") or workdir.strip("/").split("/")[0] in SYSTEM_PATHS
                                 or ".." in workdir.split("/")):
         raise InputError("the working directory must be an absolute path outside the system folders",
