@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.cli.generic_run import run_suite
+from reqbench.core.errors import InputError
 from reqbench.core.execute.types import RunOptions
 from reqbench.protocols.harbor.importer import import_tasks
 from reqbench.protocols.harbor.result import HarborResult
@@ -109,3 +110,21 @@ def test_a_debian_task_runs_in_its_debian_root(tmp_path: Path, monkeypatch: pyte
     ref = rewards(tmp_path / "suite", tmp_path / "ref", "reference")["deb"]
     assert ref.reward == 1.0, ref
     assert rewards(tmp_path / "suite", tmp_path / "null", "null")["deb"].reward == 0.0
+
+
+@pytest.mark.slow
+def test_a_working_directory_the_root_lacks_is_one_error_not_a_run_on_the_host(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, require_bwrap: None) -> None:
+    """An edited ``environment.yaml`` (the same root, without the ``mkdir`` the mapping adds) and
+    ``workdir = "/srv/app"``: ``/srv`` is the root's, read-only, so the verifier cannot be bound there."""
+    if shutil.which("mmdebstrap") is None:
+        pytest.skip("mmdebstrap is not installed")
+    MACHINE_CACHE.mkdir(parents=True, exist_ok=True)
+    monkeypatch.setenv("REQBENCH_CACHE", str(MACHINE_CACHE))
+    task = config_task(tmp_path / "deb", DEBIAN_DOCKERFILE.replace("WORKDIR /app", "WORKDIR /srv/app"), DEBIAN_TEST)
+    import_tasks([task], tmp_path / "suite")
+    written = tmp_path / "suite" / "tasks" / "deb" / "environment.yaml"
+    assert "mkdir -p /srv/app" in written.read_text()
+    written.write_text(written.read_text().replace("  - mkdir -p /srv/app\n", ""))
+    with pytest.raises(InputError, match="the environment's root has no folder /srv/app to bind it on"):
+        run_suite(tmp_path / "suite", RunOptions(agent="reference"), tmp_path / "run", resume=False, quiet=True)
