@@ -128,3 +128,15 @@ def test_a_working_directory_the_root_lacks_is_one_error_not_a_run_on_the_host(
     written.write_text(written.read_text().replace("  - mkdir -p /srv/app\n", ""))
     with pytest.raises(InputError, match="the environment's root has no folder /srv/app to bind it on"):
         run_suite(tmp_path / "suite", RunOptions(agent="reference"), tmp_path / "run", resume=False, quiet=True)
+
+
+def test_a_bad_environment_file_is_one_error_naming_it_before_any_row(tmp_path: Path) -> None:
+    import_tasks([config_task(tmp_path / "cfg", PYTHON_DOCKERFILE)], tmp_path / "suite")
+    written = tmp_path / "suite" / "tasks" / "cfg" / "environment.yaml"
+    written.write_text("environment:\n  debian:\n    suite: 'no such suite'\n")
+    proc = subprocess.run([sys.executable, "-m", "reqbench", "run", str(tmp_path / "suite"), "--agent", "null",
+                           "--out", str(tmp_path / "run")], capture_output=True, text=True,
+                          env={**os.environ, "REQBENCH_CACHE": str(tmp_path / "cache")})
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 2 and f"{written}: environment.debian:" in said and "not a Debian suite" in said, said
+    assert not (tmp_path / "run").exists() and not (tmp_path / "cache" / "environments").exists()
