@@ -43,6 +43,9 @@ ALLOWED: dict[tuple[str, str], str] = {
         "`docker|podman|buildah save/build` of the image a suite names, at the user's request, before any row",
     ("reqbench.core.environments.interpreters", "interpreter_prefix"):
         "version probe of an interpreter the suite's environment names (-I -S -c with a fixed program)",
+    ("reqbench.core.environments.interpreters", "own_executable"):
+        "probe of which executable an interpreter the suite's environment names runs (a launcher such as a "
+        "pyenv shim starts another; -I -S -c with a fixed program)",
     ("reqbench.core.environments.venvs", "interpreter_version"):
         "version probe of an interpreter the suite's environment names (-I -S -c with a fixed program)",
     ("reqbench.cli.env", "shell"):

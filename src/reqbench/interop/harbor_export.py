@@ -61,8 +61,8 @@ def export_suite(suite: Path, out: Path) -> list[str]:
 
 
 def _exportable(inst: Instance) -> None:
-    env = inst.spec.environment
-    for text, item in [(inst.spec.repo, "repo"), (env.hidden_tests, "environment.hidden_tests"),
+    env = inst.spec.testbed
+    for text, item in [(inst.spec.repo, "repo"), (env.hidden_tests, "testbed.hidden_tests"),
                        *((s.reference_patch, f"{s.id}: reference_patch") for s in inst.subtasks)]:
         if is_source(text):
             raise InputError("a fetched source cannot be exported yet; export an instance with local files",
@@ -75,7 +75,7 @@ def _toml_string(text: str) -> str:
 
 def write_journey_task(inst: Instance, dest: Path) -> list[str]:
     """One journey instance as one multi-step Harbor task at `dest`; the report lines."""
-    env = inst.spec.environment
+    env = inst.spec.testbed
     copy_tree(inst.repo_dir, dest / "environment" / "repo")
     (dest / "environment" / "Dockerfile").write_text(DOCKERFILE)
     copy_tree(inst.hidden_dir, dest / "tests" / "hidden")
@@ -106,5 +106,9 @@ def write_journey_task(inst: Instance, dest: Path) -> list[str]:
                                                     "/solution/reference.patch\n")
         toml.append(f'[[steps]]\nname = "{sub.id}"\n')
     (dest / "task.toml").write_text("\n".join(toml))
-    return [f"{inst.id}: the test command {env.test_command!r} is not exported; each step runs pytest on "
-            "its node ids (tests/score.py)"]
+    lines = [f"{inst.id}: the test command {env.test_command!r} is not exported; each step runs pytest on "
+             "its node ids (tests/score.py)"]
+    if inst.spec.environment is not None:
+        lines.append(f"{inst.id}: its environment block is not exported; environment/Dockerfile is "
+                     "python:3.11-slim with pytest")
+    return lines

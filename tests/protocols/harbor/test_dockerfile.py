@@ -54,3 +54,17 @@ def test_every_mapped_block_is_a_valid_environment_spec(tmp_path: Path) -> None:
                  "FROM ubuntu:24.04\n"):
         block = environment_block(text).block
         model.load_environment(block, origin="test", base_dir=tmp_path)
+
+
+def test_a_working_directory_below_a_folder_of_a_debian_root_is_made_by_setup() -> None:
+    """``/srv/app``: ``/srv`` comes from the root read-only, so the folder must be in the root to bind the
+    submission there (as WORKDIR makes it in the image); a top-level one (``/app``) needs nothing."""
+    nested = environment_block("FROM debian:bookworm\nRUN make x\nWORKDIR /srv/my app\n")
+    assert nested.block is not None and nested.block["setup"] == ["mkdir -p '/srv/my app'", "make x"]
+    assert "setup" not in (environment_block("FROM debian:bookworm\nWORKDIR /app\n").block or {})
+    assert "setup" not in (environment_block("FROM python:3.12\nWORKDIR /srv/app\n").block or {})  # no root
+
+
+def test_the_tasks_own_working_directory_wins_and_is_made_too() -> None:
+    mapping = environment_block("FROM debian:bookworm\nWORKDIR /app\n", workdir="/srv/work")
+    assert mapping.workdir == "/srv/work" and (mapping.block or {}).get("setup") == ["mkdir -p /srv/work"]

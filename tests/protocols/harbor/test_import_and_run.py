@@ -4,6 +4,7 @@ early; every field without a meaning here is reported; a bad task writes nothing
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -87,19 +88,22 @@ def test_workdir_and_copied_context_files_reach_solution_and_verifier(tmp_path: 
     assert _rewards(tmp_path / "suite", "null", tmp_path / "null")["t"].reward == 0.0
 
 
-def test_a_task_with_an_environment_is_refused_before_any_row_where_none_can_be_built(tmp_path: Path) -> None:
-    task = single_step(tmp_path / "t", dockerfile="FROM debian:bookworm\nRUN apt-get install -y jq\n")
+@needs_bwrap
+def test_a_task_with_an_environment_runs_from_the_command_line(tmp_path: Path) -> None:
+    """The import writes the block; ``reqbench run`` builds it before any row and runs the task in it."""
+    task = single_step(tmp_path / "t", dockerfile="FROM python:3.11-slim\nRUN pip install tomli-w==1.0.0\n")
     import_tasks([task], tmp_path / "suite")
     assert (tmp_path / "suite" / "tasks" / "t" / "environment.yaml").read_text() == (
-        "environment:\n  debian:\n    suite: bookworm\n    packages:\n    - jq\n")
-    from reqbench.protocols.harbor.suite import environments_available
+        "environment:\n  python:\n    interpreter: '3.11'\n    requirements:\n    - tomli-w==1.0.0\n")
+    proc = subprocess.run([sys.executable, "-m", "reqbench", "run", str(tmp_path / "suite"), "--agent", "reference",
+                           "--out", str(tmp_path / "run")], capture_output=True, text=True,
+                          env={**os.environ, "REQBENCH_CACHE": str(tmp_path / "cache")})
+    assert proc.returncode == 0, proc.stderr
+    assert [p.name for p in (tmp_path / "cache" / "environments").iterdir() if not p.name.startswith(".")]
+    from reqbench.core.store import RunStore
 
-    if environments_available():
-        pytest.skip("this reqbench builds environments")
-    proc = subprocess.run([sys.executable, "-m", "reqbench", "run", str(tmp_path / "suite"), "--agent", "null",
-                           "--out", str(tmp_path / "run")], capture_output=True, text=True)
-    assert proc.returncode == 2 and "--host-toolchain" in proc.stderr
-    assert not (tmp_path / "run").exists()
+    with RunStore.open(tmp_path / "run", read_only=True) as store:
+        assert [HarborResult.of(o.result).reward for _r, o in store.outcomes()] == [1.0]
 
 
 def test_harbor_reads_the_tasks_these_tests_write(tmp_path: Path) -> None:

@@ -60,15 +60,32 @@ class FixedPaths:
     output: str | None = None
     workspace: str | None = None
 
-    def binds(self, hidden: Path | None, output: Path, snapshot: Path) -> tuple[dict[Path, Path], dict[Path, Path]]:
-        """(read-only, read-write) binds for the launch."""
+    def binds(self, hidden: Path | None, output: Path, snapshot: Path,
+              environment: EnvironmentMount | None = None) -> tuple[dict[Path, Path], dict[Path, Path]]:
+        """(read-only, read-write) binds for the launch, in `environment` (None: the host's system)."""
         if available_isolation() != "bwrap":
             raise InputError("a check with fixed paths (a container's /tests, /logs/verifier) needs bubblewrap")
+        for inside in (self.hidden, self.output, self.workspace):
+            if inside:
+                _mount_point_in_root(inside, environment)
         readonly = {hidden: Path(self.hidden)} if hidden is not None and self.hidden else {}
         writable = {output: Path(self.output)} if self.output else {}
         if self.workspace:
             writable[snapshot] = Path(self.workspace)
         return readonly, writable
+
+
+def _mount_point_in_root(inside: str, environment: EnvironmentMount | None) -> None:
+    """A fixed path below a folder an environment's root gives (``/srv/app`` in a Debian root) needs its
+    mount point there already: the root is bound read-only, so none can be made. At the top level (``/tests``,
+    ``/logs``) the sandbox makes its own. `InputError` naming the path otherwise."""
+    if environment is None or environment.root is None:
+        return
+    parts = inside.strip("/").split("/")
+    if len(parts) > 1 and parts[0] in environment.root_tops() and \
+            not os.path.isdir(os.path.join(environment.root, *parts)):
+        raise InputError(f"the environment's root has no folder {inside} to bind it on (make it in the "
+                         "environment's setup)", item=f"environment {environment.key[:12]}")
 
 
 def run_check(check: Check, workspace: Path, hidden_dir: Path | None = None, *,
@@ -170,7 +187,7 @@ def _run_in(check: Check, snapshot: Path, output: Path, scratch: Path, hidden_di
     if not check.runs_pytest:
         command = render_command(check.command, values, item=item)
         fixed_ro, fixed_rw = (at.binds(Path(os.path.abspath(hidden_dir)) if hidden_dir is not None else None,
-                                       output, snapshot) if at is not None else ({}, {}))
+                                       output, snapshot, mount) if at is not None else ({}, {}))
         proc = run_sandboxed(command, snapshot, timeout=check.timeout_seconds, env=run_env,
                              writable=[output], readonly_binds={**binds, **fixed_ro},
                              writable_binds=fixed_rw, network=False,

@@ -3,10 +3,11 @@ place that mapping lives (reqbench's environments: debian root, python venv, set
 
 Mapped: ``FROM debian:<suite>[-slim]`` -> ``debian`` (its ``RUN apt-get install`` packages);
 ``FROM python:<X.Y>[-...]`` -> ``python`` (interpreter X.Y, its ``RUN pip install`` requirements);
-``WORKDIR`` -> the verifier's working directory; ``COPY``/``ADD`` of context files into it -> the starting
-workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables. Anything else (another base,
-other ``COPY``/``ADD`` forms, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile as an ``image`` built by a
-container engine; ``docker_image`` becomes ``image.docker``.
+``WORKDIR`` -> the verifier's working directory (below a folder of a Debian root: made first by
+``setup``, as the image has it, so the submission can be bound there); ``COPY``/``ADD`` of context
+files into it -> the starting workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables.
+Anything else (another base, other ``COPY``/``ADD`` forms, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile
+as an ``image`` built by a container engine; ``docker_image`` becomes ``image.docker``.
 """
 
 from __future__ import annotations
@@ -96,9 +97,11 @@ def _base(image: str) -> tuple[str, str] | None:
 
 
 def environment_block(dockerfile: str | None, docker_image: str | None = None,
-                      dockerfile_path: str = "environment/Dockerfile") -> EnvironmentMapping:
+                      dockerfile_path: str = "environment/Dockerfile",
+                      workdir: str | None = None) -> EnvironmentMapping:
     """The ``environment:`` block for a task's Dockerfile text (None: no ``environment/``) or its
-    ``docker_image``; paths in the block are relative to the task folder."""
+    ``docker_image``; paths in the block are relative to the task folder. `workdir` (the task's
+    ``[environment].workdir``) wins over the Dockerfile's ``WORKDIR``."""
     if dockerfile is None:
         if docker_image:
             return EnvironmentMapping({"image": {"docker": docker_image}},
@@ -126,6 +129,7 @@ def environment_block(dockerfile: str | None, docker_image: str | None = None,
             mapping.env[key] = value.strip().strip('"')
         elif word not in IGNORED:
             blocked.append(f"{word} {rest}"[:60])
+    mapping.workdir = workdir or mapping.workdir
     if blocked:
         mapping.block = {"image": {"dockerfile": dockerfile_path}}
         mapping.notes.append(f"{dockerfile_path} ({blocked[0]!r} has no daemonless equivalent): {NEEDS_ENGINE}")
@@ -142,6 +146,8 @@ def environment_block(dockerfile: str | None, docker_image: str | None = None,
             block["debian"] = {"suite": "bookworm", "packages": ["python3", "python3-venv", *packages]}
             block["python"]["interpreter"] = "root"
             mapping.notes.append(f"python:{base[1]} with apt packages: Debian bookworm's python3 stands for {base[1]}")
+    if "debian" in block and mapping.workdir and mapping.workdir.strip("/").count("/"):
+        setup.insert(0, f"mkdir -p {shlex.quote(mapping.workdir)}")  # as WORKDIR makes it in the image
     if setup:
         block["setup"] = setup
     mapping.block = block

@@ -17,8 +17,7 @@ from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.workspace import copy_tree
 from reqbench.core.workspace.discard import discard
-from reqbench.protocols.harbor.dockerfile import environment_block
-from reqbench.protocols.harbor.setup import task_setup
+from reqbench.protocols.harbor.setup import ENVIRONMENT_FILE, dockerfile_mapping, task_setup
 from reqbench.protocols.harbor.taskfile import read_task
 
 
@@ -56,13 +55,11 @@ def import_tasks(folders: list[Path], out: Path, *, host_toolchain: bool = False
 
 
 def _environment(task: Path, name: str, host_toolchain: bool) -> list[str]:
-    dockerfile = task / "environment" / "Dockerfile"
-    mapping = environment_block(dockerfile.read_text(encoding="utf-8") if dockerfile.is_file() else None,
-                                read_task(task).docker_image)
+    mapping = dockerfile_mapping(task, read_task(task))
     if mapping.block is None:
         return [f"{name}: no environment/: runs on the host toolchain"]
     if host_toolchain:
         return [f"{name}: environment/ not built (--host-toolchain): runs on the host toolchain"]
-    (task / "environment.yaml").write_text(yaml.safe_dump({"environment": mapping.block}, sort_keys=False),
+    (task / ENVIRONMENT_FILE).write_text(yaml.safe_dump({"environment": mapping.block}, sort_keys=False),
                                            encoding="utf-8")
     return [f"{name}: {note}" for note in mapping.notes]

@@ -3,7 +3,9 @@
 
 A row is one task. Each phase (the task itself, or each ``[[steps]]`` entry in order) is one agent run
 (`RowContext.step`) in one persistent workspace with the phase's ``instruction.md`` as its prompt, then the
-phase's verifier (`verifier.verify`) on a fresh copy of the submission. A step below its ``min_reward``
+phase's verifier (`verifier.verify`) on a fresh copy of the submission. A task's environment
+(`environments`, from its ``environment.yaml``) is built before any row; the agent's steps and
+``solve.sh`` run in the row's overlay of it, the verifier in the pristine one. A step below its ``min_reward``
 stops the remaining steps; the task's rewards follow ``multi_step_reward_strategy`` (`rewards`). The row
 scores `rewards.headline_reward`; the suite's headline is the mean reward.
 """
@@ -11,6 +13,7 @@ scores `rewards.headline_reward`; the suite's headline is the mean reward.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
@@ -20,13 +23,6 @@ from reqbench.protocols.harbor.result import HarborResult
 from reqbench.protocols.harbor.setup import TaskSetup, suite_tasks, task_setup
 
 CONDITION = "default"
-
-
-def environments_available() -> bool:
-    """Whether this reqbench builds task environments (`reqbench.core.environments`)."""
-    import importlib.util
-
-    return importlib.util.find_spec("reqbench.core.environments") is not None
 
 
 class HarborProtocol:
@@ -71,13 +67,16 @@ class HarborSuite:
         conditions = options.conditions or (CONDITION,)
         if set(conditions) != {CONDITION}:
             raise InputError(f"harbor suites have one condition, {CONDITION!r}", item="--condition")
-        if not environments_available():
-            for name, setup in self.tasks.items():
-                if setup.environment is not None:
-                    raise InputError("declares an environment this reqbench cannot build; import it with "
-                                     "--host-toolchain to run it on the host's tools",
-                                     file=str(setup.task.path / "environment"), item=f"task {name!r}")
         return [Row(name, CONDITION, options.agent, r) for r in range(options.repeats) for name in self.tasks]
+
+    def environments(self) -> dict[str, Any]:
+        """The environment each task declares (its ``environment.yaml``, else its Dockerfile's mapping;
+        DESIGN §14): built once before any row; every agent step, ``solve.sh`` and verifier of the task
+        runs in it."""
+        from reqbench.core.execute.environments import declared_environments
+
+        return declared_environments((name, setup.environment, setup.environment_origin, setup.task.path)
+                                     for name, setup in self.tasks.items())
 
     def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
         from reqbench.protocols.harbor.trial import run_trial

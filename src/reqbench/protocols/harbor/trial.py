@@ -34,7 +34,8 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
     for index, phase in enumerate(task.phases):
         answers: dict[str, Any] | None = None
         if ctx.options.agent == "reference":
-            patch = solution_patch(phase, workspace, setup.workdir, task.solution_env)
+            patch = solution_patch(phase, workspace, setup.workdir, task.solution_env,
+                                   ctx.environment.agent_mount() if ctx.environment is not None else None)
             answers = {"reference_patch": patch} if patch else {}
         step = ctx.step(workspace, step_inputs(phase.instruction, setup.workdir), budget_of(phase.agent_timeout),
                         answers=answers)
