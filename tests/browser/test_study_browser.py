@@ -46,6 +46,9 @@ def test_leaderboard_sorts_by_a_click_and_the_heatmap_is_coloured(site: tuple[st
     colours = page.locator("table.heatmap td.cell").evaluate_all(
         "cells => cells.map(c => getComputedStyle(c).backgroundColor)")
     assert len(colours) == 6 and len(set(colours)) == 4  # 1, 0, 2/3 and 1/3: four colours on one scale
+    widths = page.locator("img.plot").evaluate_all("imgs => imgs.map(i => i.complete ? i.naturalWidth : 0)")
+    assert len(widths) >= 2 and all(w > 300 for w in widths)  # the study's plots are decoded images
+    assert page.locator("p.meta code").count() >= 1 and page.locator("h2 code, h3 code").count() == 0
     page.screenshot(path=str(shots / "study-page.png"), full_page=True)
 
 

@@ -9,6 +9,7 @@ import re
 from typing import Any
 
 import numpy as np
+import pytest
 from matplotlib.colors import to_rgb
 
 from reqbench.core.summary import Plot
@@ -56,9 +57,10 @@ def _pixels(png: bytes) -> Any:
     return imread(io.BytesIO(png), format="png")[:, :, :3]
 
 
-def test_a_long_title_wraps_inside_the_figure_never_clipped() -> None:
+@pytest.mark.parametrize("ylabel", ["", "final-contract success"])
+def test_a_long_title_wraps_inside_the_figure_never_clipped(ylabel: str) -> None:
     title = "complete-delivery rate by condition (95% Wilson interval) over every configuration of the study"
-    image = _pixels(bar_chart(["C1", "C2"], [0.5, 0.25], title=title))
+    image = _pixels(bar_chart(["C1", "C2"], [0.5, 0.25], title=title, ylabel=ylabel))
     band = image[: image.shape[0] // 6]  # the title's band
     assert band.min() < 0.5  # the title is drawn
     edges = np.concatenate([band[:, :4], band[:, -4:]], axis=1)
@@ -84,3 +86,26 @@ def test_a_heuristic_judge_is_named_in_the_drawn_title_only() -> None:
 def test_html_plots_carry_no_caption_repeating_their_title() -> None:
     html = render_report("r", [], [("rate by condition", bar_chart(["a"], [1.0], title="rate by condition"))])
     assert "<figcaption" not in html and html.count("rate by condition") == 1  # the image's alt text
+
+
+def test_forest_plot_draws_each_difference_with_its_interval_around_zero() -> None:
+    from reqbench.report.plots import forest_chart
+
+    plain = forest_chart(["a - b / direct", "a - c / direct", "b - c / direct"], [0.5, -0.25, None])
+    with_ci = forest_chart(["a - b / direct", "a - c / direct", "b - c / direct"], [0.5, -0.25, None],
+                           ci=[(0.1, 0.9), (-0.6, 0.1), None])
+    assert plain.startswith(PNG_MAGIC) and with_ci.startswith(PNG_MAGIC) and plain != with_ci
+    drawn = headline_plots([Plot("forest", "differences", ["x - y / c"], {"d": [0.0]}, [(-0.5, 0.5)])])
+    assert drawn[0][0] == "differences" and drawn[0][1].startswith(PNG_MAGIC)
+
+
+def test_a_note_becomes_a_paragraph_with_inline_code_and_stays_escaped() -> None:
+    from reqbench.report.html import note_html
+
+    hostile = 'see `reqbench report runs/<name>` and `<img src=x onerror="alert(1)">` then </p><script>x()</script>'
+    html = note_html(hostile)
+    assert html.startswith('<p class="note">') and html.endswith("</p>") and html.count("</p>") == 1
+    assert "<code>reqbench report runs/&lt;name&gt;</code>" in html
+    assert "<code>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</code>" in html
+    assert "<script" not in html and "<img" not in html and "`" not in html
+    assert note_html("a `lone backtick") == '<p class="note">a `lone backtick</p>' and note_html("") == ""

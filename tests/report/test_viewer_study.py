@@ -140,3 +140,14 @@ def test_view_command_opens_a_study_on_its_study_page(study_dir: Path) -> None:
     finally:
         proc.kill()
         proc.wait(timeout=30)
+
+
+def test_study_page_draws_the_study_plots_and_notes_with_inline_code(site: tuple[str, Any]) -> None:
+    html = _get(site, "/")
+    alts = re.findall(r'<img class="plot" alt="([^"]*)" src="data:image/png;base64,[A-Za-z0-9+/=]+">', html)
+    assert "paired difference in final-contract success by condition" in alts
+    assert any(a.endswith(" by configuration") for a in alts)
+    assert html.index("<h2>Plots</h2>") < html.index("<h2>Pairwise differences</h2>")
+    notes = re.findall(r'<p class="meta">(.*?)</p>', html)
+    assert notes and not any("`" in n for n in notes)
+    assert any("<code>reqbench report runs/&lt;name&gt;</code>" in n for n in notes)

@@ -146,3 +146,60 @@ def test_html_report_holds_every_table_with_its_estimator(study: dict[str, Any])
     for table in study["payload"]["tables"]:
         assert table["title"].replace("'", "&#x27;") in page
     assert "Benjamini-Hochberg" in page and "<script" not in page
+
+
+def _tags(page: str) -> dict[str, list[str]]:
+    """The text of every heading, note paragraph and code span, and each image's src, of an HTML page."""
+    from html.parser import HTMLParser
+
+    found: dict[str, list[str]] = {"heading": [], "note": [], "code": [], "img": [], "alt": []}
+
+    class Parser(HTMLParser):
+        open: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            attr = dict(attrs)
+            if tag == "img":
+                found["img"].append(attr.get("src") or "")
+                found["alt"].append(attr.get("alt") or "")
+            kind = ("heading" if tag in ("h1", "h2", "h3", "h4", "h5", "h6") else
+                    "note" if tag == "p" and attr.get("class") == "note" else "code" if tag == "code" else "")
+            if kind:
+                self.open.append(kind)
+                found[kind].append("")
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag in ("h1", "h2", "h3", "h4", "h5", "h6", "p", "code") and self.open:
+                self.open.pop()
+
+        def handle_data(self, data: str) -> None:
+            for kind in self.open:
+                found[kind][-1] += data
+
+    Parser().feed(page)
+    return found
+
+
+def test_html_report_notes_are_small_paragraphs_with_inline_code(study: dict[str, Any]) -> None:
+    tags = _tags((study["tmp"] / "study.html").read_text(encoding="utf-8"))
+    estimators = [t["estimator"] for t in study["payload"]["tables"] if t["estimator"]]
+    assert estimators and not any("`" in h or "resamples" in h for h in tags["heading"])
+    assert tags["heading"][1:] == ["Plots", *[t["title"] for t in study["payload"]["tables"]]]
+    assert len(tags["note"]) == len(estimators)
+    assert all("`" not in note for note in tags["note"])
+    assert [n for n in tags["note"] if "resamples" in n] and all(e.replace("`", "") in tags["note"] for e in estimators)
+    assert "reqbench report runs/<name>" in tags["code"]  # the headline table's note
+
+
+def test_html_report_draws_headlines_and_paired_differences_as_images(study: dict[str, Any]) -> None:
+    import base64
+
+    tags = _tags((study["tmp"] / "study.html").read_text(encoding="utf-8"))
+    headline = next(t for t in study["payload"]["tables"] if t["title"] == "headline by configuration")
+    metrics = {k for cells in headline["rows"].values() for k, v in cells.items() if v is not None}
+    assert metrics and tags["alt"] == ["final-contract success (task-macro) by configuration",
+                                       *[f"{k} by configuration" for k in headline["columns"] if k in metrics],
+                                       "paired difference in final-contract success by condition"]
+    for src in tags["img"]:
+        head, data = src.split(",", 1)
+        assert head == "data:image/png;base64" and base64.b64decode(data).startswith(b"\x89PNG\r\n\x1a\n")

@@ -174,9 +174,9 @@ def report(
 
     Example: reqbench study report studies/sp --pairs --html study.html
     """
-    from reqbench.report.html import render_report
     from reqbench.report.tables import rich_tables
     from reqbench.study.collect import collect
+    from reqbench.study.html import study_html
     from reqbench.study.report import study_payload, study_tables
 
     if csv is not None:
@@ -199,6 +199,4 @@ def report(
                 console.print(f"  {table.estimator}", highlight=False, soft_wrap=True, style="dim")
     if html is not None:
         tables = tables if tables is not None else study_tables(data, pairs=pairs)
-        sections = [(t.table.title + (f" -- {t.estimator}" if t.estimator else ""), [t.data()]) for t in tables]
-        atomic_write_text(html, render_report(f"reqbench study: {data.study.path.name} ({data.protocol})",
-                                              sections))
+        atomic_write_text(html, study_html(data, tables, pairs=pairs))

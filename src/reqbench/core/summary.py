@@ -6,7 +6,7 @@ A summary holds
 * `tables` — `Table`s of cells, rows and columns in insertion order; a cell is a `Metric` (an estimate with
   its interval and support), a plain number, text, bool or None;
 * `headline` — the few numbers that compare runs (demo summary, gradings, viewer compare page);
-* `plots` — `Plot`s (bar, grouped bars, distribution) with the values they draw;
+* `plots` — `Plot`s (bar, grouped bars, distribution, forest) with the values they draw;
 * `data` — the protocol's own JSON document, printed unchanged under its name by ``reqbench report --json``
   (the documented, stable shape of each protocol's numbers).
 
@@ -116,13 +116,15 @@ class Table:
                 "rows": {label: {c: cell_to_json(v) for c, v in cells.items()} for label, cells in self.rows.items()}}
 
 
-PlotKind = Literal["bar", "grouped", "distribution"]
+PlotKind = Literal["bar", "grouped", "distribution", "forest"]
 
 
 @dataclass(frozen=True)
 class Plot:
     """One chart. ``bar``: `series` holds one list of values (one per label) and `ci` optional intervals;
-    ``grouped``: several named series side by side; ``distribution``: `points` holds every value per label."""
+    ``grouped``: several named series side by side; ``distribution``: `points` holds every value per label;
+    ``forest``: like ``bar`` (one series, optional `ci`), drawn as a point and its interval per label around a
+    line at 0 (paired differences)."""
 
     kind: PlotKind
     title: str

@@ -1,6 +1,6 @@
 """The plots a summary lists (`reqbench.core.summary.Plot`), drawn as PNG: bars with their intervals, grouped
-bars, distributions. Which plots a protocol has is the protocol's business (its `summarize`); nothing here
-knows a protocol. A plot whose values a heuristic judge decided says so in its drawn title.
+bars, distributions, forest plots of differences. Which plots a protocol has is the protocol's business (its
+`summarize`); nothing here knows a protocol. A plot whose values a heuristic judge decided says so in its drawn title.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from reqbench.core.judges.spec import is_heuristic
 from reqbench.core.summary import Plot
-from reqbench.report.plots import bar_chart, distribution_chart, grouped_bar_chart
+from reqbench.report.plots import bar_chart, distribution_chart, forest_chart, grouped_bar_chart
 
 
 def drawn_title(plot: Plot) -> str:
@@ -29,6 +29,8 @@ def draw(plot: Plot) -> bytes:
     values = next(iter(plot.series.values()), [])
     ci = None if plot.ci is None else [None if i is None or i[0] is None or i[1] is None else (i[0], i[1])
                                        for i in plot.ci]
+    if plot.kind == "forest":
+        return forest_chart(plot.labels, values, title=title, xlabel=plot.ylabel, ci=ci)
     return bar_chart(plot.labels, values, title=title, ylabel=plot.ylabel, ci=ci)
 
 

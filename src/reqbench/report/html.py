@@ -8,6 +8,7 @@ rows, otherwise split into column groups that repeat the row label; cells wrap.
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -27,6 +28,7 @@ img{max-width:100%;border:1px solid #eee;margin:.5em 0}figure{margin:0 1em 0 0;d
 dl.prov{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1em;background:#f7f9fc;
  padding:.8em 1em;border:1px solid #dde3ee}dl.prov dt{font-weight:600}dl.prov dd{margin:0;overflow-wrap:anywhere}
 .unsafe{color:#b00020;font-weight:600}
+p.note{font-size:.9em;color:#444;margin:-1em 0 1.5em}code{background:#f3f3f3;padding:0 .2em;font-size:.95em}
 .raster td{width:1.6em;height:1.2em;padding:0}.on{background:#3a9a4f}.off{background:#d9534f}.na{background:#ddd}
 """
 
@@ -39,6 +41,18 @@ def html_table(table: TableData) -> str:
                        for row in part.rows)
         parts.append(f"<table><caption>{escape(part.title)}</caption><tr>{head}</tr>{body}</table>")
     return "".join(parts)
+
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def note_html(text: str, cls: str = "note") -> str:
+    """A table's note as a small paragraph: the text escaped first, then each `...` span as inline code
+    (the span's text is already escaped, so no label in a note can open a tag)."""
+    if not text:
+        return ""
+    body = _CODE.sub(r"<code>\1</code>", escape(text))
+    return f'<p class="{cls}">{body}</p>'
 
 
 def provenance_html(facts: Sequence[tuple[str, str]]) -> str:

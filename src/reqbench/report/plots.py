@@ -1,7 +1,8 @@
 """Bar charts as PNG bytes (matplotlib, Agg backend: no display needed, safe in threads and CI).
 
 `bar_chart` draws one metric per label (condition, agent, ...) with optional confidence intervals as
-error bars; grouped bars and distributions (`headline_plots` draws a summary's `Plot`s with them).
+error bars; grouped bars, distributions and forest plots of differences (`headline_plots` draws a
+summary's `Plot`s with them).
 
 Every chart is readable whatever its numbers: the title wraps to the figure's width (never clipped),
 every bar carries its value, and a bar of height 0 is drawn as a line above the axis with its "0", so an
@@ -65,14 +66,20 @@ def _label_bars(ax: Any, positions: Sequence[float], heights: Sequence[float], t
 
 def _png(fig: Figure, ax: Any, title: str, ylabel: str) -> bytes:
     """Title (wrapped to the figure's width), y label and grid of every chart, then the PNG bytes."""
-    width = int(fig.get_figwidth() * _CHARS_PER_INCH)
-    ax.set_title(textwrap.fill(title, width=max(20, width)) if title else "")
+    _title(fig, title)
     ax.set_ylabel(ylabel)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     return buf.getvalue()
+
+
+def _title(fig: Figure, title: str) -> None:
+    """The title centred over the whole figure and wrapped to its width (a y label or long tick labels leave
+    the axes narrower than the figure: a title over the axes would run off the figure's edge)."""
+    if title:
+        fig.suptitle(textwrap.fill(title, width=max(20, int(fig.get_figwidth() * _CHARS_PER_INCH))))
 
 
 def _set_ylim(ax: Any, heights: Sequence[float], ci: Sequence[tuple[float, float] | None] | None,
@@ -141,3 +148,39 @@ def distribution_chart(groups: Mapping[str, Sequence[float]], *, title: str = ""
     ax.set_xticks(list(range(len(groups))), list(groups), rotation=20 if len(groups) > 3 else 0,
                   ha="right" if len(groups) > 3 else "center")
     return _png(fig, ax, title, ylabel)
+
+
+def forest_chart(labels: Sequence[str], values: Sequence[float | None], *, title: str = "", xlabel: str = "",
+                 ci: Sequence[tuple[float, float] | None] | None = None) -> bytes:
+    """A forest plot: one line per label (top to bottom in order), its estimate as a point with its interval
+    as a horizontal bar and its value written beside it, and a dashed line at 0 (no difference). A label
+    without an estimate is listed with "no estimate"."""
+    fig = Figure(figsize=(7.0, max(2.4, 0.42 * len(labels) + 1.4)), dpi=100)
+    ax = fig.add_subplot()
+    ys = list(range(len(labels)))[::-1]
+    bounds = list(ci) if ci is not None else [None] * len(labels)
+    span = [0.0] + [float(v) for v in values if v is not None] + [x for b in bounds if b is not None for x in b]
+    lo, hi = min(span), max(span)
+    pad = (hi - lo) * 0.08 or 0.1
+    ax.set_xlim(lo - pad, hi + pad * 4)  # room on the right for the value labels
+    ax.axvline(0.0, color="grey", linestyle="--", linewidth=1)
+    for y, value, bound in zip(ys, values, bounds, strict=True):
+        if value is None:
+            ax.text(0.0, y, " no estimate", va="center", fontsize="small", color="grey")
+            continue
+        if bound is not None:
+            ax.hlines(y, bound[0], bound[1], color="black", linewidth=1.5)
+        ax.plot([float(value)], [y], "s", color=COLOUR, markersize=7, zorder=3)
+        right = bound[1] if bound is not None else float(value)
+        text = value_label(float(value)) + ("" if bound is None else
+                                            f" [{value_label(bound[0])}, {value_label(bound[1])}]")
+        ax.text(right + pad * 0.3, y, text, va="center", fontsize="x-small")
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    ax.set_yticks(ys, [str(label) for label in labels], fontsize="small")
+    ax.set_xlabel(xlabel)
+    _title(fig, title)
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    return buf.getvalue()

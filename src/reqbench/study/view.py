@@ -1,5 +1,6 @@
 """What ``reqbench view STUDY_DIR`` shows on its study page: a `report.viewer.study_model.StudyView` built
-from the study's own tables (headline by configuration, paired differences, every report table) and, per
+from the study's own tables (headline by configuration, paired differences, every report table), its plots
+(`study.plots`, drawn) and, per
 configuration, each row's measurement from the protocol's reader (`study.readers`), so the viewer renders
 it without knowing the protocol.
 
@@ -13,13 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reqbench.core.stats.intervals import cluster_bootstrap_mean
 from reqbench.core.summary import Cell, Metric, Table
+from reqbench.report.headline_plots import headline_plots
 from reqbench.report.viewer.study_model import StudyRow, StudyView
 from reqbench.study.collect import collect
 from reqbench.study.cost import NUMERIC, ConfigCost, study_costs
 from reqbench.study.layout import RUNS_DIR
 from reqbench.study.pairs import pairs_tables
+from reqbench.study.plots import study_plots, task_macro
 from reqbench.study.readers import reader
 from reqbench.study.report import headline_table, study_tables
 
@@ -64,7 +66,7 @@ def study_view(path: Path) -> StudyView:
     return StudyView(title=f"study {data.study.path.name} ({data.protocol})", measure=measure,
                      runs={c: f"{RUNS_DIR}/{c}" for c in data.configs}, leaderboard=board,
                      heatmap=heat, rows=rows, pairs=pairs[0].table if pairs else None, notes=notes,
-                     tables=[(t.table, t.estimator) for t in tables])
+                     tables=[(t.table, t.estimator) for t in tables], plots=headline_plots(study_plots(data)))
 
 
 def _task_macro(per: dict[str, list[float]]) -> Metric:
@@ -85,10 +87,4 @@ def _macro(rows: list[StudyRow]) -> Metric:
     for row in rows:
         if row.value is not None:
             per.setdefault(row.pair[0], []).append(row.value)
-    if not per:
-        return Metric(None, None, 0)
-    means = [sum(v) / len(v) for v in per.values()]
-    if len(means) < 2:
-        return Metric(means[0], None, 1)
-    iv = cluster_bootstrap_mean(means)
-    return Metric(iv.estimate, (iv.lo, iv.hi), len(means))  # n = tasks, the unit of the interval
+    return task_macro(per)

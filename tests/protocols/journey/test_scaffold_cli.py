@@ -17,9 +17,9 @@ from tests.support.pypi import need_release, pypi_cache  # noqa: F401  (fixture)
 from .scaffold_fixture import F2P, P2P, write_releases
 
 
-def _reqbench(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+def _reqbench(*args: str, cache: Path, group: tuple[str, ...] = ("journey",)) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "REQBENCH_CACHE": str(cache), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "reqbench.cli.main", "journey", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "reqbench.cli.main", *group, *args], capture_output=True,
                           text=True, env=env, check=False, timeout=600)
 
 
@@ -44,9 +44,52 @@ def test_scaffold_local_releases_then_calibrate(tmp_path: Path) -> None:
     record = json.loads((out / "scaffold.json").read_text())
     assert [r["passed"] for r in record["releases"]] == [1, 2, 2, 3]
     assert record["subtasks"][1]["folded"] == ["v3"] and record["paths"] == ["src/tally/*"]
+    spots = "overview, T1.request, T1.plain, T2.request, T2.plain"
+    for command in (["validate", str(out)], ["journey", "calibrate", str(out), "--json"],
+                    ["run", str(out), "--agent", "reference", "--out", str(tmp_path / "run"), "--quiet"]):
+        refused = _reqbench(*command, cache=tmp_path / "cache", group=())
+        assert refused.returncode == 2, (command, refused.stdout + refused.stderr)
+        said = " ".join((refused.stdout + refused.stderr).split())
+        assert f"{out / 'instance.yaml'}: {spots}: the instance is a scaffold with 5 part(s)" in said, said
+    assert not (tmp_path / "run").exists()
+    _write_placeholders(out / "instance.yaml")
+    assert _reqbench("validate", str(out), cache=tmp_path / "cache", group=()).returncode == 0
     cal = _reqbench("calibrate", str(out), "--json", cache=tmp_path / "cache")
     assert cal.returncode == 0, cal.stdout + cal.stderr
     assert json.loads(cal.stdout)["ok"] is True
+
+
+def _write_placeholders(file: Path) -> None:
+    """Every TODO of a scaffolded instance.yaml replaced by a written text."""
+    spec = yaml.safe_load(file.read_text())
+    spec["overview"] = "We use tally and need the arithmetic of its later releases, one at a time."
+    for stage in spec["stages"]:
+        for sub in stage["subtasks"]:
+            sub["request"] = f"Please add what {sub['title']} brought (a TODO: list is not a placeholder)."
+            sub["plain"] = "The calculator should do one more kind of sum."
+    file.write_text(yaml.safe_dump(spec, sort_keys=False))
+
+
+def test_a_local_git_project_is_named_after_its_repository_not_its_tag(tmp_path: Path) -> None:
+    repo = tmp_path / "tally"
+    repo.mkdir()
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
+                       capture_output=True)
+
+    git("init", "-q")
+    for tree in write_releases(tmp_path / "releases")[:2]:
+        subprocess.run(["cp", "-rT", str(tree), str(repo)], check=True)
+        git("add", "-A")
+        git("commit", "-qm", tree.name)
+        git("tag", tree.name)
+    out = tmp_path / "scaffolded"
+    proc = _reqbench("scaffold", f"git:{repo}@v1", f"git:{repo}@v2", "--out", str(out), cache=tmp_path / "cache")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    spec = yaml.safe_load((out / "instance.yaml").read_text())
+    assert spec["id"] == "tally" and spec["title"].startswith("tally grown from v1")
+    assert [s["title"] for stage in spec["stages"] for s in stage["subtasks"]] == ["tally v2"]
 
 
 def test_a_test_whose_result_differs_between_runs_is_left_out_as_flaky(tmp_path: Path) -> None:
@@ -95,5 +138,6 @@ def test_scaffold_pypi_releases_then_calibrate(tmp_path: Path, pypi_cache: Path)
     assert subs[0]["f2p"] == ["tests/test_cached.py::CacheWrapperTest::test_decorator_lock_info"]
     assert all("#paths=src/cachetools/*&sha256=" in s["reference_patch"] for s in subs)
     assert not (out / "repo").exists() and not (out / "hidden").exists()
+    _write_placeholders(out / "instance.yaml")
     cal = _reqbench("calibrate", str(out), "--json", cache=pypi_cache)
     assert cal.returncode == 0, cal.stdout + cal.stderr

@@ -30,6 +30,7 @@ from reqbench.core.hashing import sha256_json
 from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.core.workspace.patch_paths import patch_paths
 from reqbench.protocols.journey import sources
+from reqbench.protocols.journey.placeholders import refuse_unfinished
 
 
 class _Strict(BaseModel):
@@ -249,11 +250,16 @@ class Instance:
         return sha256_json({"spec": historic_dump(self.spec), "patches": patches})
 
 
-def load_instance(path: Path) -> Instance:
-    """Load an instance from its directory (or its `instance.yaml`); raise `InputError` on bad input."""
+def load_instance(path: Path, *, placeholders: bool = False) -> Instance:
+    """Load an instance from its directory (or its `instance.yaml`); raise `InputError` on bad input, and on
+    a scaffold's unwritten ``TODO:`` texts (`placeholders`) unless `placeholders` allows them (the scaffold's
+    own check of what it wrote)."""
     path = Path(path)
     file = path if path.is_file() else path / "instance.yaml"
-    spec = validate(InstanceSpec, renamed_testbed(read_yaml(file), file), str(file))
+    raw = read_yaml(file)
+    if not placeholders:
+        refuse_unfinished(raw, str(file))
+    spec = validate(InstanceSpec, renamed_testbed(raw, file), str(file))
     inst = Instance(spec, file.parent)
     if spec.environment is not None:
         from reqbench.core.environments import load_environment

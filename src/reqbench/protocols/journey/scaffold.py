@@ -49,6 +49,7 @@ class Release:
     spec: str
     tree: Path
     name: str = ""  # the PyPI project, for pypi releases
+    project: str = ""  # the project of a git release (its repository folder): the instance's default id
     sha256: str = ""
 
 
@@ -104,7 +105,15 @@ def resolve(arg: str) -> Release:
     label = src.ref if src.kind == "git" and src.ref else Path(src.location).name
     for suffix in (".tar.gz", ".tgz", ".zip", ".tar"):
         label = label.removesuffix(suffix)
-    return Release(label, src.spec, src.baseline())
+    return Release(label, src.spec, src.baseline(), project=git_project(Path(src.location)) if src.kind == "git"
+                   else "")
+
+
+def git_project(location: Path) -> str:
+    """A git repository's project name: its folder (``proj`` for ``proj/``, ``proj/.git`` and a bare
+    ``proj.git``), never a tag or commit."""
+    folder = location.parent if location.name == ".git" else location
+    return folder.name.removesuffix(".git") or folder.name
 
 
 def _importables(root: Path) -> list[str]:
@@ -210,7 +219,7 @@ def scaffold(releases: list[Release], opts: Options, hidden_for: Callable[[Testb
     if flaky:
         progress(f"{len(flaky)} flaky nodes (results differ between runs) left out")
         results = [{n: ok for n, ok in r.items() if n not in flaky} for r in results]
-    name = releases[0].name or final.label
+    name = releases[0].name or releases[0].project or final.label
     return Scaffold(releases, env, paths, results, plan(results), opts.instance_id or name, sorted(flaky))
 
 

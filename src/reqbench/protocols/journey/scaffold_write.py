@@ -6,8 +6,9 @@
 * Local chains (git tags, folders, archives): ``repo/`` (the first release), ``hidden/<tests>`` (the final
   release's tests) and ``patches/T<k>.patch`` (the change of each step restricted to the library paths).
 
-Every subtask's ``request`` and ``plain`` are placeholders starting with ``TODO``: the user replaces them
-with the change in their own words (paraphrasing the release notes). ``scaffold.json`` records what the
+Every subtask's ``request`` and ``plain`` are placeholders starting with ``TODO:``: the user replaces them
+with the change in their own words (paraphrasing the release notes); until then loading refuses the
+instance, naming each spot (`placeholders`). ``scaffold.json`` records what the
 derivation saw (per-release pass counts, folded releases, nodes left out).
 """
 
@@ -30,10 +31,11 @@ from reqbench.core.workspace.patches import scan_tree
 from reqbench.core.workspace.trees import copy_tree, remove_tree
 from reqbench.protocols.journey import sources
 from reqbench.protocols.journey.models import TestbedSpec, load_instance
+from reqbench.protocols.journey.placeholders import MARKER
 from reqbench.protocols.journey.scaffold import Options, Release, Scaffold, scaffold
 from reqbench.protocols.journey.scaffold_plan import Step
 
-TODO = "TODO"
+TODO = MARKER.rstrip(":")
 
 
 def _local_patch(old: Path, new: Path, paths: list[str]) -> str:
@@ -137,7 +139,7 @@ def write_instance(releases: list[Release], opts: Options, out: Path,
         (tmp / "instance.yaml").write_text(header + yaml.safe_dump(doc, sort_keys=False, width=110,
                                                                    allow_unicode=True), encoding="utf-8")
         write_json(tmp / "scaffold.json", record(sc))
-        load_instance(tmp)  # what was written is a valid instance
+        load_instance(tmp, placeholders=True)  # what was written is a valid instance, TODOs apart
         os.rename(tmp, out)
     except BaseException:
         if tmp.exists():

@@ -3,7 +3,9 @@
 * ``/`` -- the leaderboard (one row per configuration, its headline metrics as value, interval and n in
   text and as a bar over the column's scale; sorted on the server: ``?sort=COLUMN&dir=asc|desc``), the
   configuration x condition heatmap (an HTML table whose cells are coloured on one scale from the lowest
-  to the highest mean), the matrix of paired differences, and every table of ``reqbench study report``;
+  to the highest mean), the study's plots (PNG: the measurement and each headline metric by configuration
+  with its interval, the forest plot of the paired differences), the matrix of paired differences, and
+  every table of ``reqbench study report``;
 * ``/study/rows?a=CONF&b=CONF[&show=all]`` -- two configurations row by row on the same (task,
   condition, repeat): the rows whose measurement differs (all paired rows with ``show=all``), each linked
   to both row pages, and a link to the runs' compare page.
@@ -16,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reqbench.core.summary import Cell, Metric, Table, as_number
-from reqbench.report.html import html_table
+from reqbench.report.html import html_table, note_html, png_img
 from reqbench.report.tables import format_cell, table_data
 from reqbench.report.viewer.render import esc, fmt, page, table, url
 from reqbench.report.viewer.study_model import StudyRow, StudyView
@@ -83,7 +85,7 @@ def leaderboard(viewer: Viewer, view: StudyView, query: dict[str, str]) -> str:
         esc(format_cell(rows[n].get(c))) + bar(rows[n].get(c), scales[c]) for c in columns)] for n in names]
     note = view.notes.get(view.leaderboard.title, "")
     return (table(heads, body, esc(view.leaderboard.title), cls="leaderboard")
-            + (f'<p class="meta">{esc(note)}</p>' if note else ""))
+            + note_html(note, "meta"))
 
 
 def _colour(value: float | None, scale: tuple[float, float] | None) -> str:
@@ -108,7 +110,7 @@ def heatmap(grid: Table, note: str = "") -> str:
                        f"{esc(fmt(value))}</td>")
         body.append("<tr>" + "".join(tds) + "</tr>")
     html = f'<table class="heatmap"><caption>{esc(grid.title)}</caption><tr>{head}</tr>{"".join(body)}</table>'
-    return html + (f'<p class="meta">{esc(note)}</p>' if note else "")
+    return html + note_html(note, "meta")
 
 
 def _picker(view: StudyView, a: str, b: str) -> str:
@@ -126,14 +128,16 @@ def study_page(viewer: Viewer, view: StudyView, query: dict[str, str], nav: str)
     names = list(view.rows)
     parts = [f"<h1>{esc(view.title)}</h1>", "<h2>Leaderboard</h2>", leaderboard(viewer, view, query),
              "<h2>Configuration x condition</h2>", heatmap(view.heatmap, view.notes.get(view.heatmap.title, ""))]
+    if view.plots:
+        parts += ["<h2>Plots</h2>", *(png_img(t, png) for t, png in view.plots)]
     if view.pairs is not None:
         parts += ["<h2>Pairwise differences</h2>", html_table(table_data(view.pairs)),
-                  f'<p class="meta">{esc(view.notes.get(view.pairs.title, ""))}</p>']
+                  note_html(view.notes.get(view.pairs.title, ""), "meta")]
     if len(names) >= 2:
         parts += ["<h2>Compare two configurations row by row</h2>", _picker(view, names[0], names[1])]
     parts.append("<h2>Every table of the study report</h2>")
     parts += [f"<details><summary>{esc(t.title)}</summary>{html_table(table_data(t))}"
-              f'<p class="meta">{esc(note)}</p></details>' for t, note in view.tables]
+              f'{note_html(note, "meta")}</details>' for t, note in view.tables]
     return page(view.title, "\n".join(parts), nav)
 
 

@@ -39,6 +39,7 @@ table.gates td,table.points td{text-align:left;font-size:.9em;word-break:break-w
 table.timeline th:first-child{width:2.5em}
 .phase-a pre{max-height:32em;overflow:auto}.two.wide{grid-template-columns:2fr 1fr}
 p.meta,p.requirement{margin:.2em 0}td>p{margin:0 0 .15em}
+p.meta code{background:#f3f3f3;padding:0 .2em;border-radius:3px}
 pre,.prose,.field,details.step,.inputs{text-align:left}
 pre.code,summary code{font:12px/1.4 ui-monospace,monospace}pre.code{background:#f6f6f6;margin:.2em 0 .6em}
 .prose{white-space:pre-wrap;overflow-wrap:anywhere;margin:.2em 0 .6em;max-width:75em}

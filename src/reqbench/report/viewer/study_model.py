@@ -43,3 +43,6 @@ class StudyView:
     """Estimator notes by table title."""
     tables: list[tuple[Table, str]] = field(default_factory=list)
     """Every table of ``reqbench study report`` with its estimator."""
+    plots: list[tuple[str, bytes]] = field(default_factory=list)
+    """The study's plots, drawn: (title, PNG) of each headline metric by configuration and the forest plot of
+    the paired differences."""
