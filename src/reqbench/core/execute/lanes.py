@@ -31,7 +31,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.credentials import refuse_inline_credentials
 from reqbench.core.execute.environments import RunEnvironments
 from reqbench.core.execute.environments import prepare as prepare_environments
-from reqbench.core.execute.executor import make_executor
+from reqbench.core.execute.executor import Executor, LocalExecutor, make_executor
 from reqbench.core.execute.judge_use import check_judge_used
 from reqbench.core.execute.lifecycle import check_run_dir, discard_if_empty, open_or_resume
 from reqbench.core.execute.options import with_work_dir
@@ -52,6 +52,7 @@ from reqbench.core.execute.scratch import run_scratch, scratch_base
 from reqbench.core.execute.settings import check_settings
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RunOptions
+from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS
 from reqbench.core.workspace.discard import trash_in
@@ -164,6 +165,17 @@ def interleaved(plans: Mapping[str, list[Row]], seed: int, *, barrier: bool) -> 
     return schedule([LaneItem(name, row) for name, rows in plans.items() for row in rows], seed, barrier=barrier)
 
 
+@dataclass(frozen=True)
+class OpenLane:
+    """A lane whose run directory is open: its store, its options as its rows see them (``work_dir`` set), its
+    planned rows and its environments."""
+
+    store: RunStore
+    options: RunOptions
+    rows: list[Row]
+    environments: RunEnvironments | None = None
+
+
 def execute_lanes(planned: Planned, *, resume: bool, seed: int, executor_name: str = "local",
                   phases: Sequence[Sequence[str]] | None = None, before_phase: PhaseHook | None = None,
                   show_progress: bool = False, console: Console | None = None,
@@ -172,16 +184,20 @@ def execute_lanes(planned: Planned, *, resume: bool, seed: int, executor_name: s
     open stores by lane (the caller closes them). On failure each store is closed, and removed when this
     call created it and no attempt was stored."""
     lanes = planned.lanes
-    concurrency = max(lane.spec.options.concurrency for lane in lanes.values())
-    executor = make_executor(executor_name, concurrency)
+    executor = make_executor(executor_name, max(lane.spec.options.concurrency for lane in lanes.values()))
     stores: dict[str, RunStore] = {}
     created: dict[str, bool] = {}
     try:
         try:
             for name, lane in lanes.items():
                 stores[name], created[name] = _open(planned, lane, resume)
-            _run(planned, stores, executor, seed, phases or [list(lanes)], before_phase, show_progress, console,
-                 max_attempts, on_start)
+            run_open_lanes(planned.protocol, planned.suite,
+                           {name: OpenLane(store, with_work_dir(lanes[name].spec.options, store.run_dir / WORK_DIR),
+                                           lanes[name].rows, lanes[name].environments)
+                            for name, store in stores.items()},
+                           executor, seed=seed, phases=phases, before_phase=before_phase,
+                           show_progress=show_progress, console=console, max_attempts=max_attempts,
+                           on_start=on_start)
         except BaseException:
             for name, store in stores.items():
                 if not discard_if_empty(store, created[name]):
@@ -202,25 +218,50 @@ def _open(planned: Planned, lane: PlannedLane, resume: bool) -> tuple[RunStore, 
                                       **({"environments": lane.environments.keys()} if lane.environments else {})})
 
 
-def _run(planned: Planned, stores: dict[str, RunStore], executor: Any, seed: int, phases: Sequence[Sequence[str]],
-         before_phase: PhaseHook | None, show_progress: bool, console: Console | None, max_attempts: int,
-         on_start: StartSink | None) -> None:
-    lanes = planned.lanes
-    concurrency = max(lane.spec.options.concurrency for lane in lanes.values())
+def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
+                rows: list[Row] | None = None, executor: Executor | None = None, show_progress: bool = False,
+                console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+                environments: RunEnvironments | None = None) -> dict[str, int]:
+    """Run every unfinished row of the open run `store` as one lane (`run_open_lanes`): `rows` is the
+    protocol's plan when the caller already has it (else it is planned here); `options` are the rows' own
+    (``work_dir`` as the caller set it). A real agent without bubblewrap is refused (`isolation_gate`) unless
+    the options say ``unsafe_no_sandbox``. Returns `store.counts()`."""
+    isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
+    own = executor is None
+    executor = executor or LocalExecutor(options.concurrency)
+    try:
+        run_open_lanes(suite.protocol, suite,
+                       {"": OpenLane(store, options, suite.plan(options) if rows is None else rows, environments)},
+                       executor, seed=options.seed, show_progress=show_progress, console=console,
+                       max_attempts=max_attempts)
+    finally:
+        if own:
+            executor.shutdown()
+    return store.counts(max_attempts)
+
+
+def run_open_lanes(protocol: SuiteProtocol, suite: Suite, lanes: Mapping[str, OpenLane], executor: Executor, *,
+                   seed: int, phases: Sequence[Sequence[str]] | None = None, before_phase: PhaseHook | None = None,
+                   show_progress: bool = False, console: Console | None = None,
+                   max_attempts: int = DEFAULT_MAX_ATTEMPTS, on_start: StartSink | None = None) -> None:
+    """Store every lane's plan and run its unfinished rows in the lanes' one seeded order (module docstring),
+    holding each store exclusively; resumable at any point (only complete attempts are stored)."""
+    concurrency = max(lane.options.concurrency for lane in lanes.values())
     with ExitStack() as stack:
         scratch: dict[str, Path] = {}
+        for lane in lanes.values():
+            stack.enter_context(lane.store.exclusive())
+            lane.store.add_plan(lane.rows)
         tempdirs.sweep_places(scratch_base())  # every temporary folder a killed reqbench process left
-        for name, store in stores.items():
-            stack.enter_context(store.exclusive())
-            store.add_plan(lanes[name].rows)
-            scratch[name] = run_scratch(store.run_dir)
-            for folder in {scratch[name], store.run_dir / WORK_DIR}:  # a killed run's, wherever it kept them
+        for name, lane in lanes.items():
+            scratch[name] = run_scratch(lane.store.run_dir)
+            for folder in {scratch[name], lane.store.run_dir / WORK_DIR}:  # a killed run's, wherever it kept them
                 remove_stale_attempt_dirs(folder)
             stack.callback(remove_stale_attempt_dirs, scratch[name])
-        to_run = {name: len(store.rows_to_run(max_attempts)) for name, store in stores.items()}
+        to_run = {name: len(lane.store.rows_to_run(max_attempts)) for name, lane in lanes.items()}
         if on_start is not None:
-            on_start({name: (len(lanes[name].rows) - to_run[name], to_run[name]) for name in stores})
-        barrier = next((b for lane in lanes.values() if (b := repeat_barrier(planned.protocol, lane.spec.options))),
+            on_start({name: (len(lane.rows) - to_run[name], to_run[name]) for name, lane in lanes.items()})
+        barrier = next((b for lane in lanes.values() if (b := repeat_barrier(protocol, lane.options))),
                        None)  # the protocol's rule for any lane holds for the interleaved order
         plans = {name: lane.rows for name, lane in lanes.items()}
         note = barrier_note(barrier, interleaved(plans, seed, barrier=barrier is not None), concurrency)
@@ -228,17 +269,16 @@ def _run(planned: Planned, stores: dict[str, RunStore], executor: Any, seed: int
             console.print(note, markup=False, highlight=False)
         elif note is not None:  # said even by a quiet run: it is why the run takes longer
             print(note, file=sys.stderr)
-        shipped = ship_suite(executor, planned.suite.path) if getattr(executor, "remote", False) else None
+        shipped = ship_suite(executor, suite.path) if getattr(executor, "remote", False) else None
         with RunProgress(sum(to_run.values()), enabled=show_progress, console=console) as bar, ExitStack() as trash:
-            for name in stores:
+            for name in lanes:
                 trash.enter_context(trash_in(scratch[name] / TRASH))  # finished attempt folders, removed later
-            for number, names in enumerate(phases):
+            for number, names in enumerate(phases or [list(lanes)]):
                 if number and before_phase is not None:
-                    before_phase(number, stores)
+                    before_phase(number, {name: lane.store for name, lane in lanes.items()})
                 for batch in interleaved({name: plans[name] for name in names}, seed, barrier=barrier is not None):
-                    ran = {name: Lane(store, None if shipped else planned.suite,
-                                      with_work_dir(lanes[name].spec.options, store.run_dir / WORK_DIR),
-                                      batch_context(store, planned.protocol, lanes[name].spec.options, executor,
-                                                    shipped, lanes[name].environments), scratch[name])
-                           for name, store in stores.items()}
+                    ran = {name: Lane(lane.store, None if shipped else suite, lane.options,
+                                      batch_context(lane.store, protocol, lane.options, executor, shipped,
+                                                    lane.environments), scratch[name])
+                           for name, lane in lanes.items()}
                     run_lanes([(ran[item.lane], item.row) for item in batch], executor, bar, max_attempts)
