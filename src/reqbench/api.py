@@ -1,7 +1,8 @@
 """The library entry point: `run` a suite against an agent into a run directory, `report` a run directory.
 
-The command line, the benchmarks, studies and the tests all go through `execute`; `run` is its
-keyword form for scripts and notebooks::
+The command line, the benchmarks and the tests go through `execute` (one lane of `core.execute.lanes`, the
+plan-and-execute a study runs its configurations through); `run` is its keyword form for scripts and
+notebooks::
 
     import reqbench
 
@@ -76,50 +77,17 @@ def validate(suite: Path, *, on_problem: ProblemSink | None = None, progress: An
 def execute(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool = False,
             executor_name: str = "local", on_problem: ProblemSink | None = None, progress: Any = None,
             console: Any = None, show_progress: bool = False) -> tuple[Any, Any]:
-    """Preflight, validate, load and plan the suite, open the run directory, execute every unfinished row;
-    returns the open `RunStore` and the loaded `Suite` (the caller closes the store)."""
-    from reqbench.core.execute.credentials import refuse_inline_credentials
-    from reqbench.core.execute.environments import prepare as prepare_environments
-    from reqbench.core.execute.executor import make_executor
-    from reqbench.core.execute.judge_use import check_judge_used
-    from reqbench.core.execute.lifecycle import check_run_dir, discard_if_empty, open_or_resume
-    from reqbench.core.execute.options import with_work_dir
-    from reqbench.core.execute.preflight import preflight
-    from reqbench.core.execute.price_source import price_sources
-    from reqbench.core.execute.runner import WORK_DIR, execute_run
-    from reqbench.core.execute.schedule import schedule_facts
-    from reqbench.core.execute.settings import check_settings
+    """Check, validate, load and plan the suite as one lane (`core.execute.lanes`, the path a study's
+    configurations take too), open the run directory, execute every unfinished row; returns the open
+    `RunStore` and the loaded `Suite` (the caller closes the store)."""
+    from reqbench.core.execute.lanes import LaneSpec, execute_lanes, plan_lanes
     from reqbench.protocols.lookup import protocol_for_suite
 
-    suite = Path(suite).resolve()
-    refuse_inline_credentials(options.agent, options.agent_options, options.judge)  # before any message repeats them
-    check_run_dir(Path(run_dir), suite, options, resume=resume)  # seconds, before minutes of validation
-    protocol = protocol_for_suite(suite)
-    dollar_budget = check_settings(protocol, options.agent_options)  # a mistyped PROTOCOL.KEY: exit 2 first
-    check_judge_used(protocol, options)
-    facts = preflight(options, dollar_budget)
-    protocol = validate(suite, on_problem=on_problem, progress=progress)
-    loaded = protocol.load(suite)
-    rows = loaded.plan(options)  # bad options surface before anything is written
-    environments = prepare_environments(loaded, options, progress)  # built once, before any row
-    executor = make_executor(executor_name, options.concurrency)
-    try:
-        store, created = open_or_resume(Path(run_dir), protocol.name, suite, options, resume=resume,
-                                        provenance={"agent": facts.to_json(),
-                                                    "schedule": schedule_facts(protocol, options),
-                                                    "prices": price_sources(options),
-                                                    **({"environments": environments.keys()} if environments else {})})
-        try:
-            execute_run(store, loaded, with_work_dir(options, store.run_dir / WORK_DIR), rows=rows,
-                        executor=executor, show_progress=show_progress, console=console,
-                        environments=environments)
-        except BaseException:
-            if not discard_if_empty(store, created):
-                store.close()
-            raise
-    finally:
-        executor.shutdown()
-    return store, loaded
+    planned = plan_lanes(Path(suite).resolve(), [LaneSpec(Path(run_dir), options)], resume=resume,
+                         detect=protocol_for_suite, validate=validate, on_problem=on_problem, progress=progress)
+    stores = execute_lanes(planned, resume=resume, seed=options.seed, executor_name=executor_name,
+                           show_progress=show_progress, console=console)
+    return stores[""], planned.suite
 
 
 def run_options(*, agent: str, conditions: Sequence[str] = (), repeats: int = 1, seed: int = 20260729,

@@ -11,7 +11,7 @@ from urllib.parse import quote
 
 import pytest
 
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.types import Row, RunOptions
 from reqbench.core.hashing import sha256_bytes
 from reqbench.core.store import RunMeta, RunStore, utc_now

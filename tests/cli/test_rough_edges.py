@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from reqbench.cli.generic_run import resume_command, run_slug
 from reqbench.cli.main import app
 from reqbench.cli.protocol_lookup import all_protocols
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.report.tables import TableData, fit_width

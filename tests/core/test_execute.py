@@ -11,8 +11,8 @@ from rich.console import Console
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import LocalExecutor, make_executor
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.progress import progress_enabled
-from reqbench.core.execute.runner import execute_run
 from reqbench.core.execute.schedule import RepeatBarrier, schedule
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now

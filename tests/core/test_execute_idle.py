@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core import idle
-from reqbench.core.execute.runner import RECORD_DEFER_SECONDS, execute_run
+from reqbench.core.execute.lanes import execute_run
+from reqbench.core.execute.runner import RECORD_DEFER_SECONDS
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.store import DB_NAME, RunMeta, RunStore, utc_now
 from tests.core.toy_protocol import ToyProtocol, write_suite

@@ -20,7 +20,7 @@ import pytest
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import InProcess
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.shipping import pack_suite, unpack_suite
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions

@@ -17,7 +17,7 @@ import pytest
 from reqbench.core.checks import Check, run_check
 from reqbench.core.environments import ensure_built, load_environment
 from reqbench.core.execute.environments import RunEnvironments
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from tests.core.test_execute_remote import SpawnedExecutor, new_store

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.scratch import private_dir, run_scratch, scratch_base
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now

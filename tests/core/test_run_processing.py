@@ -14,8 +14,8 @@ from typer.testing import CliRunner
 from reqbench.cli.main import app
 from reqbench.core.agents.base import AgentResult, AgentStatus, Budget
 from reqbench.core.bundled import bundled_suite
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.outcomes import Reason, classified
-from reqbench.core.execute.runner import execute_run
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.execute.verdict import step_reason

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.llm.gateway import ModelCall, StoreRecorder
 from reqbench.core.store import RunMeta, RunStore, utc_now

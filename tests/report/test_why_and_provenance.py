@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.report.run_report import build_payload, run_tables

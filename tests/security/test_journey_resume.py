@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.lanes import LaneItem, interleaved
 from reqbench.core.execute.types import Row
 from reqbench.study import parse_configuration
-from reqbench.study.driver import StudyItem, interleaved
 from tests.cli.generic_helpers import reqbench
 from tests.study.helpers import write_study
 
@@ -51,12 +51,12 @@ def test_preflight_checks_every_configuration_before_anything_starts(tmp_path: P
 
 def test_rows_of_all_configurations_interleave_in_one_seeded_order() -> None:
     plans = {name: [Row(f"t{i}", "A", name, r) for i in range(6) for r in range(2)] for name in ("x", "y", "z")}
-    batches = interleaved(plans, seed=7)
+    batches = interleaved(plans, seed=7, barrier=True)
     assert [len(b) for b in batches] == [18, 18] and all(i.repeat == r for r, b in enumerate(batches) for i in b)
-    order = [i.config for i in batches[0]]
+    order = [i.lane for i in batches[0]]
     assert order != sorted(order)  # not one configuration after another
-    assert interleaved({k: list(reversed(v)) for k, v in plans.items()}, seed=7) == batches  # input order free
-    assert isinstance(batches[0][0], StudyItem)
+    assert interleaved({k: list(reversed(v)) for k, v in plans.items()}, seed=7, barrier=True) == batches  # input order free
+    assert isinstance(batches[0][0], LaneItem)
 
 
 def test_configurations_for_study_add_from_text_or_yaml(tmp_path: Path) -> None:

@@ -3,8 +3,8 @@ one: finished rows are kept, the rest run) and `add_configurations` (append conf
 what has no finished attempt -- the rows of existing configurations are reused, never re-run).
 
 Nothing is created unless every configuration passes preflight and planning; a study directory this call
-created is removed again when the study fails before its first attempt is stored (as `reqbench.api.execute`
-does for a run).
+created is removed again when the study fails before its first attempt is stored (each configuration's
+lane of `core.execute.lanes` removes an empty run directory it created, as a run's does).
 """
 
 from __future__ import annotations

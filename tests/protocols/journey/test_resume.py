@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.regrade import regrade_run
-from reqbench.core.execute.runner import execute_run
 from reqbench.core.execute.types import Row, RowStatus, RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.protocols.journey.simulators.base import Observation, UserTurn

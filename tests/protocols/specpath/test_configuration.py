@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from reqbench.cli.main import app
 from reqbench.core.agents import registry
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.protocols.specpath.runs import configuration

@@ -9,7 +9,7 @@ import pytest
 
 from reqbench.core.agents import registry
 from reqbench.core.errors import InputError
-from reqbench.core.execute.runner import execute_run
+from reqbench.core.execute.lanes import execute_run
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.protocols.specpath.runs import cost_limit, split_options

@@ -1,7 +1,7 @@
 """Where rows run: the `Executor` interface, the local thread pool, and `make_executor` by name.
 
 An executor only runs a picklable function on arguments and hands back a `concurrent.futures.Future`;
-the driver (`runner.execute_run`) keeps the store, the schedule, attempts and progress. That is why a
+the driver (`lanes.run_open_lanes`) keeps the store, the schedule, attempts and progress. That is why a
 remote executor (Ray) can be added without protocols or the store knowing about it. A `remote` executor
 runs rows in other processes, possibly on other machines: the driver then ships the suite and the run's
 recorded model calls through `put` (the executor's object store) instead of passing paths and objects.

@@ -49,7 +49,7 @@ def check_run_dir(run_dir: Path, suite: Path, options: RunOptions, *, resume: bo
                   protocol: str | None = None) -> None:
     """Refuse a run directory that cannot take this run: `InputError` for a folder that is not a run, an
     existing run without `resume`, or a resume whose suite, options (or, given, protocol) differ. Cheap, so
-    `reqbench.api.execute` calls it before preflight and validation (which can take minutes)."""
+    `core.execute.lanes.plan_lanes` calls it before preflight and validation (which can take minutes)."""
     if not is_run_dir(run_dir):
         if run_dir.exists() and (not run_dir.is_dir() or any(run_dir.iterdir())):
             raise InputError("exists and is not a run directory; choose another --out", file=str(run_dir))

@@ -1,4 +1,5 @@
-"""`execute_run`: plan -> store plan -> seeded schedule -> run (or re-evaluate) each unfinished row -> record.
+"""The runner's loop: run (or re-evaluate) each unfinished row of a batch and record it in its lane's store
+(`run_lanes`); `core.execute.lanes` plans the lanes, stores their plans and orders their rows.
 
 Per row and invocation the driver does, from the row's stored attempts (`store.selection.next_step`):
 
@@ -26,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import sys
 import traceback
 import uuid
 from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -34,15 +34,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reqbench.core import idle, tempdirs
+from reqbench.core import idle
 from reqbench.core.errors import InputError
 from reqbench.core.execute.context import RunContext, bind
 from reqbench.core.execute.environments import RunEnvironments, attempt_environment
-from reqbench.core.execute.executor import Executor, LocalExecutor
+from reqbench.core.execute.executor import Executor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
-from reqbench.core.execute.schedule import barrier_note, repeat_barrier, schedule
-from reqbench.core.execute.scratch import RUN_SCRATCH, run_scratch, scratch_base
+from reqbench.core.execute.scratch import RUN_SCRATCH
 from reqbench.core.execute.shipping import ShippedSuite, pack_suite
 from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_shipped
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
@@ -52,15 +51,14 @@ from reqbench.core.llm.gateway.recorder import ModelCall, StoreRecorder
 from reqbench.core.llm.gateway.scope import row_scope
 from reqbench.core.llm.ledger import row_ledger
 from reqbench.core.llm.pricing import RunPricing
-from reqbench.core.sandbox import isolation_gate
 from reqbench.core.store.runstore import RunStore, utc_now
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS, NextStep, next_step
-from reqbench.core.workspace.discard import discard, trash_in
+from reqbench.core.workspace.discard import discard
 from reqbench.core.workspace.fileio import remove_tree
 from reqbench.core.workspace.overlay import release_under
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    pass
 
 WORK_DIR = RUN_SCRATCH
 """The run directory's scratch folder: `RunOptions.work_dir` for protocols, and per-attempt directories
@@ -162,51 +160,6 @@ def _check_outcome(outcome: Any, where: str, result_model: Any = None) -> None:
     for name, blob in outcome.artifacts.items():
         if not isinstance(blob, bytes):
             raise TypeError(f"{where}: artifact {name!r} is {type(blob).__name__}, not bytes")
-
-
-def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,
-                rows: list[Row] | None = None, executor: Executor | None = None, show_progress: bool = False,
-                console: Console | None = None, max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-                environments: RunEnvironments | None = None) -> dict[str, int]:
-    """Plan, store the plan, and run every unfinished row in repeat order (a barrier between repeats where the
-    protocol's rule asks for one: `schedule`, said once on `console` when it caps rows in flight).
-
-    A real agent without bubblewrap is refused here (`isolation_gate`) unless the options say
-    ``unsafe_no_sandbox``. Resumable at any point: only complete attempts are stored, so a killed run
-    continues with the rows that had none. `rows` is the protocol's plan when the caller already has it
-    (else it is planned here). The progress bar (`show_progress`) counts the rows this invocation works on.
-    Returns `store.counts()`.
-    """
-    isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
-    with store.exclusive():
-        store.add_plan(suite.plan(options) if rows is None else rows)
-        tempdirs.sweep_places(scratch_base())  # every temporary folder a killed reqbench process left
-        scratch = run_scratch(store.run_dir)
-        for folder in {scratch, store.run_dir / WORK_DIR}:  # a killed run's, wherever it kept them
-            remove_stale_attempt_dirs(folder)
-        own = executor is None
-        executor = executor or LocalExecutor(options.concurrency)
-        progress = RunProgress(len(store.rows_to_run(max_attempts)), enabled=show_progress, console=console)
-        try:
-            shipped = ship_suite(executor, suite.path) if getattr(executor, "remote", False) else None
-            with progress, trash_in(scratch / TRASH):  # finished attempt folders, removed in the background
-                barrier = repeat_barrier(suite.protocol, options)
-                batches = schedule(store.plan(), options.seed, barrier=barrier is not None)
-                note = barrier_note(barrier, batches, options.concurrency)
-                if note is not None and console is not None:
-                    console.print(note, markup=False, highlight=False)
-                elif note is not None:  # said even by a quiet run: it is why the run takes longer
-                    print(note, file=sys.stderr)
-                for batch in batches:
-                    lane = Lane(store, None if shipped else suite, options,
-                                batch_context(store, suite.protocol, options, executor, shipped, environments),
-                                scratch)
-                    run_lanes([(lane, row) for row in batch], executor, progress, max_attempts)
-        finally:
-            if own:
-                executor.shutdown()
-            remove_stale_attempt_dirs(scratch)
-    return store.counts(max_attempts)
 
 
 def ship_suite(executor: Executor, suite_path: Path) -> ShippedSuite:

@@ -5,7 +5,8 @@ description) and, for its rows, a ``result_model``; ``reqbench schema PROTOCOL-o
 ``PROTOCOL-result`` print them. `split_settings` takes the ``PROTOCOL.``-prefixed keys out of the agent
 options, validates them against the model and returns the typed settings plus the agent's own options, so a
 typo or an ill-typed value is one clear error naming the key (exit 2) before anything is created
-(`check_settings` runs in `reqbench.api.execute` before the run directory exists).
+(`check_settings` runs in `core.execute.lanes.plan_lanes`, for a run and every study configuration,
+before the run directory exists).
 """
 
 from __future__ import annotations
