@@ -36,7 +36,7 @@ def test_a_named_protocol_is_the_only_one_imported(name: str):
 def test_unknown_names_are_refused_and_unnamed_suites_detected(tmp_path: Path):
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "suite.yaml").write_text("protocol: nosuch\n", encoding="utf-8")
-    with pytest.raises(InputError, match="unknown protocol 'nosuch'; known protocols: journey, pace, specpath"):
+    with pytest.raises(InputError, match="unknown protocol 'nosuch'; known protocols: harbor, journey, pace, specpath"):
         protocol_for_suite(tmp_path / "bad")
     family = bundled_suite("specpath") / "slugkit"  # a family folder: detected by its family.yaml
     assert protocol_for_suite(family).name == "specpath"

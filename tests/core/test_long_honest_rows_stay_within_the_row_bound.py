@@ -37,13 +37,15 @@ def test_honest_long_rows_are_all_scored_and_stay_within_the_bound(tmp_path: Pat
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("REQBENCH_LLM_CACHE", "REQBENCH_OFFLINE", "REQBENCH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REQBENCH_API_KEY", "k")  # keys come from the environment only
     monkeypatch.setenv("REQBENCH_ROW_STORE_BYTES", str(BOUND))
     suite = trimmed_suite("specpath", tmp_path / "suite")
     run_dir = tmp_path / "run"
     with ScriptedOpenAI(turn) as provider:
         reqbench.run(suite, agent="llm", model="openai/m", base_url=provider.base_url, out=run_dir,
                      conditions=["direct"], repeats=ROWS, concurrency=2,
-                     agent_options={"api_key": "k", "specpath.barrier_between_repeats": "false"})
+                     allow_unpriced=True,
+                     agent_options={"specpath.barrier_between_repeats": "false"})
         sent = [len(json.dumps(r).encode()) for r in provider.chat_requests]
     assert len(sent) >= ROWS * TURNS
     assert 2 * sum(sent) > 3 * ROWS * BOUND  # stored whole, twice: three times every row's bound

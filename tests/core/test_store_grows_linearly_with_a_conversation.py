@@ -52,11 +52,12 @@ def test_a_60_turn_conversation_stores_within_twice_its_largest_request(tmp_path
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("REQBENCH_LLM_CACHE", "REQBENCH_OFFLINE", "REQBENCH_BASE_URL", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REQBENCH_API_KEY", "k")  # keys come from the environment only
     suite = trimmed_suite("specpath", tmp_path / "suite")
     run_dir = tmp_path / "run"
     with ScriptedOpenAI(turn) as provider:
         reqbench.run(suite, agent="llm", model="openai/m", base_url=provider.base_url, out=run_dir,
-                     conditions=["direct"], agent_options={"api_key": "k"})
+                     conditions=["direct"], allow_unpriced=True)
         sent = [json.dumps(r).encode() for r in provider.chat_requests]
         url = provider.base_url  # stopped below: the replay can reach no provider
     assert len(sent) == TURNS + 1
@@ -73,7 +74,7 @@ def test_a_60_turn_conversation_stores_within_twice_its_largest_request(tmp_path
 
     first = forget_attempts(run_dir)
     reqbench.run(suite, agent="llm", model="openai/m", base_url=url, out=run_dir,
-                         conditions=["direct"], agent_options={"api_key": "k"},
+                         conditions=["direct"], allow_unpriced=True,
                          offline=True, resume=True)
     replayed = answers(run_dir)[TURNS + 1:]
     assert [s for s, _ in replayed] == ["replay"] * (TURNS + 1)

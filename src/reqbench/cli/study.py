@@ -120,7 +120,7 @@ def add(
     """Add configurations to a study and run their rows; rows that exist are reused, never re-run.
 
     Example: reqbench study add studies/sp name=mini-gpt,agent=mini-swe-agent,model=gpt-5-mini
-    Example: reqbench study add studies/sp 'name=cmd,agent=command,agent_opts={template: "my-agent {prompt_file}"}'
+    Example: reqbench study add studies/sp 'name=cmd,agent=command,agent_opts={template: my-agent}'
     Example: reqbench study add studies/sp study.yaml   (the configurations the study does not have yet)
     """
     parsed = [c for text in configs for c in parse_configuration(text)]
