@@ -7,6 +7,7 @@ module fails to import with a sentence naming it.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -43,3 +44,24 @@ def test_without_it_tornado_is_missing_by_name(reference_tree: Path, tmp_path: P
     result = run_check(TESTS, reference_tree, None)
     assert result.status is not CheckStatus.PASS
     assert "No module named 'tornado'" in result.stdout_tail + result.stderr_tail
+
+
+JS_CASE = CASE.parent / "semver-release-tags"
+NODE_TESTS = Check(name="node-tests", command="node --test test/", timeout_seconds=120)
+
+
+@pytest.mark.slow
+def test_the_javascript_case_tests_run_on_npm_packages_only_in_its_environment(tmp_path: Path) -> None:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("node and npm are not installed")
+    case = load_case(JS_CASE)
+    assert case.spec.environment == {"node": {"package_json": "base"}}
+    reference = repo.candidate_tree(repo.base_tree(case.spec.base, case.dir), case.reference_patch,
+                                    tmp_path / "reference")
+    with task_checks(case.spec.environment, str(JS_CASE / "case.yaml"), JS_CASE):
+        inside = run_check(NODE_TESTS, reference, None)
+    assert inside.status is CheckStatus.PASS, inside.stdout_tail[-1500:]
+    assert "# pass 4" in inside.stdout_tail and "# fail 0" in inside.stdout_tail
+    outside = run_check(NODE_TESTS, reference, None)
+    assert outside.status is not CheckStatus.PASS
+    assert "Cannot find module 'semver'" in outside.stdout_tail + outside.stderr_tail
