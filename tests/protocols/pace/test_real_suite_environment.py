@@ -51,7 +51,8 @@ NODE_TESTS = Check(name="node-tests", command="node --test test/", timeout_secon
 
 
 @pytest.mark.slow
-def test_the_javascript_case_tests_run_on_npm_packages_only_in_its_environment(tmp_path: Path) -> None:
+def test_the_javascript_case_tests_run_on_npm_packages_only_in_its_environment(pypi_cache: Path,  # noqa: F811
+                                                                               tmp_path: Path) -> None:
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("node and npm are not installed")
     case = load_case(JS_CASE)
