@@ -14,6 +14,7 @@ as working while the caller only waits.
 
 from __future__ import annotations
 
+import contextvars
 import os
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -62,7 +63,8 @@ def waiting() -> Iterator[None]:
 
 def side_by_side(calls: Sequence[Callable[[], T]]) -> list[T]:
     """The results of `calls`, run at the same time in threads of their own (in order; the first exception
-    is raised). Where the caller is working, each thread is working too and the caller only waits."""
+    is raised). Where the caller is working, each thread is working too and the caller only waits. Each
+    call runs in a copy of the caller's context, so what it set (the row's task environment) holds there."""
     inherit = getattr(_mine, "depth", 0) > 0
 
     def run(call: Callable[[], T]) -> T:
@@ -72,7 +74,7 @@ def side_by_side(calls: Sequence[Callable[[], T]]) -> list[T]:
             return call()
 
     with ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="reqbench-side") as pool:
-        futures = [pool.submit(run, call) for call in calls]
+        futures = [pool.submit(contextvars.copy_context().run, run, call) for call in calls]
         with waiting():
             return [future.result() for future in futures]
 

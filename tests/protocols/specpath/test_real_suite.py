@@ -53,7 +53,8 @@ def test_every_family_ships_a_passing_calibration_of_its_current_content(pypi_ca
     need_release(*RELEASES)
     assert {fid: calibration_source(fam) for fid, fam in families(REAL).items()} == {
         "parse-hyphen-fields": "family", "parse-subsecond-format": "family",
-        "humanize-low-precision-negative-delta": "family", "cachetools-condition-decorators": "family"}
+        "humanize-low-precision-negative-delta": "family", "cachetools-condition-decorators": "family",
+        "humanize-frozen-clock-feed": "family"}
 
 
 def _fcr(suite: Path, agent: str, out: Path, conditions: tuple[str, ...] = ()) -> float:
