@@ -11,6 +11,7 @@ from rich.text import Text
 
 from reqbench.cli.consoles import console, styled
 from reqbench.cli.protocol_lookup import suite_spec
+from reqbench.cli.scaffold_environment import environment_option, scaffold_environment
 from reqbench.core import tempdirs
 
 app = typer.Typer(help="SWE-Journey: long-horizon, multi-turn sessions with simulated users; weak-to-strong "
@@ -167,6 +168,7 @@ def scaffold_cmd(
     timeout: float = typer.Option(300.0, "--timeout", min=1, help="Seconds per test run."),
     runs: int = typer.Option(2, "--runs", min=1, help="Test runs per release; a test whose result differs "
                              "between runs is flaky and left out of every subtask."),
+    environment: str | None = environment_option(),
 ) -> None:
     """Build a journey instance from a project's real release history: the final release's tests run on
     every release (sandboxed, as the verifier runs them); each step whose results differ becomes a subtask
@@ -180,11 +182,12 @@ def scaffold_cmd(
     from reqbench.protocols.journey.scaffold import Options, expand, resolve
     from reqbench.protocols.journey.scaffold_write import write_instance
 
+    block = scaffold_environment(environment)
     opts = Options(tests=tests, paths=[g.strip() for g in paths.split(",") if g.strip()],
                    pythonpath=[p.strip() for p in pythonpath.split(",") if p.strip()],
                    pytest_args=pytest_args, timeout_seconds=timeout, instance_id=instance_id, runs=runs)
     chain = [resolve(arg) for arg in expand(releases)]
-    sc = write_instance(chain, opts, out, progress=lambda line: console.print(line))
+    sc = write_instance(chain, opts, out, progress=lambda line: console.print(line), environment=block)
     folded = sum(len(s.folded) for s in sc.plan.steps)
     console.print(f"{out}: {len(sc.plan.steps)} subtasks ({folded} releases folded), "
                   f"F2P {sum(len(s.f2p) for s in sc.plan.steps)}, P2P {len(sc.plan.p2p)}, "

@@ -9,6 +9,7 @@ import typer
 
 from reqbench.cli.consoles import console, marked
 from reqbench.cli.protocol_lookup import suite_spec
+from reqbench.cli.scaffold_environment import environment_option, scaffold_environment
 from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 
@@ -337,6 +338,7 @@ def scaffold_cmd(
     out: Path = typer.Option(..., "--out", help="Case folder to create (must not hold a case.yaml)."),
     paths: str = typer.Option("", "--paths", help="Comma-separated globs restricting the change "
                               "(fnmatch, `*` crosses `/`), e.g. 'src/pkg/*,tests/*,docs/index.rst'."),
+    environment: str | None = environment_option(),
 ) -> None:
     """Write a case skeleton from two releases: pinned base, pypi-diff reference, draft Code Points (one per
     changed declaration, new export and changed non-source file, criteria marked TODO) and a PRD outline.
@@ -346,6 +348,7 @@ def scaffold_cmd(
     """
     from reqbench.protocols.pace.scaffold import scaffold
 
-    made = scaffold(old, new, out, tuple(g.strip() for g in paths.split(",") if g.strip()))
+    block = scaffold_environment(environment)
+    made = scaffold(old, new, out, tuple(g.strip() for g in paths.split(",") if g.strip()), environment=block)
     console.echo(f"{made.out}: {made.files} files, +{made.added}/-{made.removed} lines, "
                  f"{made.points} draft Code Points (edit them, then validate and freeze)")

@@ -15,6 +15,7 @@ import typer
 
 from reqbench.cli.consoles import console, err_console, marked
 from reqbench.cli.protocol_lookup import suite_spec
+from reqbench.cli.scaffold_environment import environment_option, scaffold_environment
 
 app = typer.Typer(help="SpecPath: contract-equivalent specification histories. Intervals: 95% percentile "
                   "cluster bootstrap over families (2,000 resamples; `stats --bootstrap task` resamples tasks); "
@@ -115,6 +116,7 @@ def scaffold_cmd(old: str = typer.Argument(..., help="The base release, NAME==A 
                  paths: str = typer.Option("", "--paths", help="Comma-separated globs (fnmatch, `*` crosses "
                                            "`/`) restricting the reference patch, e.g. 'src/pkg/*.py'; "
                                            "default: every changed file that is not a test."),
+                 environment: str | None = environment_option(),
                  ) -> None:
     """Write a family skeleton from two releases of a PyPI project: base_repo pinned by sha256, the
     upstream change A..B as a `pypi-diff:` reference with the path filter, provenance (project, versions,
@@ -127,7 +129,8 @@ def scaffold_cmd(old: str = typer.Argument(..., help="The base release, NAME==A 
     """
     from reqbench.protocols.specpath.scaffold import message, scaffold
 
-    result = scaffold(old, new, out, [g for g in paths.split(",") if g.strip()])
+    block = scaffold_environment(environment)
+    result = scaffold(old, new, out, [g for g in paths.split(",") if g.strip()], environment=block)
     for line in message(result):
         console.echo(line)
 

@@ -64,3 +64,31 @@ def test_cli_scaffold(shas: tuple[str, str], tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == f"{tmp_path / 'c'}: 3 files, +14/-2 lines, 4 draft Code Points " \
                                   "(edit them, then validate and freeze)"
+
+
+PYTHON_BLOCK = '{"python": {"requirements": ["tomli-w==1.0.0"]}}'
+
+
+def test_cli_scaffold_writes_the_environment_block_it_was_given(shas: tuple[str, str], tmp_path: Path) -> None:
+    proc = run_cli("pace", "scaffold", "toylib==1.0", "toylib==1.1", "--out", str(tmp_path / "c"),
+                   "--paths", "toylib/*,README.rst", "--environment", PYTHON_BLOCK)
+    assert proc.returncode == 0, proc.stderr
+    spec = yaml.safe_load((tmp_path / "c" / "case.yaml").read_text())
+    assert spec["environment"] == {"python": {"requirements": ["tomli-w==1.0.0"]}}
+    assert load_case(tmp_path / "c").spec.environment == spec["environment"]
+    freeze_case(tmp_path / "c")
+    checked = run_cli("validate", str(tmp_path / "c"))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.parametrize("bad", ['{"python": {"requirement": ["x"]}}', '{"python": ', "missing.yaml",
+                                 '{"python": {"requirements_file": "requirements.txt"}}'])
+def test_cli_scaffold_refuses_a_bad_environment_and_writes_nothing(
+        shas: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bad: str) -> None:
+    (tmp_path / "requirements.txt").write_text("tomli-w==1.0.0\n")
+    monkeypatch.chdir(tmp_path)
+    proc = run_cli("pace", "scaffold", "toylib==1.0", "toylib==1.1", "--out", str(tmp_path / "c"),
+                   "--environment", bad)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "--environment" in proc.stderr
+    assert not (tmp_path / "c").exists()

@@ -114,8 +114,10 @@ def record(sc: Scaffold) -> dict[str, Any]:
 
 
 def write_instance(releases: list[Release], opts: Options, out: Path,
-                   progress: Callable[[str], None] = lambda _: None) -> Scaffold:
-    """Scaffold the chain into the new directory `out` (built next to it, renamed into place at the end)."""
+                   progress: Callable[[str], None] = lambda _: None,
+                   environment: dict[str, Any] | None = None) -> Scaffold:
+    """Scaffold the chain into the new directory `out` (built next to it, renamed into place at the end),
+    with `environment` (a validated block) as the instance's task environment."""
     if out.exists():
         raise InputError("output directory already exists", file=str(out))
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -130,6 +132,8 @@ def write_instance(releases: list[Release], opts: Options, out: Path,
 
         sc = scaffold(releases, opts, hidden_for, progress)
         doc = instance_document(sc, tmp)
+        if environment:
+            doc["environment"] = environment
         if not sc.on_pypi:
             copy_tree(releases[0].tree, tmp / "repo")
         header = (f"# Scaffolded by `reqbench journey scaffold` from {len(releases)} releases "

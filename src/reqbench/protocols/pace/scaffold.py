@@ -140,8 +140,10 @@ All of the above hold; the existing test suite keeps passing.
 """
 
 
-def scaffold(old: str, new: str, out: Path, paths: tuple[str, ...] = ()) -> Scaffold:
-    """Write a case skeleton for the change from release `old` to `new` (``NAME==VERSION`` each)."""
+def scaffold(old: str, new: str, out: Path, paths: tuple[str, ...] = (),
+             environment: dict[str, Any] | None = None) -> Scaffold:
+    """Write a case skeleton for the change from release `old` to `new` (``NAME==VERSION`` each), with
+    `environment` (a validated block) as the case's task environment."""
     name_a, sep_a, ver_a = old.partition("==")
     name_b, sep_b, ver_b = new.partition("==")
     if not (sep_a and sep_b) or name_a.lower() != name_b.lower():
@@ -166,6 +168,8 @@ def scaffold(old: str, new: str, out: Path, paths: tuple[str, ...] = ()) -> Scaf
         "language": "python",
         "code_points": points,
     }
+    if environment:
+        case["environment"] = environment
     out.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out / "case.yaml", yaml.safe_dump(case, sort_keys=False, width=110, allow_unicode=True))
     atomic_write_text(out / "prd.md", _PRD.format(title=case["title"], name=name_a, old=ver_a))

@@ -21,6 +21,9 @@ import re
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
@@ -194,8 +197,17 @@ def _target(out: Path) -> None:
                          file=str(out))
 
 
-def scaffold(old: str, new: str, out: Path, paths: list[str] | None = None) -> Scaffold:
-    """Fetch both releases, derive what can be derived, write the skeleton to `out` (atomically)."""
+def _environment_yaml(environment: dict[str, Any] | None) -> str:
+    """The family's ``environment:`` block, appended to the template (nothing without one)."""
+    if not environment:
+        return ""
+    return yaml.safe_dump({"environment": environment}, sort_keys=False, width=110, allow_unicode=True)
+
+
+def scaffold(old: str, new: str, out: Path, paths: list[str] | None = None,
+             environment: dict[str, Any] | None = None) -> Scaffold:
+    """Fetch both releases, derive what can be derived, write the skeleton to `out` (atomically), with
+    `environment` (a validated block) as the family's task environment."""
     name, a, b = parse_requirements(old, new)
     out = Path(out)
     _target(out)
@@ -232,7 +244,7 @@ def scaffold(old: str, new: str, out: Path, paths: list[str] | None = None) -> S
         (tmp / "hidden").mkdir()
         (tmp / "negatives").mkdir()
         (tmp / "family.yaml").write_text(_family_yaml(fid, name, a, b, s, _project_url(pkg_info), pythonpath,
-                                                      globs), encoding="utf-8")
+                                                      globs) + _environment_yaml(environment), encoding="utf-8")
         (tmp / "hidden" / "test_probes.py").write_text(found.text, encoding="utf-8")
         (tmp / "hidden" / "pytest.ini").write_text("[pytest]\naddopts =\n", encoding="utf-8")
         for atom in ATOMS:
