@@ -59,6 +59,28 @@ def test_scaffold_local_releases_then_calibrate(tmp_path: Path) -> None:
     assert json.loads(cal.stdout)["ok"] is True
 
 
+
+def test_scaffold_writes_the_environment_block_and_the_instance_validates_with_it(tmp_path: Path) -> None:
+    trees = write_releases(tmp_path / "releases")
+    out = tmp_path / "tally"
+    block = {"python": {"requirements": ["tomli-w==1.0.0", "pytest==7.4.4"]}}  # the checks run in it
+    proc = _reqbench("scaffold", *(f"dir:{t}" for t in trees), "--out", str(out), "--environment",
+                     json.dumps(block), cache=tmp_path / "cache")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert yaml.safe_load((out / "instance.yaml").read_text())["environment"] == block
+    _write_placeholders(out / "instance.yaml")
+    checked = _reqbench("validate", str(out), cache=tmp_path / "cache", group=())
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_scaffold_refuses_a_bad_environment_and_writes_nothing(tmp_path: Path) -> None:
+    trees = write_releases(tmp_path / "releases")
+    out = tmp_path / "tally"
+    proc = _reqbench("scaffold", *(f"dir:{t}" for t in trees), "--out", str(out), "--environment",
+                     '{"python": {"requirements": "tomli-w"}, "debian": {}, "image": {}}', cache=tmp_path / "cache")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "--environment" in proc.stderr and not out.exists()
+
 def _write_placeholders(file: Path) -> None:
     """Every TODO of a scaffolded instance.yaml replaced by a written text."""
     spec = yaml.safe_load(file.read_text())

@@ -150,6 +150,33 @@ def test_scaffold_from_two_local_sdists_then_check_names_the_gaps_then_calibrate
     assert "FAIL" not in cal.stdout
 
 
+
+PYTHON_BLOCK = '{"python": {"requirements": ["tomli-w==1.0.0"]}}'
+
+
+def test_scaffold_writes_the_environment_block_and_the_family_validates_with_it(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    for v in RELEASES:
+        _sdist(cache, v)
+    family = tmp_path / "families" / "tiny-mark"
+    done = _cli("scaffold", "tinylib==1.0", "tinylib==1.1", "--out", str(family), "--environment", PYTHON_BLOCK,
+                cache=cache, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert yaml.safe_load((family / "family.yaml").read_text())["environment"] == {
+        "python": {"requirements": ["tomli-w==1.0.0"]}}
+    _fill_in(family)
+    assert _cli("check", str(family), cache=cache, cwd=tmp_path).returncode == 0
+    assert yaml.safe_load((family / "family.yaml").read_text())["environment"]["python"]
+
+
+def test_scaffold_refuses_a_bad_environment_before_fetching_anything(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    bad = _cli("scaffold", "tinylib==1.0", "tinylib==1.1", "--out", str(tmp_path / "x"),
+               "--environment", '{"python": {"interpreter": 3}}', cache=cache, cwd=tmp_path)
+    assert bad.returncode == 2, bad.stdout + bad.stderr
+    assert "--environment" in bad.stderr and "environment.python.interpreter" in bad.stderr
+    assert "could not download" not in bad.stderr and not (tmp_path / "x").exists()
+
 def test_scaffold_refuses_bad_arguments_and_never_overwrites(tmp_path: Path) -> None:
     cache = tmp_path / "cache"
     (tmp_path / "taken").mkdir()

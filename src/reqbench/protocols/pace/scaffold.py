@@ -157,7 +157,7 @@ def scaffold(old: str, new: str, out: Path, paths: tuple[str, ...] = (),
     patch = RepoSource.parse(diff.spec).change_patch()
     files, added, removed = pypi_diff.touched(patch)
     points = draft_points(patch, old_root, new_root)
-    case = {
+    case: dict[str, Any] = {
         "protocol": "pace",
         "id": f"{name_a.lower()}-{ver_b}".replace(".", "-").replace("_", "-"),
         "title": f"TODO: the feature {name_a} {ver_b} delivers, as a product requirement",
