@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from reqbench.core.checks import upgrade_pytest_command
+from reqbench.core.environment_field import environment_schema
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
 from reqbench.core.inputfiles import read_yaml, validate
@@ -115,9 +116,10 @@ class InstanceSpec(_Strict):
     testbed: TestbedSpec = Field(description="How hidden tests are run (called 'environment' before "
                                  "environments existed; such files still load, with a notice).")
     environment: dict[str, Any] | None = Field(
-        default=None, description="Where the instance's code runs: a task environment block "
-                                  "(`reqbench schema environment`), built once and used by every agent turn "
-                                  "and every hidden-test run; none: the host's system and reqbench's Python.")
+        default=None, json_schema_extra=environment_schema,
+        description="Where the instance's code runs: a task environment block "
+                    "(`reqbench schema environment`), built once and used by every agent turn "
+                    "and every hidden-test run; none: the host's system and reqbench's Python.")
     common_p2p: list[str] = Field(default_factory=list, description="Test nodes that are Pass-to-Pass for "
                                   "every subtask (behaviour the base repository already has).")
     stages: list[StageSpec] = Field(description="Ordered stages of ordered subtasks.")

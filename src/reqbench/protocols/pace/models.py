@@ -19,6 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reqbench.core.environment_field import environment_schema
+
 
 class Polarity(StrEnum):
     """Whether a criterion requires a behaviour or prohibits one (paper O.5: polarity is preserved)."""
@@ -154,9 +156,10 @@ class CaseFile(BaseModel):
     language: str = Field("python", description="Primary language of the base repository.")
     code_points: list[CodePoint] = Field(description="The frozen Code Points.")
     environment: dict[str, Any] | None = Field(
-        None, description="Where the task's code runs: a task environment block (`reqbench schema environment`; "
-                          "paths relative to this file), built once per run and used by every agent step and "
-                          "every check; none: the host's system and reqbench's Python.")
+        None, json_schema_extra=environment_schema,
+        description="Where the task's code runs: a task environment block (`reqbench schema environment`; "
+                    "paths relative to this file), built once per run and used by every agent step and "
+                    "every check; none: the host's system and reqbench's Python.")
     frozen_hash: str | None = Field(
         None,
         description="sha256 of the frozen contract (`reqbench pace freeze`);"

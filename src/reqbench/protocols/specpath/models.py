@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reqbench.core.environment_field import environment_schema
+
 CORE_CONDITIONS = ("direct", "duplicate", "split", "override", "cancellation")
 """The five core histories of every family (SpecPath Table 2); CPV is computed over these."""
 CONTROL_CONDITIONS = ("paraphrase-direct", "length-matched-no-revision")
@@ -175,9 +177,10 @@ class FamilySpec(_Model):
         default_factory=lambda: ["**/conftest.py", "**/sitecustomize.py", "**/usercustomize.py", "**/*.pth"],
         description="Glob patterns a submitted patch may not touch (they could spoof the verifier).")
     environment: dict[str, Any] | None = Field(
-        None, description="Where the task's code runs: a task environment block (`reqbench schema environment`; "
-                          "paths relative to this file), built once per run and used by every agent step and "
-                          "every check; none: the host's system and reqbench's Python.")
+        None, json_schema_extra=environment_schema,
+        description="Where the task's code runs: a task environment block (`reqbench schema environment`; "
+                    "paths relative to this file), built once per run and used by every agent step and "
+                    "every check; none: the host's system and reqbench's Python.")
 
 
 class SuiteSpec(_Model):

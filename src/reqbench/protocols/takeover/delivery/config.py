@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from reqbench.core.checks import upgrade_pytest_command
+from reqbench.core.environment_field import environment_schema
 from reqbench.core.errors import InputError
 from reqbench.core.inputfiles import read_yaml, validate
 from reqbench.core.workspace import RepoSource
@@ -76,8 +77,9 @@ class DeliveryTarget(BaseModel):
         "and extracted by takeover.release_archive, or a folder), relative to the suite folder; when set "
         "it is the target's initial repository and the repository + patches rule is not used.")
     environment: dict[str, Any] | None = Field(
-        None, description="This target's task environment block (`reqbench schema environment`; paths "
-                          "relative to the suite folder), over the suite's; none: the suite's.")
+        None, json_schema_extra=environment_schema,
+        description="This target's task environment block (`reqbench schema environment`; paths "
+                    "relative to the suite folder), over the suite's; none: the suite's.")
     initial_repository_sha256: str | None = Field(
         None, pattern=r"^[0-9a-f]{64}$", description="sha256 of the snapshot zip's bytes, checked before "
         "every extraction (`reqbench takeover import` records the release's archive_sha256 here).")
@@ -96,9 +98,10 @@ class TakeoverSuite(BaseModel):
     checks: GateChecks | None = Field(None, description="Default gate checks of every delivery target.")
     delivery: list[DeliveryTarget] = Field(default_factory=list, description="Targets with code delivery.")
     environment: dict[str, Any] | None = Field(
-        None, description="Where every row's code runs: a task environment block (`reqbench schema "
-                          "environment`; paths relative to the suite folder), built once per run and used by "
-                          "every agent step and every gate; a delivery target's own block wins.")
+        None, json_schema_extra=environment_schema,
+        description="Where every row's code runs: a task environment block (`reqbench schema "
+                    "environment`; paths relative to the suite folder), built once per run and used by "
+                    "every agent step and every gate; a delivery target's own block wins.")
 
     def checks_for(self, target: DeliveryTarget) -> GateChecks:
         checks = target.checks or self.checks
