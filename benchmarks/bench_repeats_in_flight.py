@@ -19,7 +19,7 @@ A side is ``SUITE`` or ``SUITE+KEY=VALUE+...`` (extra ``--agent-opt``s), e.g.
 ``demo:specpath+specpath.barrier_between_repeats=false``; ``--side`` repeats.
 
     python benchmarks/bench_repeats_in_flight.py [--side demo:pace ...] [--concurrency 4] [--repeats 3]
-        [--template 'sleep 1'] [--agent-seconds S] [--baseline OTHER/src]
+        [--template 'sleep 1'] [--agent-seconds S] [--runs 1] [--baseline OTHER/src] [--json OUT]
 
 Goals of the scale work: 1,050 rows of a 5 s agent at ``--concurrency 500`` within 1.25 x the ideal, <= 12 ms
 harness CPU per row, <= 2 MB driver RSS per row in flight::
@@ -35,6 +35,7 @@ import json
 import math
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -151,6 +152,7 @@ def main() -> None:
     parser.add_argument("--template", default="sleep 1", help="the command agent's template")
     parser.add_argument("--agent-seconds", type=float, help="the agent's wait per row (default: N of 'sleep N')")
     parser.add_argument("--baseline", type=Path, help="another reqbench source tree to measure beside this one")
+    parser.add_argument("--runs", type=int, default=1, help="runs per side; each figure is their median")
     parser.add_argument("--json", type=Path, help="also write every side's figures here")
     args = parser.parse_args()
     sides = (args.side or []) + ([args.suite] if args.suite else []) or ["demo:pace"]
@@ -160,7 +162,11 @@ def main() -> None:
         idle_mb = idle_rss_mb(src)
         for side in sides:
             name = f"{tree}, {side}"
-            results[name] = measure(src, side, args)
+            runs = [measure(src, side, args) for _ in range(args.runs)]
+            results[name] = {key: statistics.median(r[key] for r in runs) if runs[0][key] is not None else None
+                             for key in runs[0]}
+            if args.runs > 1:
+                print(f"{name}: medians of {args.runs} runs; wall times {[round(r['wall'], 1) for r in runs]} s")
             report(name, results[name], args, idle_mb)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
