@@ -1,28 +1,70 @@
-"""Rows in flight across repeats: the most attempts running at once, from their recorded start and end times.
+"""Rows in flight: how many attempts run at once, how close the wall time comes to the ideal, and what the
+harness costs per row, for one or more `reqbench run` command lines measured side by side in one run.
 
 ``reqbench run demo:pace --agent command --agent-opt template='sleep 1' --repeats 3 --concurrency 4``: the demo
 suite has 3 tasks, so with a barrier between repeats at most 3 rows run at once whatever the concurrency; a
-protocol without one fills the 4 slots across repeats. Printed per side: the most attempts in flight
-(counted from the ``attempts`` table's ``started``/``finished``, never from wall time), as a share of
-``--concurrency``, and the span from the first start to the last end.
+protocol without one fills the 4 slots across repeats. Printed per side:
 
-    python benchmarks/bench_repeats_in_flight.py [--suite demo:pace] [--concurrency 4] [--baseline OTHER/src]
+* the most attempts in flight (counted from the ``attempts`` table's ``started``/``finished``, never from wall
+  time), as a share of ``--concurrency``, and the span from the first start to the last end;
+* the command's wall time (interpreter start-up to exit) against the ideal for an agent that waits
+  ``--agent-seconds`` (default: N of a ``sleep N`` template) and a harness that costs nothing:
+  ``ceil(rows / concurrency) x agent seconds``;
+* the harness's CPU per row: the driver process's own user+system time (``getrusage(RUSAGE_SELF)`` at its
+  exit), and the whole process tree's (the driver, every bubblewrap sandbox and the agent's commands, counted
+  by a cgroup, `cpu_meter`) when one can be made;
+* the driver's peak RSS (``VmHWM``) above an idle interpreter that imported the CLI, per row in flight.
+
+A side is ``SUITE`` or ``SUITE+KEY=VALUE+...`` (extra ``--agent-opt``s), e.g.
+``demo:specpath+specpath.barrier_between_repeats=false``; ``--side`` repeats.
+
+    python benchmarks/bench_repeats_in_flight.py [--side demo:pace ...] [--concurrency 4] [--repeats 3]
+        [--template 'sleep 1'] [--agent-seconds S] [--runs 1] [--baseline OTHER/src] [--json OUT]
+
+Goals of the scale work: 1,050 rows of a 5 s agent at ``--concurrency 500`` within 1.25 x the ideal, <= 12 ms
+harness CPU per row, <= 2 MB driver RSS per row in flight::
+
+    python benchmarks/bench_repeats_in_flight.py --side demo:specpath+specpath.barrier_between_repeats=false \\
+        --repeats 50 --concurrency 500 --template 'sleep 5'
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))
+from cpu_meter import CpuMeter, meter_closed  # noqa: E402
 from ratios import figure  # noqa: E402
+
+# Runs the CLI in this interpreter and, at exit, writes its own CPU time and peak RSS to argv[1].
+DRIVER = """
+import atexit, json, resource, sys
+def _report(path=sys.argv[1]):
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    hwm = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')][0] / 1024
+    with open(path, 'w') as out:
+        json.dump({'cpu': usage.ru_utime + usage.ru_stime, 'rss_mb': hwm}, out)
+atexit.register(_report)
+sys.argv = ['reqbench'] + sys.argv[2:]
+from reqbench.cli.main import main
+main()
+"""
+
+IDLE = ("import reqbench.cli.main; print([int(l.split()[1]) for l in open('/proc/self/status') "
+        "if l.startswith('VmHWM:')][0] / 1024)")
 
 
 def spans(run_dir: Path) -> list[tuple[datetime, datetime]]:
@@ -33,34 +75,101 @@ def spans(run_dir: Path) -> list[tuple[datetime, datetime]]:
 
 
 def in_flight(run: list[tuple[datetime, datetime]]) -> int:
-    return max(sum(start <= t < end for start, end in run) for t, _ in run)
+    """Most attempts running at once: a sweep over the start and end events (ends first at a tie)."""
+    events = sorted([(s, 1) for s, _ in run] + [(e, -1) for _, e in run], key=lambda ev: (ev[0], ev[1]))
+    most = now = 0
+    for _, step in events:
+        now += step
+        most = max(most, now)
+    return most
 
 
-def measure(src: Path, suite: str, concurrency: int, repeats: int) -> tuple[int, float]:
-    with tempfile.TemporaryDirectory() as tmp:
+def idle_rss_mb(src: Path) -> float:
+    out = subprocess.run([sys.executable, "-c", IDLE], env={**os.environ, "PYTHONPATH": str(src)},
+                         capture_output=True, text=True, check=True).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def measure(src: Path, side: str, args: argparse.Namespace) -> dict[str, Any]:
+    suite, *opts = side.split("+")
+    with tempfile.TemporaryDirectory() as tmp, meter_closed(CpuMeter.make()) as meter:
         env = {**os.environ, "PYTHONPATH": str(src)}
-        subprocess.run([sys.executable, "-m", "reqbench.cli.main", "run", suite, "--agent", "command",
-                        "--agent-opt", "template=sleep 1", "--repeats", str(repeats), "--concurrency",
-                        str(concurrency), "--quiet", "--out", str(Path(tmp) / "run")],
-                       env=env, cwd=tmp, check=True, capture_output=True)
+        cli = ["run", suite, "--agent", "command", "--agent-opt", f"template={args.template}",
+               *[a for opt in opts for a in ("--agent-opt", opt)], "--repeats", str(args.repeats),
+               "--concurrency", str(args.concurrency), "--quiet", "--out", str(Path(tmp) / "run")]
+        stats = Path(tmp) / "driver.json"
+        started = time.perf_counter()
+        done = subprocess.run([*(meter.prefix() if meter else []), sys.executable, "-c", DRIVER, str(stats), *cli],
+                              env=env, cwd=tmp, capture_output=True, text=True)
+        wall = time.perf_counter() - started
+        if done.returncode not in (0, 1):
+            raise SystemExit(f"{side}: exit {done.returncode}\n{done.stderr[-2000:]}")
+        tree_cpu = meter.take() if meter else None
         run = spans(Path(tmp) / "run")
-    return in_flight(run), (max(e for _, e in run) - min(s for s, _ in run)).total_seconds()
+        driver = json.loads(stats.read_text())
+    return {"rows": len(run), "most": in_flight(run), "wall": wall, "tree_cpu": tree_cpu,
+            "span": (max(e for _, e in run) - min(s for s, _ in run)).total_seconds(), **driver}
+
+
+def agent_seconds(args: argparse.Namespace) -> float | None:
+    if args.agent_seconds is not None:
+        return float(args.agent_seconds)
+    words = args.template.split()
+    try:
+        return float(words[1]) if len(words) == 2 and words[0] == "sleep" else None
+    except ValueError:
+        return None
+
+
+def report(name: str, r: dict[str, Any], args: argparse.Namespace, idle_mb: float) -> None:
+    print(f"{name}: {r['rows']} rows, --repeats {args.repeats} --concurrency {args.concurrency}: at most "
+          f"{r['most']} rows in flight, first start to last end {r['span']:.1f} s, wall {r['wall']:.1f} s")
+    mine = name.startswith("this tree")
+    figure(f"rows in flight / --concurrency ({name})", r["most"], "--concurrency",
+           min(args.concurrency, r["rows"]), goal="1" if mine else "", unit="rows")
+    wait = agent_seconds(args)
+    if wait:
+        ideal = math.ceil(r["rows"] / args.concurrency) * wait
+        figure(f"wall time / ideal ({name})", r["wall"], f"ceil(rows/concurrency) x {wait:g} s", ideal,
+               goal="<= 1.25" if mine else "")
+    figure(f"driver CPU per row ({name})", r["cpu"] / r["rows"] * 1000, "12 ms goal", 12,
+           goal="<= 1" if mine else "", unit="ms")
+    if r["tree_cpu"] is not None:
+        figure(f"process-tree CPU per row ({name})", r["tree_cpu"] / r["rows"] * 1000, "12 ms goal", 12,
+               unit="ms")
+    per_row = max(r["rss_mb"] - idle_mb, 0.0) / max(r["most"], 1)
+    print(f"{name}: driver peak RSS {r['rss_mb']:.0f} MB, idle interpreter with the CLI {idle_mb:.0f} MB")
+    figure(f"driver RSS above idle per row in flight ({name})", per_row, "2 MB goal", 2,
+           goal="<= 1" if mine else "", unit="MB")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="demo:pace")
+    parser.add_argument("--side", action="append", help="SUITE[+AGENT_OPT...] (repeatable; default demo:pace)")
+    parser.add_argument("--suite", help="same as one --side")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--template", default="sleep 1", help="the command agent's template")
+    parser.add_argument("--agent-seconds", type=float, help="the agent's wait per row (default: N of 'sleep N')")
     parser.add_argument("--baseline", type=Path, help="another reqbench source tree to measure beside this one")
+    parser.add_argument("--runs", type=int, default=1, help="runs per side; each figure is their median")
+    parser.add_argument("--json", type=Path, help="also write every side's figures here")
     args = parser.parse_args()
-    sides = [("this tree", ROOT / "src")] + ([("baseline", args.baseline)] if args.baseline else [])
-    for name, src in sides:
-        most, span = measure(src, args.suite, args.concurrency, args.repeats)
-        print(f"{name}: {args.suite}, --repeats {args.repeats} --concurrency {args.concurrency}: at most {most} "
-              f"rows in flight, first start to last end {span:.1f} s")
-        figure(f"rows in flight / --concurrency ({name})", most, "--concurrency", args.concurrency,
-               goal="1" if name == "this tree" else "", unit="rows")
+    sides = (args.side or []) + ([args.suite] if args.suite else []) or ["demo:pace"]
+    trees = [("this tree", ROOT / "src")] + ([("baseline", args.baseline)] if args.baseline else [])
+    results = {}
+    for tree, src in trees:
+        idle_mb = idle_rss_mb(src)
+        for side in sides:
+            name = f"{tree}, {side}"
+            runs = [measure(src, side, args) for _ in range(args.runs)]
+            results[name] = {key: statistics.median(r[key] for r in runs) if runs[0][key] is not None else None
+                             for key in runs[0]}
+            if args.runs > 1:
+                print(f"{name}: medians of {args.runs} runs; wall times {[round(r['wall'], 1) for r in runs]} s")
+            report(name, results[name], args, idle_mb)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2) + "\n")
 
 
 if __name__ == "__main__":

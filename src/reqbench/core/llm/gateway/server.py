@@ -55,9 +55,19 @@ SOCKET_PATH_MAX = 107
 """The longest path of a unix socket (``sun_path`` holds 108 bytes with its terminating NUL)."""
 
 
+LISTEN_BACKLOG = 1024
+"""Connections the kernel queues before the server accepts them: every row in flight may connect at once
+(the socketserver default of 5 drops the rest's SYNs, each retried a second later)."""
+
+
 class _UnixHTTPServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = LISTEN_BACKLOG
+
+
+class _TCPHTTPServer(ThreadingHTTPServer):
+    request_queue_size = LISTEN_BACKLOG
 
 
 class Gateway:
@@ -86,7 +96,7 @@ class Gateway:
     # -- lifecycle -----------------------------------------------------------------------------------
     def start(self) -> Gateway:
         handler = make_handler(self)
-        tcp = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        tcp = _TCPHTTPServer(("127.0.0.1", 0), handler)
         tcp.daemon_threads = True
         self._dir = _socket_folder()
         os.chmod(self._dir, 0o755)
