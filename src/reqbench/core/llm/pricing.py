@@ -131,7 +131,7 @@ def unpriced_refusal(model: str, table: dict[str, Price], dollar_budget: float |
     if dollar_budget is None or allow_unpriced or price_for(model, table) is not None:
         return None
     return (f"model {model!r} has no price, so a dollar budget (${dollar_budget:g} per row) cannot be "
-            f"enforced on its calls; {UNPRICED_FIX}")
+            f"enforced on its calls; {UNPRICED_FIX.replace('MODEL=', f'{model}=', 1)}")
 
 
 @dataclass(frozen=True)

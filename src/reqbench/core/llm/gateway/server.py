@@ -46,7 +46,7 @@ from reqbench.core.llm.gateway.recorder import MemoryRecorder, ModelCall, Record
 from reqbench.core.llm.gateway.request_rules import billing_refusal
 from reqbench.core.llm.gateway.upstream import Forwarder, Upstream
 from reqbench.core.llm.ledger import FailureKind, upstream_failure_kind
-from reqbench.core.llm.pricing import Price, call_cost, load_prices, price_for
+from reqbench.core.llm.pricing import Price, call_cost, load_prices, price_for, unpriced_refusal
 
 __all__ = ["Gateway", "Upstream"]
 
@@ -172,7 +172,7 @@ class Gateway:
         named = body.get("model")
         model = named if isinstance(named, str) else ""
         price = price_for(model, self.prices)
-        refused = self._request_refusal(lease, body, model, price is not None)
+        refused = self._request_refusal(lease, body, model)
         if refused is not None:
             with lease.lock:
                 lease.refused += 1
@@ -233,8 +233,7 @@ class Gateway:
             quota.settle(len(raw), 0)
             lease.settle(claim, answered, served)
 
-    def _request_refusal(self, lease: Lease, body: dict[str, Any], model: str,
-                         priced: bool) -> tuple[str, str] | None:
+    def _request_refusal(self, lease: Lease, body: dict[str, Any], model: str) -> tuple[str, str] | None:
         """(why, kind) a call is refused before it is reserved, or None: another model than the run's, a
         field billed beyond the reservation, a provider-side tool the run does not allow, or a model
         without a price under a dollar budget."""
@@ -247,11 +246,8 @@ class Gateway:
         refusal = None if self.allow_provider_tools else provider_tool_use(body)
         if refusal is not None:
             return f"{refusal}; a run allows provider tools only with {OPT_IN}", "provider_tool_not_allowed"
-        if not priced and lease.budget.max_cost_usd is not None and not self.allow_unpriced:
-            return (f"model {model!r} has no price, so the row's dollar budget cannot be enforced; give one with "
-                    f"--price {model}=IN/OUT (USD per 1M tokens) or --prices FILE, or run with --allow-unpriced",
-                    "unpriced_model")
-        return None
+        refusal = unpriced_refusal(model, self.prices, lease.budget.max_cost_usd, self.allow_unpriced)
+        return (refusal, "unpriced_model") if refusal is not None else None
 
     def refuse_request(self, api: str, lease: Lease, raw: bytes, size: int, message: str,
                        status: int) -> tuple[int, dict[str, Any]]:
