@@ -1,14 +1,40 @@
-"""What building one part of an environment yields, and the shared helpers of the layer builders."""
+"""What building one part of an environment yields, and the shared helpers of the layer builders.
+
+The build tools that run on the host (``uv pip install``, ``pip``, ``npm ci``, ``mmdebstrap``) run
+third-party code: an sdist's build backend, an npm package's install scripts, a package's maintainer
+scripts. The suite is trusted input; its dependencies are not. So those tools get `build_tool_environment`,
+the harness's variables less every one named like a credential (`core.execute.credentials.is_credential_name`:
+``OPENAI_API_KEY``, ``ANTHROPIC_API_KEY``, ``REQBENCH_API_KEY``, ``GITHUB_TOKEN``, ``SSH_AUTH_SOCK``, ...),
+while the package tools' own settings (``PIP_*``, ``UV_*``, ``npm_config_*``, ``NPM_TOKEN``,
+``NODE_AUTH_TOKEN``: an index or registry the user configured, with its login) and proxies pass, since the
+install needs them. A registry login the user gives the package tool is seen by what that tool installs, as
+it is outside reqbench; a model provider's key never is.
+"""
 
 from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.credentials import is_credential_name
+
+PACKAGE_TOOL_PREFIXES = ("PIP_", "UV_", "NPM_CONFIG_")
+"""Settings of the package tools themselves (upper-cased before comparing), passed even when named like a
+credential (``UV_INDEX_PASSWORD``, ``npm_config__authToken``)."""
+PACKAGE_TOOL_NAMES = frozenset({"NPM_TOKEN", "NODE_AUTH_TOKEN"})
+"""Registry logins an ``.npmrc`` conventionally reads (``//registry/:_authToken=${NPM_TOKEN}``)."""
+
+
+def build_tool_environment(base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """`base` (default: this process's variables) less every credential that is not a package tool's own."""
+    source = os.environ if base is None else base
+    return {name: value for name, value in source.items()
+            if not is_credential_name(name) or name.upper().startswith(PACKAGE_TOOL_PREFIXES)
+            or name.upper() in PACKAGE_TOOL_NAMES}
 
 
 @dataclass
@@ -26,9 +52,12 @@ class Layer:
 
 def run_logged(argv: Sequence[str], *, what: str, log: Path, cwd: Path | None = None,
                env: dict[str, str] | None = None, timeout: float = 3600) -> None:
-    """Run a build tool on the host; a failure is an `InputError` naming `what` with the output's tail."""
+    """Run a build tool on the host with `build_tool_environment` (plus `env`, set by reqbench itself); a
+    failure is an `InputError` naming `what` with the output's tail."""
+    tool_env = build_tool_environment()
+    tool_env.update(env or {})
     try:
-        proc = subprocess.run(list(argv), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc = subprocess.run(list(argv), cwd=cwd, env=tool_env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, timeout=timeout, check=False)
     except subprocess.TimeoutExpired as exc:
         raise InputError(f"did not finish within {timeout:.0f} s", item=what) from exc
