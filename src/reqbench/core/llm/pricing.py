@@ -31,6 +31,7 @@ from typing import Any
 import yaml
 
 from reqbench.core.errors import InputError
+from reqbench.core.suggest import did_you_mean
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,10 @@ def load_prices(path: Path | str | None = None) -> dict[str, Price]:
     return table
 
 
+PRICE_FIELDS = ("input_per_1m", "output_per_1m")
+"""The fields of one entry of a price file (USD per 1M input / output tokens)."""
+
+
 def read_price_file(file: Path) -> dict[str, Price]:
     """The prices of a YAML/JSON file ``{model: {input_per_1m, output_per_1m}}`` (InputError otherwise)."""
     try:
@@ -78,6 +83,11 @@ def read_price_file(file: Path) -> dict[str, Price]:
                          file=str(file))
     table: dict[str, Price] = {}
     for model, entry in raw.items():
+        unknown = sorted(set(entry) - set(PRICE_FIELDS)) if isinstance(entry, dict) else []
+        if unknown:
+            raise InputError(f"unknown field {unknown[0]!r}{did_you_mean(str(unknown[0]), PRICE_FIELDS)}; an "
+                             "entry has input_per_1m and output_per_1m (USD per 1M tokens)",
+                             file=str(file), item=str(model))
         try:
             table[str(model)] = _price(float(entry["input_per_1m"]), float(entry["output_per_1m"]))
         except (TypeError, KeyError, ValueError):
@@ -130,8 +140,9 @@ def unpriced_refusal(model: str, table: dict[str, Price], dollar_budget: float |
     in `table` and the run does not allow unpriced models. None when they can."""
     if dollar_budget is None or allow_unpriced or price_for(model, table) is not None:
         return None
-    return (f"model {model!r} has no price, so a dollar budget (${dollar_budget:g} per row) cannot be "
-            f"enforced on its calls; {UNPRICED_FIX.replace('MODEL=', f'{model}=', 1)}")
+    return (f"model {model!r} has no price{did_you_mean(model, table)}, so a dollar budget "
+            f"(${dollar_budget:g} per row) cannot be enforced on its calls; "
+            f"{UNPRICED_FIX.replace('MODEL=', f'{model}=', 1)}")
 
 
 @dataclass(frozen=True)
