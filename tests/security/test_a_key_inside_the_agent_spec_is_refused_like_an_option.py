@@ -5,7 +5,7 @@ report, export and viewer page, exactly like the options. Its argument is free t
 ``claude-code:MODEL``), so a user can paste a key into it: ``--agent 'command:env OPENAI_API_KEY=sk-...
 my-agent'``. Such a spec is refused with exit 2 before anything is created, the refusal names the
 environment variable to use instead, and the key is not repeated anywhere, on the command line, in a study
-file or with ``study add``.
+file or for a single ``journey session``.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ def test_a_key_inside_the_agent_spec_creates_nothing_and_is_never_repeated(tmp_p
     study_file.write_text(yaml.safe_dump({"suite": str(suite), "conditions": ["direct"],
                                           "configurations": [{"name": "k", "agent": specs[0]}]}))
     forms.append((["study", "run", str(study_file), "--out", str(tmp_path / "s1")], tmp_path / "s1"))
+    forms.append((["journey", "session", "demo:journey/tasklet", "--persona", "non-coder", "--agent", specs[0],
+                   "--transcript", str(tmp_path / "t.json")], tmp_path / "t.json"))
     for args, created in forms:
         proc = cli(args, _env(), tmp_path)
         shown = proc.stdout + proc.stderr
