@@ -3,8 +3,18 @@ session's second turn reports its own calls, tokens, dollars and models, never t
 
 from __future__ import annotations
 
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from reqbench.core.agents.base import Budget
 from reqbench.core.llm.gateway.leases import Claim, Lease
 from reqbench.core.llm.gateway.usage import LeaseUsage
+from tests.core.test_presets import CLAUDE_OK, preset
+from tests.support.scripted_openai import Reply, ScriptedOpenAI
+from tests.support.wire import messages_body
 
 
 def _call(lease: Lease, prompt: int, completion: int, cost: float | None, model: str) -> None:
@@ -36,3 +46,28 @@ def test_no_call_during_a_step_is_an_empty_difference() -> None:
     before = lease.measured()
     step = lease.measured().since(before)
     assert (step.calls, step.prompt_tokens, step.cost_usd, step.models, step.provider_errors) == (0, 0, 0.0, {}, 0)
+
+
+def test_a_sessions_second_turn_reports_its_own_dollars_and_models(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real preset session (a scripted Claude Code against a loopback provider) on one lease: each turn's
+    trajectory note and usage count that turn's calls only."""
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"claude-x": {"input_per_1m": 100.0, "output_per_1m": 200.0}}))
+    monkeypatch.setenv("REQBENCH_PRICES", str(prices))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "greet.py").write_text('print("Hello")\n')
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True)
+    body = messages_body("ok", input_tokens=100, output_tokens=40, model="claude-x")
+    with ScriptedOpenAI(lambda req, i: Reply(body=body)) as srv:
+        agent = preset(tmp_path, "claude-code", "claude", CLAUDE_OK, model="claude-x", base_url=srv.base_url,
+                       env={"FAKE_CALLS": "1"})
+        session = agent.start_session(workspace)
+        turns = [session.send(text, Budget(wall_seconds=60)) for text in ("Change it.", "Now explain.")]
+        session.close()
+    one_call = (100 * 100 + 40 * 200) / 1e6
+    for turn in turns:
+        gateway = turn.trajectory[0].data["gateway"]
+        assert (gateway["calls"], gateway["prompt_tokens"], gateway["models"]) == (1, 100, {"claude-x": 1})
+        assert gateway["cost_usd"] == pytest.approx(one_call) and turn.usage.cost_usd == pytest.approx(one_call)
