@@ -31,13 +31,13 @@ def _resolve(node: ast.ImportFrom, current: str, is_package: bool) -> str:
     return ".".join([*base, node.module] if node.module else base)
 
 
-def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
-    """Every node except those under ``if TYPE_CHECKING:``."""
+def _runtime_nodes(tree: ast.AST, type_only: bool = False) -> list[ast.AST]:
+    """Every node except those under ``if TYPE_CHECKING:`` (with `type_only`, those too)."""
     out: list[ast.AST] = []
     stack = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+        if not type_only and isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
             stack.extend(node.orelse)
             continue
         out.append(node)
@@ -45,14 +45,15 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
-def build_graph() -> nx.DiGraph:
+def build_graph(type_only: bool = False) -> nx.DiGraph:
+    """The graph of runtime imports; with `type_only`, imports under ``if TYPE_CHECKING:`` count too."""
     files = {module_name(p): p for p in (SRC / PACKAGE).rglob("*.py")}
     files = {m: p for m, p in files.items() if not m.startswith(SKIP)}
     graph = nx.DiGraph()
     graph.add_nodes_from(files)
     for module, path in files.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in _runtime_nodes(tree):
+        for node in _runtime_nodes(tree, type_only):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]

@@ -10,7 +10,6 @@ without either.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import shlex
 import sys
@@ -25,6 +24,7 @@ from reqbench import api
 from reqbench.cli.protocol_lookup import protocol_for_suite, suite_spec
 from reqbench.cli.screen import write
 from reqbench.core import idle
+from reqbench.core.agents.option_text import option_value
 from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES
 from reqbench.core.execute.options import options_from_json
@@ -47,10 +47,7 @@ def parse_agent_opts(items: list[str]) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise InputError("expected KEY=VALUE", item=f"--agent-opt {item}")
-        try:
-            out[key.strip()] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key.strip()] = value
+        out[key.strip()] = option_value(value)
     return out
 
 
@@ -169,7 +166,7 @@ def run_suite(suite: Path, options: RunOptions, run_dir: Path, *, resume: bool, 
     warming = warm_sandbox()
     steps, console, show_progress = run_display(quiet)
     try:
-        return api.execute(suite, options, run_dir, resume=resume, executor_name=executor_name,  # type: ignore[no-any-return]
+        return api.execute(suite, options, run_dir, resume=resume, executor_name=executor_name,
                            on_problem=_print_problem, progress=steps, console=console, show_progress=show_progress)
     finally:  # never left running past the command (it may be making a probe cgroup)
         warming.join()

@@ -85,11 +85,13 @@ def session_cmd(
 
     Example: reqbench journey session demo:journey/tasklet --persona non-coder --agent reference
     """
+    from reqbench.core.execute.credentials import refuse_inline_credentials
     from reqbench.core.execute.suite import RowContext
     from reqbench.core.execute.types import Row, RunOptions
     from reqbench.core.hashing import write_json
     from reqbench.core.sandbox import isolation_gate
 
+    refuse_inline_credentials(agent, {})  # the spec is printed back in errors: a key in it stops here
     isolation_gate(agent, unsafe_no_sandbox=unsafe_no_sandbox)
     from reqbench.protocols.journey.suite import PROTOCOL
 

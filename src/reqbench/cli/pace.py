@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -144,7 +145,7 @@ def controls(
         _print_controls(result, CONTROL_NAMES)
 
 
-def _print_controls(result: dict, names: tuple[str, ...]) -> None:
+def _print_controls(result: dict[str, Any], names: tuple[str, ...]) -> None:
     from reqbench.protocols.pace.judges import judge_notice
 
     if notice := judge_notice(str(result["judge"])):

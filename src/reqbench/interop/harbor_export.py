@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 
 from reqbench.core import tempdirs
@@ -42,7 +43,8 @@ def export_suite(suite: Path, out: Path) -> list[str]:
         _, instances = load_suite(Path(suite))
         for inst in instances:
             _exportable(inst)
-        writers = [lambda build, inst=inst: write_journey_task(inst, build / inst.id) for inst in instances]
+        writers: list[Callable[..., list[str]]] = [
+            lambda build, inst=inst: write_journey_task(inst, build / inst.id) for inst in instances]
     elif protocol == "specpath":
         families = specpath_families(Path(suite))
         writers = [lambda build, fam=fam: write_specpath_tasks(fam, build) for fam in families]

@@ -92,8 +92,8 @@ def write_rows(path: Path, fmt: str, rows: list[dict[str, Any]], types: dict[str
         atomic_write_text(path, buf.getvalue())
     else:
         try:
-            import pyarrow as pa  # type: ignore[import-not-found]
-            import pyarrow.parquet as pq  # type: ignore[import-not-found]
+            import pyarrow as pa
+            import pyarrow.parquet as pq
         except ModuleNotFoundError as exc:
             raise InputError("Parquet export needs pyarrow: pip install 'reqbench[parquet]'",
                              item="--format parquet") from exc

@@ -6,8 +6,8 @@ without a declaration is read from its signature (its keyword parameters), and o
 without declaring them is not checked (a plugin that reads its own options). Every agent also takes the
 options the harness itself sets or reads (`SHARED_OPTIONS`): ``stage``, set by multi-stage protocols, and
 ``model``, the configuration's model deployment (a label for control agents, which call no model).
-Core's own ``step_timeout`` is taken out before an agent is built; it is named among the suggestions so a
-misspelling of it is caught too.
+Core's step limits (``step_timeout``, `spec.StepLimits`) are never the agent's (`spec.parse_agent` takes them
+out); they are named among the suggestions so a misspelling of one is caught too.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from reqbench.core.agents.spec import STEP_LIMIT_OPTIONS
 from reqbench.core.errors import InputError
 from reqbench.core.suggest import did_you_mean
 
@@ -26,9 +27,6 @@ DECLARED = "agent_options"
 SHARED_OPTIONS = frozenset({"stage", "model"})
 """Options every agent accepts: ``stage`` (a protocol's stage, e.g. takeover's diagnostic or coding) and
 ``model`` (the configuration's model deployment)."""
-CORE_OPTIONS = ("step_timeout",)
-"""Options core takes out before the agent is built (`core.execute.step`): never the agent's, but named in
-suggestions."""
 
 
 def takes(*names: str) -> Callable[[F], F]:
@@ -73,4 +71,4 @@ def check_agent_options(agent: str, factory: Callable[..., Any], options: Mappin
 
 
 def _suggestable(known: Iterable[str]) -> list[str]:
-    return [*sorted(known), *CORE_OPTIONS]
+    return [*sorted(known), *STEP_LIMIT_OPTIONS]

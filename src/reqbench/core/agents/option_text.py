@@ -1,4 +1,5 @@
-"""``--agent-opt KEY=VALUE`` reads VALUE as JSON when it parses, so ``true``, ``5`` and ``[1]`` arrive typed.
+"""``--agent-opt KEY=VALUE`` reads VALUE as JSON when it parses (`option_value`), so ``true``, ``5`` and ``[1]``
+arrive typed.
 For an option its factory declares as a string only (``template: str | list[str] | None``), a plain word
 that happens to parse (``template=true``, ``model=5``) must stay the text the user typed: `as_declared`
 turns such a JSON scalar back into its JSON text before the factory sees it. Options the factory types as
@@ -14,6 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 _SCALARS = (bool, int, float)
+
+
+def option_value(text: str) -> Any:
+    """An option's VALUE as typed on a command line: its JSON value when it parses, else the text itself."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
 
 
 def _accepted(hint: Any) -> tuple[type, ...]:

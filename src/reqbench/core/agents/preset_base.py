@@ -183,7 +183,7 @@ class CLIPreset(ABC):
         if shutil.which(argv[0], path=env.get("PATH")) is None:
             return AgentResult(status=AgentStatus.ERROR, detail=f"{argv[0]!r} not found on PATH; install "
                                f"{self.name} (reqbench agents install {self.name}) or pass binary=PATH"), None
-        before = gw.lease.usage()
+        before = gw.lease.measured()
         had_state = self._state_entries(workspace)
         writable = [workspace, scratch, *self.writable]
         proc = run_sandboxed(argv, workspace, timeout=budget.wall_seconds, env=env, stdin_file=inv.stdin_file,
@@ -197,8 +197,8 @@ class CLIPreset(ABC):
             empty(scratch)
         stdout, stderr = proc.stdout_text(), proc.stderr_text()
         parsed = self.parse(stdout, stderr, scratch)
-        used = gw.lease.usage()
-        exhausted = used["budget_exhausted"]
+        step = gw.lease.measured().since(before)  # what this step used, as the gateway measured it
+        exhausted = step.budget_exhausted
         if proc.start_error:
             status, detail = AgentStatus.ERROR, f"{self.binary}: could not start: {proc.start_error}"
         elif proc.timed_out:
@@ -212,22 +212,17 @@ class CLIPreset(ABC):
             status, detail = parsed.status, parsed.detail
         elif proc.exit_code == 0:
             status, detail = AgentStatus.COMPLETED, parsed.detail
-        elif used["provider_errors"] > before["provider_errors"]:
+        elif step.provider_errors:
             status, detail = AgentStatus.PROVIDER_ERROR, parsed.detail or "the model provider failed"
         else:
             status, detail = AgentStatus.ERROR, parsed.detail or f"exit code {proc.exit_code}: {stderr.strip()[-500:]}"
-        if used["offline_misses"] > before["offline_misses"] and status is not AgentStatus.COMPLETED:
+        if step.offline_misses and status is not AgentStatus.COMPLETED:
             raise OfflineCacheMiss(gw.lease.row_key, self.model or self.name)
-        usage = Usage(prompt_tokens=used["prompt_tokens"] - before["prompt_tokens"],
-                      completion_tokens=used["completion_tokens"] - before["completion_tokens"],
-                      cost_usd=None if used["cost_usd"] is None
-                      else used["cost_usd"] - (before["cost_usd"] or 0.0))
+        usage = Usage(prompt_tokens=step.prompt_tokens, completion_tokens=step.completion_tokens,
+                      cost_usd=step.cost_usd)
         note = TrajectoryEvent("note", {"agent": self.name, "version": self.version, "binary": argv[0],
-                                        "gateway": {k: v - before[k] if isinstance(v, int) and
-                                                    not isinstance(v, bool) else v for k, v in used.items()},
-                                        "self_reported_usage": parsed.usage.to_dict()})
-        too_long = (status is not AgentStatus.COMPLETED
-                    and used.get("context_overflows", 0) > before.get("context_overflows", 0))
+                                        "gateway": step.to_dict(), "self_reported_usage": parsed.usage.to_dict()})
+        too_long = status is not AgentStatus.COMPLETED and step.context_overflows > 0
         if too_long:
             detail = "the prompt is longer than the model's context (the provider refused it); " + detail
         result = AgentResult(status=status, trajectory=[note, *parsed.events], usage=usage,

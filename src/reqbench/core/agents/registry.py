@@ -6,7 +6,7 @@ adapters are declared in its pyproject like any plugin's. `AGENTS` maps every re
 A factory takes keyword options (from ``--agent-opt KEY=VALUE``) and returns an `Agent`. A spec may
 carry an argument after a colon: ``replay:PATCHES`` passes ``arg="PATCHES"``.
 A CLI preset takes a version after ``@``: ``claude-code@2.1.332`` passes ``version="2.1.332"``
-(`versions`).
+(`versions`). The spec is parsed by `spec.AgentSpec.parse`; `build_agent` builds a parsed one.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from reqbench.core import registry
 from reqbench.core.agents.base import Agent
 from reqbench.core.agents.declared import check_agent_options
 from reqbench.core.agents.option_text import as_declared
+from reqbench.core.agents.spec import AgentSpec
 from reqbench.core.errors import InputError
 from reqbench.core.suggest import did_you_mean
 
@@ -30,28 +31,21 @@ AGENTS: dict[str, tuple[str, str]] = {
 
 def make_agent(spec: str, **options: Any) -> Agent:
     """Build the agent named by `spec` (``name``, ``name:arg``, ``name@version[:arg]`` or
-    ``package.module:factory``). An option the factory does not declare is an `InputError`
-    (`declared.check_agent_options`)."""
-    given = dict(options)
-    name, _, arg = spec.partition(":")
-    name, at, version = name.partition("@")
-    if at:
-        from reqbench.core.agents.versions import PACKAGES
+    ``package.module:factory``) with `options`, all of them its own (`build_agent`)."""
+    return build_agent(AgentSpec.parse(spec, options))
 
-        if name not in PACKAGES or not version:
-            raise InputError(f"{spec!r}: only CLI presets ({', '.join(sorted(PACKAGES))}) take @VERSION",
-                             item="--agent")
-        options["version"] = version
-    if name in AGENTS:
-        module_name, factory = AGENTS[name]
-        if arg:
-            options["arg"] = arg
-    elif "." in name and arg:
-        module_name, factory = name, arg
+
+def build_agent(spec: AgentSpec) -> Agent:
+    """The agent of a parsed `spec`. An option the factory does not declare is an `InputError`
+    (`declared.check_agent_options`), as is an unknown name."""
+    if spec.name in AGENTS:
+        module_name, factory = AGENTS[spec.name]
+    elif spec.dotted and spec.arg is not None:
+        module_name, factory = spec.name, spec.arg
     else:
-        raise InputError(f"unknown agent {name!r}{did_you_mean(name, AGENTS)}; known agents: "
+        raise InputError(f"unknown agent {spec.name!r}{did_you_mean(spec.name, AGENTS)}; known agents: "
                          f"{', '.join(sorted(AGENTS))} (or a dotted path package.module:factory)", item="--agent")
     module = importlib.import_module(module_name)
     make = getattr(module, factory)
-    check_agent_options(name, make, given)
-    return make(**as_declared(make, options))  # type: ignore[no-any-return]
+    check_agent_options(spec.name, make, spec.options)
+    return make(**as_declared(make, spec.factory_options()))  # type: ignore[no-any-return]

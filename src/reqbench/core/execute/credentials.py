@@ -14,8 +14,9 @@ them. So keys are read only from the environment (`CHAT_KEYS`, `MESSAGES_KEYS`),
   carries an assignment or a command-line flag named like a credential (``OPENAI_API_KEY=...``,
   ``--api-key ...``).
 
-The judge spec (``--judge``) is held to the value rule. The refusal names the environment variable the
-agent reads its key from (`key_variables`).
+The agent spec (``--agent``, whose argument is free text: ``command:TEMPLATE``, ``claude-code:MODEL``) and
+the judge spec (``--judge``) are stored like options, so both are held to the value rule. The refusal names
+the environment variable the agent reads its key from (`key_variables`).
 """
 
 from __future__ import annotations
@@ -112,10 +113,10 @@ def credential_refusal(agent: str, agent_options: Mapping[str, Any], judge: str 
                        option: str = "--agent-opt") -> tuple[str, str] | None:
     """``(item, one sentence)`` refusing an inline credential among a run's options, or None."""
     found = find_credential(agent_options)
-    if found is None and judge:
-        why = credential_in_text(judge)
-        found = ("--judge", f"holds what looks like {why}") if why else None
-        option = ""
+    for flag, text in (("--agent", agent), ("--judge", judge)):
+        why = credential_in_text(text) if found is None and text else None
+        if why is not None:
+            found, option = (flag, f"holds what looks like {why}"), ""
     if found is None:
         return None
     where, why = found

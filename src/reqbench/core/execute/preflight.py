@@ -30,11 +30,10 @@ import shutil
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from reqbench.core.agents.registry import make_agent
 from reqbench.core.errors import InputError
 from reqbench.core.execute.credentials import CHAT_KEYS, MESSAGES_KEYS, refuse_inline_credentials
 from reqbench.core.execute.model_checks import check_models
-from reqbench.core.execute.step import split_step_options
+from reqbench.core.execute.step import build_agent
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.judges.spec import parse_judge_spec
 from reqbench.core.sandbox import available_isolation, isolation_gate, run_sandboxed
@@ -70,7 +69,7 @@ def preflight(options: RunOptions, dollar_budget: float | None = None) -> AgentF
     isolation_gate(options.agent, unsafe_no_sandbox=options.unsafe_no_sandbox)
     if options.judge:
         parse_judge_spec(options.judge)  # an unknown judge name stops the run before anything is created
-    agent = make_agent(options.agent, **_construct_options(options.agent_options))
+    agent = build_agent(options.agent_config)
     program = _program(agent)
     path = version = None
     if program is not None:
@@ -97,13 +96,6 @@ def preflight(options: RunOptions, dollar_budget: float | None = None) -> AgentF
                            key=env_key(CHAT_KEYS))
     return AgentFacts(agent=options.agent, program=program, program_path=path, version=version,
                       isolation=available_isolation())
-
-
-def _construct_options(agent_options: dict[str, Any]) -> dict[str, Any]:
-    """Agent options as the protocols pass them to the factory (protocol-namespaced keys and core's own
-    step options removed, `core.execute.step.split_step_options`)."""
-    _, rest = split_step_options(agent_options)
-    return {k: v for k, v in rest.items() if "." not in k}
 
 
 def _program(agent: Any) -> str | None:
@@ -176,7 +168,7 @@ def agent_endpoint(agent: Any, options: RunOptions) -> tuple[str | None, Key]:
         return base, key
     config = getattr(getattr(agent, "client", None), "config", None)
     if config is None:  # no model client of its own
-        given = options.agent_options.get("base_url")
+        given = options.agent_config.spec.options.get("base_url")
         return (str(given) if given else None), key
     if getattr(config, "offline", False):  # replay only: it calls nothing
         return None, key

@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reqbench.core.errors import InputError
-from reqbench.core.suggest import did_you_mean
+from reqbench.core.agents.spec import ProtocolSettings
 
 if TYPE_CHECKING:
     from reqbench.core.execute.suite import SuiteProtocol
@@ -65,19 +64,10 @@ class ProtocolResult(BaseModel):
 
 
 def split_settings(agent_options: dict[str, Any], protocol: str, model: type[M]) -> tuple[M, dict[str, Any]]:
-    """(the protocol's validated settings, the remaining agent options)."""
+    """(the protocol's validated settings, the remaining agent options): `core.agents.spec.ProtocolSettings`."""
     prefix = f"{protocol}."
-    mine = {k.removeprefix(prefix): v for k, v in agent_options.items() if k.startswith(prefix)}
-    rest = {k: v for k, v in agent_options.items() if not k.startswith(prefix)}
-    try:
-        return model.model_validate(mine), rest
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        key = ".".join(str(p) for p in first["loc"]) or "?"
-        names = [prefix + name for name in model.model_fields]
-        rule = ("unknown option; known: " + (", ".join(names) or "none") + did_you_mean(prefix + key, names)) \
-            if first["type"] == "extra_forbidden" else str(first["msg"])
-        raise InputError(rule, item=f"--agent-opt {prefix}{key}") from None
+    settings = ProtocolSettings.parse(agent_options).typed(protocol, model)
+    return settings, {k: v for k, v in agent_options.items() if not k.startswith(prefix)}
 
 
 def check_settings(protocol: SuiteProtocol, agent_options: dict[str, Any]) -> float | None:

@@ -10,8 +10,9 @@ An exception out of the agent's adapter is the agent's failure (``agent_exit``, 
 `InputError` (the user's configuration, e.g. an offline replay miss: it stops the run) and a sandbox that
 cannot isolate at all (`SandboxUnavailable`: ``infrastructure``).
 
-Agent option ``step_timeout`` (seconds, any protocol) caps every agent step's wall-clock budget; it is
-removed before the agent is built.
+The run's agent string and options are parsed by `core.agents.spec.parse_agent`: core's step limits
+(``step_timeout``, seconds, any protocol, caps every agent step's wall-clock budget) and the protocols'
+``PROTOCOL.KEY`` settings never reach the agent.
 """
 
 from __future__ import annotations
@@ -24,15 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, Session
+from reqbench.core.agents.spec import STEP_TIMEOUT as STEP_TIMEOUT  # the option's name, for `RowContext`
+from reqbench.core.agents.spec import AgentConfig, StepLimits, parse_agent
 from reqbench.core.errors import InputError
 from reqbench.core.execute.outcomes import Reason, status_of
 from reqbench.core.execute.types import RowStatus
 from reqbench.core.execute.verdict import step_reason
 from reqbench.core.llm.ledger import ObservedFailure, RowLedger, current_ledger
 from reqbench.core.sandbox.environment import EnvironmentMount, agent_environment
-
-STEP_TIMEOUT = "step_timeout"
-"""Agent option capping every agent step's wall-clock budget (seconds)."""
 
 
 @dataclass
@@ -69,34 +69,11 @@ class AgentStep:
                 "seconds": round(self.seconds, 3), "agent": self.result.to_dict()}
 
 
-def split_step_options(agent_options: dict[str, Any]) -> tuple[float | None, dict[str, Any]]:
-    """(the ``step_timeout`` cap, the agent's own options)."""
-    rest = dict(agent_options)
-    cap = rest.pop(STEP_TIMEOUT, None)
-    if cap is None:
-        return None, rest
-    try:
-        value = float(cap)
-    except (TypeError, ValueError):
-        raise InputError("must be a number of seconds", item=f"--agent-opt {STEP_TIMEOUT}") from None
-    if value <= 0:
-        raise InputError("must be positive", item=f"--agent-opt {STEP_TIMEOUT}")
-    return value, rest
+def build_agent(config: AgentConfig) -> Any:
+    """The agent of a run's parsed `config` (its own options only: `core.agents.spec.parse_agent`)."""
+    from reqbench.core.agents.registry import build_agent as build
 
-
-def capped(budget: Budget, cap: float | None) -> Budget:
-    if cap is None or (budget.wall_seconds is not None and budget.wall_seconds <= cap):
-        return budget
-    return dataclasses.replace(budget, wall_seconds=cap)
-
-
-def build_agent(spec: str, agent_options: dict[str, Any]) -> Any:
-    """The agent named by `spec` (the registry's one spec parser), without core's own options."""
-    from reqbench.core.agents.registry import make_agent
-
-    _, options = split_step_options(agent_options)
-    # protocol-namespaced settings (``specpath.agent_timeout``) are the protocol's, never the agent's
-    return make_agent(spec, **{k: v for k, v in options.items() if "." not in k})
+    return build(config.spec)
 
 
 def is_control(agent: Any) -> bool:
@@ -150,13 +127,10 @@ def observe(call: Any, budget: Budget) -> AgentStep:
 
 def run_step(spec: str, agent_options: dict[str, Any], workspace: Path, inputs: AgentInputs, budget: Budget,
              answers: dict[str, Any] | None = None) -> AgentStep:
-    """Build the agent, run it once in `workspace`, classify the step."""
-    cap, _ = split_step_options(agent_options)
-    budget = capped(budget, cap)
-    try:
-        agent = build_agent(spec, agent_options)
-    except InputError:
-        raise
+    """Build the agent, run it once in `workspace` under its step limits, classify the step."""
+    config = parse_agent(spec, agent_options)
+    budget = config.limits.cap(budget)
+    agent = build_agent(config)
     inputs = with_answers(agent, inputs, answers)
     return observe(lambda: agent.run(workspace, inputs, budget), budget)
 
@@ -169,14 +143,14 @@ class StepSession:
     `checkpoint`/`restore` and `compact_history` where the agent offers them."""
 
     session: Session
-    cap: float | None = None
+    limits: StepLimits = StepLimits()
     turns: int = field(default=0)
     environment: EnvironmentMount | None = None
     """The session's overlay of the row's environment: every turn runs in it, so what the agent installed
     in one turn is there in the next (`core.execute.environments`)."""
 
     def send(self, message: str, budget: Budget) -> AgentStep:
-        budget = capped(budget, self.cap)
+        budget = self.limits.cap(budget)
         self.turns += 1
         with agent_environment(self.environment):
             return observe(lambda: self.session.send(message, budget), budget)
@@ -204,17 +178,17 @@ def open_session(spec: str, agent_options: dict[str, Any], workspace: Path,
     every turn)."""
     import inspect
 
-    cap, _ = split_step_options(agent_options)
-    agent = build_agent(spec, agent_options)
+    config = parse_agent(spec, agent_options)
+    agent = build_agent(config)
     starter = getattr(agent, "start_session", None)
     if not callable(starter):
         if rerun is None:
             raise InputError(f"agent {spec!r} cannot hold a conversation", item="--agent")
-        return StepSession(rerun(agent, workspace), cap)
+        return StepSession(rerun(agent, workspace), config.limits)
     if is_control(agent):
         session = starter(workspace, inputs=AgentInputs(context=dict(answers or {})))
     elif "sample" in inspect.signature(starter).parameters:
         session = starter(workspace, sample=sample)
     else:
         session = starter(workspace)
-    return StepSession(session, cap)
+    return StepSession(session, config.limits)

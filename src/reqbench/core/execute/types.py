@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.agents.spec import AgentConfig, parse_agent
 from reqbench.core.execute.reasons import Reason
 
 
@@ -73,6 +75,7 @@ class RunOptions:
     ``token-overlap``, journey ``word-overlap``)."""
     concurrency: int = 1
     agent_options: dict[str, Any] = field(default_factory=dict)
+    """Every ``--agent-opt KEY=VALUE`` as given (what the run stores); read them typed through `agent_config`."""
     work_dir: Path | None = None
     unsafe_no_sandbox: bool = False
     """The user allowed a real agent to run without bubblewrap (``--unsafe-no-sandbox``): recorded in the
@@ -108,3 +111,9 @@ class RunOptions:
     whose task declares none (`core.execute.environments`); stored, and a resume must repeat it."""
     environment_dir: str | None = None
     """The folder the block's paths are relative to (the file's folder, or the working directory)."""
+
+    @cached_property
+    def agent_config(self) -> AgentConfig:
+        """`agent` and `agent_options` parsed once (`core.agents.spec.parse_agent`): the agent's spec and its
+        own options, core's step limits, the protocols' ``PROTOCOL.KEY`` settings. `InputError` for a bad one."""
+        return parse_agent(self.agent, self.agent_options)

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.store.selection import Attempt
-
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import RunContext
+from reqbench.report.viewer.run_context import RunContext
 
 
 def blob_text(run: RunContext, attempt: Attempt, name: str) -> str | None:

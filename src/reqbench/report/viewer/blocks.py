@@ -32,8 +32,9 @@ from reqbench.core.views import (
     Status,
     Strong,
     Table,
+    fmt,
 )
-from reqbench.report.viewer.render import details, diff_html, esc, fmt, json_block, kv_table, pre, status_span
+from reqbench.report.viewer.render import details, diff_html, esc, json_block, kv_table, pre, status_span
 
 RowLinker = Callable[[str], str] | None
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")

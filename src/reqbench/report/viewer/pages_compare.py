@@ -3,23 +3,21 @@ whose outcome, status or score flipped, paired by (task, condition, repeat)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from reqbench.core.summary import Cell, Metric, as_number
+from reqbench.core.views import fmt
 from reqbench.report.provenance import run_title
 from reqbench.report.tables import format_cell
 from reqbench.report.viewer.pages_run import nav
-from reqbench.report.viewer.render import esc, fmt, page, table, url
-
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import RunContext, Viewer
+from reqbench.report.viewer.render import esc, page, table, url
+from reqbench.report.viewer.run_context import RunContext
+from reqbench.report.viewer.site import Site
 
 
 def _value(cell: Cell) -> float | None:
     return as_number(cell.value if isinstance(cell, Metric) else cell)
 
 
-def _picker(viewer: Viewer, a: str, b: str) -> str:
+def _picker(viewer: Site, a: str, b: str) -> str:
     def select(name: str, chosen: str) -> str:
         opts = "".join(f'<option value="{esc(n)}"{" selected" if n == chosen else ""}>{esc(n)}</option>'
                        for n in viewer.runs)
@@ -58,7 +56,7 @@ def flips(a: RunContext, b: RunContext) -> tuple[list[list[str]], int, int, int]
     return out, common, len(ra) - common, len(rb) - common
 
 
-def compare_page(viewer: Viewer, a_name: str, b_name: str) -> str:
+def compare_page(viewer: Site, a_name: str, b_name: str) -> str:
     names = list(viewer.runs)
     a_name = a_name if a_name in viewer.runs else (names[0] if names else "")
     b_name = b_name if b_name in viewer.runs else (names[1] if len(names) > 1 else a_name)

@@ -5,7 +5,6 @@ logs folded per check, the agent's trajectory step by step, the protocol's own p
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.types import Row
@@ -28,10 +27,9 @@ from reqbench.report.viewer.render import (
     status_span,
     table,
 )
+from reqbench.report.viewer.run_context import RunContext
+from reqbench.report.viewer.site import Site
 from reqbench.report.viewer.trajectory import code, prose, trajectory_html
-
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import RunContext, Viewer
 
 _DIFF = re.compile(r"(^patch$|\.diff$|\.patch$)")
 _INPUT = re.compile(r"(^|_)(history|prompt|task|instructions|prd)(\.(md|txt))?$")
@@ -120,7 +118,7 @@ def attempt_html(run: RunContext, row: Row, attempt: Attempt) -> str:
     return "".join(parts)
 
 
-def row_page(viewer: Viewer, run: RunContext, key: str) -> str | None:
+def row_page(viewer: Site, run: RunContext, key: str) -> str | None:
     plan = {r.key: r for r in run.store.plan()}
     if key not in plan:
         return None

@@ -3,15 +3,16 @@ plots) and its row table (sortable, filterable, paged on the server)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from reqbench.core.views import fmt
 from reqbench.report.html import html_table, png_img, provenance_html
 from reqbench.report.provenance import provenance, run_title
 from reqbench.report.viewer.index import PAGE_SIZE
-from reqbench.report.viewer.render import esc, fmt, page, q, status_span, table, url
-
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import RunContext, Viewer
+from reqbench.report.viewer.protocol_views import run_view_html
+from reqbench.report.viewer.render import esc, page, q, status_span, table, url
+from reqbench.report.viewer.run_context import RunContext
+from reqbench.report.viewer.site import Site
 
 ROW_COLUMNS = [("row_key", "row"), ("condition", "condition"), ("status", "status"), ("outcome", "outcome"),
                ("protocol_outcome", "protocol outcome"), ("score", "score"), ("reason", "reason"),
@@ -19,7 +20,7 @@ ROW_COLUMNS = [("row_key", "row"), ("condition", "condition"), ("status", "statu
                ("tokens", "tokens"), ("seconds", "agent s")]
 
 
-def nav(viewer: Viewer, run: RunContext | None = None) -> str:
+def nav(viewer: Site, run: RunContext | None = None) -> str:
     links = ['<a href="/">study</a>', '<a href="/runs">all runs</a>'] if viewer.study is not None \
         else ['<a href="/">all runs</a>']
     if run is not None:
@@ -29,7 +30,7 @@ def nav(viewer: Viewer, run: RunContext | None = None) -> str:
     return " ".join(links)
 
 
-def not_found(viewer: Viewer, what: str, run: RunContext | None = None) -> str:
+def not_found(viewer: Site, what: str, run: RunContext | None = None) -> str:
     """The 404 page: what is missing, and the way back (every run here)."""
     runs = "".join(f'<li><a href="{r.base}/">{esc(r.name)}</a></li>' for r in viewer.runs.values())
     body = (f"<h1>not found</h1><p>{esc(what)}.</p><p>Runs under {esc(viewer.label)}:</p>"
@@ -37,7 +38,7 @@ def not_found(viewer: Viewer, what: str, run: RunContext | None = None) -> str:
     return page("not found", body, nav(viewer, run))
 
 
-def run_page(viewer: Viewer, run: RunContext) -> str:
+def run_page(viewer: Site, run: RunContext) -> str:
     meta = run.store.meta
     counts = run.store.counts()
     count_cells = [[esc(k), f'<a href="{url(run.base + "/rows", status=k)}">{v}</a>'
@@ -49,7 +50,7 @@ def run_page(viewer: Viewer, run: RunContext) -> str:
     parts += [png_img(t, png) for t, png in run.plots()] or ['<p class="meta">no plots for this run</p>']
     parts.append("<h2>Summary</h2>")
     parts += [html_table(t) for t in run.tables()]
-    parts.append(run.run_panel())
+    parts.append(run_view_html(run.protocol, run.store.outcomes(), run.base))  # the protocol's run view
     return page(run_title(meta), "\n".join(parts), nav(viewer, run))
 
 
@@ -60,7 +61,7 @@ def _int(value: str | None, default: int) -> int:
         return default
 
 
-def rows_page(viewer: Viewer, run: RunContext, query: dict[str, str]) -> str:
+def rows_page(viewer: Site, run: RunContext, query: dict[str, str]) -> str:
     index = run.index()
     status, outcome, text = query.get("status", ""), query.get("outcome", ""), query.get("q", "")
     sort, desc = query.get("sort", "order_index"), query.get("dir") == "desc"

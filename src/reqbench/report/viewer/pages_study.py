@@ -15,16 +15,14 @@ Configuration names, conditions and task ids come from the study's runs and are 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from reqbench.core.summary import Cell, Metric, Table, as_number
+from reqbench.core.views import fmt
 from reqbench.report.html import html_table, note_html, png_img
 from reqbench.report.tables import format_cell, table_data
-from reqbench.report.viewer.render import esc, fmt, page, table, url
+from reqbench.report.viewer.render import esc, page, table, url
+from reqbench.report.viewer.site import Site
 from reqbench.report.viewer.study_model import StudyRow, StudyView
 
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import Viewer
 
 def _value(cell: Cell) -> float | None:
     return as_number(cell.value if isinstance(cell, Metric) else cell)
@@ -58,14 +56,14 @@ def bar(cell: Cell, scale: tuple[float, float] | None) -> str:
     return f'<span class="bar" title="{esc(format_cell(cell))}">{"".join(parts)}</span>'
 
 
-def _config_link(viewer: Viewer, view: StudyView, config: str) -> str:
+def _config_link(viewer: Site, view: StudyView, config: str) -> str:
     """The configuration's name linked to its run page (the run's own base path, whose name is quoted
     whole: a study's runs are named ``runs/CONFIG``), or plain text when its run is not here."""
     run = viewer.runs.get(view.runs.get(config, config))
     return f'<a href="{run.base}/">{esc(config)}</a>' if run else esc(config)
 
 
-def leaderboard(viewer: Viewer, view: StudyView, query: dict[str, str]) -> str:
+def leaderboard(viewer: Site, view: StudyView, query: dict[str, str]) -> str:
     rows = view.leaderboard.rows
     columns = list(dict.fromkeys(c for cells in rows.values() for c in cells))
     sort = query.get("sort") if query.get("sort") in columns else (columns[0] if columns else "")
@@ -124,7 +122,7 @@ def _picker(view: StudyView, a: str, b: str) -> str:
             "<button>compare rows</button></form>")
 
 
-def study_page(viewer: Viewer, view: StudyView, query: dict[str, str], nav: str) -> str:
+def study_page(viewer: Site, view: StudyView, query: dict[str, str], nav: str) -> str:
     names = list(view.rows)
     parts = [f"<h1>{esc(view.title)}</h1>", "<h2>Leaderboard</h2>", leaderboard(viewer, view, query),
              "<h2>Configuration x condition</h2>", heatmap(view.heatmap, view.notes.get(view.heatmap.title, ""))]
@@ -141,7 +139,7 @@ def study_page(viewer: Viewer, view: StudyView, query: dict[str, str], nav: str)
     return page(view.title, "\n".join(parts), nav)
 
 
-def _row_link(viewer: Viewer, view: StudyView, config: str, row: StudyRow | None) -> str:
+def _row_link(viewer: Site, view: StudyView, config: str, row: StudyRow | None) -> str:
     if row is None:
         return "—"
     run = viewer.runs.get(view.runs.get(config, ""))
@@ -159,7 +157,7 @@ def _change(x: StudyRow | None, y: StudyRow | None) -> str | None:
     return None if a == b else ("B higher" if b > a else "A higher")
 
 
-def study_rows_page(viewer: Viewer, view: StudyView, query: dict[str, str], nav: str) -> str:
+def study_rows_page(viewer: Site, view: StudyView, query: dict[str, str], nav: str) -> str:
     names = list(view.rows)
     a = query.get("a", "") if query.get("a") in view.rows else (names[0] if names else "")
     b = query.get("b", "") if query.get("b") in view.rows else (names[1] if len(names) > 1 else a)

@@ -6,7 +6,6 @@ result gives no part or a one-line note, never a broken page."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from reqbench.core.execute.suite import Outcomes, SuiteProtocol
@@ -15,9 +14,7 @@ from reqbench.core.store.selection import Attempt
 from reqbench.core.views import AttemptRecord, Muted, Paragraph, RowView
 from reqbench.report.viewer.blobs import blob_text
 from reqbench.report.viewer.blocks import blocks_html
-
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import RunContext
+from reqbench.report.viewer.run_context import RunContext
 
 
 def _failed(exc: Exception) -> RowView:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reqbench.core.summary import Metric, as_number
+from reqbench.core.views import fmt
 from reqbench.report.tables import format_cell
-from reqbench.report.viewer.render import esc, fmt, page, table, url
-
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import RunContext, Viewer
+from reqbench.report.viewer.render import esc, page, table, url
+from reqbench.report.viewer.run_context import RunContext
+from reqbench.report.viewer.site import Site
 
 COLUMNS = [("name", "run"), ("protocol", "protocol"), ("agent", "agent"), ("model", "model"),
            ("headline", "headline metric [95% interval]"), ("scored", "rows scored / planned"),
@@ -89,7 +89,7 @@ def _sorted(lines: list[RunLine], column: str, descending: bool) -> list[RunLine
     return sorted(present, key=lambda x: x.key(column), reverse=descending) + missing  # unknowns last
 
 
-def runs_page(viewer: Viewer, query: dict[str, str], nav: str, path: str = "/") -> str:
+def runs_page(viewer: Site, query: dict[str, str], nav: str, path: str = "/") -> str:
     sort = query.get("sort") or "created"
     sort = sort if sort in SORTABLE else "created"
     descending = query.get("dir", "desc" if sort == "created" else "asc") == "desc"

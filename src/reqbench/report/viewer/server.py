@@ -1,4 +1,4 @@
-"""The viewer's HTTP side: finds the runs under a folder, routes requests to the page modules, serves
+"""The viewer's HTTP side: routes requests to the page modules, serves
 artifacts as inert text, binds 127.0.0.1 only, and answers only requests `access.Gate` admits (the
 viewer's own host name, the launch's token).
 
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from functools import cached_property
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -22,98 +21,17 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from reqbench.core.errors import InputError
-from reqbench.core.execute.suite import SuiteProtocol
-from reqbench.core.store.runstore import DB_NAME, RunStore, is_run_dir
-from reqbench.core.summary import Cell, Summary, unavailable
-from reqbench.report.provenance import shown_path
-from reqbench.report.tables import TableData
 from reqbench.report.viewer import pages_compare, pages_row, pages_run, pages_study, runs_list
 from reqbench.report.viewer.access import Admission, Gate, host_name
-from reqbench.report.viewer.index import RowIndex
-from reqbench.report.viewer.protocol_views import run_view_html
-from reqbench.report.viewer.render import q
+from reqbench.report.viewer.site import Site
 from reqbench.report.viewer.study_model import StudyView
 
 HTML = "text/html; charset=utf-8"
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; form-action 'self'"
 
 
-class RunContext:
-    """One run opened read-only, with its row index, summary and plots computed on first use."""
-
-    def __init__(self, name: str, store: RunStore) -> None:
-        self.name = name
-        self.store = store
-        self.base = f"/run/{q(name)}"
-        self._index: RowIndex | None = None
-
-    def index(self) -> RowIndex:
-        if self._index is None:
-            self._index = RowIndex(self.store)
-        return self._index
-
-    @cached_property
-    def protocol(self) -> SuiteProtocol | None:
-        """The run's protocol, or None when it is not installed here (the rows stay browsable)."""
-        from reqbench.protocols.base import load_protocol
-
-        try:
-            return load_protocol(self.store.meta.protocol)
-        except InputError:
-            return None
-
-    @cached_property
-    def summary(self) -> Summary:
-        """The run's typed summary; when its protocol is not installed, or the suite moved or no longer
-        loads, a summary saying so (the rows stay browsable)."""
-        if self.protocol is None:
-            return Summary()
-        try:
-            return self.protocol.load(Path(self.store.meta.suite_path)).summarize(self.store.outcomes())
-        except Exception as exc:  # a moved suite or an old run
-            return unavailable(f"{type(exc).__name__}: {exc}")
-
-    def tables(self) -> list[TableData]:
-        from reqbench.report.tables import summary_tables
-
-        return summary_tables(self.summary)
-
-    @cached_property
-    def _plots(self) -> list[tuple[str, bytes]]:
-        from reqbench.report.headline_plots import headline_plots
-
-        return headline_plots(self.summary.plots)
-
-    def plots(self) -> list[tuple[str, bytes]]:
-        return self._plots
-
-    def headline(self) -> dict[str, Cell]:
-        return dict(self.summary.headline)
-
-    def run_panel(self) -> str:
-        """The protocol's run-wide view (its optional ``run_view`` hook), rendered."""
-        return run_view_html(self.protocol, self.store.outcomes(), self.base)
-
-
-class Viewer:
-    """Every run directory under `root` (or `root` itself when it is one); with `study`, the study page."""
-
-    def __init__(self, root: Path, study: StudyView | None = None) -> None:
-        self.root = Path(root).absolute()
-        self.study = study
-        self.label = shown_path(str(self.root))
-        """The folder as shown on pages (no machine layout: relative to the working directory, or ~/...)."""
-        dirs = [self.root] if is_run_dir(self.root) else sorted(p.parent for p in self.root.rglob(DB_NAME))
-        if not dirs:
-            raise InputError("no run directory here (no run.sqlite under it)", file=str(self.root))
-        self.runs: dict[str, RunContext] = {}
-        for d in dirs:
-            name = d.name if d == self.root else d.relative_to(self.root).as_posix()
-            self.runs[name] = RunContext(name, RunStore.open(d, read_only=True))
-
-    def close(self) -> None:
-        for run in self.runs.values():
-            run.store.close()
+class Viewer(Site):
+    """The site's router: the answer to a GET of any of its pages (module docstring)."""
 
     def route(self, path: str, query: dict[str, str]) -> tuple[bytes, str, HTTPStatus]:
         """The answer to GET `path` (an unknown page is the 404 page)."""

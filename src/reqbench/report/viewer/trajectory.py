@@ -9,14 +9,13 @@ whatever the protocol."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reqbench.core.store.selection import Attempt
+from reqbench.core.views import fmt
 from reqbench.report.viewer.blobs import blob_json
-from reqbench.report.viewer.render import details, esc, fmt, kv_table
-
-if TYPE_CHECKING:
-    from reqbench.report.viewer.server import RunContext
+from reqbench.report.viewer.render import details, esc, kv_table
+from reqbench.report.viewer.run_context import RunContext
 
 NAMES = ("trajectory.json", "agent_result", "phase_a_trajectory.json")
 """The artifacts that hold an agent's trajectory."""

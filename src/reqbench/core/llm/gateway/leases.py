@@ -28,6 +28,7 @@ from typing import Any
 
 from reqbench.core.llm.gateway.models import ModelPolicy
 from reqbench.core.llm.gateway.recorder import ReplayCursor
+from reqbench.core.llm.gateway.usage import LeaseUsage
 from reqbench.core.llm.ledger import FailureKind, RowLedger, current_ledger
 
 BUDGET_EXHAUSTED = "budget exhausted"
@@ -158,13 +159,16 @@ class Lease:
         else:
             self.cost_usd = (self.cost_usd or 0.0) + cost
 
-    def usage(self) -> dict[str, Any]:
-        """The row's model use as the gateway measured it."""
+    def measured(self) -> LeaseUsage:
+        """The row's model use as the gateway measured it, typed (`usage.LeaseUsage`)."""
         with self.lock:
-            return {"calls": self.calls, "prompt_tokens": self.prompt_tokens,
-                    "completion_tokens": self.completion_tokens, "cost_usd": self.cost_usd,
-                    "cost_complete": not self.cost_unknown, "refused": self.refused,
-                    "provider_errors": self.provider_errors, "offline_misses": self.offline_misses,
-                    "context_overflows": self.context_overflows,
-                    "budget_exhausted": self.exhausted, "resource_limit": self.resource_limit,
-                    "models": dict(self.models_used)}
+            return LeaseUsage(calls=self.calls, prompt_tokens=self.prompt_tokens,
+                              completion_tokens=self.completion_tokens, cost_usd=self.cost_usd,
+                              cost_complete=not self.cost_unknown, refused=self.refused,
+                              provider_errors=self.provider_errors, offline_misses=self.offline_misses,
+                              context_overflows=self.context_overflows, budget_exhausted=self.exhausted,
+                              resource_limit=self.resource_limit, models=dict(self.models_used))
+
+    def usage(self) -> dict[str, Any]:
+        """`measured` as JSON (what a row reports)."""
+        return self.measured().to_dict()
