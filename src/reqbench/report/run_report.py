@@ -22,6 +22,7 @@ from typing import Any
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import reason_label
+from reqbench.core.execute.run_inputs import input_statements
 from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
@@ -176,7 +177,8 @@ def provenance_facts(run: dict[str, Any]) -> list[list[str]]:
              ["repeats / seed", f"{options.get('repeats', 1)} / {options.get('seed', '')}"],
              ["sandbox", sandbox_statement(options, agent_facts.get("isolation"))],
              ["task environments", environments_statement(prov.get("environments"))],
-             ["model prices", pricing_statement(options, prov.get("prices"))], ["created", run["created"]],
+             ["model prices", pricing_statement(options, prov.get("prices"))],
+             *([label, text] for label, text in input_statements(prov)), ["created", run["created"]],
              ["reqbench", str(run.get("reqbench_version", ""))]]
     return facts
 

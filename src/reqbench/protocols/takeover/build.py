@@ -25,7 +25,8 @@ from reqbench.core.hashing import pretty_json, sha256_file, sha256_json, sha256_
 from reqbench.protocols.takeover.conditions import CONDITIONS, active_rqs
 from reqbench.protocols.takeover.gold import gold_states
 from reqbench.protocols.takeover.manifest import instance_manifest
-from reqbench.protocols.takeover.packages import PhaseATexts, load_phase_a_texts, write_phase_a_package
+from reqbench.protocols.takeover.packages import write_phase_a_package
+from reqbench.protocols.takeover.phase_a_texts import PhaseATexts, load_phase_a_texts
 from reqbench.protocols.takeover.project import Project
 from reqbench.protocols.takeover.replay import replay
 from reqbench.protocols.takeover.rq4 import (
