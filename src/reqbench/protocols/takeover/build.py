@@ -54,10 +54,13 @@ class BuildResult:
     input_release: str
     instance_counts: dict[str, int] = field(default_factory=dict)
     packages: list[dict[str, Any]] = field(default_factory=list)
+    phase_a_texts: str = ""
+    """Which Phase-A texts the packages hold (`PhaseATexts.statement`: the paraphrase named as a difference)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "out_dir": str(self.out_dir),
+            "phase_a_texts": self.phase_a_texts,
             "input_release": self.input_release,
             "instance_counts": self.instance_counts,
             "packages": [{k: p[k] for k in ("target_id", "condition", "package_id")} for p in self.packages],
@@ -211,4 +214,5 @@ def build_release(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     result.out_dir = out_dir
+    result.phase_a_texts = texts.statement()
     return result
