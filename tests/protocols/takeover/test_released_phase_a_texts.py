@@ -199,8 +199,9 @@ def test_a_texts_folder_is_validated_with_one_error_naming_the_file_and_rule(tmp
 
 
 def test_a_missing_texts_folder_stops_the_run_before_anything_is_created(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match=KEY):
+    with pytest.raises(InputError, match="Phase-A texts folder does not exist") as missing:
         _run(tmp_path, "run", **{KEY: str(tmp_path / "missing")})
+    assert KEY in str(missing.value) and str(tmp_path / "missing") in str(missing.value)
     assert not (tmp_path / "run").exists()
 
 

@@ -9,6 +9,7 @@ a run whose inputs differ from the recorded ones (the suite's own files are chec
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from reqbench.core.execute.types import RunOptions
@@ -35,5 +36,5 @@ def input_statements(provenance: dict[str, Any]) -> list[tuple[str, str]]:
     """``[(label, statement)]`` of the recorded inputs (an input's ``label``, else its name), as reports print
     them."""
     inputs = provenance.get(PROVENANCE_KEY) or {}
-    return [(str(facts.get("label") or name), str(facts.get("statement") or facts))
+    return [(str(facts.get("label") or name), str(facts.get("statement") or json.dumps(facts, sort_keys=True)))
             for name, facts in sorted(inputs.items()) if isinstance(facts, dict)]
