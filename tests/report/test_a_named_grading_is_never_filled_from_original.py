@@ -70,6 +70,8 @@ def test_the_heading_names_the_denominator_and_the_rows_left_out(run_dir: Path) 
     assert "grading rerun-2400: 1 of 3 planned rows (the rows it graded; the other 2 are in grading original " \
            "only)" in " ".join(shown.split())
     assert "not in grading" in shown  # rows by condition: the two rows without a re-run are not "unstarted"
+    primary = runner.invoke(app, ["report", str(run_dir)], env={"COLUMNS": "200"}).output
+    assert "grading original" in primary and "not in grading" not in primary
 
 
 def test_the_export_of_a_grading_holds_only_its_rows(run_dir: Path) -> None:

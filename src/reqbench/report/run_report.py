@@ -34,9 +34,10 @@ from reqbench.report.tables import TableData, format_cell, summary_tables
 
 RUN_KEY = "run"
 SUMMARY_KEY = "summary"
-STATUSES = ("scored", "pending", "invalid", "unstarted", "not in grading")
-"""Columns of "rows by condition"; ``not in grading``: a row the reported grading (not ``original``) did not
-grade, so it has no number in this report."""
+STATUSES = ("scored", "pending", "invalid", "unstarted")
+NOT_GRADED = "not in grading"
+"""The "rows by condition" column (in place of ``unstarted``) of a report of a grading other than ``original``:
+rows that grading did not grade, so they have no number in this report."""
 
 
 def pick_grading(store: RunStore, grading: str | None) -> str:
@@ -120,9 +121,10 @@ def unmeasured_reasons(store: RunStore, grading: str = "original") -> list[dict[
 def status_by_condition(store: RunStore, grading: str = "original") -> dict[str, dict[str, int]]:
     """``{condition: {status: rows}}`` from each row's selected attempt (`STATUSES`)."""
     out: dict[str, dict[str, int]] = {}
-    missing = "unstarted" if grading == ORIGINAL else "not in grading"
+    missing = "unstarted" if grading == ORIGINAL else NOT_GRADED
+    columns = [*STATUSES[:-1], missing]
     for row, attempt, _ in store.selected_attempts(grading):
-        cell = out.setdefault(row.condition, dict.fromkeys(STATUSES, 0))
+        cell = out.setdefault(row.condition, dict.fromkeys(columns, 0))
         cell[attempt.status.value if attempt else missing] += 1
     return out
 
@@ -155,8 +157,9 @@ def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]])
     if usage_table is not None:
         tables.append(usage_table)
     if by_condition:
-        tables.append(TableData("rows by condition (selected attempt)", ["condition", *STATUSES],
-                                [[c, *(str(v[s]) for s in STATUSES)] for c, v in by_condition.items()]))
+        columns = list(next(iter(by_condition.values())))  # `status_by_condition`: STATUSES or NOT_GRADED last
+        tables.append(TableData("rows by condition (selected attempt)", ["condition", *columns],
+                                [[c, *(str(v.get(s, 0)) for s in columns)] for c, v in by_condition.items()]))
     return tables
 
 
