@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -188,11 +189,18 @@ def check_response(raw: Any, visible_message_ids: Iterable[int | str],
 def schema_problems(raw: Any, schema: dict[str, Any]) -> list[str]:
     """Every violation of `schema` (JSON Schema draft 2020-12) by `raw`, as ``response.schema.json: PATH:
     MESSAGE`` in document order."""
-    from jsonschema import Draft202012Validator
-
-    errors = sorted(Draft202012Validator(schema).iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
+    errors = sorted(_validator(json.dumps(schema, sort_keys=True)).iter_errors(raw),
+                    key=lambda e: list(map(str, e.absolute_path)))
     return [f"response.schema.json: {'/'.join(map(str, e.absolute_path)) or 'the response'}: {e.message}"
             for e in errors]
+
+
+@lru_cache(maxsize=8)
+def _validator(schema_json: str) -> Any:
+    """One validator per schema (the rows of a run share it)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(schema_json))
 
 
 def _kind(value: Any) -> str:
