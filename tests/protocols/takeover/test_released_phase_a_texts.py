@@ -148,6 +148,10 @@ def test_without_texts_the_paraphrase_is_named_as_a_difference_in_provenance_and
 
     shown = dict(map(tuple, provenance_facts(report(run_dir)["run"])))
     assert shown["Phase-A texts"] == facts["statement"]
+    from reqbench.report.provenance import provenance  # the viewer's header
+
+    with RunStore.open(run_dir, read_only=True) as store:
+        assert dict(provenance(store.meta))["Phase-A texts"] == facts["statement"]
 
 
 def test_a_resume_refuses_texts_that_changed_since_the_run_started(tmp_path: Path) -> None:
