@@ -66,10 +66,12 @@ def build_cmd(
         None, "--input-release", help="Release name (default: project id + content hash)."
     ),
     instructions: Path | None = typer.Option(
-        None, "--instructions", help="Phase-A instructions text to ship instead of reqbench's own."
+        None, "--instructions", help="Phase-A instructions text to ship instead of reqbench's paraphrase "
+        "(e.g. the release's instructions.md)."
     ),
     response_schema: Path | None = typer.Option(
-        None, "--response-schema", help="Response JSON Schema to ship instead of reqbench's own."
+        None, "--response-schema", help="Response JSON Schema to ship instead of reqbench's own "
+        "(e.g. the release's rq_agent_response.schema.json)."
     ),
     code_environment: Path | None = typer.Option(
         None, "--code-environment", help="RQ4 code environments (a targets/ folder of T###_before_<id>/); "
@@ -103,7 +105,7 @@ def build_cmd(
         counts = ", ".join(f"{rq} {n}" for rq, n in result.instance_counts.items())
         console.echo(
             f"built {out}: release {result.input_release}; instances {counts}; "
-            f"{len(result.packages)} Phase-A packages"
+            f"{len(result.packages)} Phase-A packages\nPhase-A texts: {result.phase_a_texts}"
         )
 
 

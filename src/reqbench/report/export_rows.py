@@ -48,8 +48,9 @@ def format_for(path: Path, fmt: str | None, item: str = "--out") -> str:
 
 
 def records(store: RunStore, grading: str = "original") -> list[dict[str, Any]]:
-    """Every planned row (its selected attempt under `grading`) with its flat facts, as `RunResultRow` dumps
-    (validated against the schema)."""
+    """Every planned row (its selected attempt under `grading`; under a grading other than ``original`` only the
+    rows it graded, `core.store.export.result_rows`) with its flat facts, as `RunResultRow` dumps (validated
+    against the schema)."""
     totals = StoreRecorder.for_store(store).totals()
     return [RunResultRow.model_validate({**r.model_dump(), **row_facts(r.status, r.reason, r.result, r.detail,
                                                                          totals.get(r.row_key))}).model_dump()

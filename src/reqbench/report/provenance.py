@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from reqbench.core.execute.run_inputs import input_statements
 from reqbench.core.store.models import RunMeta
 from reqbench.report.run_report import pricing_statement, sandbox_statement
 
@@ -47,7 +48,8 @@ def provenance(meta: RunMeta, *, short_paths: bool = False) -> list[tuple[str, s
             ("protocol", meta.protocol),
             ("suite", shown_path(meta.suite_path) if short_paths else meta.suite_path), ("created", meta.created),
             ("reqbench", meta.reqbench_version), ("sandbox", sandbox_statement(o)),
-            ("model prices", pricing_statement(o, meta.provenance.get("prices")))]
+            ("model prices", pricing_statement(o, meta.provenance.get("prices"))),
+            *input_statements(meta.provenance)]
 
 
 def run_title(meta: RunMeta, suite_name: str | None = None) -> str:

@@ -8,9 +8,11 @@ attempts) and the attrition by reason per condition (`core.execute.attrition`), 
 reported next to the scores (SpecPath: "every result reports its actual support"), and each row's
 model calls, tokens and cost as the model gateway measured them (``run.model_usage``, `model_usage`).
 
-A run may hold several gradings (`reqbench regrade`): the report uses one (`grading`, default the latest),
-says which grading produced each row's number (``run.rows_by_grading``), and lists every grading with its
-headline numbers (``run.gradings``).
+A run may hold several gradings (`reqbench regrade`): the report uses one (`grading`, default ``original``),
+and lists every grading with its headline numbers (``run.gradings``). Gradings are never pooled (SpecPath §4.3:
+the longer-budget re-runs are "never pooled with the 1,200-second results"; `core.store.selection`): the report of
+another grading covers only the rows it graded, and its first heading names that denominator
+(``run.rows_by_grading`` of ``run.planned_rows``, `grading_heading`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import reason_label
+from reqbench.core.execute.run_inputs import input_statements
 from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
@@ -32,6 +35,9 @@ from reqbench.report.tables import TableData, format_cell, summary_tables
 RUN_KEY = "run"
 SUMMARY_KEY = "summary"
 STATUSES = ("scored", "pending", "invalid", "unstarted")
+NOT_GRADED = "not in grading"
+"""The "rows by condition" column (in place of ``unstarted``) of a report of a grading other than ``original``:
+rows that grading did not grade, so they have no number in this report."""
 
 
 def pick_grading(store: RunStore, grading: str | None) -> str:
@@ -54,7 +60,9 @@ def build_payload(store: RunStore, suite: Suite, grading: str | None = None) -> 
     grading = pick_grading(store, grading)
     summary = suite.summarize(store.outcomes(grading=grading))
     provenance = {k: v for k, v in meta.provenance.items() if k != "suite_files"}
-    selected = store.selected_attempts(grading)
+    planned = store.selected_attempts(grading)
+    # a row another grading did not grade is not in its report (not "unstarted"): it has no number there
+    selected = [s for s in planned if s[1] is not None or grading == ORIGINAL]
     by_grading: dict[str, int] = {}
     for _, attempt, _ in selected:
         if attempt is not None:
@@ -62,7 +70,7 @@ def build_payload(store: RunStore, suite: Suite, grading: str | None = None) -> 
     run = {"run_dir": str(store.run_dir), "suite": meta.suite_path, "protocol": meta.protocol,
            "options": meta.options, "created": meta.created, "reqbench_version": meta.reqbench_version,
            "provenance": provenance, "counts": store.counts(), "grading": grading,
-           "rows_by_grading": by_grading, "gradings": gradings_overview(store, suite),
+           "rows_by_grading": by_grading, "planned_rows": len(planned), "gradings": gradings_overview(store, suite),
            "attrition": attrition_table((row.condition, None if a is None else store.to_outcome(
                a, with_artifacts=False), bool(a and ProtocolResult.of(a.result).operational_failure))
                for row, a, _ in selected),
@@ -111,11 +119,13 @@ def unmeasured_reasons(store: RunStore, grading: str = "original") -> list[dict[
 
 
 def status_by_condition(store: RunStore, grading: str = "original") -> dict[str, dict[str, int]]:
-    """``{condition: {status: rows}}`` from each row's selected attempt."""
+    """``{condition: {status: rows}}`` from each row's selected attempt (`STATUSES`)."""
     out: dict[str, dict[str, int]] = {}
+    missing = "unstarted" if grading == ORIGINAL else NOT_GRADED
+    columns = [*STATUSES[:-1], missing]
     for row, attempt, _ in store.selected_attempts(grading):
-        cell = out.setdefault(row.condition, dict.fromkeys(STATUSES, 0))
-        cell[attempt.status.value if attempt else "unstarted"] += 1
+        cell = out.setdefault(row.condition, dict.fromkeys(columns, 0))
+        cell[attempt.status.value if attempt else missing] += 1
     return out
 
 
@@ -147,8 +157,9 @@ def run_tables(payload: dict[str, Any], by_condition: dict[str, dict[str, int]])
     if usage_table is not None:
         tables.append(usage_table)
     if by_condition:
-        tables.append(TableData("rows by condition (selected attempt)", ["condition", *STATUSES],
-                                [[c, *(str(v[s]) for s in STATUSES)] for c, v in by_condition.items()]))
+        columns = list(next(iter(by_condition.values())))  # `status_by_condition`: STATUSES or NOT_GRADED last
+        tables.append(TableData("rows by condition (selected attempt)", ["condition", *columns],
+                                [[c, *(str(v.get(s, 0)) for s in columns)] for c, v in by_condition.items()]))
     return tables
 
 
@@ -169,7 +180,8 @@ def provenance_facts(run: dict[str, Any]) -> list[list[str]]:
              ["repeats / seed", f"{options.get('repeats', 1)} / {options.get('seed', '')}"],
              ["sandbox", sandbox_statement(options, agent_facts.get("isolation"))],
              ["task environments", environments_statement(prov.get("environments"))],
-             ["model prices", pricing_statement(options, prov.get("prices"))], ["created", run["created"]],
+             ["model prices", pricing_statement(options, prov.get("prices"))],
+             *([label, text] for label, text in input_statements(prov)), ["created", run["created"]],
              ["reqbench", str(run.get("reqbench_version", ""))]]
     return facts
 
@@ -241,13 +253,19 @@ def report_plots(payload: dict[str, Any], protocol_name: str,
 
 
 def grading_heading(run: dict[str, Any]) -> str:
-    """Which grading the numbers come from, as the report's first heading names it: ``grading original``, or
-    for another ``grading rerun-2400 (1 row from it, 20 from original)``."""
+    """Which grading the numbers come from and over which rows, as the report's first heading names it:
+    ``grading original``, or for another grading its own rows only (never pooled, `core.store.selection`):
+    ``grading rerun-2400: 1 of 21 planned rows (the rows it graded; the other 20 are in grading original
+    only)``."""
     grading = str(run.get("grading") or ORIGINAL)
-    rows = run.get("rows_by_grading") or {}
     if grading == ORIGINAL:
         return f"grading {grading}"
-    return f"grading {grading} ({', '.join(f'{n} row(s) from {g}' for g, n in rows.items())})"
+    graded = int((run.get("rows_by_grading") or {}).get(grading, 0))
+    planned = run.get("planned_rows")
+    if not isinstance(planned, int):  # a payload from before the denominator was recorded
+        return f"grading {grading}: {graded} row(s), the rows it graded"
+    return (f"grading {grading}: {graded} of {planned} planned rows (the rows it graded; the other "
+            f"{planned - graded} are in grading {ORIGINAL} only)")
 
 
 def report_sections(payload: dict[str, Any], protocol_name: str,

@@ -81,7 +81,7 @@ def test_a_submission_that_times_out_at_4s_passes_when_rerun_at_30s_in_a_linked_
     assert (asked["run"]["grading"], asked["run"]["rows_by_grading"]) == ("rerun-30s", {"rerun-30s": 1})
     assert asked["specpath"]["FCR by condition (task-macro)"]["override"]["FCR"]["value"] == 1.0
     shown = runner.invoke(app, ["report", str(run_dir), "--grading", "rerun-30s"]).output
-    assert "grading rerun-30s (1 row(s) from rerun-30s)" in shown
+    assert "grading rerun-30s: 1 of 1 planned rows" in shown
     assert "grading original" in runner.invoke(app, ["report", str(run_dir)]).output
 
 

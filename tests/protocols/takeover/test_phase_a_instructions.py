@@ -12,7 +12,7 @@ import pytest
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import RunOptions
-from reqbench.protocols.takeover.packages import load_phase_a_texts
+from reqbench.protocols.takeover.phase_a_texts import load_phase_a_texts
 from reqbench.protocols.takeover.response import check_response
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import split_options
@@ -62,7 +62,7 @@ def test_instructions_option_is_validated_and_names_the_key(tmp_path: Path) -> N
     good = tmp_path / "mine.md"
     good.write_text("Answer in JSON.\n", encoding="utf-8")
     settings, rest = split_options(_opts(**{"takeover.instructions": str(good), "model": "m"}))
-    assert settings.instructions == "Answer in JSON.\n" and rest == {"model": "m"}
+    assert settings.texts.instructions == "Answer in JSON.\n" and rest == {"model": "m"}
 
 
 def test_the_file_replaces_the_package_instructions_of_phase_a(tmp_path: Path) -> None:

@@ -38,6 +38,8 @@ from reqbench.core.execute.options import with_work_dir
 from reqbench.core.execute.preflight import AgentFacts, preflight
 from reqbench.core.execute.price_source import price_sources
 from reqbench.core.execute.progress import RunProgress
+from reqbench.core.execute.run_inputs import PROVENANCE_KEY as INPUTS
+from reqbench.core.execute.run_inputs import run_inputs
 from reqbench.core.execute.runner import (
     TRASH,
     WORK_DIR,
@@ -82,6 +84,8 @@ class PlannedLane:
     facts: AgentFacts
     rows: list[Row]
     environments: RunEnvironments
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """What the lane reads from outside the suite (`run_inputs`), recorded in its provenance."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +153,8 @@ def plan_lanes(suite_path: Path, specs: Sequence[LaneSpec], *, resume: bool, det
         with naming(spec.name):
             rows = loaded.plan(spec.options)  # bad options surface before anything is written
             lanes[spec.name] = PlannedLane(spec, facts[spec.name], rows,
-                                           prepare_environments(loaded, spec.options, progress))
+                                           prepare_environments(loaded, spec.options, progress),
+                                           run_inputs(loaded, spec.options))
     return Planned(protocol, loaded, lanes)
 
 
@@ -215,7 +220,8 @@ def _open(planned: Planned, lane: PlannedLane, resume: bool) -> tuple[RunStore, 
                                       "schedule": schedule_facts(planned.protocol, opts),
                                       "prices": price_sources(opts),
                                       **lane.spec.provenance,
-                                      **({"environments": lane.environments.keys()} if lane.environments else {})})
+                                      **({"environments": lane.environments.keys()} if lane.environments else {}),
+                                      **({INPUTS: lane.inputs} if lane.inputs else {})})
 
 
 def execute_run(store: RunStore, suite: Suite, options: RunOptions, *,

@@ -1,6 +1,7 @@
 """A run directory's life: create it for a run, or reopen it for ``--resume`` only when nothing that
-defines the run has changed (estimand options, protocol, suite path, the suite's content), and remove a
-directory this invocation created when the run fails before its first attempt.
+defines the run has changed (estimand options, protocol, suite path, the suite's content, the inputs it reads
+from outside the suite, `run_inputs`), and remove a directory this invocation created when the run fails before
+its first attempt.
 
 The suite's content is recorded as a file manifest ``{relative path: sha256}`` (the tree rules of
 `core.workspace.trees`: ``.git``, ``__pycache__`` and ``*.pyc`` are not content) plus its hash; a resume on
@@ -18,6 +19,7 @@ from typing import Any
 from reqbench import __version__
 from reqbench.core.errors import InputError
 from reqbench.core.execute.options import differing_options, options_to_json
+from reqbench.core.execute.run_inputs import changed_inputs
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.hashing import sha256_json
 from reqbench.core.store import RunMeta, RunStore, is_run_dir, utc_now
@@ -91,6 +93,12 @@ def open_or_resume(run_dir: Path, protocol: str, suite: Path, options: RunOption
         raise InputError("the run's environments changed since it started (a task's or --environment's "
                          "block, or a file it names): a resumed run must run in the same environments; "
                          "restore them or start a new run", file=str(run_dir), item="environment")
+    changed = changed_inputs(meta.provenance, provenance)  # `core.execute.run_inputs`
+    if changed:
+        store.close()
+        raise InputError(f"what the run reads from outside its suite changed since it started "
+                         f"({', '.join(changed)}): a resumed run must read the same inputs; restore them "
+                         "or start a new run", file=str(run_dir), item=changed[0])
     stored_files = meta.provenance.get("suite_files")
     if isinstance(stored_files, dict):
         changed = changed_files(stored_files, manifest)

@@ -13,14 +13,20 @@ from typing import TYPE_CHECKING
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_bytes, atomic_write_text
 from reqbench.core.store.models import RunResultRow
+from reqbench.core.store.selection import ORIGINAL
 
 if TYPE_CHECKING:  # the store calls these exports; they only need its type
     from reqbench.core.store.runstore import RunStore
 
 
-def result_rows(store: RunStore, grading: str = "original") -> list[RunResultRow]:
+def result_rows(store: RunStore, grading: str = ORIGINAL) -> list[RunResultRow]:
+    """One row per planned row under the ``original`` grading (an unstarted row as ``unstarted``); under any
+    other grading only the rows that grading graded (`selection.select_attempt`: never filled in from the
+    original, SpecPath §4.3), so a row's number always comes from the grading it is exported under."""
     out = []
     for index, (row, attempt, n_attempts) in enumerate(store.selected_attempts(grading)):
+        if attempt is None and grading != ORIGINAL:
+            continue
         out.append(RunResultRow(
             row_key=row.key, task_id=row.task_id, condition=row.condition, agent=row.agent,
             repeat=row.repeat, order_index=index,
@@ -29,7 +35,7 @@ def result_rows(store: RunStore, grading: str = "original") -> list[RunResultRow
             result=attempt.result if attempt else {}, detail=attempt.detail if attempt else "",
             artifacts=dict(attempt.artifacts) if attempt else {},
             started=attempt.started if attempt else None, finished=attempt.finished if attempt else None,
-            reason=attempt.reason if attempt else "", grading=attempt.grading if attempt else "original",
+            reason=attempt.reason if attempt else "", grading=attempt.grading if attempt else ORIGINAL,
             parent_attempt=attempt.parent if attempt else None))
     return out
 

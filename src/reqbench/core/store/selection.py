@@ -6,8 +6,10 @@ reqbench applies the same rule to every protocol; `select_attempt` is the one pl
 
 Attempts belong to a *grading*: ``original`` for what `reqbench run` produced, or the label of a
 `reqbench regrade` that re-scored frozen submissions into new attempts linked to their parent. Running and
-resuming only ever look at the original grading; a report for grading G takes each row's G attempt and
-falls back to its original one (rows without a frozen submission cannot be re-graded).
+resuming only ever look at the original grading. A report for grading G takes each row's G attempts only and
+never falls back to the original ones: a row G did not grade is not in G (SpecPath §4.3, "Run processing": the
+longer-budget re-runs "join to the primary schedule by parent_schedule_id and are never pooled with the
+1,200-second results"), so a report of G covers exactly the rows G graded and names that denominator.
 """
 
 from __future__ import annotations
@@ -66,13 +68,10 @@ def select_attempt(attempts: Sequence[Attempt], grading: str = ORIGINAL) -> Atte
     ``pending`` one; else the **latest** ``invalid`` one; ``None`` when the row has no attempt.
     Earliest-scored means a later retry can never replace a result that already counted (no
     selection on outcome); latest-pending/invalid shows the most recent evidence for an unfinished row.
-    Only `grading`'s attempts are considered, falling back to the original ones when it has none.
+    Only `grading`'s attempts are considered: a row that `grading` did not grade has none (``None``), never
+    its original attempt (gradings are never pooled, module docstring).
     """
-    if grading != ORIGINAL:
-        chosen = _select([a for a in attempts if a.grading == grading])
-        if chosen is not None:
-            return chosen
-    return _select([a for a in attempts if a.grading == ORIGINAL])
+    return _select([a for a in attempts if a.grading == grading])
 
 
 def _select(attempts: Sequence[Attempt]) -> Attempt | None:

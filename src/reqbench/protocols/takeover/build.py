@@ -25,7 +25,8 @@ from reqbench.core.hashing import pretty_json, sha256_file, sha256_json, sha256_
 from reqbench.protocols.takeover.conditions import CONDITIONS, active_rqs
 from reqbench.protocols.takeover.gold import gold_states
 from reqbench.protocols.takeover.manifest import instance_manifest
-from reqbench.protocols.takeover.packages import PhaseATexts, load_phase_a_texts, write_phase_a_package
+from reqbench.protocols.takeover.packages import write_phase_a_package
+from reqbench.protocols.takeover.phase_a_texts import PhaseATexts, load_phase_a_texts
 from reqbench.protocols.takeover.project import Project
 from reqbench.protocols.takeover.replay import replay
 from reqbench.protocols.takeover.rq4 import (
@@ -53,10 +54,13 @@ class BuildResult:
     input_release: str
     instance_counts: dict[str, int] = field(default_factory=dict)
     packages: list[dict[str, Any]] = field(default_factory=list)
+    phase_a_texts: str = ""
+    """Which Phase-A texts the packages hold (`PhaseATexts.statement`: the paraphrase named as a difference)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
             "out_dir": str(self.out_dir),
+            "phase_a_texts": self.phase_a_texts,
             "input_release": self.input_release,
             "instance_counts": self.instance_counts,
             "packages": [{k: p[k] for k in ("target_id", "condition", "package_id")} for p in self.packages],
@@ -210,4 +214,5 @@ def build_release(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     result.out_dir = out_dir
+    result.phase_a_texts = texts.statement()
     return result

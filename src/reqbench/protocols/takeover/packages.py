@@ -2,17 +2,16 @@
 (paper B.2 input isolation; FORMAT.md (f.6)).
 
 The public side is exactly what an agent may see: the current request (``task.json``), the condition's
-history (``history.jsonl``), the instructions and the response schema. Everything else (gold, ids,
-selection metadata) stays in ``private/package_manifest.json``. Public files are built in memory, scanned
-for leaks, and only then written; a leak refuses the package.
+history (``history.jsonl``), the instructions and the response schema (`phase_a_texts`: reqbench's paraphrase
+by default, the released texts when given). Everything else (gold, ids, selection metadata) stays in
+``private/package_manifest.json``. Public files are built in memory, scanned for leaks, and only then written;
+a leak refuses the package.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -20,54 +19,13 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, pretty_json, sha256_json, sha256_text
 from reqbench.protocols.takeover.conditions import active_rqs
 from reqbench.protocols.takeover.leakage import assert_no_leakage
+from reqbench.protocols.takeover.phase_a_texts import PhaseATexts
 from reqbench.protocols.takeover.project import id_key
 from reqbench.protocols.takeover.rq_common import TargetContext, difficulty
 
 TASK_SCHEMA_VERSION = "rq-agent-task-v1"
 MANIFEST_SCHEMA_VERSION = "rq-private-package-manifest-v2"
-RESPONSE_SCHEMA_ID = "rq-agent-response-v1"
 PUBLIC_FILES = ("task.json", "history.jsonl", "instructions.md", "response.schema.json")
-
-
-@dataclass(frozen=True)
-class PhaseATexts:
-    """The instructions text and response schema shared by every package of a build."""
-
-    instructions: str
-    response_schema: dict[str, Any]
-
-
-def _resource(name: str) -> str:
-    return (
-        resources.files("reqbench.protocols.takeover").joinpath("resources", name).read_text(encoding="utf-8")
-    )
-
-
-def load_phase_a_texts(instructions: Path | None = None, response_schema: Path | None = None) -> PhaseATexts:
-    """Our own instructions/schema by default; files given by the user replace them (e.g. the original
-    release texts, for byte-identical reproduction — they are never shipped with reqbench)."""
-    try:
-        text = (
-            instructions.read_text(encoding="utf-8-sig")
-            if instructions
-            else _resource("phase_a_instructions.md")
-        )
-        schema_text = (
-            response_schema.read_text(encoding="utf-8-sig")
-            if response_schema
-            else _resource("phase_a_response.schema.json")
-        )
-    except OSError as exc:
-        raise InputError(f"cannot read file ({exc.strerror})", file=str(exc.filename)) from None
-    try:
-        schema = json.loads(schema_text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"response schema is not valid JSON ({exc.msg})", file=str(response_schema)
-        ) from None
-    if not isinstance(schema, dict) or schema.get("$id") != RESPONSE_SCHEMA_ID:
-        raise InputError(f"response schema must have $id {RESPONSE_SCHEMA_ID!r}", file=str(response_schema))
-    return PhaseATexts(text, schema)
 
 
 def public_files(ctx: TargetContext, condition: str, texts: PhaseATexts) -> dict[str, str]:
@@ -94,8 +52,8 @@ def public_files(ctx: TargetContext, condition: str, texts: PhaseATexts) -> dict
         "history.jsonl": "".join(
             json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in lines
         ),
-        "instructions.md": texts.instructions.rstrip() + "\n",
-        "response.schema.json": json.dumps(texts.response_schema, ensure_ascii=False, indent=2) + "\n",
+        "instructions.md": texts.instructions_file,
+        "response.schema.json": texts.schema_file,
     }
 
 

@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -127,7 +128,8 @@ class ResponseCheck:
         return self.frozen is not None
 
 
-def check_response_text(text: str | None, visible_message_ids: Iterable[int | str]) -> ResponseCheck:
+def check_response_text(text: str | None, visible_message_ids: Iterable[int | str],
+                        schema: dict[str, Any] | None = None) -> ResponseCheck:
     """`check_response` on raw file text; ``None`` (no file) and non-JSON text are agent failures."""
     if text is None:
         return ResponseCheck(None, ["no response was submitted"])
@@ -135,12 +137,15 @@ def check_response_text(text: str | None, visible_message_ids: Iterable[int | st
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         return ResponseCheck(None, [f"the response is not JSON ({exc.msg} at line {exc.lineno})"])
-    return check_response(raw, visible_message_ids)
+    return check_response(raw, visible_message_ids, schema)
 
 
-def check_response(raw: Any, visible_message_ids: Iterable[int | str]) -> ResponseCheck:
+def check_response(raw: Any, visible_message_ids: Iterable[int | str],
+                   schema: dict[str, Any] | None = None) -> ResponseCheck:
     """Validate `raw` against ``rq-agent-response-v1`` for a condition whose history shows
-    `visible_message_ids`; return the frozen response or one sentence per problem."""
+    `visible_message_ids`; return the frozen response or one sentence per problem. A response that passes
+    these rules must also be valid against `schema`, the JSON Schema the agent was shown (reqbench's or the
+    released one, `phase_a_texts`), when given: one sentence per violation, naming that file."""
     problems: list[str] = []
     visible = {str(m) for m in visible_message_ids}
     if not isinstance(raw, dict):
@@ -174,9 +179,28 @@ def check_response(raw: Any, visible_message_ids: Iterable[int | str]) -> Respon
             problems.append("decision CLARIFY requires post_task_states to be null")
         if isinstance(clars, list) and not clars:
             problems.append("decision CLARIFY requires at least one clarification")
+    if not problems and schema is not None:
+        problems = schema_problems(raw, schema)
     if problems:
         return ResponseCheck(None, problems)
     return ResponseCheck(FrozenResponse(AgentResponse.model_validate(raw), raw, sha256_json(raw)))
+
+
+def schema_problems(raw: Any, schema: dict[str, Any]) -> list[str]:
+    """Every violation of `schema` (JSON Schema draft 2020-12) by `raw`, as ``response.schema.json: PATH:
+    MESSAGE`` in document order."""
+    errors = sorted(_validator(json.dumps(schema, sort_keys=True)).iter_errors(raw),
+                    key=lambda e: list(map(str, e.absolute_path)))
+    return [f"response.schema.json: {'/'.join(map(str, e.absolute_path)) or 'the response'}: {e.message}"
+            for e in errors]
+
+
+@lru_cache(maxsize=8)
+def _validator(schema_json: str) -> Any:
+    """One validator per schema (the rows of a run share it)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(json.loads(schema_json))
 
 
 def _kind(value: Any) -> str:

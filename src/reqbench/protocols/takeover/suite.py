@@ -133,6 +133,11 @@ class LoadedSuite:
                 out += [Row(t, cond, options.agent, repeat) for t in ids]
         return out
 
+    def run_inputs(self, options: RunOptions) -> dict[str, Any]:
+        """The Phase-A texts the rows show (`core.execute.run_inputs`): their origin, digests and the sentence
+        every report prints (reqbench's paraphrase is named as a difference from the release)."""
+        return {"phase_a_texts": split_options(options)[0].texts.provenance()}
+
     def environments(self) -> dict[str, Any]:
         """The suite's task environment for every row (key ""), and each delivery target's own (DESIGN §14)."""
         from reqbench.core.execute.environments import declared_environments

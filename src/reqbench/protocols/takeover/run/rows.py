@@ -61,13 +61,16 @@ def history_condition(condition: str) -> str:
 
 
 def _package_stage(ctx: SuiteContext, target_id: str, condition: str, options: RunOptions) -> StageInputs:
-    """Phase A on a C1/C2 public package, as released (task, history, instructions, schema); the
-    instructions come from ``--agent-opt takeover.instructions=FILE`` when given (`run.options`)."""
+    """Phase A on a C1/C2 public package (task, history, instructions, schema); the instructions and schema
+    are the run's Phase-A texts (`run.options`: reqbench's paraphrase, or the released texts given with
+    ``--agent-opt takeover.phase_a_texts=DIR``), in package form and shown verbatim."""
+    texts = split_options(options)[0].texts
     files = ctx.public_files(target_id, condition)
-    instructions = files.pop("instructions.md", "")
-    instructions = split_options(options)[0].instructions or instructions
+    files.pop("instructions.md", None)
+    files["response.schema.json"] = texts.schema_file
     gold = gold_response(ctx.instances(target_id), condition)
-    return StageInputs(files, instructions, {"reference_reply": json.dumps(gold, ensure_ascii=False)})
+    return StageInputs(files, texts.instructions_file, {"reference_reply": json.dumps(gold, ensure_ascii=False)},
+                       verbatim=True)
 
 
 def _phase_a(ctx: SuiteContext, rctx: RowContext, row: Row) -> PhaseAResult:
@@ -77,7 +80,7 @@ def _phase_a(ctx: SuiteContext, rctx: RowContext, row: Row) -> PhaseAResult:
         inst = ctx.instances(target_id)
         files = {"task.json": ctx.public_files(target_id, "C1")["task.json"],
                  "state.json": json_file(oracle.oracle_pre_state(inst)),
-                 "response.schema.json": ctx.public_files(target_id, "C1")["response.schema.json"]}
+                 "response.schema.json": split_options(rctx.options)[0].texts.schema_file}
         reply = json.dumps(oracle.oracle_pre_gold_response(inst), ensure_ascii=False)
         stage = StageInputs(files, ORACLE_PRE_STATE, {"reference_reply": reply})
         visible: list[Any] = []

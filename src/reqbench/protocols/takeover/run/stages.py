@@ -33,6 +33,8 @@ class StageInputs:
     files: dict[str, str]
     instructions: str
     context: dict[str, Any] = field(default_factory=dict)
+    verbatim: bool = False
+    """The instructions are a package's text, written byte for byte (no `{name}` placeholders filled)."""
 
 
 @dataclass
@@ -73,7 +75,7 @@ def write_inputs(inputs_dir: Path, stage: StageInputs) -> dict[str, Path]:
         atomic_write_text(inputs_dir / name, text)
         paths[FILE_KEYS.get(name, name.split(".")[0]) + "_file"] = inputs_dir / name
     template_paths = {k: str(v) for k, v in paths.items()}
-    instructions = render(stage.instructions, **template_paths)
+    instructions = stage.instructions if stage.verbatim else render(stage.instructions, **template_paths)
     atomic_write_text(inputs_dir / "instructions.md", instructions)
     paths["instructions_file"] = inputs_dir / "instructions.md"
     paths["prompt_file"] = inputs_dir / "instructions.md"
@@ -110,13 +112,16 @@ def stage_row_key(row_key: str, stage_name: str) -> str:
 
 def run_phase_a(rctx: RowContext, workspace: Path, inputs_dir: Path, stage: StageInputs,
                 visible_message_ids: list[Any], hide: list[Path]) -> PhaseAResult:
-    """Phase A: the agent answers with one rq-agent-response-v1 JSON object, frozen after validation.
+    """Phase A: the agent answers with one rq-agent-response-v1 JSON object, frozen after validation against
+    the protocol's rules and the response schema the stage showed it (reqbench's or the released one).
 
     A reply that is missing or invalid is an agent failure (C.2), never a crash.
     """
     step = run_agent(rctx, "diagnostic", workspace, inputs_dir, stage, PHASE_A_BUDGET, hide)
     text = strip_fence(step.result.reply) if step.completed else None
-    return PhaseAResult(step, check_response_text(text, visible_message_ids))
+    shown = stage.files.get("response.schema.json")
+    return PhaseAResult(step, check_response_text(text, visible_message_ids,
+                                                  json.loads(shown) if shown is not None else None))
 
 
 def strip_fence(reply: str | None) -> str | None:
