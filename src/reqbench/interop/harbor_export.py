@@ -1,13 +1,14 @@
 """`export_suite`: a reqbench suite written out as Harbor tasks (`docs/harbor.md`): journey instances (one
 multi-step task each, here), SpecPath families (one task per history, `harbor_specpath`), PACE cases (one
-task each, `harbor_pace`) and takeover delivery targets (one task each, `harbor_takeover`). Each journey subtask is a ``[[steps]]`` entry whose ``instruction.md`` is the
-subtask's request and acceptance criteria (the scripted user message), whose ``tests/`` hold the F2P and
-P2P node ids of every subtask so far (cumulative), and whose ``solution/`` holds its reference patch and a
-``solve.sh`` applying it. The task's ``tests/`` hold the hidden tests and `harbor_score.SCORE_PY`; its
-``environment/`` a Dockerfile (`harbor_env`: the instance's ``environment:`` block, else ``python:3.11``,
-with pytest) whose ``COPY`` puts the base repository in ``/app``. The reward strategy is
-``final``: the last step's reward is the share of the instance's F2P nodes that pass, SWE-Journey's Final
-F2P.
+task each, `harbor_pace`) and takeover delivery targets (one task each, `harbor_takeover`).
+
+Each journey subtask is a ``[[steps]]`` entry whose ``instruction.md`` is the subtask's request and
+acceptance criteria (the scripted user message), whose ``tests/`` hold the F2P and P2P node ids of every
+subtask so far (cumulative), and whose ``solution/`` holds its reference patch and a ``solve.sh`` applying
+it. The task's ``tests/`` hold the hidden tests and `harbor_score.SCORE_PY`; its ``environment/`` a
+Dockerfile (`harbor_env`: the instance's ``environment:`` block, else ``python:3.11``, with pytest) whose
+``COPY`` puts the base repository in ``/app``. The reward strategy is ``final``: the last step's reward is
+the share of the instance's F2P nodes that pass, SWE-Journey's Final F2P.
 
 Everything is written beside the destination and renamed into place; an instance this cannot export
 (fetched sources) is one clear error and nothing is written.
@@ -19,7 +20,9 @@ import json
 import os
 import shlex
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
@@ -33,7 +36,6 @@ from reqbench.interop.harbor_takeover import takeover_targets, write_takeover_ta
 from reqbench.protocols.base import detect_protocol
 from reqbench.protocols.journey.models import Instance, load_suite
 from reqbench.protocols.journey.sources import is_source
-
 
 
 def export_suite(suite: Path, out: Path) -> list[str]:
@@ -53,19 +55,22 @@ def _writers(suite: Path, cache: Path) -> list[Callable[[Path], list[str]]]:
         _, instances = load_suite(suite)
         for inst in instances:
             _exportable(inst)
-        return [lambda build, inst=inst: write_journey_task(inst, build / inst.id) for inst in instances]
+        return [partial(_into, write_journey_task, inst, inst.id) for inst in instances]
     if protocol == "specpath":
         families = specpath_families(suite)
-        return [lambda build, fam=fam: write_specpath_tasks(fam, build) for fam in families]
+        return [partial(write_specpath_tasks, fam) for fam in families]
     if protocol == "pace":
         cases = pace_cases(suite)
-        return [lambda build, case=case: write_pace_task(case, build / case.id) for case in cases]
+        return [partial(_into, write_pace_task, case, case.id) for case in cases]
     if protocol == "takeover":
         targets = takeover_targets(suite, cache)
-        return [lambda build, target=target: write_takeover_task(target, build / target.target_id)
-                for target in targets]
+        return [partial(_into, write_takeover_task, target, target.target_id) for target in targets]
     raise InputError(f"exporting {protocol} suites to Harbor is not supported (journey, specpath, pace and "
                      "takeover are)", file=str(suite))
+
+
+def _into(write: Callable[[Any, Path], list[str]], unit: Any, name: str, build: Path) -> list[str]:
+    return write(unit, build / name)
 
 
 def _export(out: Path, writers: list[Callable[[Path], list[str]]]) -> list[str]:

@@ -31,7 +31,8 @@ GRADER_NEEDS = ("pydantic", "PyYAML", "tree-sitter", "tree-sitter-python", "tree
 """What reqbench's pace grading imports beyond the standard library (pinned to the versions exported with)."""
 SHIPPED = ("__init__.py", "py.typed", "core", "protocols", "interop")
 """The parts of the reqbench package the grader needs (no CLI, reports, studies or bundled suites)."""
-TEST_SH = "#!/bin/bash\nPYTHONPATH=/tests/lib python3 -m reqbench.interop.harbor_pace_grade /tests/pace /logs/verifier\n"
+TEST_SH = ("#!/bin/bash\nPYTHONPATH=/tests/lib python3 -m reqbench.interop.harbor_pace_grade /tests/pace "
+           "/logs/verifier\n")
 GRADING_NOTE = ("reward = the weighted PACE case score / 100, graded offline by reqbench's deterministic "
                 "pipeline (L0 contracts, L1 evidence, L2 by the token-overlap heuristic, which compares each "
                 "criterion with the reference patch's evidence); a smoke test, not a PACE score, which needs "

@@ -52,7 +52,8 @@ def agent_context(ctx: RowContext, variables: dict[str, str]) -> Iterator[RowCon
     if not variables:
         yield ctx
     elif ctx.environment is not None:
-        yield dataclasses.replace(ctx, environment=_RowEnvironmentWithVariables(ctx.environment, variables))
+        view: Any = _RowEnvironmentWithVariables(ctx.environment, variables)  # what RowContext.step uses of it
+        yield dataclasses.replace(ctx, environment=view)
     else:
         with agent_environment(EnvironmentMount(VARIABLES_ONLY, None, variables=tuple(sorted(variables.items())))):
             yield ctx

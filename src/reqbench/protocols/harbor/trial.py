@@ -55,7 +55,8 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
         if stopped:
             break
     combined = R.combine_steps(task.reward_strategy, per_step) if task.multi_step else per_step[0]
-    result = HarborResult.model_validate({"reward": R.headline_reward(combined), "rewards": combined,
+    ended = R.verdict(combined, [r.error for r in records if r.error])
+    result = HarborResult.model_validate({"reward": R.headline_reward(combined), "rewards": combined, "verdict": ended,
                                           "strategy": task.reward_strategy if task.multi_step else None,
                                           "steps": records})
     try:
@@ -63,7 +64,7 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
     except (WorkspaceLimitExceeded, AgentWorkspaceError) as exc:
         final = f"(no diff: {exc})".encode()
     errors = "; ".join(f"{r.name}: {r.error}" for r in records if r.error)
-    return outcome(result, {"patch": final, **logs}, errors)
+    return outcome(result, {"patch": final, **logs}, f"{ended}: {errors}" if combined is None else errors)
 
 
 def step_inputs(instruction: str, workdir: str | None) -> AgentInputs:
