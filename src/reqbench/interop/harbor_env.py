@@ -29,6 +29,11 @@ SOLVE_SH = "#!/bin/bash\ngit apply --whitespace=nowarn /solution/reference.patch
 """``solution/solve.sh``: the reference patch applied in the working directory."""
 
 
+TEST_SH_HEAD = "#!/bin/bash\nrm -f /logs/verifier/reward.txt /logs/verifier/reward.json\n"
+"""How every exported ``tests/test.sh`` starts: a reward file left in ``/logs/verifier`` before the verifier
+ran (Harbor runs the verifier in the agent's container) is removed, so only this verifier's reward counts."""
+
+
 def toml_string(text: str) -> str:
     """`text` as a TOML basic string (a JSON string is one)."""
     return json.dumps(text)

@@ -28,7 +28,7 @@ from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.workspace import copy_tree
 from reqbench.core.workspace.discard import discard
-from reqbench.interop.harbor_env import dockerfile, toml_string, write_solution
+from reqbench.interop.harbor_env import TEST_SH_HEAD, dockerfile, toml_string, write_solution
 from reqbench.interop.harbor_pace import pace_cases, write_pace_task
 from reqbench.interop.harbor_score import SCORE_PY
 from reqbench.interop.harbor_specpath import specpath_families, write_specpath_tasks
@@ -121,7 +121,7 @@ def write_journey_task(inst: Instance, dest: Path) -> list[str]:
         nodes = {"f2p": [f"hidden/{n}" for n in f2p], "p2p": [f"hidden/{n}" for n in p2p if n not in f2p]}
         (step / "tests" / "nodes.json").write_text(json.dumps(nodes, indent=1))
         (step / "tests" / "test.sh").write_text(
-            f"#!/bin/bash\ncd /tests && PYTHONPATH={shlex.quote(path)} python3 /tests/score.py /tests/nodes.json\n")
+            TEST_SH_HEAD + f"cd /tests && PYTHONPATH={shlex.quote(path)} python3 /tests/score.py /tests/nodes.json\n")
         write_solution(step, inst.patch_text(sub))
         toml.append(f'[[steps]]\nname = "{sub.id}"\n')
     (dest / "task.toml").write_text("\n".join(toml))

@@ -21,7 +21,7 @@ from pathlib import Path
 import yaml
 
 from reqbench.core.workspace import copy_tree
-from reqbench.interop.harbor_env import dockerfile, toml_string, write_solution
+from reqbench.interop.harbor_env import TEST_SH_HEAD, dockerfile, toml_string, write_solution
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.case import Case, check_frozen, freeze_case, load_suite
 from reqbench.protocols.pace.suite import TASK_INSTRUCTION
@@ -31,8 +31,10 @@ GRADER_NEEDS = ("pydantic", "PyYAML", "tree-sitter", "tree-sitter-python", "tree
 """What reqbench's pace grading imports beyond the standard library (pinned to the versions exported with)."""
 SHIPPED = ("__init__.py", "py.typed", "core", "protocols", "interop")
 """The parts of the reqbench package the grader needs (no CLI, reports, studies or bundled suites)."""
-TEST_SH = ("#!/bin/bash\nPYTHONPATH=/tests/lib python3 -m reqbench.interop.harbor_pace_grade /tests/pace "
-           "/logs/verifier\n")
+TEST_SH = (TEST_SH_HEAD + 'PYTHONPATH=/tests/lib python3 -P -m reqbench.interop.harbor_pace_grade /tests/pace '
+           '/logs/verifier "$PWD"\n')
+"""``-P``: the working directory (the agent's tree) is never on the grader's import path, so no module the
+agent leaves there (a ``reqbench`` package, a ``json.py``) is imported in place of the grader's own."""
 GRADING_NOTE = ("reward = the weighted PACE case score / 100, graded offline by reqbench's deterministic "
                 "pipeline (L0 contracts, L1 evidence, L2 by the token-overlap heuristic, which compares each "
                 "criterion with the reference patch's evidence); a smoke test, not a PACE score, which needs "

@@ -1,5 +1,7 @@
-"""The verifier of an exported PACE case, run inside the Harbor task (``tests/test.sh``: ``python3 -m
-reqbench.interop.harbor_pace_grade /tests/pace``, with reqbench's own code under ``/tests/lib``).
+"""The verifier of an exported PACE case, run inside the Harbor task (``tests/test.sh``: ``python3 -P -m
+reqbench.interop.harbor_pace_grade /tests/pace /logs/verifier WORKDIR``, with reqbench's own code under
+``/tests/lib``; ``-P`` keeps the working directory off the import path). It only reads the tree (parses
+it), never runs its code.
 
 It grades the working directory exactly as a reqbench pace row grades an agent's workspace: the diff of
 the tree against the case's base (``prd/`` left out, as the row removes it), scored by `pace.score.Scorer`
@@ -52,7 +54,8 @@ def grade(case_dir: Path, workspace: Path, out: Path) -> dict[str, object]:
 
 def main(argv: list[str]) -> int:
     os.environ.setdefault("REQBENCH_CACHE", tempfile.mkdtemp(prefix="reqbench-cache-"))
-    record = grade(Path(argv[0]), Path.cwd(), Path(argv[1] if len(argv) > 1 else "/logs/verifier"))
+    case, out, workspace = argv
+    record = grade(Path(case), Path(workspace), Path(out))
     print(f"pace case {record['case_id']}: score {record['score']} (judge {JUDGE})")
     return 0 if record["score"] is not None else 1
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.core.workspace import copy_tree
-from reqbench.interop.harbor_env import dockerfile, write_solution
+from reqbench.interop.harbor_env import TEST_SH_HEAD, dockerfile, write_solution
 from reqbench.interop.harbor_score import SCORE_PY
 from reqbench.protocols.specpath.family import HISTORY_FILE, Family, load_family, load_suite, render_history
 from reqbench.protocols.specpath.runs import INSTRUCTIONS
@@ -49,7 +49,7 @@ def write_specpath_tasks(family: Family, out: Path) -> list[str]:
         nodes = {"f2p": [f"hidden/{p}" for p in family.probes], "p2p": [], "all_or_nothing": True}
         (dest / "tests" / "nodes.json").write_text(json.dumps(nodes, indent=1))
         (dest / "tests" / "test.sh").write_text(
-            f"#!/bin/bash\ncd /tests && PYTHONPATH={shlex.quote(path)} python3 /tests/score.py /tests/nodes.json\n")
+            TEST_SH_HEAD + f"cd /tests && PYTHONPATH={shlex.quote(path)} python3 /tests/score.py /tests/nodes.json\n")
         (dest / "instruction.md").write_text(INSTRUCTIONS.format(file=HISTORY_FILE, history=text), encoding="utf-8")
         write_solution(dest, family.reference_text)
         (dest / "task.toml").write_text(

@@ -1,14 +1,16 @@
 """The verifier of an exported takeover delivery target, run inside the Harbor task as ``tests/gates.py``
-(this file's text; standard library only, never imported by reqbench): ReqMemBench's three-gate delivery
+(this file's text, copied by `harbor_takeover`; standard library only): ReqMemBench's three-gate delivery
 decision (§3.1, appendix C.2) on the working directory.
 
 1. A working directory identical to the target's initial repository (``/tests/takeover/initial``) is no
    deliverable: reward 0, no gate runs.
-2. Each gate runs on its own fresh copy of the submission, with the protected files (conftest.py, pytest
-   ini files, sitecustomize, .pth, the check's own globs) put back as the initial repository has them.
+2. Each gate runs on its own fresh copy of the submission (``{hidden}`` is ``/tests/hidden``), with the
+   protected files (conftest.py, pytest ini files, sitecustomize, .pth, the check's own globs) put back as
+   the initial repository has them.
 3. Build first; a build that does not pass skips target and regression (SKIPPED, not FAIL).
-4. Exit 0 is PASS. Any other exit is re-checked once at once; exit 1, the same again or a timeout is FAIL.
-   Harbor has no pending state, so what reqbench would re-check on a resumed run is decided here.
+4. Exit 0 is PASS, exit 1 FAIL. Any other exit is re-checked once at once and read the same way; an
+   unexpected exit again, or a timeout, is FAIL (Harbor has no pending state: what reqbench would re-check
+   on a resumed run, up to its bound, is decided here).
 5. ``reward`` is 1 only when build, target and regression all PASS; ``build``, ``target`` and
    ``regression`` are 1 for a PASS, else 0. ``gates.json`` beside the reward holds each gate's status.
 """
@@ -59,37 +61,39 @@ def restore_protected(tree: Path, initial: Path, globs: list[str]) -> None:
                 shutil.copyfile(source, target)
 
 
-def _run(command: str, cwd: Path, timeout: float) -> int | None:
+def _run(command: str, cwd: Path, hidden: Path, timeout: float) -> int | None:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    command = command.replace("{workspace}", str(cwd)).replace("{hidden}", str(hidden))
     try:
-        return subprocess.run(["bash", "-c", command.replace("{workspace}", str(cwd))], cwd=cwd, env=env,
+        return subprocess.run(["bash", "-c", command], cwd=cwd, env=env,
                               stdin=subprocess.DEVNULL, timeout=timeout, check=False).returncode
     except subprocess.TimeoutExpired:
         return None
 
 
-def gate(spec: dict, workspace: Path, initial: Path, scratch: Path) -> str:
+def gate(spec: dict, workspace: Path, tests: Path, scratch: Path) -> str:
     """PASS or FAIL of one gate on a fresh copy of `workspace` (one immediate re-check of an exit other
     than 0 and 1)."""
     for attempt in range(2):
         tree = scratch / f"{spec['name']}-{attempt}"
         shutil.copytree(workspace, tree, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED))
-        restore_protected(tree, initial, spec["protected"])
-        code = _run(spec["command"], tree, spec["timeout"])
+        restore_protected(tree, tests / "takeover" / "initial", spec["protected"])
+        code = _run(spec["command"], tree, tests / "hidden", spec["timeout"])
         print(f"gate {spec['name']}: exit {code if code is not None else 'timeout'}", flush=True)
         if code in (0, 1, None):
             return "PASS" if code == 0 else "FAIL"
     return "FAIL"
 
 
-def deliver(config: dict, workspace: Path, out: Path) -> dict[str, float]:
-    initial = Path(config["initial"])
+def deliver(config: dict, tests: Path, workspace: Path, out: Path) -> dict[str, float]:
+    """The delivery decision on `workspace`; `tests` is the task's tests folder (``/tests``)."""
+    initial = tests / "takeover" / "initial"
     statuses = {g["name"]: "SKIPPED" for g in config["gates"]}
     decision = "no deliverable: the project is unchanged"
     if not unchanged(workspace, initial):
         with tempfile.TemporaryDirectory(prefix="gates-") as scratch:
             for spec in config["gates"]:
-                statuses[spec["name"]] = gate(spec, workspace, initial, Path(scratch))
+                statuses[spec["name"]] = gate(spec, workspace, tests, Path(scratch))
                 if spec["name"] == "build" and statuses["build"] != "PASS":
                     break
         decision = "PASS" if all(s == "PASS" for s in statuses.values()) else "FAIL"
@@ -100,5 +104,6 @@ def deliver(config: dict, workspace: Path, out: Path) -> dict[str, float]:
 
 
 if __name__ == "__main__":
-    found = deliver(json.loads(Path(sys.argv[1]).read_text()), Path.cwd(), Path(sys.argv[2]))
+    config = Path(sys.argv[1]).resolve()  # <tests>/takeover/gates.json
+    found = deliver(json.loads(config.read_text()), config.parent.parent, Path.cwd(), Path(sys.argv[2]))
     print(json.dumps(found))
