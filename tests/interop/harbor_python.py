@@ -27,9 +27,9 @@ from reqbench.core.errors import ReqbenchError
 HERE = Path(__file__).parent
 LOCK = HERE / "harbor.lock"
 CACHE = Path(os.environ.get("REQBENCH_TEST_ENV_CACHE", "/var/tmp/reqbench-env-tests"))
-BLOCK = {"debian": {"suite": "trixie", "packages": ["python3", "python3-venv"]},
+BLOCK = {"debian": {"suite": "trixie", "packages": ["python3", "python3-venv"], "mirror": "http://deb.debian.org/debian"},
          "python": {"interpreter": "root", "lock": LOCK.name}}
-"""Debian trixie ships Python 3.13; Harbor needs >= 3.12."""
+"""Debian trixie ships Python 3.13 (Harbor needs >= 3.12); Debian's own mirror, whatever the host's apt uses."""
 SLOW_TEST = "tests/interop/test_harbor_reads_every_export.py"
 
 

@@ -21,7 +21,7 @@ from reqbench.interop.harbor_export import export_suite
 from reqbench.protocols.harbor.importer import import_tasks
 from reqbench.protocols.harbor.result import HarborResult
 from reqbench.protocols.journey.row_result import JourneyResult
-from tests.protocols.harbor.tasks import harbor_task_configs
+from tests.protocols.harbor.tasks import harbor_task_configs, single_step
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +43,7 @@ def test_a_journey_instance_becomes_one_multi_step_task(exported: Path) -> None:
     last = json.loads((task / "steps" / "T9" / "tests" / "nodes.json").read_text())
     assert len(last["f2p"]) == len(set(last["f2p"])) > 20  # every subtask's F2P by the last step
     assert (task / "tests" / "hidden" / "tests_hidden" / "test_due.py").is_file()
+    assert (task / "environment" / "Dockerfile").read_text().startswith("FROM python:3.11\n")  # ships git
     assert "COPY repo/ /app/" in (task / "environment" / "Dockerfile").read_text()
     assert "Acceptance criteria:" in (task / "steps" / "T1" / "instruction.md").read_text()
 
@@ -50,9 +51,10 @@ def test_a_journey_instance_becomes_one_multi_step_task(exported: Path) -> None:
 def test_export_refuses_what_it_cannot_write_and_writes_nothing(tmp_path: Path, exported: Path) -> None:
     with pytest.raises(InputError, match="already exists"):
         export_suite(resolve_suite("demo:journey"), exported)
-    with pytest.raises(InputError, match="not done yet"):
-        export_suite(resolve_suite("demo:pace"), tmp_path / "pace")
-    assert not (tmp_path / "pace").exists()
+    import_tasks([single_step(tmp_path / "greet")], tmp_path / "harbor-suite")
+    with pytest.raises(InputError, match="not supported"):  # a harbor suite is Harbor tasks already
+        export_suite(tmp_path / "harbor-suite", tmp_path / "again")
+    assert not (tmp_path / "again").exists()
 
 
 def test_harbor_reads_every_exported_task(exported: Path) -> None:
