@@ -18,6 +18,7 @@ from pathlib import Path
 from reqbench.core.checks import DEFAULT_PROTECTED
 from reqbench.core.workspace import copy_tree
 from reqbench.interop.harbor_env import TEST_SH_HEAD, dockerfile, toml_string, write_solution
+from reqbench.interop.harbor_takeover_gates import GATES_PY
 from reqbench.protocols.takeover.delivery.config import DeliveryTarget
 from reqbench.protocols.takeover.delivery.gates import GATES
 from reqbench.protocols.takeover.prompts import DIRECT_DELIVERY, render
@@ -25,8 +26,6 @@ from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.stages import CODING_BUDGET
 
 CONDITION = "C1"
-GATES_SCRIPT = Path(__file__).with_name("harbor_takeover_gates.py")
-"""The verifier's script (standard library only), copied into each task as ``tests/gates.py``."""
 TEST_SH = TEST_SH_HEAD + "python3 /tests/gates.py /tests/takeover/gates.json /logs/verifier\n"
 PLACEHOLDERS = {"{python}": "python3", "{pytest}": "python3 -m pytest -p no:cacheprovider"}
 """Bound at export; ``{hidden}`` and ``{workspace}`` are bound by the gates script where it runs."""
@@ -80,7 +79,7 @@ def write_takeover_task(item: TakeoverTarget, dest: Path) -> list[str]:
     copy_tree(initial, dest / "tests" / "takeover" / "initial")
     (dest / "tests" / "takeover" / "gates.json").write_text(
         json.dumps({"gates": gates}, indent=1))
-    (dest / "tests" / "gates.py").write_text(GATES_SCRIPT.read_text(encoding="utf-8"))
+    (dest / "tests" / "gates.py").write_text(GATES_PY)
     (dest / "tests" / "test.sh").write_text(TEST_SH)
     (dest / "instruction.md").write_text(instruction(ctx.public_files(target.target_id, CONDITION)), encoding="utf-8")
     write_solution(dest, (ctx.suite_dir / target.reference_patch).read_text(encoding="utf-8"))

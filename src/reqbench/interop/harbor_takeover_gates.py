@@ -1,6 +1,6 @@
 """The verifier of an exported takeover delivery target, run inside the Harbor task as ``tests/gates.py``
-(this file's text, copied by `harbor_takeover`; standard library only): ReqMemBench's three-gate delivery
-decision (§3.1, appendix C.2) on the working directory.
+(`GATES_PY`: written out by `harbor_takeover`, never run by reqbench itself; standard library only):
+ReqMemBench's three-gate delivery decision (§3.1, appendix C.2) on the working directory.
 
 1. A working directory identical to the target's initial repository (``/tests/takeover/initial``) is no
    deliverable: reward 0, no gate runs.
@@ -15,8 +15,7 @@ decision (§3.1, appendix C.2) on the working directory.
    ``regression`` are 1 for a PASS, else 0. ``gates.json`` beside the reward holds each gate's status.
 """
 
-from __future__ import annotations
-
+GATES_PY = '''\
 import filecmp
 import json
 import os
@@ -34,10 +33,17 @@ def _files(root: Path) -> dict[str, Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in IGNORED]
         for name in filenames:
-            if not name.endswith(".pyc"):
-                path = Path(dirpath) / name
+            path = Path(dirpath) / name
+            if not name.endswith(".pyc") and (path.is_symlink() or path.is_file()):  # no pipe or device
                 out[str(path.relative_to(root))] = path
     return out
+
+
+def _skipped(folder, names):
+    """What a gate's copy leaves out: caches, and anything neither a file, a folder nor a link."""
+    return [n for n in names if n in IGNORED or not (os.path.islink(os.path.join(folder, n))
+                                                     or os.path.isfile(os.path.join(folder, n))
+                                                     or os.path.isdir(os.path.join(folder, n)))]
 
 
 def unchanged(workspace: Path, initial: Path) -> bool:
@@ -45,7 +51,14 @@ def unchanged(workspace: Path, initial: Path) -> bool:
     mine, theirs = _files(workspace), _files(initial)
     if mine.keys() != theirs.keys():
         return False
-    return all(filecmp.cmp(mine[rel], theirs[rel], shallow=False) for rel in mine)
+    return all(_same(mine[rel], theirs[rel]) for rel in mine)
+
+
+def _same(a, b):
+    """Two entries with the same content: links by their target text (never followed), files by bytes."""
+    if a.is_symlink() or b.is_symlink():
+        return a.is_symlink() and b.is_symlink() and os.readlink(a) == os.readlink(b)
+    return filecmp.cmp(a, b, shallow=False)
 
 
 def restore_protected(tree: Path, initial: Path, globs: list[str]) -> None:
@@ -76,7 +89,7 @@ def gate(spec: dict, workspace: Path, tests: Path, scratch: Path) -> str:
     than 0 and 1)."""
     for attempt in range(2):
         tree = scratch / f"{spec['name']}-{attempt}"
-        shutil.copytree(workspace, tree, symlinks=True, ignore=shutil.ignore_patterns(*IGNORED))
+        shutil.copytree(workspace, tree, symlinks=True, ignore=_skipped)
         restore_protected(tree, tests / "takeover" / "initial", spec["protected"])
         code = _run(spec["command"], tree, tests / "hidden", spec["timeout"])
         print(f"gate {spec['name']}: exit {code if code is not None else 'timeout'}", flush=True)
@@ -107,3 +120,4 @@ if __name__ == "__main__":
     config = Path(sys.argv[1]).resolve()  # <tests>/takeover/gates.json
     found = deliver(json.loads(config.read_text()), config.parent.parent, Path.cwd(), Path(sys.argv[2]))
     print(json.dumps(found))
+'''
