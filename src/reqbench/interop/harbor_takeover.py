@@ -43,10 +43,13 @@ class TakeoverTarget:
 
 
 def takeover_targets(suite: Path, cache: Path) -> list[TakeoverTarget]:
-    """Every delivery target of the suite that has a C1 package (the release is built below `cache`)."""
+    """Every delivery target of the suite, each checked to have its C1 package and checks (the release is
+    built below `cache`); one that has not is one error naming it."""
     ctx = SuiteContext.load(suite, cache)
-    selected = set(ctx.target_ids())
-    return [TakeoverTarget(ctx, d) for d in ctx.suite.delivery if d.target_id in selected]
+    for target in ctx.suite.delivery:
+        ctx.public_files(target.target_id, CONDITION)
+        ctx.suite.checks_for(target)
+    return [TakeoverTarget(ctx, d) for d in ctx.suite.delivery]
 
 
 def _command(text: str) -> str:
