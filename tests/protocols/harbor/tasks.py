@@ -4,8 +4,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 GREET_TEST = """#!/bin/bash
@@ -61,22 +59,9 @@ def multi_step(path: Path, *, strategy: str = "mean", min_reward: float | None =
     return write(path, files)
 
 
-HARBOR_PYTHON = os.environ.get("REQBENCH_HARBOR_PYTHON", "/tmp/harbor-venv/bin/python")
-"""An interpreter (Python >= 3.12) with ``pip install harbor``: Harbor's own models read the task files."""
-
-
 def harbor_task_configs(tomls: list[Path]) -> list[str]:
-    """``name steps strategy`` per task.toml as Harbor's `TaskConfig` reads it; skips where Harbor is missing."""
-    import pytest
+    """``name steps strategy`` per task.toml as Harbor's own `TaskConfig` reads it (Harbor's environment,
+    `tests.interop.harbor_python`; skips where it is not built)."""
+    from tests.interop.harbor_python import harbor_task_configs as read
 
-    if not Path(HARBOR_PYTHON).is_file():
-        pytest.skip("harbor needs Python >= 3.12 with `pip install harbor` (set REQBENCH_HARBOR_PYTHON)")
-    code = ("import sys, pathlib\nfrom harbor.models.task.config import TaskConfig\n"
-            "for p in sys.argv[1:]:\n    c = TaskConfig.model_validate_toml(pathlib.Path(p).read_text())\n"
-            "    s = c.multi_step_reward_strategy\n"
-            "    print(pathlib.Path(p).parent.name, len(c.steps or []), s.value if s else '-')\n")
-    proc = subprocess.run([HARBOR_PYTHON, "-c", code, *map(str, tomls)], capture_output=True, text=True)
-    if "No module named 'harbor'" in proc.stderr:
-        pytest.skip(f"harbor is not installed in {HARBOR_PYTHON}")
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.splitlines()
+    return read(tomls)

@@ -40,7 +40,7 @@ def test_reward_files_as_harbor_reads_them(tmp_path: Path) -> None:
     assert read_rewards(_dir(tmp_path / "a", reward_txt=" 0.75\n")) == {"reward": 0.75}
     both = _dir(tmp_path / "b", reward_txt="1", reward_json='{"reward": 0.25, "style": 1}')
     assert read_rewards(both) == {"reward": 0.25, "style": 1.0}  # reward.json wins
-    with pytest.raises(RewardError, match="no reward file"):
+    with pytest.raises(RewardError, match="no reward written"):
         read_rewards(_dir(tmp_path / "c"))
 
 

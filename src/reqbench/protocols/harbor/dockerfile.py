@@ -5,7 +5,8 @@ Mapped: ``FROM debian:<suite>[-slim]`` -> ``debian`` (its ``RUN apt-get install`
 ``FROM python:<X.Y>[-...]`` -> ``python`` (interpreter X.Y, its ``RUN pip install`` requirements);
 ``WORKDIR`` -> the verifier's working directory (below a folder of a Debian root: made first by
 ``setup``, as the image has it, so the submission can be bound there); ``COPY``/``ADD`` of context
-files into it -> the starting workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> verifier variables.
+files into it -> the starting workspace; other ``RUN`` lines -> ``setup``; ``ENV`` -> variables of the
+agent's steps, ``solve.sh`` and the verifier (`agentenv`).
 Anything else (another base, other ``COPY``/``ADD`` forms, ``USER``, ``ENTRYPOINT``) keeps the Dockerfile
 as an ``image`` built by a container engine; ``docker_image`` becomes ``image.docker``.
 """

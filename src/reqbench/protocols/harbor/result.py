@@ -24,5 +24,7 @@ class HarborResult(ProtocolResult):
     reward: float = Field(description="The row's score: the 'reward' key, else the mean of the keys; 0 "
                                       "without rewards")
     rewards: dict[str, float] | None = Field(None, description="The task's rewards (multi-step: by the strategy)")
+    verdict: str | None = Field(None, description="'reward' (the verifier wrote one), 'no reward written' or "
+                                                 "'verifier error' (the row scores 0 but is never a pass)")
     strategy: str | None = Field(None, description="multi_step_reward_strategy of a multi-step task")
     steps: list[StepRecord] = Field(default_factory=list, description="Each phase run, in order")

@@ -22,6 +22,8 @@ MAX_REWARD_BYTES = 65_536
 """A reward file larger than this is an error (Harbor sets no bound; a number never needs one)."""
 
 Rewards = dict[str, float]
+NO_REWARD = "no reward written"
+"""The verdict of a verifier that ended without writing either reward file (Harbor's RewardFileNotFoundError)."""
 
 
 class RewardError(ValueError):
@@ -78,7 +80,7 @@ def read_rewards(verifier_dir: Path) -> Rewards:
         return parse_reward_json(_read(json_path))
     if os.path.lexists(text_path):
         return parse_reward_text(_read(text_path))
-    raise RewardError(f"no reward file: the verifier wrote neither {REWARD_TEXT} nor {REWARD_JSON}")
+    raise RewardError(f"{NO_REWARD}: the verifier wrote neither {REWARD_TEXT} nor {REWARD_JSON}")
 
 
 def min_reward_failure(rewards: Rewards | None, min_reward: float | dict[str, float] | None) -> str | None:
@@ -105,6 +107,15 @@ def combine_steps(strategy: str, per_step: list[Rewards | None]) -> Rewards | No
     if not keys:
         return None
     return {k: sum(r.get(k, 0.0) for r in present) / len(present) for k in keys}
+
+
+def verdict(rewards: Rewards | None, errors: list[str]) -> str:
+    """How the task ended: ``reward`` (the verifier wrote one), `NO_REWARD` (the last verifier run wrote
+    no file: a skeleton test, a script that died first) or ``verifier error`` (a file it wrote is not a
+    reward, or it timed out). A task without rewards scores 0 but is never a pass."""
+    if rewards:
+        return "reward"
+    return NO_REWARD if errors and errors[-1].startswith(NO_REWARD) else "verifier error"
 
 
 def headline_reward(rewards: Rewards | None) -> float:

@@ -28,6 +28,7 @@ class TaskSetup:
     task: HarborTask
     workdir: str | None
     env: dict[str, str]
+    """The Dockerfile's ``ENV``: set for the agent's steps, ``solve.sh`` and the verifier, as the image sets it."""
     environment: dict[str, Any] | None = None
     """The task's environment block (None: the host toolchain); paths relative to the task folder."""
     seeds: list[tuple[Path, str]] | None = None

@@ -1,5 +1,6 @@
 """A harbor run's summary: the mean reward over scored rows (Harbor's metric), with a bootstrap interval,
-and the mean reward per task."""
+and per task the mean reward and the rows whose verifier left no reward (scored 0, never a pass: the
+verdict ``no reward written`` or ``verifier error``, `rewards.verdict`)."""
 
 from __future__ import annotations
 
@@ -18,13 +19,17 @@ def _metric(values: list[float]) -> Metric:
 
 def summarize(outcomes: Outcomes) -> Summary:
     by_task: dict[str, list[float]] = {}
+    unrewarded: dict[str, int] = {}
     for row, out in outcomes:
         if out.status == RowStatus.SCORED:
-            by_task.setdefault(row.task_id, []).append(HarborResult.of(out.result).reward)
+            result = HarborResult.of(out.result)
+            by_task.setdefault(row.task_id, []).append(result.reward)
+            unrewarded[row.task_id] = unrewarded.get(row.task_id, 0) + (result.rewards is None)
     every = [v for vs in by_task.values() for v in vs]
     mean = _metric(every)
-    table = Table("mean reward by task", {t: {"rows": len(v), "mean reward": _metric(v)}
+    table = Table("mean reward by task", {t: {"rows": len(v), "mean reward": _metric(v), "no reward": unrewarded[t]}
                                          for t, v in sorted(by_task.items())})
-    return Summary(overview={"scored rows": len(every)}, tables=[table] if table.rows else [],
+    return Summary(overview={"scored rows": len(every), "rows without a reward": sum(unrewarded.values())},
+                   tables=[table] if table.rows else [],
                    headline={"mean reward": mean},
                    data={"mean reward": mean.to_json(), "tasks": {t: _metric(v).to_json() for t, v in by_task.items()}})

@@ -12,6 +12,7 @@ from reqbench.core.execute.reasons import Reason
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.workspace import copy_tree, diff_trees
 from reqbench.protocols.harbor import rewards as R
+from reqbench.protocols.harbor.agentenv import agent_context
 from reqbench.protocols.harbor.result import HarborResult, StepRecord
 from reqbench.protocols.harbor.setup import seed_workspace
 from reqbench.protocols.harbor.solution import solution_patch
@@ -34,11 +35,12 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
     for index, phase in enumerate(task.phases):
         answers: dict[str, Any] | None = None
         if ctx.options.agent == "reference":
-            patch = solution_patch(phase, workspace, setup.workdir, task.solution_env,
+            patch = solution_patch(phase, workspace, setup.workdir, {**setup.env, **task.solution_env},
                                    ctx.environment.agent_mount() if ctx.environment is not None else None)
             answers = {"reference_patch": patch} if patch else {}
-        step = ctx.step(workspace, step_inputs(phase.instruction, setup.workdir), budget_of(phase.agent_timeout),
-                        answers=answers)
+        with agent_context(ctx, setup.env) as step_ctx:  # the Dockerfile's ENV, as the image sets it
+            step = step_ctx.step(workspace, step_inputs(phase.instruction, setup.workdir),
+                                 budget_of(phase.agent_timeout), answers=answers)
         if step.invalid:
             return RowOutcome(step.status, detail=step.detail, reason=step.reason)  # type: ignore[arg-type]
         tests = merged_tests(phase, ctx.work_dir / f"tests-{index}")
@@ -53,7 +55,8 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
         if stopped:
             break
     combined = R.combine_steps(task.reward_strategy, per_step) if task.multi_step else per_step[0]
-    result = HarborResult.model_validate({"reward": R.headline_reward(combined), "rewards": combined,
+    ended = R.verdict(combined, [r.error for r in records if r.error])
+    result = HarborResult.model_validate({"reward": R.headline_reward(combined), "rewards": combined, "verdict": ended,
                                           "strategy": task.reward_strategy if task.multi_step else None,
                                           "steps": records})
     try:
@@ -61,7 +64,7 @@ def run_trial(setup: TaskSetup, row: Row, ctx: RowContext) -> RowOutcome:
     except (WorkspaceLimitExceeded, AgentWorkspaceError) as exc:
         final = f"(no diff: {exc})".encode()
     errors = "; ".join(f"{r.name}: {r.error}" for r in records if r.error)
-    return outcome(result, {"patch": final, **logs}, errors)
+    return outcome(result, {"patch": final, **logs}, f"{ended}: {errors}" if combined is None else errors)
 
 
 def step_inputs(instruction: str, workdir: str | None) -> AgentInputs:
