@@ -145,8 +145,10 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=40, help="most measured calls per stream")
     parser.add_argument("--providers", type=int, default=2, help="provider processes")
     args = parser.parse_args()
+    import reqbench
+
     print(f"load average {os.getloadavg()[0]:.2f}; provider answer {args.chunks} chunks x "
-          f"{1000 * args.interval:.0f} ms")
+          f"{1000 * args.interval:.0f} ms; the gateway of {Path(reqbench.__file__).parent}")
     ctx = multiprocessing.get_context("spawn")
     sock = stream_load.listening_socket()
     port = sock.getsockname()[1]
