@@ -378,6 +378,9 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
           f"{1000 * s['own_cpu'] / n_rows:.1f} ms per row, start-up and end included")
     if s["cpu"] == s["cpu"]:  # measured (not NaN): CPU moves far less with the machine's load than wall time
         figure(f"floor c{concurrency}{name}: CPU of the whole command", s["cpu"], "the floor loop's", floor["cpu"])
+        if "sandboxed" in r["floors"]:
+            figure(f"floor c{concurrency}{name}: CPU of the whole command vs the sandboxed floor", s["cpu"],
+                   "the sandboxed floor loop's", r["sandboxed"]["cpu"])
         figure(f"floor c{concurrency}{name}: CPU above the floor per row, fixed cost included",
                1000 * (s["cpu"] - floor["cpu"]) / n_rows, "the floor's CPU per row",
                1000 * floor["cpu"] / n_rows, unit="ms")
