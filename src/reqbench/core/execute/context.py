@@ -29,6 +29,7 @@ from reqbench.core.execute.scratch import scratch_base
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.suite import SuiteProtocol
 from reqbench.core.llm.cache import ResponseCache
+from reqbench.core.llm.gateway.recorder import MemoryRecorder
 from reqbench.core.llm.run_access import model_access
 
 
@@ -72,8 +73,6 @@ class RecordingCache:
     the driver writes to the run store with the attempt (`core.store.active.bound_call_recorder`)."""
 
     def __init__(self, known: dict[str, Any]) -> None:
-        from reqbench.core.llm.gateway.recorder import MemoryRecorder  # remote rows only: not on a local run's path
-
         self.known = known
         self.recorded: dict[str, Any] = {}
         self.calls = MemoryRecorder()
