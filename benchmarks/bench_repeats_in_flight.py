@@ -15,6 +15,11 @@ protocol without one fills the 4 slots across repeats. Printed per side:
   by a cgroup, `cpu_meter`) when one can be made;
 * the driver's peak RSS (``VmHWM``) above an idle interpreter that imported the CLI, per row in flight.
 
+With ``--executor ray`` the driver starts a private Ray cluster on this machine before the run (what
+``--executor ray`` would start itself); its start-up is timed and printed apart and left out of the wall
+time (not out of the driver's CPU and RSS), and the process tree's CPU then includes Ray's processes and
+the row hosts that run the rows.
+
 A side is ``SUITE`` or ``SUITE+KEY=VALUE+...`` (extra ``--agent-opt``s), e.g.
 ``demo:specpath+specpath.barrier_between_repeats=false``; ``--side`` repeats.
 
