@@ -89,10 +89,12 @@ def measure(port: int, streams: int, store: bool, args: argparse.Namespace, tmp:
                    for k in range(args.loaders)]
         sent_before = gateway.upstream_requests
         cpu_before = _own_cpu()
+        began = time.monotonic()
         for loader in loaders:
             loader.start()
         results = [queue.get(timeout=args.seconds + 600) for _ in loaders]
         gateway_cpu = _own_cpu() - cpu_before
+        elapsed = time.monotonic() - began
         forwarded = gateway.upstream_requests - sent_before
         for loader in loaders:
             loader.join()
@@ -103,7 +105,8 @@ def measure(port: int, streams: int, store: bool, args: argparse.Namespace, tmp:
     sides = {side: {"ttfb": [1000 * t for s, t, _ in samples if s == side],
                     "total": [1000 * t for s, _, t in samples if s == side]} for side in ("direct", "gateway")}
     return {"sides": sides, "errors": errors, "lag_p99": 1000 * percentile(lags, 0.99),
-            "loader_cpu": sum(r[3] for r in results), "gateway_cpu": gateway_cpu, "forwarded": forwarded}
+            "loader_cpu": sum(r[3] for r in results), "gateway_cpu": gateway_cpu, "forwarded": forwarded,
+            "elapsed": elapsed}
 
 
 def _own_cpu() -> float:
@@ -123,7 +126,8 @@ def report(streams: int, store: bool, r: dict[str, Any], seconds: float) -> floa
     added_p50 = percentile(through, 0.5) - percentile(direct, 0.5)
     per_call = 1000 * r["gateway_cpu"] / max(1, r["forwarded"])
     print(f"[{label}] added by the gateway: p50 {added_p50:+.1f} ms, p99 {added:+.1f} ms (goal <= {GOAL_MS:.0f} ms); "
-          f"gateway CPU {per_call:.2f} ms per call ({r['forwarded']} calls forwarded); load generator: loop lag "
+          f"gateway CPU {per_call:.2f} ms per call ({r['forwarded']} calls forwarded, "
+          f"{100 * r['gateway_cpu'] / r['elapsed']:.0f} % of one core); load generator: loop lag "
           f"p99 {r['lag_p99']:.1f} ms, CPU {r['loader_cpu']:.1f} s over ~{seconds:.0f} s")
     if r["errors"]:
         print(f"[{label}] errors ({len(r['errors'])} shown): " + "; ".join(r["errors"][:5]))
