@@ -15,8 +15,7 @@ threads). Figures, medians over `--rounds`:
 
 * per row above the floor: each row's wall time in reqbench (the attempt's start to finish) minus the
   same row's in the floor loop of the same round, the median over every row of every round
-                                                                                 goal <= 10 ms
-* the whole command as a ratio to the whole floor command                         goal <= 1.10
+* the whole command as a ratio to the whole floor command (reported beside the goal below)
 * the fixed cost per run: the command's wall time minus its rows' (summed, divided by the concurrency),
   for each side; reqbench's minus the floor's is what a run costs besides its rows (start-up, planning,
   the report), as a ratio to the floor command
@@ -33,7 +32,9 @@ under bubblewrap with the host part of a check's view (reqbench's own `BASE_ARGS
 toolchain binds, computed once by the driver; the loop binds its tree, the hidden tests and its ini
 itself) -- no cgroups, no ``/bin/sh`` in front, no guard, no harness. It prints what the isolation costs
 by itself (sandboxed floor vs floor) and reqbench's rows and whole command against it, i.e. what the
-harness adds beyond the isolation.
+harness adds beyond the isolation. **The goal is on this side**: the whole command <= 1.05x the sandboxed
+floor at concurrency 1 and 2. Bubblewrap with a check's view costs 5-8 ms a launch on this kind of machine
+by itself, so a goal against the plain floor would measure the isolation, not the harness.
 
 These figures count everything reqbench adds, the sandbox and the guard included; the older figures of
 ``bench_specpath_overhead.py`` and ``bench_scale.py`` count the harness outside the check process against
@@ -206,6 +207,9 @@ def _own_cpu_at_exit(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
+SANDBOXED_GOAL = "<= 1.05"
+"""The whole command against the sandboxed floor, at concurrency 1 and 2."""
+
 FLOORS = ("floor", "sandboxed")
 """The sides that are floor loops (the plain one and the sandboxed one); every other side is a reqbench tree."""
 
@@ -307,7 +311,7 @@ def main() -> None:
         compileall.compile_dir(tree, quiet=1, rx=re.compile(r"[/\\]examples[/\\]"))
     rows, sandbox = bundled_rows(), sandbox_prefix()
     if sandbox is None:
-        print("bubblewrap does not run here: no sandboxed floor")
+        print(f"bubblewrap does not run here: no sandboxed floor, so its goal ({SANDBOXED_GOAL}) is not measured")
     meter = CpuMeter.make()
     with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp, meter_closed(meter):
         for concurrency in (int(c) for c in args.concurrency.split(",")):
@@ -352,15 +356,18 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
     print(f"[concurrency {concurrency}{name}] per row above the floor (ms, median of the rounds): "
           + ", ".join(f"{k.rsplit('|', 2)[0]} {1000 * v:.0f}" for k, v in s["vs floor"]["rows_above"].items()))
     figure(f"floor c{concurrency}{name}: per row above the floor", 1000 * s["vs floor"]["above_per_row"],
-           "the floor's median row", 1000 * floor["row"], "<= 10 ms above", unit="ms")
-    figure(f"floor c{concurrency}{name}: whole command", s["wall"], "the floor loop", floor["wall"], "<= 1.10")
+           "the floor's median row", 1000 * floor["row"], unit="ms")
+    figure(f"floor c{concurrency}{name}: whole command", s["wall"], "the floor loop", floor["wall"])
     # the ratio of medians above; the median of the per-round ratios is in the line before
     if "sandboxed" in r["floors"]:
         figure(f"floor c{concurrency}{name}: per row above the sandboxed floor",
                1000 * s["vs sandboxed"]["above_per_row"], "the sandboxed floor's median row",
                1000 * r["sandboxed"]["row"], unit="ms")
         figure(f"floor c{concurrency}{name}: whole command vs the sandboxed floor", s["wall"],
-               "the sandboxed floor loop", r["sandboxed"]["wall"])
+               "the sandboxed floor loop", r["sandboxed"]["wall"], SANDBOXED_GOAL if not name else "")
+        print(f"[concurrency {concurrency}{name}] whole command / sandboxed floor per round: "
+              + ", ".join(f"{x:.3f}" for x in s["vs sandboxed"]["ratios"]) + f" (goal {SANDBOXED_GOAL}); "
+              f"/ the plain floor: {s['wall'] / floor['wall']:.3f}")
     figure(f"floor c{concurrency}{name}: fixed cost per run", s["fixed"] - floor["fixed"], "the floor loop",
            floor["wall"])
     figure(f"floor c{concurrency}{name}: reqbench run to its first row", s["first_row"], "bare interpreter start",
@@ -371,6 +378,9 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
           f"{1000 * s['own_cpu'] / n_rows:.1f} ms per row, start-up and end included")
     if s["cpu"] == s["cpu"]:  # measured (not NaN): CPU moves far less with the machine's load than wall time
         figure(f"floor c{concurrency}{name}: CPU of the whole command", s["cpu"], "the floor loop's", floor["cpu"])
+        if "sandboxed" in r["floors"]:
+            figure(f"floor c{concurrency}{name}: CPU of the whole command vs the sandboxed floor", s["cpu"],
+                   "the sandboxed floor loop's", r["sandboxed"]["cpu"])
         figure(f"floor c{concurrency}{name}: CPU above the floor per row, fixed cost included",
                1000 * (s["cpu"] - floor["cpu"]) / n_rows, "the floor's CPU per row",
                1000 * floor["cpu"] / n_rows, unit="ms")

@@ -8,14 +8,9 @@ connections. Printed: p50 and p99 of each path and of the added latency, and the
 ratios to the direct call's. The provider answers in well under a millisecond here, so the ratio is the
 gateway's cost at its most visible; a real provider takes hundreds of milliseconds to seconds per call.
 
-With ``--streams N`` (goal at 500: added p99 <= 20 ms) N rows call at once, each its own lease and its own
-kept-alive connection; ``--calls`` rounds alternate between every stream calling the provider directly and
-every stream calling through the gateway, so both paths see the same concurrency. The provider and the
-calling streams (asyncio) run in processes of their own, so the gateway's interpreter holds only the gateway.
-Printed: p50 and p99 of each path over all streams, and the gateway's added p99 (its p99 minus the direct
-p99) against the 20 ms goal.
+Many rows calling at once: `bench_gateway_streams.py`.
 
-    python benchmarks/bench_gateway.py [--calls N] [--streams N] [--no-store]
+    python benchmarks/bench_gateway.py [--calls N] [--no-store]
 """
 
 from __future__ import annotations
@@ -79,86 +74,16 @@ class ProviderServer(ThreadingHTTPServer):
     request_queue_size = 1024  # a provider accepts many connections at once
 
 
-def serve_provider(port: Any) -> None:
-    """The fake provider in a process of its own (``--streams``), so it shares no interpreter with the gateway."""
-    server = ProviderServer(("127.0.0.1", 0), Provider)
-    server.daemon_threads = True
-    port.put(server.server_address[1])
-    server.serve_forever()
-
-
-def client_load(base: str, gateway_url: str, tokens: list[str], calls: int, out: Any) -> None:
-    """Every stream calling at once from one asyncio process (its own interpreter); rounds alternate paths."""
-    import asyncio
-
-    async def run() -> dict[str, list[float]]:
-        times: dict[str, list[float]] = {"direct": [], "gateway": []}
-        limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
-        async with httpx.AsyncClient(timeout=60, limits=limits) as direct, \
-                httpx.AsyncClient(timeout=60, limits=limits) as through:
-            async def one(name: str, token: str, keep: bool) -> None:
-                client, url = (through, gateway_url) if name == "gateway" else (direct, base)
-                started = time.perf_counter()
-                resp = await client.post(url + "/chat/completions", json=REQUEST,
-                                         headers={"Authorization": f"Bearer {token}"})
-                assert resp.status_code == 200, resp.text
-                if keep:
-                    times[name].append((time.perf_counter() - started) * 1000)
-
-            for i in range(calls + 1):  # round 0 opens every connection
-                for name in (("direct", "gateway") if i % 2 else ("gateway", "direct")):
-                    await asyncio.gather(*(one(name, t if name == "gateway" else "sk-bench", i > 0) for t in tokens))
-        return times
-
-    out.put(asyncio.run(run()))
-
-
-def concurrent(gateway: Gateway, base: str, streams: int, calls: int) -> None:
-    """`streams` rows calling at once, rounds alternating direct and through the gateway (module docstring)."""
-    import multiprocessing
-
-    leases = [gateway.open_row(f"row{i}", RowBudget(max_cost_usd=1e6, max_calls=calls + 100),
-                               models=ModelPolicy("bench-model")) for i in range(streams)]
-    ctx = multiprocessing.get_context("spawn")
-    out = ctx.Queue()
-    load = ctx.Process(target=client_load, args=(base, gateway.base_url, [lease.token for lease in leases], calls, out))
-    load.start()
-    times = out.get(timeout=600)
-    load.join()
-    for name, samples in times.items():
-        print(f"{streams} streams, {name}: p50 {percentile(samples, 0.5):.2f} ms, "
-              f"p99 {percentile(samples, 0.99):.2f} ms ({len(samples)} calls)")
-    added = percentile(times["gateway"], 0.99) - percentile(times["direct"], 0.99)
-    figure(f"gateway at {streams} streams: added p99", added, "20 ms goal", 20, goal="<= 1", unit="ms")
-    figure(f"gateway at {streams} streams: call latency p99", percentile(times["gateway"], 0.99),
-           "direct call p99", percentile(times["direct"], 0.99), unit="ms")
-
-
-def main(calls: int, streams: int = 0, no_store: bool = False) -> None:
-    if streams:
-        import multiprocessing
-
-        ctx = multiprocessing.get_context("spawn")
-        port = ctx.Queue()
-        serving = ctx.Process(target=serve_provider, args=(port,), daemon=True)
-        serving.start()
-        base = f"http://127.0.0.1:{port.get(timeout=60)}/v1"
-    else:
-        provider = ProviderServer(("127.0.0.1", 0), Provider)
-        provider.daemon_threads = True
-        threading.Thread(target=provider.serve_forever, daemon=True).start()
-        base = f"http://127.0.0.1:{provider.server_address[1]}/v1"
+def main(calls: int, no_store: bool = False) -> None:
+    provider = ProviderServer(("127.0.0.1", 0), Provider)
+    provider.daemon_threads = True
+    threading.Thread(target=provider.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{provider.server_address[1]}/v1"
     with tempfile.TemporaryDirectory() as tmp:
         store = RunStore.create(Path(tmp) / "run", RunMeta(suite_path="/s", protocol="bench", options={},
                                                            created=utc_now(), reqbench_version="0"))
         gateway = Gateway(Upstream(base, "sk-bench"), recorder=None if no_store else StoreRecorder.for_store(store),
                           prices={"bench-model": Price(1.0, 2.0)})
-        if streams:
-            with gateway:
-                concurrent(gateway, base, streams, calls)
-            store.close()
-            serving.terminate()
-            return
         with gateway, httpx.Client(timeout=30) as direct, httpx.Client(timeout=30) as through:
             lease = gateway.open_row("row", RowBudget(max_cost_usd=1e6, max_calls=calls + 100),
                                      models=ModelPolicy("bench-model"))
@@ -188,7 +113,6 @@ def main(calls: int, streams: int = 0, no_store: bool = False) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--calls", type=int, default=100 if os.environ.get("REQBENCH_BENCH_QUICK") else 400)
-    parser.add_argument("--streams", type=int, default=0, help="rows calling at once (default: one at a time)")
     parser.add_argument("--no-store", action="store_true", help="record nothing (shows what the store's commits cost)")
     args = parser.parse_args()
-    main(args.calls, args.streams, args.no_store)
+    main(args.calls, args.no_store)

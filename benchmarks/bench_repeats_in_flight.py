@@ -15,11 +15,17 @@ protocol without one fills the 4 slots across repeats. Printed per side:
   by a cgroup, `cpu_meter`) when one can be made;
 * the driver's peak RSS (``VmHWM``) above an idle interpreter that imported the CLI, per row in flight.
 
+With ``--executor ray`` the driver starts a private Ray cluster on this machine before the run (what
+``--executor ray`` would start itself); its start-up is timed and printed apart and left out of the wall
+time (not out of the driver's CPU and RSS), and the process tree's CPU then includes Ray's processes and
+the row hosts that run the rows.
+
 A side is ``SUITE`` or ``SUITE+KEY=VALUE+...`` (extra ``--agent-opt``s), e.g.
 ``demo:specpath+specpath.barrier_between_repeats=false``; ``--side`` repeats.
 
     python benchmarks/bench_repeats_in_flight.py [--side demo:pace ...] [--concurrency 4] [--repeats 3]
-        [--template 'sleep 1'] [--agent-seconds S] [--runs 1] [--baseline OTHER/src] [--json OUT]
+        [--template 'sleep 1'] [--agent-seconds S] [--runs 1] [--executor local|ray] [--baseline OTHER/src]
+        [--json OUT]
 
 Goals of the scale work: 1,050 rows of a 5 s agent at ``--concurrency 500`` within 1.25 x the ideal, <= 12 ms
 harness CPU per row, <= 2 MB driver RSS per row in flight::
@@ -49,15 +55,23 @@ sys.path.insert(0, str(Path(__file__).parent))
 from cpu_meter import CpuMeter, meter_closed  # noqa: E402
 from ratios import figure  # noqa: E402
 
-# Runs the CLI in this interpreter and, at exit, writes its own CPU time and peak RSS to argv[1].
+# Runs the CLI in this interpreter and, at exit, writes its own CPU time and peak RSS to argv[1]; with
+# BENCH_RAY_INIT it first starts a private Ray cluster (what `--executor ray` would start) and writes how long
+# that took to argv[1].ray, so the run's figures leave the cluster's start-up out.
 DRIVER = """
-import atexit, json, resource, sys
+import atexit, json, os, resource, sys
 def _report(path=sys.argv[1]):
     usage = resource.getrusage(resource.RUSAGE_SELF)
     hwm = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')][0] / 1024
     with open(path, 'w') as out:
         json.dump({'cpu': usage.ru_utime + usage.ru_stime, 'rss_mb': hwm}, out)
 atexit.register(_report)
+if os.environ.get('BENCH_RAY_INIT'):  # the private Ray cluster started before the run, its time reported apart
+    import time, ray
+    began = time.perf_counter()
+    ray.init(_node_ip_address='127.0.0.1', log_to_driver=False, configure_logging=False)
+    with open(sys.argv[1] + '.ray', 'w') as out:
+        json.dump({'startup': time.perf_counter() - began, 'cpus': ray.cluster_resources().get('CPU')}, out)
 sys.argv = ['reqbench'] + sys.argv[2:]
 from reqbench.cli.main import main
 main()
@@ -94,20 +108,25 @@ def measure(src: Path, side: str, args: argparse.Namespace) -> dict[str, Any]:
     suite, *opts = side.split("+")
     with tempfile.TemporaryDirectory() as tmp, meter_closed(CpuMeter.make()) as meter:
         env = {**os.environ, "PYTHONPATH": str(src)}
+        ray = args.executor == "ray"
         cli = ["run", suite, "--agent", "command", "--agent-opt", f"template={args.template}",
+               "--executor", args.executor,
                *[a for opt in opts for a in ("--agent-opt", opt)], "--repeats", str(args.repeats),
                "--concurrency", str(args.concurrency), "--quiet", "--out", str(Path(tmp) / "run")]
         stats = Path(tmp) / "driver.json"
         started = time.perf_counter()
         done = subprocess.run([*(meter.prefix() if meter else []), sys.executable, "-c", DRIVER, str(stats), *cli],
-                              env=env, cwd=tmp, capture_output=True, text=True)
+                              env={**env, **({"BENCH_RAY_INIT": "1"} if ray else {})}, cwd=tmp,
+                              capture_output=True, text=True)
         wall = time.perf_counter() - started
+        cluster = json.loads(Path(f"{stats}.ray").read_text()) if ray else {"startup": 0.0, "cpus": None}
+        wall -= cluster["startup"]
         if done.returncode not in (0, 1):
             raise SystemExit(f"{side}: exit {done.returncode}\n{done.stderr[-2000:]}")
         tree_cpu = meter.take() if meter else None
         run = spans(Path(tmp) / "run")
         driver = json.loads(stats.read_text())
-    return {"rows": len(run), "most": in_flight(run), "wall": wall, "tree_cpu": tree_cpu,
+    return {"rows": len(run), "most": in_flight(run), "wall": wall, "tree_cpu": tree_cpu, **cluster,
             "span": (max(e for _, e in run) - min(s for s, _ in run)).total_seconds(), **driver}
 
 
@@ -123,7 +142,8 @@ def agent_seconds(args: argparse.Namespace) -> float | None:
 
 def report(name: str, r: dict[str, Any], args: argparse.Namespace, idle_mb: float) -> None:
     print(f"{name}: {r['rows']} rows, --repeats {args.repeats} --concurrency {args.concurrency}: at most "
-          f"{r['most']} rows in flight, first start to last end {r['span']:.1f} s, wall {r['wall']:.1f} s")
+          f"{r['most']} rows in flight, first start to last end {r['span']:.1f} s, wall {r['wall']:.1f} s"
+          + (f" (Ray cluster start-up apart: {r['startup']:.1f} s, {r['cpus']:g} CPUs)" if r["startup"] else ""))
     mine = name.startswith("this tree")
     figure(f"rows in flight / --concurrency ({name})", r["most"], "--concurrency",
            min(args.concurrency, r["rows"]), goal="1" if mine else "", unit="rows")
@@ -151,6 +171,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--template", default="sleep 1", help="the command agent's template")
     parser.add_argument("--agent-seconds", type=float, help="the agent's wait per row (default: N of 'sleep N')")
+    parser.add_argument("--executor", choices=("local", "ray"), default="local",
+                        help="ray: a private cluster on this machine, its start-up timed apart")
     parser.add_argument("--baseline", type=Path, help="another reqbench source tree to measure beside this one")
     parser.add_argument("--runs", type=int, default=1, help="runs per side; each figure is their median")
     parser.add_argument("--json", type=Path, help="also write every side's figures here")

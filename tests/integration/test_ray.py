@@ -136,3 +136,24 @@ def test_a_run_killed_midway_resumes_on_either_executor(cluster, local_scores, t
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert scores(out) == local_scores
     assert attempts(out) == PLANNED  # rows stored before the kill were not run again
+
+
+def most_in_flight(out: Path) -> int:
+    """Most attempts running at once, from their recorded start and end (ends first at a tie)."""
+    with sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True) as conn:
+        spans = conn.execute("SELECT started, finished FROM attempts WHERE kind = 'run'").fetchall()
+    events = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
+    most = now = 0
+    for _, step in events:
+        now += step
+        most = max(most, now)
+    return most
+
+
+def test_ray_runs_more_rows_at_once_than_the_cluster_has_cpus(cluster, tmp_path):
+    """A row mostly waits on its processes: the 2-CPU cluster runs all 21 rows of the plan at once (a worker
+    process per row ran 2 at a time, whatever --concurrency said)."""
+    proc = reqbench(cluster, "run", "demo:specpath", "--agent", "command", "--agent-opt", "template=sleep 3",
+                    "--executor", "ray", "--concurrency", str(PLANNED), "--out", str(tmp_path / "run"))
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert most_in_flight(tmp_path / "run") > 2 * 2

@@ -1,13 +1,20 @@
-"""Where the gateway sends a call: the provider's base URL and key, and the one HTTP client that asks it.
+"""Where the gateway sends a call: the provider's base URL and key, and the HTTP clients that ask it.
 
 `Forwarder.forward` sends a call upstream *non-streamed* in the agent's own API (`apis`), with the provider
 key in that API's form, and retries 408/409/429/5xx and transport errors with exponential backoff. Any
 answer that is not a JSON object becomes an error body in the API's shape, so the gateway always has one
 complete body to record and to show the agent.
+
+The connections to the provider are split over `UPSTREAM_POOLS` clients, each gateway thread keeping to
+one: httpx's pool scans every connection it holds, under one lock, each time a request takes or gives back a
+connection, so one pool of 500 connections served 500 concurrent calls slower than the provider answered
+them.
 """
 
 from __future__ import annotations
 
+import itertools
+import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -18,6 +25,13 @@ import httpx
 from reqbench.core.llm.gateway import apis
 
 RETRYABLE = frozenset({408, 409, 429}) | frozenset(range(500, 600))
+UPSTREAM_POOL = httpx.Limits(max_connections=None, max_keepalive_connections=None, keepalive_expiry=5.0)
+"""Connections to the provider: one per call in flight, however many rows call at once, kept alive for 5 s
+between calls. (httpx's default of 100 made the 101st concurrent call wait for a free connection: at 500
+concurrent calls of 1 s each, a call waited ~4 s in the gateway before it was sent.)"""
+UPSTREAM_POOLS = 32
+"""Clients (each its own connection pool) the calls are spread over: a gateway thread takes the next one
+in turn on its first call and keeps it, so each pool holds a few connections however many rows call."""
 
 
 @dataclass
@@ -36,21 +50,34 @@ class Forwarder:
         self.upstream = upstream
         self.requests = 0
         """HTTP requests sent upstream (retries included)."""
-        self._http: httpx.Client | None = None
+        self._pools: list[httpx.Client | None] = [None] * UPSTREAM_POOLS
+        self._turn = itertools.count()
+        self._mine = threading.local()
+        self._tls: ssl.SSLContext | None = None
         self._lock = threading.Lock()
 
     def _client(self) -> httpx.Client:
+        """This thread's client (made on first use; every client shares one TLS context)."""
+        pool = getattr(self._mine, "pool", None)
+        if pool is None:
+            pool = self._mine.pool = next(self._turn) % UPSTREAM_POOLS
         with self._lock:
-            if self._http is None:
+            http = self._pools[pool]
+            if http is None:
                 up = self.upstream
-                self._http = httpx.Client(timeout=httpx.Timeout(up.timeout, connect=min(30.0, up.timeout)))
-            return self._http
+                if self._tls is None:
+                    self._tls = httpx.create_ssl_context()
+                http = self._pools[pool] = httpx.Client(
+                    timeout=httpx.Timeout(up.timeout, connect=min(30.0, up.timeout)), limits=UPSTREAM_POOL,
+                    verify=self._tls)
+            return http
 
     def close(self) -> None:
         with self._lock:
-            if self._http is not None:
-                self._http.close()
-                self._http = None
+            for http in self._pools:
+                if http is not None:
+                    http.close()
+            self._pools = [None] * UPSTREAM_POOLS
 
     def forward(self, api: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, dict[str, Any]]:
         """(status, complete response body) of `body` asked upstream."""
