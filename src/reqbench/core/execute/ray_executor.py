@@ -80,7 +80,7 @@ class RayExecutor:
 
     def _start_hosts(self) -> None:
         """The row hosts (module docstring), started on the first row; the lock is held."""
-        cpus = int(self._ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call]
+        cpus = int(self._ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call, unused-ignore]  # typed only where ray is installed
         count = max(min(self.concurrency, cpus), math.ceil(self.concurrency / ROWS_PER_HOST))
         host = self._ray.remote(RowHost).options(
             num_cpus=0, max_concurrency=math.ceil(self.concurrency / count), max_restarts=-1, max_task_retries=0,
