@@ -19,9 +19,10 @@ checked at its margin, and when it closes; the gateway flushes when it stops; an
 when the process exits normally. So a row is only reported done once its calls are durable, and a crash --
 even SIGKILL -- loses at most calls of rows that were still running, which are run again on ``--resume``.
 
-At most `MAX_PENDING` writes wait at once: past that `submit` blocks until the thread catches up, so a
-flood of calls holds bounded memory. The thread ends after `IDLE_SECONDS` without work (its connection
-closed) and starts again with the next write; a forked child starts its own.
+At most `MAX_PENDING` writes of together `MAX_PENDING_BYTES` wait at once: past that `submit` blocks until
+the thread catches up, so a flood of calls holds bounded memory and delays a flush by a bounded backlog. The
+thread ends after `IDLE_SECONDS` without work (its connection closed) and starts again with the next write;
+a forked child starts its own.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ from typing import Any
 
 MAX_BATCH = 512
 """Most writes one transaction holds."""
-MAX_PENDING = 4096
+MAX_PENDING = 1024
 """Most writes queued at once (`submit` blocks past it)."""
+MAX_PENDING_BYTES = 64 * 1024**2
+"""Most bytes (as the submitters size their writes) queued at once; a single write may be larger."""
 IDLE_SECONDS = 2.0
 """The thread ends after this long without a write."""
 
@@ -47,10 +50,10 @@ Then = Callable[[Any, BaseException | None], None]
 
 
 class _Item:
-    __slots__ = ("done", "error", "release", "then", "write")
+    __slots__ = ("done", "error", "release", "size", "then", "write")
 
-    def __init__(self, write: Write | None, then: Then | None, release: bool = False) -> None:
-        self.write, self.then, self.release = write, then, release
+    def __init__(self, write: Write | None, then: Then | None, release: bool = False, size: int = 0) -> None:
+        self.write, self.then, self.release, self.size = write, then, release, size
         self.done = threading.Event()
         self.error: BaseException | None = None
 
@@ -60,17 +63,27 @@ class GroupWriter:
 
     def __init__(self, db_path: Path) -> None:
         self.db_path = Path(db_path)
-        self._queue: queue.Queue[_Item] = queue.Queue(MAX_PENDING)
+        self._queue: queue.Queue[_Item] = queue.Queue()
         self._lock = threading.Lock()
+        self._room = threading.Condition()
+        self._pending = [0, 0]
+        """Writes queued and their bytes (`MAX_PENDING`, `MAX_PENDING_BYTES`)."""
         self._thread: threading.Thread | None = None
         self._failure: BaseException | None = None
         self.commits = 0
         """Transactions committed so far (each holds one group)."""
 
-    def submit(self, write: Write, then: Then | None = None) -> None:
-        """Queue `write` (run inside a transaction on the writer's connection); ``then(result, error)`` is
-        called on the writer's thread once it is committed, or failed."""
-        self._put(_Item(write, then))
+    def submit(self, write: Write, then: Then | None = None, size: int = 0) -> None:
+        """Queue `write` (run inside a transaction on the writer's connection; `size`: about what it holds in
+        memory until then); ``then(result, error)`` is called on the writer's thread once it is committed, or
+        failed. Blocks while the queue is full."""
+        with self._room:
+            while self._pending[0] and (self._pending[0] >= MAX_PENDING
+                                        or self._pending[1] + size > MAX_PENDING_BYTES):
+                self._room.wait()
+            self._pending[0] += 1
+            self._pending[1] += size
+        self._put(_Item(write, then, size=size))
 
     def flush(self, release: bool = False, check: bool = True) -> None:
         """Wait until every write submitted before is committed; with `check`, raise the first failure since
@@ -137,6 +150,10 @@ class GroupWriter:
                         item.error = exc
                         with self._lock:
                             self._failure = self._failure or exc
+        with self._room:
+            self._pending[0] -= len(writes)
+            self._pending[1] -= sum(item.size for item in writes)
+            self._room.notify_all()
         for item in group:
             if item.then is not None:
                 try:

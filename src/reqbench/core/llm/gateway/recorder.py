@@ -168,7 +168,7 @@ class StoreRecorder:
 
     def record(self, call: ModelCall, bound: int | None = None) -> None:
         quota = self.quota(call.row_key, bound) if bound is not None else None
-        estimate = call.estimated_bytes() if quota is not None else 0
+        estimate = call.estimated_bytes()
         if quota is not None:
             quota.settle(0, estimate)
 
@@ -176,7 +176,7 @@ class StoreRecorder:
             if quota is not None:
                 quota.settle(estimate, added or 0)
 
-        writer_for(self.db_path).submit(partial(_insert, call), written)
+        writer_for(self.db_path).submit(partial(_insert, call), written, size=estimate // 2)
 
     def flush(self) -> None:
         flush_writes(self.db_path, check=False)  # a failed write is raised where the row is recorded
