@@ -33,7 +33,15 @@ from typing import Any
 
 from bench_gateway import Provider, ProviderServer, percentile
 
-from reqbench.core.llm.gateway import Gateway, MemoryRecorder, ModelCall, ModelPolicy, RowBudget, StoreRecorder, Upstream
+from reqbench.core.llm.gateway import (
+    Gateway,
+    MemoryRecorder,
+    ModelCall,
+    ModelPolicy,
+    RowBudget,
+    StoreRecorder,
+    Upstream,
+)
 from reqbench.core.llm.gateway.recorder import _insert
 from reqbench.core.llm.pricing import Price
 from reqbench.core.store import RunMeta, RunStore, utc_now
@@ -122,9 +130,11 @@ def main(streams: int, rounds: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         stores = {side: RunStore.create(Path(tmp) / side.replace(" ", "-"), meta)
                   for side in ("per-call commit", "grouped")}
-        recorders = {"no store": MemoryRecorder(), "per-call commit": PerCallRecorder.for_store(stores["per-call commit"]),
+        recorders = {"no store": MemoryRecorder(),
+                     "per-call commit": PerCallRecorder.for_store(stores["per-call commit"]),
                      "grouped": StoreRecorder.for_store(stores["grouped"])}
-        gateways = {side: Gateway(Upstream(base, "sk-bench"), recorder=recorder, prices={"bench-model": Price(1.0, 2.0)})
+        prices = {"bench-model": Price(1.0, 2.0)}
+        gateways = {side: Gateway(Upstream(base, "sk-bench"), recorder=recorder, prices=prices)
                     for side, recorder in recorders.items()}
         for gateway in gateways.values():
             gateway.start()
