@@ -136,3 +136,39 @@ def test_calls_recorded_at_once_from_many_threads_all_land_in_fewer_transactions
     conn.close()
     for row, added in stored.items():
         assert recorder.quota(row, bound).used == added  # every estimate replaced by what the call added
+
+
+def test_a_run_directory_removed_and_made_again_gets_its_own_calls(tmp_path: Path) -> None:
+    """The writer keeps its connection between groups; a store made anew at the same path is a new file."""
+    import shutil
+
+    for n in range(2):
+        store = new_store(tmp_path / "run")
+        recorder = StoreRecorder.for_store(store)
+        recorder.record(ModelCall(row_key="r", step=1, api="chat", model="m", request={"n": n}, response={},
+                                  status=200))
+        assert [c.request for c in recorder.calls()] == [{"n": n}]
+        shutil.rmtree(tmp_path / "run")  # not closed first: the writer's connection is still open
+
+
+def test_cache_puts_from_many_threads_are_durable_when_they_return_and_the_first_wins(tmp_path: Path) -> None:
+    store = new_store(tmp_path / "run")
+    writer = writer_for(tmp_path / "run" / "run.sqlite")
+    commits = writer.commits
+
+    def put(thread: int) -> None:
+        for i in range(CALLS):
+            store.put_cached("llm", f"k{i}", {"from": thread, "text": "y" * 400})
+
+    workers = [threading.Thread(target=put, args=(t,)) for t in range(THREADS)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert writer.commits - commits <= THREADS * CALLS
+    with RunStore.open(tmp_path / "run", read_only=True) as reader:
+        items = reader.cached_items("llm")
+    assert sorted(items) == sorted(f"k{i}" for i in range(CALLS))
+    store.put_cached("llm", "k0", {"from": "later"})
+    assert store.get_cached("llm", "k0") == items["k0"]  # the first recorded value wins
+    store.close()

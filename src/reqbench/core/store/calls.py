@@ -12,15 +12,21 @@ long system prompt store it once). Rows written before (``packed`` = 0) are read
 from __future__ import annotations
 
 import json
+import sqlite3
+from functools import partial
+from pathlib import Path
 from typing import Any
 
 from reqbench.core.store.blobs import Parts
 from reqbench.core.store.connection import StoreConnection, utc_now
 from reqbench.core.store.models import JudgeCall
+from reqbench.core.store.writer import writer_for
 
 
 class CallRecords(StoreConnection):
-    """The cache and judge-call tables of one run database."""
+    """The cache and judge-call tables of one run database (file `db_path`)."""
+
+    db_path: Path
 
     def get_cached(self, kind: str, key: str) -> Any | None:
         """The cached value for `(kind, key)` (e.g. ``("judge", request_hash)``), or None."""
@@ -29,12 +35,11 @@ class CallRecords(StoreConnection):
             return None if row is None else _value(Parts(self._conn), row)
 
     def put_cached(self, kind: str, key: str, value: Any) -> None:
-        """Record `value` under `(kind, key)`. The first recorded value wins, so a replay never changes
-        what a re-scored run sees."""
-        with self._tx() as conn:
-            if conn.execute("SELECT 1 FROM cache WHERE kind = ? AND key = ?", (kind, key)).fetchone() is None:
-                conn.execute("INSERT INTO cache (kind, key, value_json, created, packed) VALUES (?, ?, ?, ?, 1)",
-                             (kind, key, Parts(conn).pack(value), utc_now()))
+        """Record `value` under `(kind, key)`, durable when this returns. The first recorded value wins, so
+        a replay never changes what a re-scored run sees. Written by the store's group-commit writer
+        (`store.writer`): puts from many rows at once share a transaction instead of queueing on the store's
+        lock for a commit each."""
+        writer_for(self.db_path).run(partial(_put, kind, key, value))
 
     def cached_items(self, kind: str) -> dict[str, Any]:
         """Every cached ``{key: value}`` of `kind` (the snapshot a remote row replays from)."""
@@ -60,6 +65,12 @@ class CallRecords(StoreConnection):
             return [JudgeCall(request_key=r["request_key"], judge_id=r["judge_id"], contract=r["contract"],
                               request=_body(parts, r, "request_json"), response=_body(parts, r, "response_json"),
                               started=r["started"], finished=r["finished"]) for r in rows]
+
+
+def _put(kind: str, key: str, value: Any, conn: sqlite3.Connection) -> None:
+    if conn.execute("SELECT 1 FROM cache WHERE kind = ? AND key = ?", (kind, key)).fetchone() is None:
+        conn.execute("INSERT INTO cache (kind, key, value_json, created, packed) VALUES (?, ?, ?, ?, 1)",
+                     (kind, key, Parts(conn).pack(value), utc_now()))
 
 
 def _value(parts: Parts, row: Any) -> Any:

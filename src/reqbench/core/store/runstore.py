@@ -60,6 +60,7 @@ class RunStore(CallRecords):
     def __init__(self, run_dir: Path, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
         self.run_dir = Path(run_dir)
+        self.db_path = self.run_dir / DB_NAME
         self.artifacts = ArtifactStore(self.run_dir / ARTIFACTS_DIR)
 
     # ---- lifecycle -------------------------------------------------------------------------------
@@ -120,7 +121,7 @@ class RunStore(CallRecords):
     def close(self) -> None:
         """Write what this process still has queued for the store (`store.writer`), then close it."""
         try:
-            flush_writes(self.run_dir / DB_NAME, release=True, check=False)
+            flush_writes(self.db_path, release=True, check=False)
         finally:
             super().close()
 
@@ -185,7 +186,7 @@ class RunStore(CallRecords):
         code = outcome.reason.value if outcome.reason else ""
         finished = finished or utc_now()
         started = started or finished
-        flush_writes(self.run_dir / DB_NAME)  # the row's model calls are durable before it is reported done
+        flush_writes(self.db_path)  # the row's model calls are durable before it is reported done
         with self._lock:
             refs: dict[str, tuple[str, int]] = {}
             fresh: list[str] = []

@@ -9,7 +9,9 @@ write (a function of the connection) and returns at once; the thread takes whate
 `MAX_BATCH` writes, never waiting for more than is there, so a lone call is written at once and calls that
 arrive while a commit runs share the next one -- and runs them in one ``BEGIN IMMEDIATE`` ... ``COMMIT``.
 If one write of a group fails, the group is rolled back and each write retried in a transaction of its
-own, so a bad write loses only itself.
+own, so a bad write loses only itself. `run` queues a write and waits until it is committed (the record/replay
+cache's puts, which later reads must see): concurrent ones share a commit instead of queueing on the
+store's lock for one each.
 
 Durability rule: a queued write is not yet on disk. `flush` returns once everything submitted before it
 is committed (``synchronous=FULL``: on disk). The run store flushes before it records an attempt
@@ -33,6 +35,7 @@ import queue
 import sqlite3
 import threading
 from collections.abc import Callable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -50,10 +53,12 @@ Then = Callable[[Any, BaseException | None], None]
 
 
 class _Item:
-    __slots__ = ("done", "error", "release", "size", "then", "write")
+    __slots__ = ("done", "error", "release", "result", "size", "then", "waited", "write")
 
-    def __init__(self, write: Write | None, then: Then | None, release: bool = False, size: int = 0) -> None:
-        self.write, self.then, self.release, self.size = write, then, release, size
+    def __init__(self, write: Write | None, then: Then | None, release: bool = False, size: int = 0,
+                 waited: bool = False) -> None:
+        self.write, self.then, self.release, self.size, self.waited = write, then, release, size, waited
+        self.result: Any = None
         self.done = threading.Event()
         self.error: BaseException | None = None
 
@@ -77,13 +82,27 @@ class GroupWriter:
         """Queue `write` (run inside a transaction on the writer's connection; `size`: about what it holds in
         memory until then); ``then(result, error)`` is called on the writer's thread once it is committed, or
         failed. Blocks while the queue is full."""
+        self._enqueue(_Item(write, then, size=size))
+
+    def run(self, write: Write) -> Any:
+        """Run `write` in the next group and return its result once it is committed (its error raised here,
+        not kept for `flush`): a write its caller must see done, sharing a transaction with those queued."""
+        item = _Item(write, None, waited=True)
+        self._enqueue(item)
+        item.done.wait()
+        if item.error is not None:
+            raise item.error
+        return item.result
+
+    def _enqueue(self, item: _Item) -> None:
+        size = item.size
         with self._room:
             while self._pending[0] and (self._pending[0] >= MAX_PENDING
                                         or self._pending[1] + size > MAX_PENDING_BYTES):
                 self._room.wait()
             self._pending[0] += 1
             self._pending[1] += size
-        self._put(_Item(write, then, size=size))
+        self._put(item)
 
     def flush(self, release: bool = False, check: bool = True) -> None:
         """Wait until every write submitted before is committed; with `check`, raise the first failure since
@@ -110,6 +129,7 @@ class GroupWriter:
     # -- the writer thread -------------------------------------------------------------------------------
     def _run(self) -> None:
         conn: sqlite3.Connection | None = None
+        identity: tuple[int, int] | None = None
         try:
             while True:
                 try:
@@ -126,8 +146,11 @@ class GroupWriter:
                         group.append(self._queue.get_nowait())
                     except queue.Empty:
                         break
+                if conn is not None and _identity(self.db_path) != identity:  # removed and made again
+                    conn.close()
+                    conn = None
                 if conn is None and any(item.write is not None for item in group):
-                    conn = _connect(self.db_path)
+                    conn, identity = _connect(self.db_path), _identity(self.db_path)
                 self._commit(conn, group)
                 if conn is not None and any(item.release for item in group):
                     conn.close()
@@ -148,16 +171,18 @@ class GroupWriter:
                         results.update(self._transaction(conn, [item]))
                     except BaseException as exc:  # noqa: BLE001 - kept for `flush`, never lost silently
                         item.error = exc
-                        with self._lock:
-                            self._failure = self._failure or exc
+                        if not item.waited:  # a waited write's caller has it raised
+                            with self._lock:
+                                self._failure = self._failure or exc
         with self._room:
             self._pending[0] -= len(writes)
             self._pending[1] -= sum(item.size for item in writes)
             self._room.notify_all()
         for item in group:
+            item.result = results.get(id(item))
             if item.then is not None:
                 try:
-                    item.then(results.get(id(item)), item.error)
+                    item.then(item.result, item.error)
                 except Exception:  # noqa: BLE001 - a callback never stops the writer
                     pass
             item.done.set()
@@ -175,6 +200,16 @@ class GroupWriter:
         return results
 
 
+def _identity(db_path: Path) -> tuple[int, int] | None:
+    """Device and inode of the database file (None when it is gone): a run directory removed and created
+    again at the same path is a new file, which the writer opens anew."""
+    try:
+        st = os.stat(db_path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _connect(db_path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(db_path, isolation_level=None, check_same_thread=False, timeout=30.0)
     conn.execute("PRAGMA synchronous=FULL")  # a committed group is on disk (the store is in WAL mode)
@@ -186,9 +221,16 @@ _WRITERS: dict[tuple[int, str], GroupWriter] = {}
 _WRITERS_LOCK = threading.Lock()
 
 
+@lru_cache(maxsize=256)
+def database_key(db_path: str) -> str:
+    """The resolved path of a database file: one writer (and one bound per row) however it is named. Kept,
+    since every recorded call asks (a run directory is not moved while it runs)."""
+    return str(Path(db_path).resolve())
+
+
 def writer_for(db_path: Path | str) -> GroupWriter:
     """The writer of `db_path` in this process (one per file and process)."""
-    key = (os.getpid(), str(Path(db_path).resolve()))
+    key = (os.getpid(), database_key(str(db_path)))
     with _WRITERS_LOCK:
         writer = _WRITERS.get(key)
         if writer is None:
@@ -200,7 +242,7 @@ def flush_writes(db_path: Path | str, release: bool = False, check: bool = True)
     """Make every write this process queued for `db_path` durable (nothing to do when none was); `check`:
     raise the first write that failed since; `release`: close the writer's connection too
     (`GroupWriter.flush`)."""
-    key = (os.getpid(), str(Path(db_path).resolve()))
+    key = (os.getpid(), database_key(str(db_path)))
     with _WRITERS_LOCK:
         writer = _WRITERS.get(key)
     if writer is not None:

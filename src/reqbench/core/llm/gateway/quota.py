@@ -20,7 +20,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from reqbench.core.store.writer import flush_writes
+from reqbench.core.store.writer import database_key, flush_writes
 
 
 class TrafficQuota:
@@ -63,7 +63,7 @@ _QUOTAS_LOCK = threading.Lock()
 def row_quota(db_path: Path, row_key: str, limit: int) -> TrafficQuota:
     """The store bound of `row_key` in `db_path` (one object per file, row and process; a later call with
     another `limit` changes the limit)."""
-    key = (str(Path(db_path).resolve()), row_key)
+    key = (database_key(str(db_path)), row_key)
     with _QUOTAS_LOCK:
         quota = _QUOTAS.get(key)
     if quota is None:  # read outside the lock: the other rows' calls never wait on this row's first one
