@@ -7,11 +7,12 @@ forwarded and answered; ``replay``: served from a recording; ``refused``: refuse
 miss or upstream failure). A call the gateway refused keeps only a digest of its request
 (`limits.refused_digest`: size, SHA-256, first KiB).
 
-Two recorders share one interface: `StoreRecorder` writes the run store's ``model_calls`` table (its
-own short SQLite connections, so the gateway's threads never share the store's connection) and
-`MemoryRecorder` keeps calls in a list (outside a run, remote rows, tests). Bodies are stored as
-content-addressed parts (`core.store.blobs`), shared with the record/replay cache: `record` returns the bytes
-a call added to the store (its new parts), which count against the row's store bound (`quota`, per row).
+Two recorders share one interface: `StoreRecorder` writes the run store's ``model_calls`` table through
+the store's group-commit writer (`core.store.writer`: calls arriving together share a transaction, and no
+answer waits for a commit; they are durable before their row's attempt is recorded) and `MemoryRecorder`
+keeps calls in a list (outside a run, remote rows, tests). Bodies are stored as content-addressed parts
+(`core.store.blobs`), shared with the record/replay cache; what a call adds to the store (its new parts)
+counts against the row's store bound (`quota`, per row) when `record` is given that bound.
 
 Replay (`ReplayCursor`) is by row, not by exact body: real agent CLIs put things that change from
 run to run into their requests (working directory, dates, session ids), so the n-th call of a row is
