@@ -109,9 +109,12 @@ class GroupWriter:
         the last such flush (a write that failed is not in the store). `release`: close the writer's
         connection too (the store is being closed: the last connection to go checkpoints the WAL into the
         database file)."""
-        marker = _Item(None, None, release)
-        self._put(marker)
-        marker.done.wait()
+        with self._lock:
+            idle = self._thread is None or not self._thread.is_alive()
+        if not (idle and self._queue.empty()):  # an ended thread left nothing queued and its connection closed
+            marker = _Item(None, None, release)
+            self._put(marker)
+            marker.done.wait()
         if not check:
             return
         with self._lock:
@@ -247,6 +250,16 @@ def flush_writes(db_path: Path | str, release: bool = False, check: bool = True)
         writer = _WRITERS.get(key)
     if writer is not None:
         writer.flush(release, check)
+
+
+def _after_fork_in_child() -> None:
+    """A forked child has none of its parent's writer threads: it starts its own (keyed by its pid), and the
+    registry's lock may have been held by another thread at the fork."""
+    global _WRITERS_LOCK
+    _WRITERS_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @atexit.register
