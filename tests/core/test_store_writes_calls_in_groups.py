@@ -172,3 +172,28 @@ def test_cache_puts_from_many_threads_are_durable_when_they_return_and_the_first
     store.put_cached("llm", "k0", {"from": "later"})
     assert store.get_cached("llm", "k0") == items["k0"]  # the first recorded value wins
     store.close()
+
+
+def test_a_failing_write_loses_only_itself_and_is_raised_where_the_row_is_recorded(tmp_path: Path) -> None:
+    import sqlite3
+
+    import pytest
+
+    from reqbench.core.execute.types import RowOutcome, RowStatus
+
+    store = new_store(tmp_path / "run", rows=1)
+    writer = writer_for(tmp_path / "run" / "run.sqlite")
+    busy = sqlite3.connect(tmp_path / "run" / "run.sqlite", isolation_level=None)
+    busy.execute("BEGIN IMMEDIATE")  # the writes below queue up and go into one group together
+    for n in range(3):
+        writer.submit(lambda conn, n=n: conn.execute("INSERT INTO gradings VALUES (?, 'now', 'j', 0, '')", (f"g{n}",)))
+        if n == 1:
+            writer.submit(lambda conn: conn.execute("INSERT INTO no_such_table VALUES (1)"))
+    busy.execute("ROLLBACK")
+    busy.close()
+    with pytest.raises(sqlite3.OperationalError, match="no_such_table"):
+        store.record_attempt(Row("t0", "c", "a", 0), RowOutcome(RowStatus.SCORED))
+    assert [g["label"] for g in store.gradings() if g["label"] != "original"] == ["g0", "g1", "g2"]
+    assert store.attempts(Row("t0", "c", "a", 0)) == []  # not reported done while a write was lost
+    writer.flush()  # said once
+    store.close()
