@@ -31,7 +31,6 @@ def test_answers_are_not_held_back_while_the_store_is_busy(tmp_path: Path) -> No
     with ScriptedOpenAI(lambda body, i: reply("ok")) as upstream, \
             Gateway(Upstream(upstream.base_url, "k"), recorder=recorder) as gw:
         lease = gw.open_row("honest")
-        recorder.quota("honest", gw.limits.row_store_bytes)  # the row's bound, read before the store is busy
         busy = sqlite3.connect(tmp_path / "run" / "run.sqlite", isolation_level=None)
         busy.execute("BEGIN IMMEDIATE")  # the store's write lock, held as a long commit would hold it
         try:
