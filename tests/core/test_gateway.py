@@ -164,6 +164,7 @@ def test_store_upgrade_adds_the_model_calls_table(tmp_path: Path) -> None:
         conn.execute(f"ALTER TABLE attempts DROP COLUMN {column}")
     conn.execute("DROP TABLE gradings")
     conn.execute("ALTER TABLE cache DROP COLUMN packed")
+    conn.execute("ALTER TABLE judge_calls DROP COLUMN packed")
     conn.execute("DROP TABLE blobs")
     conn.execute("DROP TABLE blob_lists")
     conn.execute("PRAGMA user_version=2")

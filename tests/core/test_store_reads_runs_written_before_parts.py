@@ -35,7 +35,7 @@ def test_a_version_5_store_opens_and_reads_exactly_what_it_held(tmp_path: Path) 
     shutil.copy(FIXTURE / "run.sqlite", run_dir / "run.sqlite")
     expected = json.loads((FIXTURE / "expected.json").read_text())
     with RunStore.open(run_dir) as store:
-        assert store._query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 6
+        assert store._query("PRAGMA user_version")[0][0] == SCHEMA_VERSION == 7
         assert store.cached_items("llm") == expected["cache"]
         assert read_calls(run_dir) == expected["calls"]
         assert StoreRecorder.for_store(store).totals()["row-g"]["upstream"] == 1

@@ -54,12 +54,11 @@ def record_client_call(*, model: str, request: dict[str, Any], response: dict[st
     if recorder is None:
         return
     row_key = current_row_key()
-    added = recorder.record(ModelCall(row_key=row_key, step=_next_step(row_key), api=API, model=model, request=request,
+    recorder.record(ModelCall(row_key=row_key, step=_next_step(row_key), api=API, model=model, request=request,
                               response=response, status=status, prompt_tokens=prompt_tokens,
                               completion_tokens=completion_tokens, cost_usd=cost_usd,
                               latency_ms=(time.time() - started) * 1000, source=source,
-                              started=_iso(started)))
-    recorder.quota(row_key, GatewayLimits.from_env().row_store_bytes).settle(0, added)
+                              started=_iso(started)), GatewayLimits.from_env().row_store_bytes)
 
 
 def store_bound_refusal() -> str | None:
@@ -69,7 +68,7 @@ def store_bound_refusal() -> str | None:
     if recorder is None:
         return None
     quota = recorder.quota(current_row_key(), GatewayLimits.from_env().row_store_bytes)
-    if quota.used < quota.limit:
+    if not quota.exhausted():
         return None
     return f"the row's store bound of {quota.limit} bytes for recorded model traffic is used up"
 

@@ -3,7 +3,9 @@
 Every write is one SQLite transaction, so a crash (even SIGKILL) at any point leaves the store as it was
 before or after that write, never in between. An attempt is written only once it is complete, together with
 its artifact references, submission, check results and scores; a row that was running when the process
-died simply has no attempt and is run again on `--resume`.
+died simply has no attempt and is run again on `--resume`. Model calls go through the file's group-commit
+writer (`store.writer`) and are made durable before an attempt is recorded, so a row reported done never
+loses one.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from reqbench.core.store.selection import (
     next_step,
     select_attempt,
 )
+from reqbench.core.store.writer import flush_writes
 
 __all__ = ["ARTIFACTS_DIR", "DB_NAME", "LOCK_NAME", "SUBMISSION_ARTIFACT", "RunStore", "is_run_dir", "utc_now"]
 
@@ -57,6 +60,7 @@ class RunStore(CallRecords):
     def __init__(self, run_dir: Path, conn: sqlite3.Connection) -> None:
         super().__init__(conn)
         self.run_dir = Path(run_dir)
+        self.db_path = self.run_dir / DB_NAME
         self.artifacts = ArtifactStore(self.run_dir / ARTIFACTS_DIR)
 
     # ---- lifecycle -------------------------------------------------------------------------------
@@ -113,6 +117,13 @@ class RunStore(CallRecords):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def close(self) -> None:
+        """Write what this process still has queued for the store (`store.writer`), then close it."""
+        try:
+            flush_writes(self.db_path, release=True, check=False)
+        finally:
+            super().close()
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
@@ -175,6 +186,7 @@ class RunStore(CallRecords):
         code = outcome.reason.value if outcome.reason else ""
         finished = finished or utc_now()
         started = started or finished
+        flush_writes(self.db_path)  # the row's model calls are durable before it is reported done
         with self._lock:
             refs: dict[str, tuple[str, int]] = {}
             fresh: list[str] = []

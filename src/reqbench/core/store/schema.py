@@ -13,7 +13,7 @@ from pathlib import Path
 from reqbench.core.errors import InputError
 from reqbench.core.store.blobs import BLOBS_DDL
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 DDL = """
 CREATE TABLE run (
@@ -138,7 +138,10 @@ PACKED_DDL = ("ALTER TABLE model_calls ADD COLUMN packed INTEGER NOT NULL DEFAUL
 """Request and response bodies as content-addressed parts (`core.store.blobs`): ``packed`` = 1 when a row's
 JSON columns hold a part form (rows written before keep their JSON text, read as they are); ``stored_bytes``:
 what a call added to the store (its new parts), counted against its row's bound."""
-DDL += MODEL_CALLS_DDL + ";\n" + SERVED_MODEL_DDL + ";\n" + PACKED_DDL
+JUDGE_PACKED_DDL = "ALTER TABLE judge_calls ADD COLUMN packed INTEGER NOT NULL DEFAULT 0"
+"""Judge calls' bodies as content-addressed parts too (``packed`` = 1), shared with the model calls and the
+cache that hold the same request; rows written before keep their JSON text."""
+DDL += MODEL_CALLS_DDL + ";\n" + SERVED_MODEL_DDL + ";\n" + PACKED_DDL + ";\n" + JUDGE_PACKED_DDL
 
 _MIGRATIONS: dict[int, str] = {
     2: "ALTER TABLE run ADD COLUMN provenance_json TEXT NOT NULL DEFAULT '{}'",
@@ -150,12 +153,14 @@ _MIGRATIONS: dict[int, str] = {
        "checks INTEGER NOT NULL, note TEXT NOT NULL DEFAULT '')",
     5: SERVED_MODEL_DDL,
     6: PACKED_DDL,
+    7: JUDGE_PACKED_DDL,
 }
 """version -> statements that upgrade a store from version-1. 2: the run's provenance (agent facts, suite
 content hash and file manifest). 3: the model gateway's call records. 4: each attempt's outcome reason
 (`core.execute.outcomes`), the attempt it re-grades (``parent_attempt``) and its grading label; the
 ``gradings`` made by `reqbench regrade`. 5: the model that answered each gateway call. 6: model traffic and
-cache values stored as content-addressed parts (old rows stay as they were and are read as JSON text)."""
+cache values stored as content-addressed parts (old rows stay as they were and are read as JSON text). 7:
+judge-call bodies as parts too (likewise)."""
 
 
 def connect(db_path: Path, *, read_only: bool = False) -> sqlite3.Connection:

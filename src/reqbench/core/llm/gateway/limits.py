@@ -24,6 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -31,6 +34,9 @@ from reqbench.core.sandbox.limits import parse_size
 
 MAX_BODY_ENV = "REQBENCH_GATEWAY_MAX_BODY"
 ROW_STORE_ENV = "REQBENCH_ROW_STORE_BYTES"
+RETIRED_ENV = {"REQBENCH_GATEWAY_STORE_QUOTA": ROW_STORE_ENV}
+"""Settings no longer read -> the one that replaced them. Setting one is said once per process (`from_env`),
+never silently ignored: the run's 1 GiB store quota became a bound per row."""
 DEFAULT_MAX_BODY = 32 * 1024**2
 """The largest request body the gateway reads (the providers' own request limit is of this order)."""
 DEFAULT_ROW_STORE_BYTES = 256 * 1024**2
@@ -62,13 +68,42 @@ class GatewayLimits:
 
     @classmethod
     def from_env(cls) -> GatewayLimits:
-        """The defaults, with ``$REQBENCH_GATEWAY_MAX_BODY`` / ``$REQBENCH_ROW_STORE_BYTES`` applied."""
+        """The defaults, with ``$REQBENCH_GATEWAY_MAX_BODY`` / ``$REQBENCH_ROW_STORE_BYTES`` applied (a retired
+        setting that is set is noted once: `retired_settings_notice`)."""
+        _note_retired_settings()
         sizes = {}
         for name, env in (("max_body", MAX_BODY_ENV), ("row_store_bytes", ROW_STORE_ENV)):
             text = os.environ.get(env, "").strip()
             if text:
                 sizes[name] = parse_size(text, item=f"${env}")
         return cls(**sizes)
+
+
+def retired_settings_notice(environ: Mapping[str, str]) -> str | None:
+    """One sentence naming each retired setting set in `environ` and what replaced it, or None."""
+    retired = [(old, new) for old, new in RETIRED_ENV.items() if environ.get(old, "").strip()]
+    if not retired:
+        return None
+    return "reqbench: " + "; ".join(
+        f"${old} is no longer read: the store bound for recorded model traffic is per row now -- set ${new} "
+        f"(default {DEFAULT_ROW_STORE_BYTES // 1024**2} MiB per row) instead" for old, new in retired)
+
+
+_NOTED: list[bool] = []
+_NOTED_LOCK = threading.Lock()
+
+
+def _note_retired_settings() -> None:
+    """Say `retired_settings_notice` on stderr, once per process."""
+    if _NOTED:
+        return
+    with _NOTED_LOCK:
+        if _NOTED:
+            return
+        _NOTED.append(True)
+        notice = retired_settings_notice(os.environ)
+    if notice is not None:
+        print(notice, file=sys.stderr, flush=True)
 
 
 class Reader(Protocol):

@@ -7,11 +7,12 @@ forwarded and answered; ``replay``: served from a recording; ``refused``: refuse
 miss or upstream failure). A call the gateway refused keeps only a digest of its request
 (`limits.refused_digest`: size, SHA-256, first KiB).
 
-Two recorders share one interface: `StoreRecorder` writes the run store's ``model_calls`` table (its
-own short SQLite connections, so the gateway's threads never share the store's connection) and
-`MemoryRecorder` keeps calls in a list (outside a run, remote rows, tests). Bodies are stored as
-content-addressed parts (`core.store.blobs`), shared with the record/replay cache: `record` returns the bytes
-a call added to the store (its new parts), which count against the row's store bound (`quota`, per row).
+Two recorders share one interface: `StoreRecorder` writes the run store's ``model_calls`` table through
+the store's group-commit writer (`core.store.writer`: calls arriving together share a transaction, and no
+answer waits for a commit; they are durable before their row's attempt is recorded) and `MemoryRecorder`
+keeps calls in a list (outside a run, remote rows, tests). Bodies are stored as content-addressed parts
+(`core.store.blobs`), shared with the record/replay cache; what a call adds to the store (its new parts)
+counts against the row's store bound (`quota`, per row) when `record` is given that bound.
 
 Replay (`ReplayCursor`) is by row, not by exact body: real agent CLIs put things that change from
 run to run into their requests (working directory, dates, session ids), so the n-th call of a row is
@@ -26,12 +27,14 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 from reqbench.core.hashing import sha256_json
 from reqbench.core.llm.gateway.quota import TrafficQuota, row_quota
 from reqbench.core.store.blobs import BLOBS_DDL, Parts
+from reqbench.core.store.writer import flush_writes, writer_for
 
 SOURCES = ("upstream", "replay", "refused")
 
@@ -70,6 +73,14 @@ class ModelCall:
                 "latency_ms": self.latency_ms, "source": self.source, "started": self.started,
                 "workspace": self.workspace, "served_model": self.served_model}
 
+    def estimated_bytes(self) -> int:
+        """What the call is charged until it is written: at least what it can add (twice its bodies' JSON:
+        a part's row overhead is under its size). What it adds is usually far less -- compressed, and a
+        repeated prefix adds nothing -- so a row near its bound has its queued calls written and counted
+        by what they added before a call is refused (`quota.TrafficQuota.reserve`)."""
+        return 2 * (len(json.dumps(self.request, ensure_ascii=False))
+                    + len(json.dumps(self.response, ensure_ascii=False))) + 256
+
     def packed(self, parts: Parts) -> tuple[str, str, int]:
         """Request and response as part forms (their new parts written through `parts`), and the bytes the
         call adds to the store: its new parts and the two forms."""
@@ -85,13 +96,17 @@ def request_key(api: str, body: dict[str, Any]) -> str:
 
 
 class Recorder(Protocol):
-    def record(self, call: ModelCall) -> int:
-        """Keep `call`; returns the bytes it added to the store (counted against its row's bound)."""
+    def record(self, call: ModelCall, bound: int | None = None) -> None:
+        """Keep `call`; with `bound`, charge what it adds to the store against its row's store bound
+        (`quota`, limit `bound`)."""
 
     def calls(self, row_key: str | None = None) -> list[ModelCall]: ...
 
     def quota(self, row_key: str, limit: int) -> TrafficQuota:
         """The store bound of `row_key`'s calls (limit set to `limit`), counting what they added so far."""
+
+    def flush(self) -> None:
+        """Return once every call recorded so far is durable."""
 
 
 class MemoryRecorder:
@@ -106,13 +121,14 @@ class MemoryRecorder:
         self._added: dict[str, int] = {}
         self._quotas: dict[str, TrafficQuota] = {}
 
-    def record(self, call: ModelCall) -> int:
+    def record(self, call: ModelCall, bound: int | None = None) -> None:
         with self._lock:
             self._calls.append(call)
             with self._parts:
                 added = call.packed(Parts(self._parts))[2]
             self._added[call.row_key] = self._added.get(call.row_key, 0) + added
-        return added
+        if bound is not None:
+            self.quota(call.row_key, bound).settle(0, added)
 
     def quota(self, row_key: str, limit: int) -> TrafficQuota:
         with self._lock:
@@ -126,9 +142,15 @@ class MemoryRecorder:
         with self._lock:
             return [c for c in self._calls if row_key is None or c.row_key == row_key]
 
+    def flush(self) -> None:
+        return
+
 
 class StoreRecorder:
-    """The ``model_calls`` table of a run store (``run.sqlite``), one transaction per call."""
+    """The ``model_calls`` table of a run store (``run.sqlite``), written by the file's group-commit writer
+    (`core.store.writer`): `record` queues a call and returns; calls arriving together share a transaction.
+    A call is charged against its row's bound at once by an estimate (its bodies' JSON size), replaced by
+    what it added once written, so a row never passes its bound by more than the calls it has in flight."""
 
     def __init__(self, db_path: Path | str) -> None:
         self.db_path = Path(db_path)
@@ -140,31 +162,25 @@ class StoreRecorder:
         return cls(Path(store.run_dir) / DB_NAME)
 
     def _connect(self) -> sqlite3.Connection:
+        flush_writes(self.db_path, check=False)  # what this process recorded is read back
         conn = sqlite3.connect(self.db_path, timeout=30.0)
         conn.row_factory = sqlite3.Row
         return conn
 
-    def record(self, call: ModelCall) -> int:
-        conn = self._connect()
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                request, response, added = call.packed(Parts(conn))
-                conn.execute(
-                    "INSERT INTO model_calls (row_key, step, api, model, request_key, request_json, "
-                    "response_json, status, prompt_tokens, completion_tokens, cost_usd, latency_ms, source, "
-                    "workspace, started, served_model, packed, stored_bytes) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
-                    (call.row_key, call.step, call.api, call.model, call.request_key, request, response,
-                     call.status, call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_ms,
-                     call.source, call.workspace, call.started, call.served_model, added))
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-        finally:
-            conn.close()
-        return added
+    def record(self, call: ModelCall, bound: int | None = None) -> None:
+        quota = self.quota(call.row_key, bound) if bound is not None else None
+        estimate = call.estimated_bytes()
+        if quota is not None:
+            quota.settle(0, estimate)
+
+        def written(added: int | None, error: BaseException | None) -> None:
+            if quota is not None:
+                quota.settle(estimate, added or 0)
+
+        writer_for(self.db_path).submit(partial(_insert, call), written, size=estimate // 2)
+
+    def flush(self) -> None:
+        flush_writes(self.db_path, check=False)  # a failed write is raised where the row is recorded
 
     def quota(self, row_key: str, limit: int) -> TrafficQuota:
         return row_quota(self.db_path, row_key, limit)
@@ -226,6 +242,19 @@ class StoreRecorder:
         for r in rows:
             out.setdefault(r["row_key"], {})[r["m"]] = r["n"]
         return out
+
+
+def _insert(call: ModelCall, conn: sqlite3.Connection) -> int:
+    """Write `call` as one ``model_calls`` row (inside the writer's transaction); the bytes it added."""
+    request, response, added = call.packed(Parts(conn))
+    conn.execute(
+        "INSERT INTO model_calls (row_key, step, api, model, request_key, request_json, response_json, status, "
+        "prompt_tokens, completion_tokens, cost_usd, latency_ms, source, workspace, started, served_model, "
+        "packed, stored_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+        (call.row_key, call.step, call.api, call.model, call.request_key, request, response, call.status,
+         call.prompt_tokens, call.completion_tokens, call.cost_usd, call.latency_ms, call.source, call.workspace,
+         call.started, call.served_model, added))
+    return added
 
 
 def _call(parts: Parts, r: sqlite3.Row) -> ModelCall:

@@ -112,6 +112,7 @@ class Gateway:
             server.shutdown()
             server.server_close()
         self._servers = []
+        self.recorder.flush()  # every call it answered is durable once it has stopped
         self._forwarder.close()
         if self._dir is not None:
             from reqbench.core.workspace.fileio import remove_tree
@@ -281,8 +282,7 @@ class Gateway:
         return keep
 
     def _record(self, call: ModelCall) -> None:
-        added = self.recorder.record(call)
-        self.recorder.quota(call.row_key, self.limits.row_store_bytes).settle(0, added)
+        self.recorder.record(call, self.limits.row_store_bytes)
 
 
 def _moved(response: dict[str, Any], old: str, new: str) -> dict[str, Any]:
