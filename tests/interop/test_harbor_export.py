@@ -90,3 +90,10 @@ def test_an_exported_specpath_history_scores_reference_1_and_null_0(tmp_path: Pa
         with store:
             (_row, outcome), = list(store.outcomes())
         assert HarborResult.of(outcome.result).reward == expected, agent
+
+
+def test_export_into_a_folder_that_does_not_exist_yet(tmp_path: Path) -> None:
+    out = tmp_path / "runs" / "harbor" / "journey"
+    export_suite(resolve_suite("demo:journey"), out)
+    assert (out / "tasklet" / "task.toml").is_file()
+    assert sorted(p.name for p in out.parent.iterdir()) == ["journey"]  # no build folder left beside it

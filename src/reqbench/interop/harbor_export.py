@@ -74,6 +74,7 @@ def _into(write: Callable[[Any, Path], list[str]], unit: Any, name: str, build: 
 
 
 def _export(out: Path, writers: list[Callable[[Path], list[str]]]) -> list[str]:
+    out.absolute().parent.mkdir(parents=True, exist_ok=True)  # `--out runs/harbor/suite` in a fresh folder
     build = tempdirs.make("harbor-export", out.absolute().parent, hidden=True)
     try:
         report = [line for write in writers for line in write(build)]
