@@ -50,10 +50,10 @@ def suite_environments(path: Path) -> list[DeclaredEnvironment]:
             protocol = protocol_for_suite(path)
         except InputError:
             protocol = None
-        hook = getattr(protocol.load(path), "environments", None) if protocol is not None else None
-        if callable(hook):
+        declared = protocol.load(path).environments() if protocol is not None else {}
+        if declared:
             distinct: dict[tuple[str, str], DeclaredEnvironment] = {}
-            for item in hook().values():
+            for item in declared.values():
                 ident = (json.dumps(item.spec.model_dump(mode="json"), sort_keys=True), str(item.base_dir))
                 distinct.setdefault(ident, item)
             return list(distinct.values())

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.schedule import RepeatBarrier
-from reqbench.core.execute.suite import Outcomes, RowContext
+from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.protocols.base import marker_protocol
@@ -34,6 +34,7 @@ from reqbench.protocols.specpath.row_result import SpecpathResult
 from reqbench.protocols.specpath.runs import SpecpathOptions, reevaluate_row, run_row, split_options
 
 if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
     from reqbench.core.summary import Summary
     from reqbench.core.views import AttemptRecord, Block, RowView
     from reqbench.protocols.specpath.metrics import ResultRow
@@ -137,7 +138,7 @@ def _missing_inputs(fam: Family) -> list[str]:
     return problems + [f"{folder}: folder missing" for folder in folders if not folder.is_dir()]
 
 
-class SpecPathProtocol:
+class SpecPathProtocol(SuiteProtocol):
     name = "specpath"
     options_model = SpecpathOptions
     """Its ``--agent-opt specpath.KEY`` settings (`core.execute.settings`)."""
@@ -213,13 +214,19 @@ class SpecPathProtocol:
 
         return dataset_stats(list(families(Path(path)).values()))
 
+    def study(self) -> ProtocolStudy:
+        """Its paired value and paper-shaped study tables (`protocols.specpath.study`)."""
+        from reqbench.protocols.specpath.study import STUDY
+
+        return STUDY
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("specpath")
         return [(suite, RunOptions(agent=agent, concurrency=2)) for agent in ("reference", "null")]
 
 
 
-class LoadedSuite:
+class LoadedSuite(Suite):
     """A SpecPath suite with its families loaded once."""
 
     def __init__(self, protocol: SpecPathProtocol, path: Path) -> None:

@@ -22,7 +22,7 @@ from reqbench.core import views
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
-from reqbench.protocols.base import Metric, Outcomes, RowContext, Summary, Table, bar_from_table
+from reqbench.protocols.base import Metric, Outcomes, RowContext, Suite, SuiteProtocol, Summary, Table, bar_from_table
 
 
 def write_suite(path: Path, tasks: list[dict[str, Any]], *, sleep: float = 0.0,
@@ -47,7 +47,7 @@ def _read(path: Path) -> dict[str, Any]:
     return json.loads((Path(path) / "toy.json").read_text())  # type: ignore[no-any-return]
 
 
-class ToyProtocol:
+class ToyProtocol(SuiteProtocol):
     name = "toy"
 
     def detect(self, path: Path) -> bool:
@@ -81,7 +81,7 @@ class ToyProtocol:
         return [(Path(demo), RunOptions(agent="reference"))] if demo else []
 
 
-class ToySuite:
+class ToySuite(Suite):
     """A loaded toy suite; counts the rows running at once (`max_active`) and when each ran (`spans`)."""
 
     def __init__(self, protocol: ToyProtocol, path: Path) -> None:
