@@ -51,3 +51,14 @@ def test_nothing_below_interop_imports_it() -> None:
     """`reqbench.interop` reads several protocols' suites (export to other harnesses): only the CLI uses it."""
     for lower in ("reqbench.core", "reqbench.protocols", "reqbench.report", "reqbench.study"):
         assert _edges(lower, "reqbench.interop") == []
+
+
+GENERIC_PROTOCOL_MODULES = {"reqbench.protocols", "reqbench.protocols.base", "reqbench.protocols.lookup"}
+"""What the protocols layer offers every caller: the interface and finding a suite's protocol, no protocol."""
+
+
+def test_study_imports_no_protocol() -> None:
+    """A study reaches a protocol only through its hooks (`SuiteProtocol.study`, `core.protocol_study`): no
+    module of `reqbench.study` imports a protocol's package, so a plugin protocol is served like reqbench's."""
+    assert [(a, b) for a, b in _edges("reqbench.study", "reqbench.protocols") if b not in GENERIC_PROTOCOL_MODULES] \
+        == []

@@ -10,7 +10,7 @@ Per configuration, over its planned rows (`ConfigCost`):
   marked partial when some had none;
 * ``cost per scored row (USD)`` -- the cost over the scored rows: what one measurement cost;
 * ``agent time (s)`` -- the agent's wall-clock time summed over the selected attempts whose protocol records
-  it (`report.rowfacts`: takeover, SpecPath), with ``agent time rows`` saying over how many; ``row time
+  it (`report.rowfacts`: ReqMemBench's and SpecPath's rows), with ``agent time rows`` saying over how many; ``row time
   (s)`` -- every selected attempt's wall-clock time from start to end (agent and checks), any protocol;
 * ``prices`` -- the price layers the run recorded when it started (`core.execute.price_source`), as every
   run report names them.

@@ -8,7 +8,7 @@ complete deliveries of a record (PACE Table 11)."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from reqbench.core.execute.suite import Suite
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
@@ -16,6 +16,9 @@ from reqbench.core.protocol_study import Outcomes, PairedOutcome, ProtocolStudy,
 from reqbench.core.stats.intervals import wilson
 from reqbench.core.summary import Cell, Metric, Table
 from reqbench.protocols.pace.row_result import PaceResult
+
+if TYPE_CHECKING:
+    from reqbench.protocols.pace.suite import LoadedSuite  # the suite a PACE study loaded
 
 PAIRED = PairedOutcome("case score (0-100)", binary=False, clusters="cases", unit="case")
 VERDICTS = ("Covered", "Partial", "Missing")
@@ -40,7 +43,7 @@ def paired_value(row: Row, outcome: RowOutcome) -> float | None:
 
 def systems(suite: Suite, outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, dict[str, Any]]:
     """``{AGENT/CONDITION: {n_cases, n_scored, mean, se, success_rate, ...}}`` of the protocol's summary."""
-    found: dict[str, dict[str, Any]] = suite.summary_data(outcomes)["systems"]
+    found: dict[str, dict[str, Any]] = cast("LoadedSuite", suite).summary_data(outcomes)["systems"]
     return found
 
 

@@ -16,7 +16,7 @@ from reqbench.core.execute.types import Row, RowOutcome
 from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyRows, StudyTable
 from reqbench.core.summary import Cell, Metric, Table
 from reqbench.protocols.specpath.metrics import ResultRow, ci_method, summarize_results
-from reqbench.protocols.specpath.suite import result_row
+from reqbench.protocols.specpath.result_rows import result_row
 
 PAIRED = PairedOutcome("final-contract success", binary=True, clusters="families", unit="family")
 

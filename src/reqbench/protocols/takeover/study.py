@@ -39,7 +39,7 @@ def paired_value(row: Row, outcome: RowOutcome) -> float | None:
 def run_report(suite: Suite, outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
     """The tables of the run's own report (`suite.summarize`) over a configuration's rows: what
     ``reqbench report runs/<configuration>`` shows, read once per configuration."""
-    data: dict[str, Any] = suite.summarize(outcomes).data
+    data = dict(suite.summarize(outcomes).data)
     return data
 
 
