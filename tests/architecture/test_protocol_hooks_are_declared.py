@@ -32,7 +32,8 @@ def _hooks(*classes: type) -> set[str]:
 
 
 HOOKS = _hooks(SuiteProtocol, Suite, ProtocolStudy) - {"name", "path", "protocol"}
-LOOKUP = re.compile(r"\b(?:getattr|hasattr)\(\s*[^,()]+,\s*['\"](\w+)['\"]")
+LOOKUP = re.compile(r"\b(?:getattr|hasattr)\(\s*(?:[^,()]|\([^()]*\))+,\s*['\"](\w+)['\"]")
+"""``getattr(OBJECT, "NAME"`` with OBJECT an expression holding at most one level of calls."""
 
 
 def test_the_hooks_are_the_documented_ones() -> None:
@@ -98,5 +99,7 @@ def test_study_names_no_protocol() -> None:
 
 def test_the_check_parses_what_it_reads() -> None:
     """Guard against a blind scan: the lookup pattern finds a lookup written as the old code wrote it."""
-    old = 'hook = getattr(run.protocol, "row_view", None)'
-    assert [m.group(1) for m in LOOKUP.finditer(old)] == ["row_view"] and ast.parse(old)
+    old = ['hook = getattr(run.protocol, "row_view", None)',
+           'model = getattr(load_protocol(protocol), "result_model", None)']
+    assert [m.group(1) for line in old for m in LOOKUP.finditer(line)] == ["row_view", "result_model"]
+    assert all(ast.parse(line) for line in old)

@@ -22,6 +22,7 @@ from reqbench.core import views
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
+from reqbench.core.protocol_study import ProtocolStudy
 from reqbench.protocols.base import Metric, Outcomes, RowContext, Suite, SuiteProtocol, Summary, Table, bar_from_table
 
 
@@ -74,6 +75,12 @@ class ToyProtocol(SuiteProtocol):
         return (views.Heading("toy rows", level=2),
                 views.Table(("row", "value"), tuple((views.RowLink(row.task_id, row.key), o.result.get("value"))
                                                     for row, o in outcomes)))
+
+    def study(self) -> ProtocolStudy:
+        """Its paired value and study table (`reqbench_toy.study`), through reqbench's study hook."""
+        from reqbench_toy.study import STUDY
+
+        return STUDY
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         import os
