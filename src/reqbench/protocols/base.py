@@ -1,10 +1,11 @@
 """What a protocol offers the generic commands (`validate`, `run`, `report`, `demo`).
 
-Each protocol package has a `suite.py` defining ``PROTOCOL``, an object satisfying `SuiteProtocol`; its
-``load(path)`` gives a `Suite` (loaded and validated once) whose ``summarize`` returns a typed `Summary`.
-The interface itself lives in `reqbench.core.execute.suite` (the runner calls it) and is re-exported here.
-`detect_protocol` picks the protocol of a suite directory from its marker file; `dataset_stats` asks it for
-the suite's dataset-statistics tables (the optional ``dataset_stats(path)`` hook, `reqbench stats`).
+Each protocol package has a `suite.py` defining ``PROTOCOL``, an instance of a `SuiteProtocol` subclass;
+its ``load(path)`` gives a `Suite` (loaded and validated once) whose ``summarize`` returns a typed `Summary`.
+The interface itself -- every hook with its default -- lives in `reqbench.core.execute.suite` (the runner
+calls it) and is re-exported here. `detect_protocol` picks the protocol of a suite directory from its marker
+file; `dataset_stats` asks it for the suite's dataset-statistics tables (its ``dataset_stats(path)`` hook,
+`reqbench stats`).
 
 The summary types (`Summary`, `Table`, ...) are re-exported on first use: a run builds its summary after
 its last row, so `reqbench.core.summary` is not on the way to the first row.

@@ -1,5 +1,7 @@
 """The typed boundary between the runner and a protocol: `SuiteProtocol` (what the registry holds) and
-`Suite` (one suite, loaded and validated once per process).
+`Suite` (one suite, loaded and validated once per process), base classes that declare every hook the rest
+of reqbench calls, each with its default -- the one place a protocol author reads what a protocol may offer
+(its study hook's own defaults: `core.protocol_study`). Nothing looks a hook up by name.
 
 A protocol detects and validates suite directories and ``load``s one into a `Suite`; the suite plans rows,
 runs one row (`run_row`), re-evaluates a pending row on its frozen submission (`reevaluate`) and
