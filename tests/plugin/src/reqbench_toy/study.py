@@ -15,7 +15,7 @@ ESTIMATOR = "mean toy value over scored rows; interval: min and max; n = scored 
 
 
 class ToyValue(BaseModel):
-    """The part of a toy row's result the study reads."""
+    """The part of a toy row's result the study reads (from the stored result, a mapping or a model)."""
 
     model_config = ConfigDict(extra="ignore")
     value: int
@@ -27,7 +27,7 @@ class ToyStudy(ProtocolStudy):
     def paired_value(self, row: Row, outcome: RowOutcome) -> float | None:
         if outcome.status is not RowStatus.SCORED:
             return None
-        return float(ToyValue.model_validate(outcome.result).value)
+        return float(ToyValue.model_validate(outcome.result, from_attributes=True).value)
 
     def tables(self, rows: StudyRows) -> list[StudyTable]:
         cells: dict[str, dict[str, Cell]] = {}
