@@ -23,13 +23,13 @@ from datetime import datetime
 from typing import Any
 
 from reqbench.core.llm.gateway import StoreRecorder
+from reqbench.core.protocol_study import StudyTable
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import Attempt
 from reqbench.core.summary import Cell, Table
 from reqbench.report.rowfacts import row_facts
 from reqbench.report.run_report import pricing_statement
 from reqbench.study.collect import ConfigRows, StudyData
-from reqbench.study.table import StudyTable
 
 ESTIMATOR = ("sums over each configuration's planned rows: model calls sent upstream and their tokens and USD "
              "as recorded (every attempt; replayed calls cost nothing again), agent time where the protocol "

@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
-from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy
+from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyTable
 from reqbench.core.summary import Cell, Metric, Table
 from reqbench.study.collect import StudyData
 from reqbench.study.paired_stats import (
@@ -30,7 +30,6 @@ from reqbench.study.paired_stats import (
     unit_means,
     unit_test,
 )
-from reqbench.study.table import StudyTable
 
 Values = dict[str, dict[str, list[float]]]
 """Condition -> unit -> a configuration's scored values of that unit (one per repeat)."""

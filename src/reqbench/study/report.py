@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from reqbench.core.protocol_study import StudyTable
 from reqbench.core.summary import Cell, Table
 from reqbench.study.collect import StudyData
 from reqbench.study.cost import cost_table, study_costs
 from reqbench.study.pairs import pairs_tables
 from reqbench.study.repetition_tables import repetition_tables
-from reqbench.study.table import StudyTable
 
 
 def configurations_table(data: StudyData) -> StudyTable:
@@ -54,7 +54,7 @@ def protocol_tables(data: StudyData) -> list[StudyTable]:
     or before any configuration has rows)."""
     if not data.configs:
         return []
-    return [StudyTable.of(found) for found in data.protocol_study.tables(data.rows())]
+    return data.protocol_study.tables(data.rows())
 
 
 def study_tables(data: StudyData, *, pairs: bool = False) -> list[StudyTable]:
