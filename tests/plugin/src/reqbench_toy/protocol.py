@@ -16,14 +16,16 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core import views
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
-from reqbench.core.protocol_study import ProtocolStudy
 from reqbench.protocols.base import Metric, Outcomes, RowContext, Suite, SuiteProtocol, Summary, Table, bar_from_table
+
+if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
 
 
 def write_suite(path: Path, tasks: list[dict[str, Any]], *, sleep: float = 0.0,
