@@ -1,9 +1,13 @@
 """The layering holds: core imports nothing above it, no protocol imports another, report never imports the
-CLI, and no import cycle exists anywhere in `src/` (imports inside functions included)."""
+CLI, the study package neither imports nor names a protocol, and no import cycle exists anywhere in `src/`
+(imports inside functions included)."""
 
 from __future__ import annotations
 
-from tests.architecture.import_graph import build_graph, package_cycles
+import re
+
+from reqbench.core import registry
+from tests.architecture.import_graph import SRC, build_graph, package_cycles
 
 GRAPH = build_graph()
 
@@ -51,3 +55,24 @@ def test_nothing_below_interop_imports_it() -> None:
     """`reqbench.interop` reads several protocols' suites (export to other harnesses): only the CLI uses it."""
     for lower in ("reqbench.core", "reqbench.protocols", "reqbench.report", "reqbench.study"):
         assert _edges(lower, "reqbench.interop") == []
+
+
+GENERIC_PROTOCOL_MODULES = {"reqbench.protocols", "reqbench.protocols.base", "reqbench.protocols.lookup"}
+"""What the protocols layer offers every caller: the interface and finding a suite's protocol, no protocol."""
+
+
+def test_study_imports_no_protocol() -> None:
+    """A study reaches a protocol only through its hooks (`SuiteProtocol.study`, `core.protocol_study`): no
+    module of `reqbench.study` imports a protocol's package, so a plugin protocol is served like reqbench's."""
+    assert [(a, b) for a, b in _edges("reqbench.study", "reqbench.protocols") if b not in GENERIC_PROTOCOL_MODULES] \
+        == []
+
+
+def test_study_names_no_protocol() -> None:
+    """No identifier, string or docstring under `reqbench/study` names a registered protocol (paper names such as
+    PACE-Bench are citations, not protocol names: names are matched as written, lower case)."""
+    names = "|".join(sorted(registry.names("protocols")))
+    word = re.compile(rf"\b({names})\b")
+    found = [f"{p.relative_to(SRC)}:{n}: {m.group(0)}" for p in sorted((SRC / "reqbench" / "study").rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) for m in word.finditer(line)]
+    assert len(list((SRC / "reqbench" / "study").rglob("*.py"))) > 10 and found == []

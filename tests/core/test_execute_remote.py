@@ -26,11 +26,12 @@ from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.llm.run_access import default_cache, run_offline
 from reqbench.core.store import RunMeta, RunStore, utc_now
+from tests.support.stub_protocol import StubProtocol, StubSuite
 
 pytestmark = pytest.mark.slow  # whole runs or real tools: not in `make test-quick`
 
 
-class EchoProtocol:
+class EchoProtocol(StubProtocol):
     """Shipped to the workers (picklable); each worker loads the suite it is sent."""
 
     name = "echo"
@@ -39,7 +40,7 @@ class EchoProtocol:
         return EchoSuite(self, path)
 
 
-class EchoSuite:
+class EchoSuite(StubSuite):
     """Each row asks its "model" (the row's cache) once: replays a recorded answer or records one."""
 
     def __init__(self, protocol: EchoProtocol, path: Path) -> None:

@@ -22,20 +22,21 @@ from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from tests.core.test_execute_remote import SpawnedExecutor, new_store
 from tests.security.conftest import require_bwrap  # noqa: F401 - the shared fixture
+from tests.support.stub_protocol import StubProtocol, StubSuite
 
 pytestmark = pytest.mark.slow
 
 BLOCK = {"python": {"interpreter": "host", "requirements": ["six==1.17.0"]}}
 
 
-class SixProtocol:
+class SixProtocol(StubProtocol):
     name = "six"
 
     def load(self, path: Path) -> SixSuite:
         return SixSuite(self, path)
 
 
-class SixSuite:
+class SixSuite(StubSuite):
     """Each row's check imports six (only the environment has it)."""
 
     def __init__(self, protocol: SixProtocol, path: Path) -> None:

@@ -25,6 +25,7 @@ from reqbench.core.llm.ledger import RowLedger, current_ledger
 from reqbench.core.store import RunMeta, RunStore, utc_now
 from reqbench.protocols.pace.suite import PROTOCOL as PACE
 from tests.support.scripted_openai import Reply, ScriptedOpenAI, reply
+from tests.support.stub_protocol import StubProtocol, StubSuite
 
 
 @pytest.fixture
@@ -35,13 +36,11 @@ def env(monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     yield monkeypatch
 
 
-class OneCallSuite:
+class OneCallSuite(StubSuite):
     """A suite whose 'agent' is one model call; the budget it ran under is recorded per attempt."""
 
-    name = "toy"
-
     def __init__(self, base_url: str, path: Path) -> None:
-        self.protocol = self
+        self.protocol = StubProtocol("toy")
         self.path = path
         self.base_url = base_url
         self.budgets: list[float] = []

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -17,6 +16,7 @@ from reqbench.core.store.selection import NextStep
 from reqbench.core.workspace import materialize, tree_hash
 from reqbench.core.workspace.overlay import overlay_available, release_under
 from reqbench.core.workspace.workspace import OVERLAY_MIN_ENTRIES
+from tests.support.stub_protocol import StubProtocol
 
 pytestmark = pytest.mark.skipif(not overlay_available(), reason="overlayfs mounts need root and overlayfs")
 
@@ -76,7 +76,7 @@ def test_unchanged_overlay_workspace_has_an_empty_diff_and_git_init_stays_out_of
 class _LeakySuite:
     """A protocol that materialises an overlay workspace and never closes it."""
 
-    protocol = SimpleNamespace(name="leaky")
+    protocol = StubProtocol("leaky")
 
     def __init__(self, base: Path) -> None:
         self.base = base

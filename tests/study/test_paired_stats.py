@@ -113,8 +113,8 @@ def test_scores_are_tested_on_unit_means_against_scipy() -> None:
 
 
 def test_each_condition_is_its_own_test_and_bh_covers_only_the_tests_with_a_p() -> None:
+    from reqbench.core.protocol_study import PairedOutcome
     from reqbench.study.pairs import comparisons
-    from reqbench.study.readers import PairedOutcome
 
     units = [f"t{i}" for i in range(8)]
     a = {"C1": {u: [1.0] for u in units}, "C2": {u: [1.0] for u in units}, "C3": {u: [1.0] for u in units[:3]}}

@@ -1,5 +1,5 @@
 """Case spread and label stability across records (`study.repetition`) on hand-made records, and the
-readers' judge labels for the takeover semantic judge and the journey capability judge."""
+study hooks' judge labels for the takeover semantic judge and the journey capability judge."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import math
 import pytest
 
 from reqbench.core.execute.types import RowOutcome, RowStatus
-from reqbench.study.readers import journey, pace, takeover
+from reqbench.protocols.journey.study import STUDY as journey
+from reqbench.protocols.pace.study import STUDY as pace
+from reqbench.protocols.takeover.study import STUDY as takeover
 from reqbench.study.repetition import spread, stability
 
 
@@ -35,7 +37,7 @@ def test_nominal_labels_use_unweighted_kappa() -> None:
 def test_ordered_labels_count_opposite_extremes_and_leave_unresolved_out_of_kappa() -> None:
     a = {("r", "p1"): "Covered", ("r", "p2"): "Missing", ("r", "p3"): "Unresolved"}
     b = {("r", "p1"): "Missing", ("r", "p2"): "Missing", ("r", "p3"): "Covered"}
-    found = stability([a, b], pace.LABEL_ORDER)
+    found = stability([a, b], pace.label_order)
     assert found.severe == pytest.approx(1 / 3) and found.agreement == pytest.approx(1 / 3)
     # kappa over p1, p2 only: P_o = (0 + 1) / 2; P_e = (1/2 * 1 * 0) + (1/2 * 1 * 1) = 1/2 -> 0
     assert found.kappa == pytest.approx(0.0)

@@ -78,6 +78,7 @@ def test_freeze_user_from_must_name_a_configuration_of_a_journey_study(tmp_path:
     assert result.returncode == 2 and "freeze_user_from" in result.stderr and "journey" in result.stderr
     assert not (tmp_path / "out").exists()
     spec = write_study(tmp_path / "s.yaml", [{"name": "a", "agent": "null"}, {
-        "name": "b", "agent": "null", "agent_opts": {"journey.frozen_user": "/x"}}], freeze_user_from="a")
+        "name": "b", "agent": "null", "agent_opts": {"journey.frozen_user": "/x"}}], freeze_user_from="a",
+        suite="demo:journey")  # the protocol's frozen-user option, found through its study hook
     result = reqbench("study", "run", str(spec), "--out", str(tmp_path / "out"))
     assert result.returncode == 2 and "'b' sets journey.frozen_user" in result.stderr

@@ -27,10 +27,10 @@ def _result_model(protocol: str) -> type[ProtocolResult]:
     from reqbench.core.execute.suite import load_protocol
 
     try:
-        model = getattr(load_protocol(protocol), "result_model", None)
+        model = load_protocol(protocol).result_model
     except InputError:
         return ProtocolResult
-    return model if isinstance(model, type) and issubclass(model, ProtocolResult) else ProtocolResult
+    return model or ProtocolResult
 
 
 @dataclass(frozen=True)

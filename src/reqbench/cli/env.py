@@ -43,17 +43,17 @@ _CACHE_HELP = "The reqbench cache (default: $REQBENCH_CACHE or ~/.cache/reqbench
 
 
 def suite_environments(path: Path) -> list[DeclaredEnvironment]:
-    """The distinct environment blocks of a suite: from its protocol's ``environments()`` hook when the
-    suite is of a protocol that has one, else every block its YAML files hold (`iter_suite_environments`)."""
+    """The distinct environment blocks of a suite: from its protocol's ``environments()`` hook (the ones its
+    rows run in; none by default) when the suite is of a known protocol, else every block its YAML files hold
+    (`iter_suite_environments`)."""
     if path.is_dir():
         try:
             protocol = protocol_for_suite(path)
         except InputError:
             protocol = None
-        hook = getattr(protocol.load(path), "environments", None) if protocol is not None else None
-        if callable(hook):
+        if protocol is not None:
             distinct: dict[tuple[str, str], DeclaredEnvironment] = {}
-            for item in hook().values():
+            for item in protocol.load(path).environments().values():
                 ident = (json.dumps(item.spec.model_dump(mode="json"), sort_keys=True), str(item.base_dir))
                 distinct.setdefault(ident, item)
             return list(distinct.values())

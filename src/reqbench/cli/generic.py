@@ -35,9 +35,9 @@ def validate(suite: Path = typer.Argument(..., help="Suite directory (or a singl
     Example: reqbench validate demo:takeover
     """
     protocol = validate_suite(suite.resolve())
-    for warning in getattr(protocol, "warnings", lambda _p: [])(suite.resolve()):
+    for warning in protocol.warnings(suite.resolve()):
         err_console.print(marked("warning:", "yellow", warning))
-    note = getattr(protocol, "validation_note", "")
+    note = protocol.validation_note
     console.print(marked("✓", "green", f"{suite}: valid {protocol.name} suite" + (f" ({note})" if note else "")))
 
 

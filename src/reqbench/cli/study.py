@@ -174,7 +174,7 @@ def report(
 
     Example: reqbench study report studies/sp --pairs --html study.html
     """
-    from reqbench.report.tables import rich_tables
+    from reqbench.report.tables import rich_tables, table_data
     from reqbench.study.collect import collect
     from reqbench.study.html import study_html
     from reqbench.study.report import study_payload, study_tables
@@ -193,7 +193,7 @@ def report(
     else:
         tables = study_tables(data, pairs=pairs)
         for table in tables:
-            for part in rich_tables(table.data(), console.width):
+            for part in rich_tables(table_data(table.table), console.width):
                 console.print(part)
             if table.estimator:
                 console.print(f"  {table.estimator}", highlight=False, soft_wrap=True, style="dim")

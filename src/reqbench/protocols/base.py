@@ -1,10 +1,11 @@
 """What a protocol offers the generic commands (`validate`, `run`, `report`, `demo`).
 
-Each protocol package has a `suite.py` defining ``PROTOCOL``, an object satisfying `SuiteProtocol`; its
-``load(path)`` gives a `Suite` (loaded and validated once) whose ``summarize`` returns a typed `Summary`.
-The interface itself lives in `reqbench.core.execute.suite` (the runner calls it) and is re-exported here.
-`detect_protocol` picks the protocol of a suite directory from its marker file; `dataset_stats` asks it for
-the suite's dataset-statistics tables (the optional ``dataset_stats(path)`` hook, `reqbench stats`).
+Each protocol package has a `suite.py` defining ``PROTOCOL``, an instance of a `SuiteProtocol` subclass;
+its ``load(path)`` gives a `Suite` (loaded and validated once) whose ``summarize`` returns a typed `Summary`.
+The interface itself -- every hook with its default -- lives in `reqbench.core.execute.suite` (the runner
+calls it) and is re-exported here. `detect_protocol` picks the protocol of a suite directory from its marker
+file; `dataset_stats` asks it for the suite's dataset-statistics tables (its ``dataset_stats(path)`` hook,
+`reqbench stats`).
 
 The summary types (`Summary`, `Table`, ...) are re-exported on first use: a run builds its summary after
 its last row, so `reqbench.core.summary` is not on the way to the first row.
@@ -12,12 +13,13 @@ its last row, so `reqbench.core.summary` is not on the way to the first row.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reqbench.core import registry
 from reqbench.core.errors import InputError
-from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol, load_protocol
+from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol, checked_protocol, load_protocol
 from reqbench.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
@@ -46,8 +48,14 @@ def marker_protocol(file: Path) -> str | None:
 
 
 def available_protocols() -> list[SuiteProtocol]:
-    """Every registered protocol (reqbench's four and any installed plugin's), in name order."""
-    found: list[SuiteProtocol] = registry.load_all("protocols")
+    """Every registered protocol (reqbench's and any installed plugin's), in name order. A plugin entry that
+    is not a `SuiteProtocol` is skipped with a warning naming it, as a plugin that fails to import is."""
+    found: list[SuiteProtocol] = []
+    for name, value in registry.loadable("protocols").items():
+        try:
+            found.append(checked_protocol(value, name))
+        except InputError as exc:
+            print(f"warning: plugin protocol {name!r} is skipped: {exc}", file=sys.stderr)
     return found
 
 
@@ -67,8 +75,7 @@ def dataset_stats(path: Path) -> tuple[SuiteProtocol, Summary]:
     """The protocol of the suite at `path` and its dataset-statistics tables (``dataset_stats(path)``, an
     optional hook: `InputError` for a protocol without it)."""
     protocol = detect_protocol(path)
-    hook = getattr(protocol, "dataset_stats", None)
-    if hook is None:
+    summary = protocol.dataset_stats(Path(path))
+    if summary is None:
         raise InputError(f"the {protocol.name} protocol offers no dataset statistics", file=str(path))
-    summary: Summary = hook(Path(path))
     return protocol, summary

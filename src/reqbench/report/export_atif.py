@@ -66,10 +66,9 @@ def condition_context(protocol: str) -> str | None:
     from reqbench.protocols.base import load_protocol
 
     try:
-        key = getattr(load_protocol(protocol), "condition_context", None)
+        return load_protocol(protocol).condition_context
     except InputError:
         return None
-    return key if isinstance(key, str) else None
 
 
 def _segments(store: RunStore, row: RunResultRow, condition_key: str | None) -> tuple[list[dict[str, Any]],

@@ -9,7 +9,9 @@ configurations on the same rows with a multiple-comparison correction::
 
     result = run_study(load_study_file(Path("study.yaml")), Path("studies/sp"))
 
-This package sits beside `reqbench.report`: it imports core, protocols and report, never the CLI.
+This package sits beside `reqbench.report`: it imports core, report and the protocols' interface and lookup,
+never the CLI and never a protocol's own package. What a protocol adds to a study (its paired value and its
+paper-shaped tables) comes through its study hook (`SuiteProtocol.study`, `core.protocol_study`).
 """
 
 from reqbench.study.layout import StudyDir, is_study_dir

@@ -14,6 +14,7 @@ from reqbench import api
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Suite
 from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.core.protocol_study import ProtocolStudy, StudyConfig, StudyRows
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import ORIGINAL
 from reqbench.protocols.lookup import protocol_for_suite
@@ -45,6 +46,16 @@ class StudyData:
     @property
     def protocol(self) -> str:
         return self.suite.protocol.name
+
+    @property
+    def protocol_study(self) -> ProtocolStudy:
+        """What the study's protocol offers studies (`SuiteProtocol.study`): its paired value and tables."""
+        return self.suite.protocol.study()
+
+    def rows(self) -> StudyRows:
+        """The configurations' stored rows as the protocol's study tables take them (study order)."""
+        return StudyRows(self.suite, {name: StudyConfig(name, c.config.agent, c.config.model_label(), c.outcomes)
+                                      for name, c in self.configs.items()}, self.spec.freeze_user_from)
 
 
 def collect(path: Path, grading: str = ORIGINAL) -> StudyData:

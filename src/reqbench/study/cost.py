@@ -10,7 +10,7 @@ Per configuration, over its planned rows (`ConfigCost`):
   marked partial when some had none;
 * ``cost per scored row (USD)`` -- the cost over the scored rows: what one measurement cost;
 * ``agent time (s)`` -- the agent's wall-clock time summed over the selected attempts whose protocol records
-  it (`report.rowfacts`: takeover, SpecPath), with ``agent time rows`` saying over how many; ``row time
+  it (`report.rowfacts`: ReqMemBench's and SpecPath's rows), with ``agent time rows`` saying over how many; ``row time
   (s)`` -- every selected attempt's wall-clock time from start to end (agent and checks), any protocol;
 * ``prices`` -- the price layers the run recorded when it started (`core.execute.price_source`), as every
   run report names them.
@@ -23,13 +23,13 @@ from datetime import datetime
 from typing import Any
 
 from reqbench.core.llm.gateway import StoreRecorder
+from reqbench.core.protocol_study import StudyTable
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import Attempt
 from reqbench.core.summary import Cell, Table
 from reqbench.report.rowfacts import row_facts
 from reqbench.report.run_report import pricing_statement
 from reqbench.study.collect import ConfigRows, StudyData
-from reqbench.study.table import StudyTable
 
 ESTIMATOR = ("sums over each configuration's planned rows: model calls sent upstream and their tokens and USD "
              "as recorded (every attempt; replayed calls cost nothing again), agent time where the protocol "

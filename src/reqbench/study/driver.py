@@ -30,13 +30,11 @@ from typing import Any
 from rich.console import Console
 
 from reqbench import api
-from reqbench.core.errors import InputError
 from reqbench.core.execute.lanes import LaneSpec, Planned, StartSink, execute_lanes, plan_lanes
-from reqbench.core.execute.suite import SuiteProtocol
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import DEFAULT_MAX_ATTEMPTS
 from reqbench.protocols.lookup import protocol_for_suite
-from reqbench.study.frozen import write_frozen_users
+from reqbench.study.frozen import frozen_user_option, write_frozen_users
 from reqbench.study.layout import StudyDir
 from reqbench.study.spec import StudyFile
 
@@ -54,7 +52,12 @@ class Prepared:
 
 
 def _lanes(spec: StudyFile, study: StudyDir, concurrency: int, offline: bool) -> list[LaneSpec]:
-    frozen = study.frozen_user_file if spec.freeze_user_from else None
+    """One lane per configuration; with ``freeze_user_from`` the suite's protocol is found first, for the
+    option through which its runs read the frozen users (`study.frozen`)."""
+    frozen = None
+    if spec.freeze_user_from:
+        protocol = protocol_for_suite(api.resolve_suite(spec.suite))
+        frozen = (frozen_user_option(protocol, spec), study.frozen_user_file)
     return [LaneSpec(study.run_dir(c.name),
                      spec.run_options(c, concurrency=concurrency, offline=offline, frozen_user=frozen), c.name,
                      {"study": {"dir": str(study.path), "configuration": c.name}})
@@ -65,15 +68,9 @@ def prepare(spec: StudyFile, study_path: Path, *, concurrency: int = 1, offline:
             on_problem: Callable[[str], None] | None = None, progress: Any = None) -> Prepared:
     """Every configuration checked as `reqbench run` checks a run, the suite validated and loaded once, every
     configuration planned and its environments built (`core.execute.lanes.plan_lanes`)."""
-    def frozen_users_need_journey(protocol: SuiteProtocol) -> None:
-        if spec.freeze_user_from and protocol.name != "journey":
-            raise InputError(f"frozen simulated users are a journey feature; this suite is {protocol.name}",
-                             item="freeze_user_from")
-
     study = StudyDir(Path(study_path).absolute())
     planned = plan_lanes(api.resolve_suite(spec.suite), _lanes(spec, study, concurrency, offline), resume=True,
-                         detect=protocol_for_suite, validate=api.validate, on_problem=on_problem, progress=progress,
-                         check_protocol=frozen_users_need_journey)
+                         detect=protocol_for_suite, validate=api.validate, on_problem=on_problem, progress=progress)
     return Prepared(planned, spec.freeze_user_from)
 
 
@@ -93,7 +90,7 @@ def execute(study: StudyDir, prepared: Prepared, *, executor_name: str = "local"
 
     def freeze_pilot_users(number: int, stores: Mapping[str, RunStore]) -> None:
         if pilot is not None:
-            write_frozen_users(stores[pilot], pilot, study.frozen_user_file)
+            write_frozen_users(prepared.planned.protocol.study(), stores[pilot], pilot, study.frozen_user_file)
 
     stores = execute_lanes(prepared.planned, resume=True, seed=seed, executor_name=executor_name,
                            phases=phases(prepared), before_phase=freeze_pilot_users, show_progress=show_progress,

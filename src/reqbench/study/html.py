@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from html import escape
 
+from reqbench.core.protocol_study import StudyTable
 from reqbench.report.headline_plots import headline_plots
 from reqbench.report.html import html_table, note_html, page, png_img
+from reqbench.report.tables import table_data
 from reqbench.study.collect import StudyData
 from reqbench.study.plots import study_plots
-from reqbench.study.table import StudyTable
 
 
 def study_html(data: StudyData, tables: list[StudyTable], *, pairs: bool = False) -> str:
@@ -25,5 +26,6 @@ def study_html(data: StudyData, tables: list[StudyTable], *, pairs: bool = False
         parts.append("<h2>Plots</h2>")
         parts += [png_img(t, png) for t, png in plots]
     for table in tables:
-        parts += [f"<h2>{escape(table.table.title)}</h2>", html_table(table.data()), note_html(table.estimator)]
+        parts += [f"<h2>{escape(table.table.title)}</h2>", html_table(table_data(table.table)),
+                  note_html(table.estimator)]
     return page(title, "\n".join(p for p in parts if p))

@@ -85,10 +85,10 @@ def unit_test(first: Mapping[str, Sequence[float]], second: Mapping[str, Sequenc
               binary: bool) -> UnitTest:
     """The paired test of two configurations in one condition, on the units both scored.
 
-    Unit (the protocol's `PairedOutcome.clusters`), by paper section: SpecPath family (Run processing, RQ2:
-    "The task/PR family ... is the inferential unit"); takeover target (ReqMemBench §4.1, C.2: rates over the
-    fixed targets of a configuration and condition); journey instance (SWE-Journey B.2, paired per instance
-    and model); PACE case (PACE-Bench §4.1 and "Evaluation scope": the same cases, each weighing equally).
+    Unit (the protocol's `PairedOutcome.clusters`, declared by its study hook), by paper section: SpecPath
+    family (Run processing, RQ2: "The task/PR family ... is the inferential unit"); ReqMemBench target (§4.1,
+    C.2: rates over the fixed targets of a configuration and condition); SWE-Journey instance (B.2, paired per
+    instance and model); PACE-Bench case (§4.1 and "Evaluation scope": the same cases, each weighing equally).
     `first` and `second` map each unit to a configuration's scored row values in that condition (its
     repeats), averaged to one value per unit (`unit_means`).
 
@@ -96,7 +96,7 @@ def unit_test(first: Mapping[str, Sequence[float]], second: Mapping[str, Sequenc
       (ReqMemBench complete delivery or SpecPath final-contract success with one repeat): the discordant
       units are Binomial(b + c, 1/2) under the null (`mcnemar_exact`).
     * Otherwise the exact sign-flip permutation test on the unit-mean differences (`sign_flip_p`; PACE case
-      scores, journey Final F2P, or binary outcomes averaged over repeats): under the null of no difference
+      scores, SWE-Journey Final F2P, or binary outcomes averaged over repeats): under the null of no difference
       each unit's difference is as likely either sign.
 
     With fewer than `MIN_UNITS` shared units no p is given: the smallest two-sided p of n units is 2/2^n

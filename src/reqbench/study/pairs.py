@@ -2,20 +2,21 @@
 
 Each configuration's scored rows are first reduced to the protocol's unit of inference within one condition
 (`study.paired_stats.unit_means`: the mean over its repeats of the unit); the per-row measurement and its
-unit come from the protocol's reader (`study.readers`). For each pair of configurations, in the study's
-order, and for each condition both ran: the mean unit-mean difference (first minus second) with its
-cluster-bootstrap interval over units, the units each did better on, and the unit-level test
-(`paired_stats.unit_test`: exact McNemar or the sign-flip permutation test, no p when the units are too
-few), the Benjamini-Hochberg adjusted p over every test of the table. The matrix shows the difference over
-all conditions (each unit's mean over conditions of its differences): a description, never a test.
+unit come from the protocol's study hook (`ProtocolStudy.paired`, `paired_value`). For each pair of
+configurations, in the study's order, and for each condition both ran: the mean unit-mean difference (first
+minus second) with its cluster-bootstrap interval over units, the units each did better on, and the unit-
+level test (`paired_stats.unit_test`: exact McNemar or the sign-flip permutation test, no p when the units
+are too few), the Benjamini-Hochberg adjusted p over every test of the table. The matrix shows the
+difference over all conditions (each unit's mean over conditions of its differences): a description, never a
+test.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
 
+from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyTable
 from reqbench.core.summary import Cell, Metric, Table
 from reqbench.study.collect import StudyData
 from reqbench.study.paired_stats import (
@@ -29,8 +30,6 @@ from reqbench.study.paired_stats import (
     unit_means,
     unit_test,
 )
-from reqbench.study.readers import PairedOutcome, reader
-from reqbench.study.table import StudyTable
 
 Values = dict[str, dict[str, list[float]]]
 """Condition -> unit -> a configuration's scored values of that unit (one per repeat)."""
@@ -48,11 +47,11 @@ class Comparison:
     p_adjusted: float | None = None
 
 
-def _values(data: StudyData, name: str, module: Any) -> Values:
+def _values(data: StudyData, name: str, study: ProtocolStudy) -> Values:
     """A configuration's scored values by condition and unit (the task: family, target, instance, case)."""
     out: Values = {}
     for row, outcome in data.configs[name].outcomes:
-        value = module.paired_value(row, outcome)
+        value = study.paired_value(row, outcome)
         if value is not None:
             out.setdefault(row.condition, {}).setdefault(row.task_id, []).append(float(value))
     return out
@@ -71,12 +70,12 @@ def compare(first: str, second: str, condition: str, a: Values, b: Values, outco
 
 def study_values(data: StudyData) -> tuple[PairedOutcome | None, dict[str, Values]]:
     """The protocol's paired measurement and every configuration's values (study order); None without a
-    reader for the protocol."""
-    module = reader(data.protocol)
-    if module is None:
+    paired measurement of the protocol."""
+    study = data.protocol_study
+    if study.paired is None:
         return None, {}
     names = [c.name for c in data.spec.configurations if c.name in data.configs]
-    return module.PAIRED, {name: _values(data, name, module) for name in names}
+    return study.paired, {name: _values(data, name, study) for name in names}
 
 
 def comparisons(outcome: PairedOutcome, values: dict[str, Values]) -> list[Comparison]:

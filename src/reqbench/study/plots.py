@@ -1,6 +1,6 @@
 """The study's plots, as the `Plot`s a run summary lists (drawn by `report.headline_plots`):
 
-* the protocol's paired measurement (`study.readers`) per configuration: its task-macro mean (mean of each
+* the protocol's paired measurement (`ProtocolStudy.paired`) per configuration: its task-macro mean (mean of each
   task's mean over its scored rows, every condition) with its cluster-bootstrap interval over tasks, the
   leaderboard's first column;
 * per headline metric of the protocol (`report.headline_table`), one bar per configuration (with its
@@ -35,7 +35,7 @@ def task_macro(per_task: dict[str, list[float]]) -> Metric:
 
 
 def measure_plot(data: StudyData) -> list[Plot]:
-    """The paired measurement's task-macro mean per configuration with its interval ([] without a reader)."""
+    """The paired measurement's task-macro mean per configuration with its interval ([] without one)."""
     outcome, values = study_values(data)
     if outcome is None or not values:
         return []
@@ -70,7 +70,7 @@ def headline_plots(data: StudyData) -> list[Plot]:
 
 
 def pairs_plot(data: StudyData) -> list[Plot]:
-    """The forest plot of every paired difference by condition ([] without a reader or without two
+    """The forest plot of every paired difference by condition ([] without a paired measurement or without two
     configurations that share a condition)."""
     outcome, values = study_values(data)
     found = comparisons(outcome, values) if outcome is not None else []

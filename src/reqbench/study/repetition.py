@@ -13,14 +13,14 @@ Records of one configuration, read from its run directory:
 Case spread (PACE "Case-level variation"): for each unit, the sample SD (n - 1) and the range
 (max - min) of its values over the records, averaged over the units scored in *every* record. The
 execution unit is the case (task, condition), its values the per-row measurement of the protocol's
-reader (`readers.*.paired_value`: PACE case score, journey Final F2P, takeover complete delivery) over
-the repeats; the judging unit is the row (task, condition, repeat), its values over the judging
+study hook (`ProtocolStudy.paired_value`: e.g. a case score, a session's Final F2P, complete delivery)
+over the repeats; the judging unit is the row (task, condition, repeat), its values over the judging
 records -- the patch is fixed, only the judge varies. (PACE judged the Run 1 patches; here every
 repeat's patches are judged, each a unit of its own, so the judging spread has more support.)
 
-Label stability: a protocol's reader may offer ``judge_labels(outcome) -> {item: label}`` (PACE point
-verdicts, the journey capability judge's per-turn labels, the takeover semantic judge's labels) and
-``LABEL_ORDER`` (ordered categories, e.g. Missing < Partial < Covered, or None for nominal labels). Over
+Label stability: a protocol's study hook may offer ``judge_labels(outcome) -> {item: label}`` (point
+verdicts, a capability judge's per-turn labels, a semantic judge's labels) and ``label_order`` (ordered
+categories, e.g. Missing < Partial < Covered, or None for nominal labels). Over
 the items labelled in every judging record: the share labelled identically in all records; per pair of
 records, the exact agreement, Cohen's kappa (linear weights over an order, else unweighted; items whose
 label is outside the order, e.g. Unresolved, left out of kappa as PACE does) and, with an order, the
@@ -34,12 +34,11 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
-from types import ModuleType
-from typing import Any
 
 import numpy as np
 
 from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.core.protocol_study import ProtocolStudy
 from reqbench.core.stats.agreement import (
     confusion_matrix,
     exact_agreement,
@@ -161,20 +160,20 @@ def read_records(store: RunStore) -> ConfigRecords:
     return ConfigRecords(dict(sorted(execution.items())), judging)
 
 
-def values(module: ModuleType, outcomes: Outcomes, *, by_repeat: bool) -> Record:
-    """Unit -> the reader's per-row measurement; units are (task, condition) or, `by_repeat`, rows."""
+def values(study: ProtocolStudy, outcomes: Outcomes, *, by_repeat: bool) -> Record:
+    """Unit -> the protocol's per-row measurement (`ProtocolStudy.paired_value`); units are (task, condition)
+    or, `by_repeat`, rows."""
     out: Record = {}
     for row, outcome in outcomes:
-        value = module.paired_value(row, outcome)
+        value = study.paired_value(row, outcome)
         if value is not None:
             key: Key = (row.task_id, row.condition, str(row.repeat)) if by_repeat else (row.task_id, row.condition)
             out[key] = float(value)
     return out
 
 
-def labels(module: ModuleType, outcomes: Outcomes) -> dict[Key, str]:
-    """(row key, item) -> label of the reader's `judge_labels` ({} for a protocol whose reader has none)."""
-    reader: Any = getattr(module, "judge_labels", None)
-    if reader is None:
+def labels(study: ProtocolStudy, outcomes: Outcomes) -> dict[Key, str]:
+    """(row key, item) -> the judge's label (`ProtocolStudy.judge_labels`; {} for a protocol without them)."""
+    if not study.judge_labelled:
         return {}
-    return {(row.key, item): label for row, outcome in outcomes for item, label in reader(outcome).items()}
+    return {(row.key, item): label for row, outcome in outcomes for item, label in study.judge_labels(outcome).items()}

@@ -1,10 +1,10 @@
 """`reqbench study report`: the study's tables as one JSON payload, terminal tables and an HTML page.
 
 Sections, in order: the configurations (settings and row accounting), their cost and effort (`study.cost`),
-each run's own headline, the
-protocol's paper-shaped comparison tables (`study.tables`), the repetition tables (execution repeats vs
-judging repetitions, judge label stability: `study.repetition_tables`), and -- with ``pairs`` -- the paired differences
-between configurations (`study.pairs`). Every table names its estimator once (`StudyTable.estimator`);
+each run's own headline, the protocol's paper-shaped comparison tables (`ProtocolStudy.tables`, its
+``protocols/<name>/study.py``), the repetition tables (execution repeats vs judging repetitions, judge label
+stability: `study.repetition_tables`), and -- with ``pairs`` -- the paired differences between configurations
+(`study.pairs`). Every table names its estimator once (`StudyTable.estimator`);
 every estimate is a `Metric` with its interval and ``n``.
 """
 
@@ -12,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from reqbench.core.protocol_study import StudyTable
 from reqbench.core.summary import Cell, Table
 from reqbench.study.collect import StudyData
 from reqbench.study.cost import cost_table, study_costs
 from reqbench.study.pairs import pairs_tables
 from reqbench.study.repetition_tables import repetition_tables
-from reqbench.study.table import StudyTable
-from reqbench.study.tables import protocol_tables
 
 
 def configurations_table(data: StudyData) -> StudyTable:
@@ -48,6 +47,14 @@ def headline_table(data: StudyData) -> StudyTable:
 
 def _without(key: str, prefixes: set[str]) -> str:
     return next((key[len(p):] for p in prefixes if key.startswith(p)), key)
+
+
+def protocol_tables(data: StudyData) -> list[StudyTable]:
+    """The paper-shaped tables of the study's protocol (`ProtocolStudy.tables`; [] for a protocol without any,
+    or before any configuration has rows)."""
+    if not data.configs:
+        return []
+    return data.protocol_study.tables(data.rows())
 
 
 def study_tables(data: StudyData, *, pairs: bool = False) -> list[StudyTable]:

@@ -25,8 +25,6 @@ from reqbench.core.inputfiles import describe, parse_yaml, read_yaml
 NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 """A configuration name is a directory name (its run directory is ``runs/<name>``)."""
 DEFAULT_SEED = 20260729
-FROZEN_USER_OPTION = "journey.frozen_user"
-"""The journey agent option through which a study hands the frozen-user file to its runs."""
 
 
 class Configuration(BaseModel):
@@ -90,11 +88,11 @@ class StudyFile(BaseModel):
         "tokens, USD per 1M output tokens]}, over the built-in table (as `reqbench run --price`).")
     allow_unpriced: bool = Field(False, description="Let a dollar budget pass calls of models without a price, "
                                  "their cost unknown (as `reqbench run --allow-unpriced`; recorded, reported).")
-    freeze_user_from: str | None = Field(None, description="Journey: the pilot configuration whose simulated "
-                                         "users are frozen. Its rows run first; every other configuration "
-                                         "replays the pilot's user turns whenever the conversation state "
-                                         "matches (agent option journey.frozen_user), the simulator answers "
-                                         "otherwise.")
+    freeze_user_from: str | None = Field(None, description="For a protocol with simulated users: the pilot "
+                                         "configuration whose simulated users are frozen. Its rows run first; "
+                                         "every other configuration replays the pilot's user turns whenever the "
+                                         "conversation state matches (through the protocol's frozen-user agent "
+                                         "option), the simulator answers otherwise.")
 
     @field_validator("configurations")
     @classmethod
@@ -113,10 +111,6 @@ class StudyFile(BaseModel):
         if all(c.name != self.freeze_user_from for c in self.configurations):
             raise ValueError(f"freeze_user_from names {self.freeze_user_from!r}, which is not a configuration "
                              "of the study")
-        taken = [c.name for c in self.configurations if FROZEN_USER_OPTION in c.agent_options()]
-        if taken:
-            raise ValueError(f"configuration {taken[0]!r} sets {FROZEN_USER_OPTION}, which freeze_user_from "
-                             "sets for every configuration but the pilot")
         return self
 
     def configuration(self, name: str) -> Configuration:
@@ -127,12 +121,14 @@ class StudyFile(BaseModel):
         return found
 
     def run_options(self, config: Configuration, *, concurrency: int = 1, offline: bool = False,
-                    frozen_user: Path | None = None) -> RunOptions:
+                    frozen_user: tuple[str, Path] | None = None) -> RunOptions:
         """The run options of one configuration's run directory (same rows for every configuration); with
-        `frozen_user` (the study's frozen-user file) every configuration but the pilot replays it."""
+        `frozen_user` (the protocol's frozen-user option and the study's frozen-user file) every
+        configuration but the pilot replays it."""
         agent_options = config.agent_options()
         if frozen_user is not None and self.freeze_user_from not in (None, config.name):
-            agent_options[FROZEN_USER_OPTION] = str(frozen_user)
+            option, path = frozen_user
+            agent_options[option] = str(path)
         return RunOptions(agent=config.agent, conditions=tuple(self.conditions), repeats=self.repeats,
                           seed=self.seed, judge=config.judge, concurrency=concurrency,
                           agent_options=agent_options, offline=offline,

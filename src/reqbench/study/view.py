@@ -1,8 +1,7 @@
 """What ``reqbench view STUDY_DIR`` shows on its study page: a `report.viewer.study_model.StudyView` built
 from the study's own tables (headline by configuration, paired differences, every report table), its plots
-(`study.plots`, drawn) and, per
-configuration, each row's measurement from the protocol's reader (`study.readers`), so the viewer renders
-it without knowing the protocol.
+(`study.plots`, drawn) and, per configuration, each row's measurement from the protocol's study hook
+(`ProtocolStudy.paired_value`), so the viewer renders it without knowing the protocol.
 
 The leaderboard leads with the task-macro mean measurement and its cluster-bootstrap interval over tasks,
 then each run's headline metrics; the heatmap is the task-macro mean measurement per configuration x
@@ -22,7 +21,6 @@ from reqbench.study.cost import NUMERIC, ConfigCost, study_costs
 from reqbench.study.layout import RUNS_DIR
 from reqbench.study.pairs import pairs_tables
 from reqbench.study.plots import study_plots, task_macro
-from reqbench.study.readers import reader
 from reqbench.study.report import headline_table, study_tables
 
 LEADERBOARD_NOTE = ("{measure}: task-macro mean (mean of each task's mean over its scored rows), 95% percentile "
@@ -37,15 +35,15 @@ HEATMAP_NOTE = "task-macro mean {measure} of each configuration x condition (n =
 def study_view(path: Path) -> StudyView:
     """The study page of the study in `path` (`InputError` when it is not one)."""
     data = collect(path)
-    module = reader(data.protocol)
-    measure = module.PAIRED.name if module is not None else "score"
+    study = data.protocol_study
+    measure = study.paired.name if study.paired is not None else "score"
     rows: dict[str, list[StudyRow]] = {}
     grid: dict[str, dict[str, Cell]] = {}
     for name, stored in data.configs.items():
         found: list[StudyRow] = []
         sums: dict[str, dict[str, list[float]]] = {}
         for row, outcome in stored.outcomes:
-            value = module.paired_value(row, outcome) if module is not None else None
+            value = study.paired_value(row, outcome)
             found.append(StudyRow((row.task_id, row.condition, row.repeat), row.key, outcome.status.value,
                                   None if value is None else float(value)))
             bucket = sums.setdefault(row.condition, {})

@@ -38,6 +38,7 @@ from reqbench.core.sandbox.envoverlay import EnvironmentOverlay
 
 if TYPE_CHECKING:  # the builders load only for a run that has environments
     from reqbench.core.environments import BuiltEnvironment
+    from reqbench.core.execute.suite import Suite
 
 OPTION = "--environment"
 SUITE_WIDE = ""
@@ -92,12 +93,11 @@ class RunEnvironments:
         return self.default is not None or bool(self.by_task)
 
 
-def prepare(suite: Any, options: RunOptions, progress: Any = None) -> RunEnvironments:
+def prepare(suite: Suite, options: RunOptions, progress: Any = None) -> RunEnvironments:
     """Build (or find) every environment the run's rows use, before any row starts (module docstring);
     `progress` is a `core.steps` reporter. `InputError` (file, item, rule) for a block that does not build
     or environments on a machine without bubblewrap (nothing else can show them)."""
-    hook = getattr(suite, "environments", None)
-    declared = hook() if callable(hook) else {}
+    declared = suite.environments()
     if options.environment is None and not declared:
         return RunEnvironments()  # (the builders are not even imported)
     from reqbench.core.environments import EnvironmentSpec, environment_key, load_environment

@@ -1,10 +1,10 @@
 """A ``--judge`` the run would never call is refused before anything starts.
 
 A judge that no row uses would still be written into the run's options and provenance, and every report
-would name it beside numbers it never touched. Each protocol knows which of its rows call a judge: it may
-offer ``unused_judge(options) -> str | None``, a sentence saying why no row of `options` calls one (None
-when some row does). Protocols without the hook are taken to use their judge (journey's capability
-scores, every PACE case).
+would name it beside numbers it never touched. Each protocol knows which of its rows call a judge: its
+``unused_judge(options) -> str | None`` hook (`SuiteProtocol`) says why no row of `options` calls one (None
+when some row does). By default a protocol is taken to use its judge (journey's capability scores, every
+PACE case).
 """
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ from reqbench.core.judges.spec import parse_judge_spec
 def why_no_judge(protocol: SuiteProtocol, options: RunOptions) -> str | None:
     """Why no row of `options` calls a judge (the protocol's ``unused_judge`` hook), or None when some row
     does (or the protocol does not say)."""
-    hook = getattr(protocol, "unused_judge", None)
-    why = hook(options) if callable(hook) else None
-    return str(why) if why else None
+    why = protocol.unused_judge(options)
+    return why or None
 
 
 def check_judge_used(protocol: SuiteProtocol, options: RunOptions) -> None:

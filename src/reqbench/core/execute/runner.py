@@ -134,7 +134,7 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
             else:
                 outcome = suite.run_row(row, ctx)
         _check_outcome(outcome, f"{suite.protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}",
-                       getattr(suite.protocol, "result_model", None))
+                       suite.protocol.result_model)
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
     except (Exception, SystemExit):

@@ -46,10 +46,9 @@ class RepeatBarrier:
 
 
 def repeat_barrier(protocol: SuiteProtocol, options: RunOptions) -> RepeatBarrier | None:
-    """The barrier `protocol`'s rule puts between repeats under `options`, or None (no hook: no barrier)."""
-    hook = getattr(protocol, "repeat_barrier", None)
-    barrier = hook(options) if callable(hook) else None
-    return barrier if isinstance(barrier, RepeatBarrier) else None
+    """The barrier `protocol`'s rule puts between repeats under `options`, or None (its ``repeat_barrier``
+    hook; by default no barrier)."""
+    return protocol.repeat_barrier(options)
 
 
 def schedule_facts(protocol: SuiteProtocol, options: RunOptions) -> dict[str, Any]:

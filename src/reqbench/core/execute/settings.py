@@ -73,7 +73,7 @@ def split_settings(agent_options: dict[str, Any], protocol: str, model: type[M])
 def check_settings(protocol: SuiteProtocol, agent_options: dict[str, Any]) -> float | None:
     """Validate the protocol's prefixed options (nothing when the protocol declares no `options_model`);
     returns the dollar budget per row they give (`ProtocolOptions.dollar_budget`), or None."""
-    model = getattr(protocol, "options_model", None)
+    model = protocol.options_model
     if model is None:
         return None
     settings, _ = split_settings(agent_options, protocol.name, model)

@@ -1,5 +1,7 @@
 """The typed boundary between the runner and a protocol: `SuiteProtocol` (what the registry holds) and
-`Suite` (one suite, loaded and validated once per process).
+`Suite` (one suite, loaded and validated once per process), base classes that declare every hook the rest
+of reqbench calls, each with its default -- the one place a protocol author reads what a protocol may offer
+(its study hook's own defaults: `core.protocol_study`). Nothing looks a hook up by name.
 
 A protocol detects and validates suite directories and ``load``s one into a `Suite`; the suite plans rows,
 runs one row (`run_row`), re-evaluates a pending row on its frozen submission (`reevaluate`) and
@@ -14,19 +16,26 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core import registry
 from reqbench.core.agents.base import AgentInputs, Budget
+from reqbench.core.errors import InputError
 from reqbench.core.execute.environments import RowEnvironment
 from reqbench.core.execute.shipping import ShippedSuite
 from reqbench.core.execute.step import STEP_TIMEOUT, AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 
 if TYPE_CHECKING:
+    from reqbench.core.environments.suites import DeclaredEnvironment
+    from reqbench.core.execute.schedule import RepeatBarrier
+    from reqbench.core.execute.settings import ProtocolOptions, ProtocolResult
+    from reqbench.core.protocol_study import ProtocolStudy
     from reqbench.core.summary import Summary
+    from reqbench.core.views import AttemptRecord, Block, RowView
 
 
 @dataclass(frozen=True)
@@ -75,62 +84,125 @@ class RowContext:
 Outcomes = list[tuple[Row, RowOutcome]]
 
 
-@runtime_checkable
-class Suite(Protocol):
-    """One loaded suite of a protocol."""
+class Suite(ABC):
+    """One loaded suite of a protocol. A protocol's loaded suite subclasses it and implements `plan`,
+    `run_row` and `summarize`; the two hooks below have their defaults here."""
 
     protocol: SuiteProtocol
     """The protocol that loaded it (its ``name`` labels the run)."""
     path: Path
 
+    @abstractmethod
     def plan(self, options: RunOptions) -> list[Row]:
         """Every row the options ask for; an `InputError` for options the protocol cannot run."""
-        ...
 
-    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome: ...
+    @abstractmethod
+    def run_row(self, row: Row, ctx: RowContext) -> RowOutcome:
+        """Run one row (the agent only through ``ctx.step`` / ``ctx.session``) and return its outcome."""
+
+    @abstractmethod
+    def summarize(self, outcomes: Outcomes) -> Summary:
+        """The typed summary of a run's selected outcomes (`core.summary`)."""
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         """Re-run only the evaluation of a *pending* (or, for a regrade, scored) row on its frozen
-        submission. Never re-runs the agent; a protocol with nothing to re-evaluate returns `previous`."""
-        ...
+        submission. Never re-runs the agent. Default: nothing to re-evaluate, `previous` stands."""
+        return previous
 
-    def summarize(self, outcomes: Outcomes) -> Summary: ...
+    def environments(self) -> dict[str, DeclaredEnvironment]:
+        """Task id -> the task environment its task file declares (`core.execute.environments`: built once
+        before any row; every agent step of the row runs in its overlay, every check in the pristine tree).
+        Default: none (the host's system directories, or the run's ``--environment``)."""
+        return {}
 
 
-@runtime_checkable
-class SuiteProtocol(Protocol):
-    """A protocol as the registry holds it (``reqbench.protocols`` entry points)."""
+class SuiteProtocol(ABC):
+    """A protocol as the registry holds it (``reqbench.protocols`` entry points): every hook the rest of
+    reqbench calls is declared here with its default, and nothing looks a hook up by name. A protocol,
+    reqbench's or a plugin's, subclasses it, implements `detect`, `validate` and `load`, and overrides the
+    hooks it has (`core.registry` refuses a protocol entry that is not a `SuiteProtocol`)."""
 
     name: str
+    """The protocol's registered name (labels runs; prefixes its ``--agent-opt NAME.KEY`` settings)."""
+    options_model: type[ProtocolOptions] | None = None
+    """Its ``--agent-opt NAME.KEY`` settings (`core.execute.settings`), validated before anything is created;
+    ``reqbench schema NAME-options`` prints it. None: the protocol takes no settings."""
+    result_model: type[ProtocolResult] | None = None
+    """The model every row's `RowOutcome.result` must fit (checked by the runner; ``reqbench schema
+    NAME-row-result``). None: results are checked only for being JSON."""
+    condition_context: str | None = None
+    """The requirement-context key under which an ATIF export records a row's condition (SpecPath's
+    ``revision``); None: the condition is not part of the context."""
+    validation_note: str = ""
+    """What ``reqbench validate`` adds to its verdict, e.g. what the validation ran."""
 
+    @abstractmethod
     def detect(self, path: Path) -> bool:
         """True when `path` is a suite (or single task) of this protocol."""
-        ...
 
+    @abstractmethod
     def validate(self, path: Path) -> list[str]:
         """All problems found, each one sentence naming file, item and rule; [] when valid."""
-        ...
 
+    @abstractmethod
     def load(self, path: Path) -> Suite:
         """The suite at `path`, loaded once (`InputError` when it cannot be read)."""
-        ...
 
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
-        """The bundled suite(s) and run options `reqbench demo` executes for this protocol."""
-        ...
+        """The bundled suite(s) and run options `reqbench demo` executes for this protocol. Default: none."""
+        return []
 
-    # Suite v2 (optional for plugins, declared by reqbench's four): ``options_model`` -- a
-    # `core.execute.settings.ProtocolOptions` for its ``--agent-opt NAME.KEY`` settings; ``result_model`` -- a
-    # `ProtocolResult` every row's `RowOutcome.result` must fit (checked by the runner).
-    # Optional for every protocol: ``dataset_stats(path) -> Summary`` -- the paper's dataset-statistics tables
-    # of the suite at `path`, computed from its files (``reqbench stats``; reqbench's four declare it).
-    # Optional: ``repeat_barrier(options) -> core.execute.schedule.RepeatBarrier | None`` -- the protocol's rule
-    # that a repeat starts only after the one before finished (SpecPath's); without it, none.
+    def warnings(self, path: Path) -> list[str]:
+        """What ``reqbench validate`` warns about in a valid suite (one sentence each). Default: nothing."""
+        return []
+
+    def dataset_stats(self, path: Path) -> Summary | None:
+        """The paper's dataset-statistics tables of the suite at `path`, computed from its files (``reqbench
+        stats``). Default None: the command refuses the suite (exit 2)."""
+        return None
+
+    def repeat_barrier(self, options: RunOptions) -> RepeatBarrier | None:
+        """The protocol's rule that a repeat starts only after the one before finished (SpecPath's), under
+        `options` (`core.execute.schedule`). Default None: no barrier."""
+        return None
+
+    def unused_judge(self, options: RunOptions) -> str | None:
+        """Why no row of `options` calls a judge, one sentence (a ``--judge`` is then refused:
+        `core.execute.judge_use`); None when some row does. Default None: every run uses its judge."""
+        return None
+
+    def row_view(self, record: AttemptRecord) -> RowView:
+        """The protocol's part of one attempt's row page, as typed blocks (`core.views`) the viewer and the
+        HTML report draw. Default: nothing beyond the generic sections."""
+        from reqbench.core.views import RowView
+
+        return RowView(())
+
+    def run_view(self, outcomes: Outcomes) -> tuple[Block, ...]:
+        """Run-wide blocks above a run's rows (SpecPath's signature raster). Default: none."""
+        return ()
+
+    def study(self) -> ProtocolStudy:
+        """What studies compare and show for this protocol (`core.protocol_study`): the paired value per unit
+        of inference and its paper-shaped tables. Default: no paired value and no tables of its own (a study
+        shows the generic tables)."""
+        from reqbench.core.protocol_study import ProtocolStudy
+
+        return ProtocolStudy()
+
+
+def checked_protocol(found: object, name: str) -> SuiteProtocol:
+    """`found` (a ``reqbench.protocols`` entry's value) as a `SuiteProtocol`; `InputError` naming the entry
+    when it is not one, so a hook is never missing at the point it is called."""
+    if not isinstance(found, SuiteProtocol):
+        raise InputError(f"protocol {name!r} is a {type(found).__name__}, not a SuiteProtocol: a protocol "
+                         "subclasses reqbench.protocols.base.SuiteProtocol", item="reqbench.protocols")
+    return found
 
 
 def load_protocol(name: str) -> SuiteProtocol:
     """The protocol registered as `name` (``reqbench.protocols`` entry points, or a dotted path)."""
-    return cast(SuiteProtocol, registry.load("protocols", name))
+    return checked_protocol(registry.load("protocols", name), name)
 
 
 _LOADED: dict[tuple[str, str], Suite] = {}

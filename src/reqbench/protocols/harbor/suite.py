@@ -13,19 +13,22 @@ scores `rewards.headline_reward`; the suite's headline is the mean reward.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.inputfiles import read_yaml
-from reqbench.protocols.base import Outcomes, RowContext, Summary
+from reqbench.protocols.base import Outcomes, RowContext, Suite, SuiteProtocol, Summary
 from reqbench.protocols.harbor.result import HarborResult
 from reqbench.protocols.harbor.setup import TaskSetup, suite_tasks, task_setup
+
+if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
 
 CONDITION = "default"
 
 
-class HarborProtocol:
+class HarborProtocol(SuiteProtocol):
     name = "harbor"
     result_model = HarborResult
     validation_note = "every task.toml reads as the Harbor fields reqbench honours"
@@ -53,11 +56,17 @@ class HarborProtocol:
         host = (read_yaml(path / "suite.yaml") or {}).get("environment") == "host"
         return HarborSuite(self, path, {folder.name: task_setup(folder, host) for folder in suite_tasks(path)})
 
+    def study(self) -> ProtocolStudy:
+        """Its paired value and paper-shaped study tables (`protocols.harbor.study`)."""
+        from reqbench.protocols.harbor.study import STUDY
+
+        return STUDY
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         return []
 
 
-class HarborSuite:
+class HarborSuite(Suite):
     """A loaded harbor suite: its tasks by folder name."""
 
     def __init__(self, protocol: HarborProtocol, path: Path, tasks: dict[str, TaskSetup]) -> None:

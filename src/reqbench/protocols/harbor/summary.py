@@ -9,8 +9,11 @@ from reqbench.core.stats.intervals import bootstrap_mean
 from reqbench.protocols.base import Metric, Outcomes, Summary, Table
 from reqbench.protocols.harbor.result import HarborResult
 
+ESTIMATOR = "mean reward over scored rows (n = rows); 95% percentile bootstrap interval of the mean"
 
-def _metric(values: list[float]) -> Metric:
+
+def reward_metric(values: list[float]) -> Metric:
+    """The mean of `values` with its bootstrap interval and n (`ESTIMATOR`)."""
     if not values:
         return Metric(None, None, 0)
     iv = bootstrap_mean(values)
@@ -26,10 +29,12 @@ def summarize(outcomes: Outcomes) -> Summary:
             by_task.setdefault(row.task_id, []).append(result.reward)
             unrewarded[row.task_id] = unrewarded.get(row.task_id, 0) + (result.rewards is None)
     every = [v for vs in by_task.values() for v in vs]
-    mean = _metric(every)
-    table = Table("mean reward by task", {t: {"rows": len(v), "mean reward": _metric(v), "no reward": unrewarded[t]}
+    mean = reward_metric(every)
+    table = Table("mean reward by task", {t: {"rows": len(v), "mean reward": reward_metric(v),
+                                              "no reward": unrewarded[t]}
                                          for t, v in sorted(by_task.items())})
     return Summary(overview={"scored rows": len(every), "rows without a reward": sum(unrewarded.values())},
                    tables=[table] if table.rows else [],
                    headline={"mean reward": mean},
-                   data={"mean reward": mean.to_json(), "tasks": {t: _metric(v).to_json() for t, v in by_task.items()}})
+                   data={"mean reward": mean.to_json(),
+                         "tasks": {t: reward_metric(v).to_json() for t, v in by_task.items()}})

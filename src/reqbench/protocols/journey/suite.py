@@ -28,7 +28,7 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.settings import ProtocolOptions, split_settings
-from reqbench.core.execute.suite import Outcomes, RowContext
+from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.journey.assistants import open_session
@@ -44,6 +44,7 @@ from reqbench.protocols.journey.session import SessionLimits, resumable, run_ses
 from reqbench.protocols.journey.simulators.base import UserSimulator
 
 if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
     from reqbench.core.summary import Summary
     from reqbench.core.views import AttemptRecord, RowView
 
@@ -94,7 +95,7 @@ def make_simulator(kind: str, instance: Instance, condition: str, suite_dir: Pat
     raise InputError(f"unknown simulator {kind!r}; use deterministic or llm", item="journey.simulator")
 
 
-class JourneyProtocol:
+class JourneyProtocol(SuiteProtocol):
     name = "journey"
     options_model = JourneyOptions
     """Its ``--agent-opt journey.KEY`` settings (`core.execute.settings`)."""
@@ -133,13 +134,19 @@ class JourneyProtocol:
 
         return dataset_stats(Path(path))
 
+    def study(self) -> ProtocolStudy:
+        """Its paired value and paper-shaped study tables (`protocols.journey.study`)."""
+        from reqbench.protocols.journey.study import STUDY
+
+        return STUDY
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("journey")
         return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="word-overlap"))
                 for agent in ("reference", "null")]
 
 
-class LoadedSuite:
+class LoadedSuite(Suite):
     """A journey suite with its suite file and instances loaded once."""
 
     def __init__(self, protocol: JourneyProtocol, path: Path) -> None:

@@ -32,7 +32,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.step import AgentStep
-from reqbench.core.execute.suite import Outcomes, RowContext
+from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
@@ -54,6 +54,7 @@ from reqbench.protocols.pace.systems import case_means, planned_system, withheld
 from reqbench.protocols.pace.validate import validate_path
 
 if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
     from reqbench.core.summary import Summary
     from reqbench.core.views import AttemptRecord, RowView
 
@@ -72,7 +73,7 @@ INTERVAL_ESTIMATOR = "se: standard error of the equal-weight case mean (sample S
 CONTROL_CONDITIONS = ("control:reference", "control:empty", "control:unrelated", "control:identifier_only")
 
 
-class PaceProtocol:
+class PaceProtocol(SuiteProtocol):
     name = "pace"
     options_model = PaceOptions
     """Its ``--agent-opt pace.KEY`` settings (`core.execute.settings`)."""
@@ -100,13 +101,19 @@ class PaceProtocol:
 
         return dataset_stats(Path(path))
 
+    def study(self) -> ProtocolStudy:
+        """Its paired value and paper-shaped study tables (`protocols.pace.study`)."""
+        from reqbench.protocols.pace.study import STUDY
+
+        return STUDY
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         options = RunOptions(agent="reference", judge="token-overlap", conditions=("prd", *CONTROL_CONDITIONS[1:]),
                              concurrency=2)
         return [(bundled_suite("pace"), options)]
 
 
-class LoadedSuite:
+class LoadedSuite(Suite):
     """A PACE suite with its cases loaded once."""
 
     def __init__(self, protocol: PaceProtocol, path: Path) -> None:

@@ -78,7 +78,7 @@ def read_results(path: Path) -> list[ResultRow]:
 def results_from_run(run_dir: Path) -> list[ResultRow]:
     """The selected outcome of every planned row of a specpath run that has an attempt, as results rows."""
     from reqbench.core.store.runstore import RunStore
-    from reqbench.protocols.specpath.suite import result_rows
+    from reqbench.protocols.specpath.result_rows import result_rows
 
     with RunStore.open(Path(run_dir), read_only=True) as store:
         if store.meta.protocol != "specpath":

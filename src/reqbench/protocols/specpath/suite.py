@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.schedule import RepeatBarrier
-from reqbench.core.execute.suite import Outcomes, RowContext
-from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
+from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol
+from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.protocols.base import marker_protocol
 from reqbench.protocols.specpath import sources
@@ -30,13 +30,14 @@ from reqbench.protocols.specpath.equivalence import check_family
 from reqbench.protocols.specpath.family import Family, load_family, load_suite
 from reqbench.protocols.specpath.models import ALL_CONDITIONS
 from reqbench.protocols.specpath.reference_check import CALIBRATE_HINT, reference_problems
+from reqbench.protocols.specpath.result_rows import result_rows
 from reqbench.protocols.specpath.row_result import SpecpathResult
 from reqbench.protocols.specpath.runs import SpecpathOptions, reevaluate_row, run_row, split_options
 
 if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
     from reqbench.core.summary import Summary
     from reqbench.core.views import AttemptRecord, Block, RowView
-    from reqbench.protocols.specpath.metrics import ResultRow
 
 
 def _marker(path: Path) -> bool:
@@ -83,41 +84,6 @@ def _load_families(dirs: list[Path]) -> dict[str, Family]:
     return out
 
 
-def result_row(row: Row, outcome: RowOutcome, config: dict[str, str] | None = None) -> ResultRow:
-    """A stored row as a results row: scored rows keep success/failure; anything else is attrition. The
-    configuration (scaffold and model, `runs.configuration`) is the one the row recorded, else `config`
-    (the run's, for a row that ended before recording it), else the row's agent."""
-    from reqbench.protocols.specpath.metrics import ResultRow
-
-    res = SpecpathResult.of(outcome.result)
-    scored = outcome.status == RowStatus.SCORED and res.outcome in ("success", "failure")
-    sig = res.signature
-    reason = outcome.reason or res.reason or ""
-    if outcome.status == RowStatus.PENDING:
-        reason = f"pending {reason}".strip()
-    conf = _configuration(res) or config or {}
-    return ResultRow(row.task_id, conf.get("config") or row.agent, row.condition, row.repeat,
-                     str(res.outcome) if scored else "invalid",
-                     tuple(sig) if scored and sig is not None else None, scaffold=conf.get("scaffold", ""),
-                     model=conf.get("model", ""), reason=reason)
-
-
-def _configuration(res: SpecpathResult) -> dict[str, str]:
-    """The configuration a row recorded (config, scaffold, model: the ones that are set)."""
-    return {k: v for k, v in (("config", res.config), ("scaffold", res.scaffold), ("model", res.model)) if v}
-
-
-def result_rows(outcomes: Outcomes) -> list[ResultRow]:
-    """Every outcome as a results row; a row that ended before recording its configuration (a harness
-    exception) takes the one its run's other rows recorded (one run, one agent spec, one configuration)."""
-    known: dict[str, dict[str, str]] = {}
-    for row, out in outcomes:
-        conf = _configuration(SpecpathResult.of(out.result))
-        if conf.get("config"):
-            known.setdefault(row.agent, {"scaffold": "", "model": "", **conf})
-    return [result_row(row, out, known.get(row.agent)) for row, out in outcomes]
-
-
 def _missing_inputs(fam: Family) -> list[str]:
     """Patch files and folders a family names but lacks (fetched sources are not fetched here)."""
     problems = []
@@ -137,7 +103,7 @@ def _missing_inputs(fam: Family) -> list[str]:
     return problems + [f"{folder}: folder missing" for folder in folders if not folder.is_dir()]
 
 
-class SpecPathProtocol:
+class SpecPathProtocol(SuiteProtocol):
     name = "specpath"
     options_model = SpecpathOptions
     """Its ``--agent-opt specpath.KEY`` settings (`core.execute.settings`)."""
@@ -213,13 +179,19 @@ class SpecPathProtocol:
 
         return dataset_stats(list(families(Path(path)).values()))
 
+    def study(self) -> ProtocolStudy:
+        """Its paired value and paper-shaped study tables (`protocols.specpath.study`)."""
+        from reqbench.protocols.specpath.study import STUDY
+
+        return STUDY
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("specpath")
         return [(suite, RunOptions(agent=agent, concurrency=2)) for agent in ("reference", "null")]
 
 
 
-class LoadedSuite:
+class LoadedSuite(Suite):
     """A SpecPath suite with its families loaded once."""
 
     def __init__(self, protocol: SpecPathProtocol, path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from reqbench.core import tempdirs
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
-from reqbench.core.execute.suite import Outcomes, RowContext
+from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.workspace import cache_root
@@ -23,6 +23,7 @@ from reqbench.protocols.takeover.run.options import TakeoverOptions, split_optio
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
 
 if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
     from reqbench.core.summary import Summary
     from reqbench.core.views import AttemptRecord, RowView
 
@@ -35,7 +36,7 @@ def _cache_root(options: RunOptions | None, fallback: Path) -> Path:
     return options.work_dir if options is not None and options.work_dir is not None else fallback
 
 
-class TakeoverProtocol:
+class TakeoverProtocol(SuiteProtocol):
     name = "takeover"
     options_model = TakeoverOptions
     """Its ``--agent-opt takeover.KEY`` settings (`core.execute.settings`)."""
@@ -84,13 +85,19 @@ class TakeoverProtocol:
 
         return dataset_stats(Path(path))
 
+    def study(self) -> ProtocolStudy:
+        """Its paired value and paper-shaped study tables (`protocols.takeover.study`)."""
+        from reqbench.protocols.takeover.study import STUDY
+
+        return STUDY
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         suite = bundled_suite("takeover")
         return [(suite, RunOptions(agent=agent, conditions=DEFAULT_CONDITIONS, judge="exact", concurrency=2))
                 for agent in ("reference", "null")]
 
 
-class LoadedSuite:
+class LoadedSuite(Suite):
     """A takeover suite loaded once: its suite file, and the built release (`SuiteContext`) per cache root,
     so rows neither re-read the suite nor hash the project tree again."""
 

@@ -22,27 +22,25 @@ def _failed(exc: Exception) -> RowView:
 
 
 def row_view(run: RunContext, row: Row, attempt: Attempt) -> RowView:
-    """The protocol's part of one attempt's row page (empty without a ``row_view`` hook)."""
-    hook = getattr(run.protocol, "row_view", None)
-    if hook is None:
+    """The protocol's part of one attempt's row page (its ``row_view`` hook; empty without a protocol)."""
+    if run.protocol is None:
         return RowView(())
     record = AttemptRecord(row, Path(run.store.meta.suite_path), attempt.result,
                            lambda name: blob_text(run, attempt, name))
     try:
-        view = hook(record)
+        view = run.protocol.row_view(record)
     except Exception as exc:  # an old or damaged stored result: the rest of the page still shows
         return _failed(exc)
     return view if isinstance(view, RowView) else RowView(tuple(view))
 
 
 def run_view_html(protocol: SuiteProtocol | None, outcomes: Outcomes, base: str | None = None) -> str:
-    """The protocol's run-wide view (its optional ``run_view`` hook) as HTML: with `base` (a run's address in
-    the viewer) row references link to their row pages; without, they are text (the one-file HTML report)."""
-    hook = getattr(protocol, "run_view", None)
-    if hook is None:
+    """The protocol's run-wide view (its ``run_view`` hook) as HTML: with `base` (a run's address in the
+    viewer) row references link to their row pages; without, they are text (the one-file HTML report)."""
+    if protocol is None:
         return ""
     try:
-        blocks = hook(outcomes)
+        blocks = protocol.run_view(outcomes)
     except Exception as exc:  # an old or damaged stored result: the rest of the page still shows
         blocks = _failed(exc).blocks
     return blocks_html(blocks, None if base is None else lambda key: f"{base}/row?{urlencode({'key': key})}")

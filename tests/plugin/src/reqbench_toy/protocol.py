@@ -16,13 +16,16 @@ import threading
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reqbench.core import views
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
-from reqbench.protocols.base import Metric, Outcomes, RowContext, Summary, Table, bar_from_table
+from reqbench.protocols.base import Metric, Outcomes, RowContext, Suite, SuiteProtocol, Summary, Table, bar_from_table
+
+if TYPE_CHECKING:
+    from reqbench.core.protocol_study import ProtocolStudy
 
 
 def write_suite(path: Path, tasks: list[dict[str, Any]], *, sleep: float = 0.0,
@@ -47,7 +50,7 @@ def _read(path: Path) -> dict[str, Any]:
     return json.loads((Path(path) / "toy.json").read_text())  # type: ignore[no-any-return]
 
 
-class ToyProtocol:
+class ToyProtocol(SuiteProtocol):
     name = "toy"
 
     def detect(self, path: Path) -> bool:
@@ -75,13 +78,19 @@ class ToyProtocol:
                 views.Table(("row", "value"), tuple((views.RowLink(row.task_id, row.key), o.result.get("value"))
                                                     for row, o in outcomes)))
 
+    def study(self) -> ProtocolStudy:
+        """Its paired value and study table (`reqbench_toy.study`), through reqbench's study hook."""
+        from reqbench_toy.study import STUDY
+
+        return STUDY
+
     def demo_runs(self) -> list[tuple[Path, RunOptions]]:
         import os
         demo = os.environ.get("TOY_DEMO_SUITE")
         return [(Path(demo), RunOptions(agent="reference"))] if demo else []
 
 
-class ToySuite:
+class ToySuite(Suite):
     """A loaded toy suite; counts the rows running at once (`max_active`) and when each ran (`spans`)."""
 
     def __init__(self, protocol: ToyProtocol, path: Path) -> None:

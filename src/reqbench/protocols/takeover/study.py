@@ -1,7 +1,11 @@
-"""Takeover comparison tables, each read from the configurations' own run reports (`readers.takeover`):
-complete-delivery rate by configuration x condition and by harness (ReqMemBench Tables 2 and 4); the build,
-target and regression gate pass rates (Table 4, Tables 17-19); and the RQ1-RQ3 diagnostics (Table 3,
-Tables 21-26), each with the equal-weight mean over configurations (`equal_weight_mean`).
+"""Takeover in a study (`SuiteProtocol.study`, `core.protocol_study`): complete delivery (ReqMemBench C.2,
+eq. 5: all three gates PASS) per row as the paired value, read through the protocol's own `delivery_table`,
+on targets; and the paper-shaped comparison tables, each read from the configurations' own run reports
+(`run_report`: the cells its headline and tables show, "no rate yet" included): complete-delivery rate by
+configuration x condition and by harness (ReqMemBench Tables 2 and 4); the build, target and regression gate
+pass rates (Table 4, Tables 17-19); and the RQ1-RQ3 diagnostics (Table 3, Tables 21-26), each with the
+equal-weight mean over configurations (`equal_weight_mean`). The semantic judge's accepted labels (the row's
+``score.judge_records``) feed the label-stability audit.
 
 Delivery rates carry their Wilson interval over the fixed denominator n (every planned row of the condition,
 C.2). A condition with rows pending, invalid or unstarted shows its counts and "no rate yet", exactly as the
@@ -11,12 +15,88 @@ from __future__ import annotations
 
 from typing import Any
 
+from reqbench.core.execute.suite import Suite
+from reqbench.core.execute.types import Row, RowOutcome, RowStatus
+from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyRows, StudyTable
 from reqbench.core.stats.intervals import wilson
 from reqbench.core.summary import Cell, Metric, Table
-from reqbench.protocols.takeover.run.summary import unresolved
-from reqbench.study.collect import StudyData
-from reqbench.study.readers.takeover import GATE_COLUMNS, delivery, gate_cells, rq_cells, run_report
-from reqbench.study.table import StudyTable
+from reqbench.protocols.takeover.run.report import delivery_table
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
+from reqbench.protocols.takeover.run.summary import delivery_cell, rq_cell, unresolved
+
+PAIRED = PairedOutcome("complete delivery", binary=True, clusters="targets", unit="target")
+
+
+def paired_value(row: Row, outcome: RowOutcome) -> float | None:
+    """1 when the row's three gates all passed, 0 for a scored row that did not; None for a row that is not
+    scored (pending, invalid) or not a delivery row (a diagnostic condition)."""
+    if outcome.status is not RowStatus.SCORED:
+        return None
+    cell = delivery_table([(row, outcome)]).get(row.condition)
+    return None if cell is None else float(cell["complete_delivery"])
+
+
+def run_report(suite: Suite, outcomes: list[tuple[Row, RowOutcome]]) -> dict[str, Any]:
+    """The tables of the run's own report (`suite.summarize`) over a configuration's rows: what
+    ``reqbench report runs/<configuration>`` shows, read once per configuration."""
+    data = dict(suite.summarize(outcomes).data)
+    return data
+
+
+def delivery(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Condition -> ``{n, complete, final, unresolved, shown}`` from a run's report (`run_report`): the fixed
+    denominator (every planned row of the condition), the rows whose three gates passed, whether every
+    planned row is resolved, the pending/invalid/unstarted counts, and the cell the run's headline shows
+    (the rate, or "k/n passed so far, ...: no rate yet")."""
+    counts = report.get("delivery_counts") or {}
+    return {cond: {"n": r["n"], "complete": counts[cond]["complete_delivery"], "final": r["final"],
+                   "unresolved": {k: r[k] for k in ("pending", "invalid", "unstarted")},
+                   "shown": delivery_cell(r, counts[cond])}
+            for cond, r in (report.get("delivery") or {}).items()}
+
+
+GATE_COLUMNS = {"build": "build", "target": "target", "regression": "regression",
+                "complete delivery": "complete_delivery"}
+"""Table 4's columns (the three gates and all three) -> the run report's ``delivery`` column."""
+
+
+def gate_cells(report: dict[str, Any]) -> dict[str, dict[str, Cell]]:
+    """Delivery condition -> gate -> the run report's cell: `Metric` (rate = PASS rows / n, its Wilson
+    interval and n) when the condition is final, else ``"k/n passed so far, ...: no rate yet"``."""
+    counts = report.get("delivery_counts") or {}
+    out: dict[str, dict[str, Cell]] = {}
+    for cond, rates in (report.get("delivery") or {}).items():
+        row: dict[str, Cell] = {}
+        for label, column in GATE_COLUMNS.items():
+            shown = delivery_cell(rates, counts[cond], column)
+            passed, n = counts[cond][column], rates["n"]
+            row[label] = Metric(shown, wilson(passed, n), n) if isinstance(shown, float) else shown
+        out[cond] = row
+    return out
+
+
+def rq_cells(report: dict[str, Any], part: str, columns: tuple[str, ...]) -> dict[str, dict[str, Cell]]:
+    """Condition -> column -> the run report's cell of RQ table `part` (`rq_cell`: the value, None where the
+    metric is N/A, or "...: no rate yet"), plus the ``judge`` that produced the row."""
+    rows = report.get(part) or {}
+    return {cond: {"judge": row.get("judge")} | {c: rq_cell(report, part, cond, c) for c in columns}
+            for cond, row in rows.items()}
+
+
+def judge_labels(outcome: RowOutcome) -> dict[str, str]:
+    """``CONTRACT:REQUEST/CANDIDATE`` -> label of every accepted judge answer of the row's RQ1-RQ3 scoring
+    (the request key names the request by content, so repetitions of the same frozen response line up)."""
+    score = TakeoverResult.of(outcome.result).score
+    records = score.judge_records if score else []
+    out: dict[str, str] = {}
+    for record in records:
+        if not isinstance(record, dict) or not record.get("accepted"):
+            continue
+        where = f"{record.get('contract', '?')}:{str(record.get('request_key', ''))[:16]}"
+        for candidate, label in (record.get("labels") or {}).items():
+            out[f"{where}/{candidate}"] = str(label)
+    return out
+
 
 ESTIMATOR = ("complete delivery = rows whose build, target and regression gates all PASS / n, n = every planned "
              "row of the condition (ReqMemBench C.2); 95% Wilson score interval")
@@ -92,13 +172,13 @@ def _pooled(cells: list[dict[str, Any]]) -> Cell:
     return f"{complete}/{n} passed so far, {unresolved(left)}: no rate yet"
 
 
-def _delivery_tables(data: StudyData, reports: dict[str, dict[str, Any]]) -> list[StudyTable]:
+def _delivery_tables(data: StudyRows, reports: dict[str, dict[str, Any]]) -> list[StudyTable]:
     by_config = {name: delivery(report) for name, report in reports.items()}
     rows: dict[str, dict[str, Cell]] = {name: {cond: _pooled([v]) for cond, v in cells.items()}
                                         for name, cells in by_config.items()}
     harness: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for name, cells in by_config.items():
-        agent = data.configs[name].config.agent.split(":", 1)[0]
+        agent = data.configs[name].agent.split(":", 1)[0]
         for cond, v in cells.items():
             harness.setdefault(agent, {}).setdefault(cond, []).append(v)
     per_harness: dict[str, dict[str, Cell]] = {h: {c: _pooled(v) for c, v in cells.items()}
@@ -109,7 +189,7 @@ def _delivery_tables(data: StudyData, reports: dict[str, dict[str, Any]]) -> lis
                                                        "when each has the same n)")]
 
 
-def tables(data: StudyData) -> list[StudyTable]:
+def tables(data: StudyRows) -> list[StudyTable]:
     reports = {name: run_report(data.suite, c.outcomes) for name, c in data.configs.items()}
     out = _delivery_tables(data, reports)
     gates = {name: gate_cells(report) for name, report in reports.items()}
@@ -125,3 +205,23 @@ def tables(data: StudyData) -> list[StudyTable]:
                                   "macro-averaged over the condition's applicable targets per configuration "
                                   f"(ReqMemBench C.2, E.2), as each run's report shows it; {MEAN_RULE}"))
     return out
+
+
+class TakeoverStudy(ProtocolStudy):
+    """Complete delivery on targets, the delivery, gate and RQ tables, the semantic judge's labels (nominal:
+    EQUIVALENT, SAME_STATE_VARIABLE, VALID, ...)."""
+
+    paired = PAIRED
+    judge_labelled = True
+
+    def paired_value(self, row: Row, outcome: RowOutcome) -> float | None:
+        return paired_value(row, outcome)
+
+    def tables(self, rows: StudyRows) -> list[StudyTable]:
+        return tables(rows)
+
+    def judge_labels(self, outcome: RowOutcome) -> dict[str, str]:
+        return judge_labels(outcome)
+
+
+STUDY = TakeoverStudy()
