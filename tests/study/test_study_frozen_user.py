@@ -64,8 +64,8 @@ def test_the_study_hands_the_pilots_users_to_every_other_configuration(study: di
 def test_a_configuration_in_the_pilots_state_replays_every_reaction(study: dict[str, Any]) -> None:
     for persona in PERSONAS:
         pilot, twin = study["rows"]["ref"][persona], study["rows"]["ref2"][persona]
-        turns = len(pilot.result["trace"])
-        assert twin.result["frozen_user"] == {"reactions": turns + 1, "replayed": turns + 1,
+        turns = len(pilot.result.trace)
+        assert twin.result.frozen_user == {"reactions": turns + 1, "replayed": turns + 1,
                                               "first_divergence": None}
         assert _messages(twin) == _messages(pilot)
 
@@ -81,7 +81,7 @@ def test_a_diverging_configuration_falls_back_to_live_simulation_and_says_where(
 def test_report_shows_the_replayed_share_per_configuration(study: dict[str, Any]) -> None:
     table = study["tables"]["frozen simulated users (pilot ref): replayed reactions by configuration"]
     rows = table["rows"]
-    nothing_reactions = sum(len(study["rows"]["nothing"][p].result["trace"]) + 1 for p in PERSONAS)
+    nothing_reactions = sum(len(study["rows"]["nothing"][p].result.trace) + 1 for p in PERSONAS)
     assert rows["ref"]["role"] == "pilot" and rows["ref"]["sessions"] == 0
     assert rows["ref2"]["replayed share"]["value"] == 1.0 and rows["ref2"]["sessions diverged"] == 0
     assert rows["nothing"]["replayed share"] == {"value": pytest.approx(2 / nothing_reactions),

@@ -20,6 +20,7 @@ from typing import Any
 from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.execute.reasons import as_reason
+from reqbench.core.execute.settings import OpenResult, ProtocolResult, result_model_of
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.store import schema
@@ -27,6 +28,7 @@ from reqbench.core.store.artifacts import ArtifactStore
 from reqbench.core.store.calls import CallRecords
 from reqbench.core.store.connection import utc_now
 from reqbench.core.store.models import RunMeta, checks_of, scores_of
+from reqbench.core.store.results import read_result
 from reqbench.core.store.selection import (
     DEFAULT_MAX_ATTEMPTS,
     ORIGINAL,
@@ -58,6 +60,20 @@ class RunStore(CallRecords):
         super().__init__(conn)
         self.run_dir = Path(run_dir)
         self.artifacts = ArtifactStore(self.run_dir / ARTIFACTS_DIR)
+        self._result_model: type[ProtocolResult] | None = None
+
+    @property
+    def result_model(self) -> type[ProtocolResult]:
+        """The model every stored result is read back through: the run's protocol's ``result_model``
+        (`OpenResult` when that protocol declares none or is not installed here)."""
+        if self._result_model is None:
+            from reqbench.core.execute.suite import load_protocol
+
+            try:
+                self._result_model = result_model_of(load_protocol(self.meta.protocol))
+            except InputError:
+                self._result_model = OpenResult
+        return self._result_model
 
     # ---- lifecycle -------------------------------------------------------------------------------
     @classmethod
@@ -170,7 +186,8 @@ class RunStore(CallRecords):
         and are left to the result JSON). `parent` and `grading` link a re-graded attempt to the one
         whose frozen submission it re-scored (`store.gradings`).
         """
-        result_json = json.dumps(outcome.result, sort_keys=True, ensure_ascii=False)
+        stored = outcome.result.stored()
+        result_json = json.dumps(stored, sort_keys=True, ensure_ascii=False)
         status = RowStatus(outcome.status)
         code = outcome.reason.value if outcome.reason else ""
         finished = finished or utc_now()
@@ -199,10 +216,10 @@ class RunStore(CallRecords):
                     if SUBMISSION_ARTIFACT in refs:
                         conn.execute("INSERT INTO submissions VALUES (?, ?, ?)",
                                      (row.key, attempt_no, refs[SUBMISSION_ARTIFACT][0]))
-                    for name, status_text, detail in checks_of(outcome.result):
+                    for name, status_text, detail in checks_of(stored):
                         conn.execute("INSERT INTO check_results VALUES (?, ?, ?, ?, ?)",
                                      (row.key, attempt_no, name, status_text, detail))
-                    for metric, value in scores_of(outcome.result):
+                    for metric, value in scores_of(stored):
                         conn.execute("INSERT INTO scores VALUES (?, ?, ?, ?)",
                                      (row.key, attempt_no, metric, value))
             except BaseException:
@@ -225,10 +242,11 @@ class RunStore(CallRecords):
                              params):
             arts.setdefault((r["row_key"], r["attempt_no"]), {})[r["name"]] = r["sha256"]
         out: dict[str, list[Attempt]] = {}
+        model = self.result_model
         for r in self._query(f"SELECT * FROM attempts {where} ORDER BY row_key, attempt_no", params):
             out.setdefault(r["row_key"], []).append(Attempt(
                 row_key=r["row_key"], attempt_no=r["attempt_no"], status=RowStatus(r["status"]),
-                kind=r["kind"], result=json.loads(r["result_json"]), detail=r["detail"],
+                kind=r["kind"], result=read_result(model, json.loads(r["result_json"])), detail=r["detail"],
                 started=r["started"], finished=r["finished"],
                 artifacts=arts.get((r["row_key"], r["attempt_no"]), {}), reason=r["reason"],
                 parent=r["parent_attempt"], grading=r["grading"]))

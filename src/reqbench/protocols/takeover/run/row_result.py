@@ -40,11 +40,12 @@ class TakeoverResult(ProtocolResult):
 
     kind: Literal["delivery", "diagnostic"] | None = Field(
         None, description="delivery: three gates decide (C1, C2, oracle, two-phase); diagnostic: Phase A only.")
-    target_id: str | None = Field(None, description="The takeover target.")
-    condition: str | None = Field(None, description="The condition (C1, C2, oracle-pre, two-phase-C2, diag-C1, ...).")
-    delivery: DeliveryDecision | None = Field(None, description="The gate decision (delivery rows).")
-    checks: dict[str, Any] | None = Field(None, description="Each gate's check result (delivery rows).")
-    phase_a: dict[str, Any] | None = Field(None, description="The Phase-A step: agent status, step reason, "
+    target_id: str | None = Field(default=None, description="The takeover target.")
+    condition: str | None = Field(default=None,
+        description="The condition (C1, C2, oracle-pre, two-phase-C2, diag-C1, ...).")
+    delivery: DeliveryDecision | None = Field(default=None, description="The gate decision (delivery rows).")
+    checks: dict[str, Any] | None = Field(default=None, description="Each gate's check result (delivery rows).")
+    phase_a: dict[str, Any] | None = Field(default=None, description="The Phase-A step: agent status, step reason, "
                                            "validity, decision, problems, response hash.")
-    score: PhaseAScore | None = Field(None, description="RQ1-RQ3 scores of the frozen Phase-A response.")
-    response: dict[str, Any] | None = Field(None, description="The frozen Phase-A response (diagnostic rows).")
+    score: PhaseAScore | None = Field(default=None, description="RQ1-RQ3 scores of the frozen Phase-A response.")
+    response: dict[str, Any] | None = Field(default=None, description="The frozen Phase-A response (diagnostic rows).")
