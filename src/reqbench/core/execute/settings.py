@@ -44,7 +44,7 @@ class ProtocolResult(BaseModel):
     methods are what every report reads of a scored row (`report.rowfacts`), each protocol answering for
     its own fields."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="forbid")
 
     judge: str | None = Field(default=None, description="The judge that produced the row's grades, when one did.")
     judge_notice: str | None = Field(default=None, description="Set when that judge is an offline heuristic: what it "

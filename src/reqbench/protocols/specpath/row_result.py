@@ -49,4 +49,4 @@ class SpecpathResult(ProtocolResult):
         return self.reason
 
     def row_seconds(self) -> float | None:
-        return self.agent_seconds or None
+        return self.agent_seconds

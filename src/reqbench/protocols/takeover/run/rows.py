@@ -43,6 +43,7 @@ from reqbench.protocols.takeover.run import oracle
 from reqbench.protocols.takeover.run.coding import CodingResult, deliver, evaluate
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import split_options
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.protocols.takeover.run.stages import PhaseAResult, StageInputs, json_file, run_phase_a
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target
 
@@ -110,8 +111,10 @@ def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> 
 
 
 def _outcome(result: dict[str, Any], reason: Reason, artifacts: dict[str, bytes]) -> RowOutcome:
+    """The row's outcome, its result built as the protocol's model (`TakeoverResult`)."""
     pending = reason in (Reason.CHECK_INFRASTRUCTURE, Reason.JUDGE_UNAVAILABLE)
-    return classified(reason, result, "pending re-evaluation" if pending else reason.value, artifacts)
+    return classified(reason, TakeoverResult.model_validate(result),
+                      "pending re-evaluation" if pending else reason.value, artifacts)
 
 
 def _harness_failure(phase_a: PhaseAResult | None, coding: CodingResult | None) -> Reason | None:
@@ -217,7 +220,7 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
                work_dir: Path) -> RowOutcome:
     """Re-run only the evaluation of a pending row: gates on the frozen submission, or the judge on the
     frozen Phase-A response. The agent is never run again."""
-    result = dict(previous.result)
+    result = previous.result.stored()  # the fields it set, rebuilt into a new model by `_outcome`
     if result.get("kind") == "diagnostic":
         result["score"] = _score(ctx, options, row.task_id, history_condition(row.condition),
                                  result.get("response"))
