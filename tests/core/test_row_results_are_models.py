@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 from pydantic import Field, ValidationError
 
-from reqbench.core.execute.settings import OpenResult, ProtocolResult
+from reqbench.core.execute.results import OpenResult, ProtocolResult, read_result
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.store import RunMeta, RunStore, utc_now
-from reqbench.core.store.results import read_result
 from reqbench.protocols.specpath.row_result import SpecpathResult
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.report.export_rows import records

@@ -41,8 +41,8 @@ from reqbench.core.execute.environments import RunEnvironments, attempt_environm
 from reqbench.core.execute.executor import Executor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
+from reqbench.core.execute.results import OpenResult, ProtocolResult, result_model_of
 from reqbench.core.execute.scratch import RUN_SCRATCH
-from reqbench.core.execute.settings import OpenResult, ProtocolResult, result_model_of
 from reqbench.core.execute.shipping import ShippedSuite, pack_suite
 from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_shipped
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions

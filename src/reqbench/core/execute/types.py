@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.execute.reasons import Reason
-from reqbench.core.execute.settings import OpenResult, ProtocolResult
+from reqbench.core.execute.results import OpenResult, ProtocolResult
 
 
 class RowStatus(StrEnum):

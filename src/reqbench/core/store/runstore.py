@@ -20,7 +20,7 @@ from typing import Any
 from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.execute.reasons import as_reason
-from reqbench.core.execute.settings import OpenResult, ProtocolResult, result_model_of
+from reqbench.core.execute.results import OpenResult, ProtocolResult, read_result, result_model_of
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.store import schema
@@ -28,7 +28,6 @@ from reqbench.core.store.artifacts import ArtifactStore
 from reqbench.core.store.calls import CallRecords
 from reqbench.core.store.connection import utc_now
 from reqbench.core.store.models import RunMeta, checks_of, scores_of
-from reqbench.core.store.results import read_result
 from reqbench.core.store.selection import (
     DEFAULT_MAX_ATTEMPTS,
     ORIGINAL,

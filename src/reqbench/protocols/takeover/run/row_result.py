@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reqbench.core.execute.settings import ProtocolResult, as_number
+from reqbench.core.execute.results import ProtocolResult, as_number
 
 
 class DeliveryDecision(BaseModel):
