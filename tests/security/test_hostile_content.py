@@ -213,5 +213,5 @@ def test_pace_deep_tree_is_agent_failure(tmp_path: Path, cleanup: None) -> None:
 
 def test_pace_fifo_and_non_utf8_name_are_scored_not_invalid(tmp_path: Path) -> None:
     out = _pace(tmp_path, f"{FIFO}; {NON_UTF8_NAME}; {SYMLINKS}")
-    assert "workspace_rejected" not in out.result
+    assert out.result.workspace_rejected is None
     assert b"+/etc/shadow" in out.artifacts["patch"]

@@ -40,4 +40,4 @@ def test_agents_run_on_the_prd_and_their_workspace_diff_is_scored(tmp_path: Path
         assert out.status is RowStatus.SCORED and out.result.score == expected
         assert "prd/prd.md" not in out.artifacts["patch"].decode()  # the task file is not part of the delivery
         assert out.result.process_signals["available"] is True
-        assert "quality" in out.result and "score" not in out.result.quality
+        assert out.result.quality is not None and "score" not in out.result.quality

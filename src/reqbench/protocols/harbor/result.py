@@ -3,13 +3,15 @@ rewards and each phase run."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from reqbench.core.execute.settings import ProtocolResult
 
 
 class StepRecord(BaseModel):
     """One phase of a row."""
+
+    model_config = ConfigDict(extra="forbid")
 
     name: str = Field(description="The phase: 'task' for a single-step task, else the step's name")
     rewards: dict[str, float] | None = Field(default=None, description="What the verifier wrote (null: an error)")

@@ -19,7 +19,10 @@ class PaceResult(ProtocolResult):
     complete: bool | None = Field(default=None, description="Every Code Point Covered (the success-rate numerator).")
     verdicts: dict[str, str] | None = Field(default=None, description="Code Point id -> Covered | Partial | Missing | "
                                             "Unresolved.")
+    # free-form: each Code Point's scoring record (`score.PointResult.to_dict`); audit, severity changes and
+    # connection checks appear only where they ran
     points: list[dict[str, Any]] | None = Field(default=None, description="Per Code Point: stage, checklist, evidence.")
+    # free-form: `attribution.attribute_case` (loss by symptom, symptoms per point), keyed by symptom names
     attribution: dict[str, Any] | None = Field(default=None, description="Symptom attribution of the points lost "
                                                "(PACE-Bench §5.3): loss_by_symptom, symptoms per point.")
     agent_status: str | None = Field(default=None, description="How the agent's step ended (its adapter's status).")

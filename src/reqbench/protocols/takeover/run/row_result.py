@@ -22,6 +22,7 @@ class DeliveryDecision(BaseModel):
     primary_failure: str | None = Field(default=None, description="The first gate that did not pass.")
     reason: str | None = Field(default=None, description="Why, in words.")
     cause: str | None = Field(default=None, description="The row's reason code when the agent delivered nothing.")
+    # free-form: gate -> the tests its runner reported skipped, as that runner names them
     skipped_tests: dict[str, Any] | None = Field(default=None, description="Gate -> tests the runner reported skipped.")
 
 
@@ -39,11 +40,15 @@ class PhaseAScore(BaseModel):
     # free-form: each RQ block is its scorer's own JSON (`scoring.rq1/rq2/rq3.as_json`); reports re-derive
     # them from the frozen response and the recorded judge labels (`run.report`) instead of reading them
     rq1: dict[str, Any] | None = Field(default=None, description="RQ1 (requirement alignment) of the response.")
+    # free-form: as rq1
     rq2: dict[str, Any] | None = Field(default=None, description="RQ2 (state alignment) of the response.")
+    # free-form: as rq1
     rq3: dict[str, Any] | None = Field(default=None, description="RQ3 (decision, post-task states) of the "
                                        "response; post_state_score is the diagnostic row's score.")
+    # free-form: `scoring.consistency.ConsistencyReport.as_json`, re-derived by reports like the RQ blocks
     consistency: dict[str, Any] | None = Field(default=None, description="RQ1/RQ2 consistency flags.")
     judge_calls: int | None = Field(default=None, description="How many judge calls scoring made.")
+    # free-form: each judge call as the judge session recorded it (request, labels, accepted), replayed by reports
     judge_records: list[dict[str, Any]] = Field(default_factory=list, description="Every semantic-judge call: "
                                                 "judge id, request, label, accepted (replayed by `report`).")
 
