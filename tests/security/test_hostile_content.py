@@ -49,7 +49,7 @@ def _options(script: str, **agent_options: str) -> RunOptions:
 
 def _final(out: RowOutcome) -> RowOutcome:
     assert out.status is RowStatus.SCORED, (out.status, out.detail[-2000:])
-    json.dumps(out.result)  # storable as it is
+    json.dumps(out.result.stored())  # storable as it is
     return out
 
 

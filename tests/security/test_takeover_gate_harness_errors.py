@@ -62,7 +62,7 @@ def test_submission_timeout_cannot_keep_a_takeover_row_pending_forever(tmp_path:
         if n < RECHECK_LIMIT:
             assert previous.status is RowStatus.PENDING
     assert previous.status is RowStatus.SCORED and previous.reason == Reason.VERIFIER_TIMEOUT.value
-    assert previous.result.delivery["decision"] == "fail"
+    assert previous.result.delivery.decision == "fail"
 
 
 def test_runner_exits_that_change_on_each_recheck_are_settled_but_infrastructure_stays_pending(

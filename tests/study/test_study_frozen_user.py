@@ -58,7 +58,7 @@ def test_the_study_hands_the_pilots_users_to_every_other_configuration(study: di
     assert doc["pilot"] == "ref" and sorted(doc["sessions"]) == [f"tasklet|{p}|0" for p in sorted(PERSONAS)]
     assert "journey.frozen_user" not in study["rows"]["ref-options"]
     assert study["rows"]["ref2-options"]["journey.frozen_user"] == str(frozen)
-    assert "frozen_user" not in study["rows"]["ref"]["non-coder"].result  # the pilot simulates live
+    assert study["rows"]["ref"]["non-coder"].result.frozen_user is None  # the pilot simulates live
 
 
 def test_a_configuration_in_the_pilots_state_replays_every_reaction(study: dict[str, Any]) -> None:
@@ -72,7 +72,7 @@ def test_a_configuration_in_the_pilots_state_replays_every_reaction(study: dict[
 
 def test_a_diverging_configuration_falls_back_to_live_simulation_and_says_where(study: dict[str, Any]) -> None:
     for persona in PERSONAS:
-        found = study["rows"]["nothing"][persona].result
+        found = study["rows"]["nothing"][persona].result.stored()
         turns = len(found["trace"])
         assert found["frozen_user"] == {"reactions": turns + 1, "replayed": 1, "first_divergence": {
             "position": 1, "why": "the hidden-test results differ"}}
