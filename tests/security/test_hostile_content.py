@@ -129,7 +129,7 @@ def _takeover(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> d
                          agent_options={"template": "STAGE={stage}; " + coding_only})
     loaded = PROTOCOL.load(suite)
     row = loaded.plan(options)[0]
-    return _final(loaded.run_row(row, RowContext(options, tmp_path / "work"))).result
+    return _final(loaded.run_row(row, RowContext(options, tmp_path / "work"))).result.stored()
 
 
 def test_takeover_deep_tree_is_agent_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
