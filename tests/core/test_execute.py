@@ -132,7 +132,7 @@ def test_pending_row_is_reevaluated_on_resume_without_rerunning_the_agent(tmp_pa
         selected = store.selected_attempt(row)
     assert second["scored"] == 1 and second["unfinished"] == 0
     assert markers(suite, row, "run") == 1 and markers(suite, row, "reeval") == 1
-    assert selected.kind == "reevaluate" and selected.result == {
+    assert selected.kind == "reevaluate" and selected.result.stored() == {
         "value": 4, "reevaluated": True, "checks": {"build": "PASS"}}
 
 

@@ -108,7 +108,7 @@ def test_remote_rows_get_the_suite_by_content_and_their_model_calls_land_in_the_
     try:
         with new_store(tmp_path, "run") as store:
             execute_run(store, EchoProtocol().load(suite), RunOptions(agent="x"), executor=executor)
-            results = [o.result for _, o in store.outcomes()]
+            results = [o.result.stored() for _, o in store.outcomes()]
             calls = store.cached_items("llm")
     finally:
         executor.shutdown()
@@ -129,7 +129,7 @@ def test_an_offline_remote_row_replays_the_shipped_calls_and_stops_on_an_unrecor
             with pytest.raises(InputError, match="no recorded response"):
                 execute_run(store, EchoProtocol().load(suite), RunOptions(agent="x", offline=True),
                             executor=executor)
-            done = {row.task_id: o.result for row, o in store.outcomes()}
+            done = {row.task_id: o.result.stored() for row, o in store.outcomes()}
     finally:
         executor.shutdown()
     assert "c" not in done  # the unrecorded row keeps no attempt

@@ -74,7 +74,7 @@ def test_a_worker_finds_the_environment_by_key_and_its_checks_run_in_it(
         with new_store(tmp_path, "run") as store:
             execute_run(store, SixProtocol().load(suite), RunOptions(agent="x"), executor=executor,
                         environments=RunEnvironments(default=elsewhere))
-            results = [o.result for _, o in store.outcomes()]
+            results = [o.result.stored() for _, o in store.outcomes()]
     finally:
         executor.shutdown()
     assert [r["status"] for r in results] == ["PASS", "PASS"], results

@@ -90,7 +90,7 @@ def test_selected_outcome_is_the_earliest_scored_with_its_artifacts(tmp_path: Pa
     store.record_attempt(ROW, scored(b"second", value=2))
     selected = store.selected_outcome(ROW)
     assert selected is not None
-    assert selected.result["value"] == 1 and selected.artifacts["patch"] == b"first"
+    assert selected.result.value == 1 and selected.artifacts["patch"] == b"first"
     assert [a.attempt_no for a in store.attempts(ROW)] == [1, 2, 3]
 
 

@@ -85,7 +85,7 @@ def scores(out: Path) -> dict[str, Any]:
     with RunStore.open(out, read_only=True) as store:
         rows = store.outcomes()
         suite = Path(store.meta.suite_path)
-    per_row = {r.key: (o.status.value, o.result.get("outcome"), o.result.get("signature")) for r, o in rows}
+    per_row = {r.key: (o.status.value, o.result.outcome, o.result.signature) for r, o in rows}
     return {"rows": per_row, "summary": PROTOCOL.load(suite).summarize(rows).to_json()}
 
 

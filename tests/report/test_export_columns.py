@@ -17,6 +17,9 @@ import pytest
 
 import reqbench
 from reqbench.core.execute.outcomes import Reason
+from reqbench.core.execute.settings import ProtocolResult
+from reqbench.protocols.pace.row_result import PaceResult
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.report.rowfacts import OUTCOMES, row_facts
 from tests.security.redteam import TRIM, cli, trimmed_suite
 
@@ -81,14 +84,16 @@ def test_reason_is_a_taxonomy_code_and_outcome_one_vocabulary_in_every_protocol(
 
 
 def test_prose_goes_to_detail_and_the_protocol_label_to_its_own_column() -> None:
-    result = {"delivery": {"decision": "fail_target", "score": 0, "reason": "target check failed"}}
+    result = TakeoverResult.model_validate(
+        {"kind": "delivery", "delivery": {"decision": "fail_target", "score": 0, "reason": "target check failed"}})
     facts = row_facts("scored", "checks_failed", result, "checks_failed")
     assert (facts["outcome"], facts["protocol_outcome"], facts["reason"]) == ("failure", "fail_target",
                                                                              "checks_failed")
     assert facts["detail"] == "target check failed"
-    pace = row_facts("scored", "evaluated", {"verdicts": {"a": "Covered"}, "score": 97.0, "complete": True})
+    pace = row_facts("scored", "evaluated", PaceResult(verdicts={"a": "Covered"}, score=97.0, complete=True))
     assert (pace["outcome"], pace["protocol_outcome"], pace["score"]) == ("success", "complete", 97.0)
-    broken = row_facts("invalid", "harness_exception", {}, "Traceback ...\nValueError: x")
+    broken = row_facts("invalid", "harness_exception", ProtocolResult(harness_exception=True),
+                       "Traceback ...\nValueError: x")
     assert (broken["outcome"], broken["protocol_outcome"], broken["reason"]) == ("invalid", None,
                                                                                 "harness_exception")
     assert broken["detail"].endswith("ValueError: x")

@@ -49,7 +49,7 @@ def _options(script: str, **agent_options: str) -> RunOptions:
 
 def _final(out: RowOutcome) -> RowOutcome:
     assert out.status is RowStatus.SCORED, (out.status, out.detail[-2000:])
-    json.dumps(out.result)  # storable as it is
+    json.dumps(out.result.stored())  # storable as it is
     return out
 
 
@@ -66,52 +66,52 @@ def _specpath(tmp_path: Path, script: str) -> RowOutcome:
 
 def test_specpath_non_utf8_name_is_scored_not_invalid(tmp_path: Path) -> None:
     out = _specpath(tmp_path, NON_UTF8_NAME)
-    assert out.result["outcome"] == "failure" and out.result["reason"] == "checks_failed"
+    assert out.result.outcome == "failure" and out.result.reason == "checks_failed"
     assert b'"b/n\\377me.py"' in out.artifacts["patch"]
 
 
 def test_specpath_latin1_content_is_scored_not_invalid(tmp_path: Path) -> None:
     out = _specpath(tmp_path, LATIN1)
-    assert out.result["reason"] == "checks_failed"
+    assert out.result.reason == "checks_failed"
     assert b"GIT binary patch" in out.artifacts["patch"]
 
 
 def test_specpath_deep_tree_is_agent_failure(tmp_path: Path, cleanup: None) -> None:
     out = _specpath(tmp_path, DEEP_TREE)
-    assert (out.result["outcome"], out.result["reason"]) == ("failure", "workspace_over_limit")
-    assert out.result["workspace_rejected"]["limit"] == "max_depth"
+    assert (out.result.outcome, out.result.reason) == ("failure", "workspace_over_limit")
+    assert out.result.workspace_rejected["limit"] == "max_depth"
     assert "deeper than 64" in out.detail
 
 
 def test_specpath_symlink_out_of_workspace_records_the_link_not_the_target(tmp_path: Path) -> None:
     out = _specpath(tmp_path, SYMLINKS)
     patch = out.artifacts["patch"]
-    assert out.result["reason"] == "checks_failed"
+    assert out.result.reason == "checks_failed"
     assert b"+/etc/shadow" in patch and b"root:" not in patch
 
 
 def test_specpath_fifo_in_workspace_does_not_hang(tmp_path: Path) -> None:
     out = _specpath(tmp_path, FIFO)
-    assert out.result["reason"] == "checks_failed"
-    assert out.result["skipped"] == ["'pipe' (fifo)"]
+    assert out.result.reason == "checks_failed"
+    assert out.result.skipped == ["'pipe' (fifo)"]
 
 
 def test_specpath_chmod_000_entries_are_scored_not_invalid(tmp_path: Path) -> None:
     out = _specpath(tmp_path, CHMOD_000)
-    assert out.result["reason"] == "checks_failed"
+    assert out.result.reason == "checks_failed"
     assert b"b/locked" in out.artifacts["patch"] and b"b/cell/f" in out.artifacts["patch"]
 
 
 def test_specpath_huge_file_is_agent_failure(tmp_path: Path) -> None:
     out = _specpath(tmp_path, HUGE_FILE)
-    assert out.result["reason"] == "workspace_over_limit"
-    assert out.result["workspace_rejected"]["limit"] == "max_file_bytes"
+    assert out.result.reason == "workspace_over_limit"
+    assert out.result.workspace_rejected["limit"] == "max_file_bytes"
 
 
 def test_specpath_too_many_files_is_agent_failure(tmp_path: Path) -> None:
     out = _specpath(tmp_path, MANY_FILES)
-    assert out.result["reason"] == "workspace_over_limit"
-    assert out.result["workspace_rejected"]["limit"] == "max_entries"
+    assert out.result.reason == "workspace_over_limit"
+    assert out.result.workspace_rejected["limit"] == "max_entries"
 
 
 # -- takeover -----------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def _takeover(tmp_path: Path, script: str, monkeypatch: pytest.MonkeyPatch) -> d
                          agent_options={"template": "STAGE={stage}; " + coding_only})
     loaded = PROTOCOL.load(suite)
     row = loaded.plan(options)[0]
-    return _final(loaded.run_row(row, RowContext(options, tmp_path / "work"))).result
+    return _final(loaded.run_row(row, RowContext(options, tmp_path / "work"))).result.stored()
 
 
 def test_takeover_deep_tree_is_agent_failure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -166,26 +166,26 @@ def _journey(tmp_path: Path, script: str) -> RowOutcome:
 
 def test_journey_fifo_in_workspace_does_not_hang(tmp_path: Path) -> None:
     out = _journey(tmp_path, FIFO)
-    assert out.result["trace"][0]["changed_files"] == ["real.txt"]
-    assert "workspace_rejected" not in out.result["trace"][0]
+    assert out.result.trace[0]["changed_files"] == ["real.txt"]
+    assert "workspace_rejected" not in out.result.trace[0]
 
 
 def test_journey_deep_tree_is_agent_failure(tmp_path: Path, cleanup: None) -> None:
     out = _journey(tmp_path, f"echo changed > NOTES.md; {DEEP_TREE}")
-    turn = out.result["trace"][0]
+    turn = out.result.trace[0]
     assert turn["changed_files"] == [] and out.artifacts["turn_001.diff"] == b""
     assert "deeper than 64" in turn["workspace_rejected"]
 
 
 def test_journey_huge_file_is_agent_failure(tmp_path: Path) -> None:
     out = _journey(tmp_path, HUGE_FILE)
-    assert "huge.bin" in out.result["trace"][0]["workspace_rejected"]
+    assert "huge.bin" in out.result.trace[0]["workspace_rejected"]
 
 
 def test_journey_non_utf8_name_is_scored_not_invalid(tmp_path: Path) -> None:
     out = _journey(tmp_path, f"{NON_UTF8_NAME}; {LATIN1}; {CHMOD_000}")
     assert out.artifacts["final.diff"].decode("utf-8")  # UTF-8 text, byte-exact via binary patches
-    assert "workspace_rejected" not in out.result["trace"][0]
+    assert "workspace_rejected" not in out.result.trace[0]
 
 
 # -- pace ---------------------------------------------------------------------------------------------
@@ -201,17 +201,17 @@ def _pace(tmp_path: Path, script: str) -> RowOutcome:
 def test_pace_huge_file_is_agent_failure(tmp_path: Path) -> None:
     out = _pace(tmp_path, HUGE_FILE)
     empty = _pace(tmp_path / "empty", "true")
-    assert "huge.bin" in out.result["workspace_rejected"]
-    assert out.result["score"] == empty.result["score"]
+    assert "huge.bin" in out.result.workspace_rejected
+    assert out.result.score == empty.result.score
     assert out.artifacts["patch"] == b""
 
 
 def test_pace_deep_tree_is_agent_failure(tmp_path: Path, cleanup: None) -> None:
     out = _pace(tmp_path, DEEP_TREE)
-    assert "deeper than 64" in out.result["workspace_rejected"]
+    assert "deeper than 64" in out.result.workspace_rejected
 
 
 def test_pace_fifo_and_non_utf8_name_are_scored_not_invalid(tmp_path: Path) -> None:
     out = _pace(tmp_path, f"{FIFO}; {NON_UTF8_NAME}; {SYMLINKS}")
-    assert "workspace_rejected" not in out.result
+    assert out.result.workspace_rejected is None
     assert b"+/etc/shadow" in out.artifacts["patch"]

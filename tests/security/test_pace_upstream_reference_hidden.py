@@ -54,5 +54,5 @@ def test_agent_sees_release_a_only(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         assert leak not in text, leak
     with store:
         outcome = next(o for _row, o in store.outcomes())
-    assert outcome.result["verdicts"]["CP01"] == "Missing"  # a stub named scale is not the behaviour
-    assert outcome.result["score"] == 0.0
+    assert outcome.result.verdicts["CP01"] == "Missing"  # a stub named scale is not the behaviour
+    assert outcome.result.score == 0.0

@@ -58,11 +58,11 @@ def test_submission_timeout_cannot_keep_a_takeover_row_pending_forever(tmp_path:
     row = Row(TARGET, "C1", "x")
     for n in range(1, RECHECK_LIMIT + 1):
         previous = reevaluate(ctx, row, previous, options, tmp_path / f"e{n}")
-        assert previous.result["gate_rechecks"] == n
+        assert previous.result.gate_rechecks == n
         if n < RECHECK_LIMIT:
             assert previous.status is RowStatus.PENDING
     assert previous.status is RowStatus.SCORED and previous.reason == Reason.VERIFIER_TIMEOUT.value
-    assert previous.result["delivery"]["decision"] == "fail"
+    assert previous.result.delivery.decision == "fail"
 
 
 def test_runner_exits_that_change_on_each_recheck_are_settled_but_infrastructure_stays_pending(

@@ -58,21 +58,21 @@ def test_the_study_hands_the_pilots_users_to_every_other_configuration(study: di
     assert doc["pilot"] == "ref" and sorted(doc["sessions"]) == [f"tasklet|{p}|0" for p in sorted(PERSONAS)]
     assert "journey.frozen_user" not in study["rows"]["ref-options"]
     assert study["rows"]["ref2-options"]["journey.frozen_user"] == str(frozen)
-    assert "frozen_user" not in study["rows"]["ref"]["non-coder"].result  # the pilot simulates live
+    assert study["rows"]["ref"]["non-coder"].result.frozen_user is None  # the pilot simulates live
 
 
 def test_a_configuration_in_the_pilots_state_replays_every_reaction(study: dict[str, Any]) -> None:
     for persona in PERSONAS:
         pilot, twin = study["rows"]["ref"][persona], study["rows"]["ref2"][persona]
-        turns = len(pilot.result["trace"])
-        assert twin.result["frozen_user"] == {"reactions": turns + 1, "replayed": turns + 1,
+        turns = len(pilot.result.trace)
+        assert twin.result.frozen_user == {"reactions": turns + 1, "replayed": turns + 1,
                                               "first_divergence": None}
         assert _messages(twin) == _messages(pilot)
 
 
 def test_a_diverging_configuration_falls_back_to_live_simulation_and_says_where(study: dict[str, Any]) -> None:
     for persona in PERSONAS:
-        found = study["rows"]["nothing"][persona].result
+        found = study["rows"]["nothing"][persona].result.stored()
         turns = len(found["trace"])
         assert found["frozen_user"] == {"reactions": turns + 1, "replayed": 1, "first_divergence": {
             "position": 1, "why": "the hidden-test results differ"}}
@@ -81,7 +81,7 @@ def test_a_diverging_configuration_falls_back_to_live_simulation_and_says_where(
 def test_report_shows_the_replayed_share_per_configuration(study: dict[str, Any]) -> None:
     table = study["tables"]["frozen simulated users (pilot ref): replayed reactions by configuration"]
     rows = table["rows"]
-    nothing_reactions = sum(len(study["rows"]["nothing"][p].result["trace"]) + 1 for p in PERSONAS)
+    nothing_reactions = sum(len(study["rows"]["nothing"][p].result.trace) + 1 for p in PERSONAS)
     assert rows["ref"]["role"] == "pilot" and rows["ref"]["sessions"] == 0
     assert rows["ref2"]["replayed share"]["value"] == 1.0 and rows["ref2"]["sessions diverged"] == 0
     assert rows["nothing"]["replayed share"] == {"value": pytest.approx(2 / nothing_reactions),

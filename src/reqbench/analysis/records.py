@@ -90,8 +90,9 @@ class RunRow:
     started: str | None
     finished: str | None
     result: ProtocolResult
-    """The protocol's typed result (its ``result_model``; the base model when the protocol is not
-    installed here). Fields are attributes: ``row.result.final_f2p``."""
+    """The protocol's typed result, as the run store reads it back (`RunStore.result_model`: the protocol's
+    ``result_model``; `OpenResult` when the protocol is not installed here). Fields are attributes:
+    ``row.result.final_f2p``."""
     usage: ModelUsage | None
     """The row's recorded model calls (None: it made none)."""
     artifacts: dict[str, str] = field(default_factory=dict)
@@ -107,7 +108,7 @@ class RunRow:
                 "seconds": self.seconds, "attempt_no": self.attempt_no, "attempts": self.attempts,
                 "grading": self.grading, "parent_attempt": self.parent_attempt, "started": self.started,
                 "finished": self.finished, "artifacts": dict(self.artifacts),
-                "result": self.result.model_dump(mode="json", exclude_unset=True)}
+                "result": self.result.stored()}
 
     @classmethod
     def of(cls, record: dict[str, Any], result_model: type[ProtocolResult],

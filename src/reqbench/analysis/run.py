@@ -14,23 +14,11 @@ from typing import Any
 from reqbench.analysis.frames import Frame, frame
 from reqbench.analysis.records import Grading, ModelUsage, RunRow
 from reqbench.core.errors import InputError
-from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.store.runstore import RunStore, is_run_dir
 from reqbench.core.summary import Summary
 from reqbench.report.export_rows import ROW_TYPES, records
 from reqbench.report.run_report import pick_grading
-
-
-def _result_model(protocol: str) -> type[ProtocolResult]:
-    """The protocol's declared result model; the base model when the protocol is not installed here."""
-    from reqbench.core.execute.suite import load_protocol
-
-    try:
-        model = load_protocol(protocol).result_model
-    except InputError:
-        return ProtocolResult
-    return model or ProtocolResult
 
 
 @dataclass(frozen=True)
@@ -59,8 +47,8 @@ class Run:
     def rows(self, grading: str | None = None) -> list[RunRow]:
         """Every planned row in plan order, with its selected attempt under `grading` (default: the latest
         grading; an unknown label is an `InputError` naming the ones the run has)."""
-        model = _result_model(self.protocol)
         with RunStore.open(self.path, read_only=True) as store:
+            model = store.result_model
             label = pick_grading(store, grading)
             usage = StoreRecorder.for_store(store).totals()
             return [RunRow.of(record, model, usage.get(record["row_key"])) for record in records(store, label)]

@@ -109,7 +109,7 @@ def session_cmd(
         out = loaded.run_row(row, RowContext(options, Path(tmp), row, environment))
     if transcript is not None:
         write_json(transcript, json.loads(out.artifacts.get("transcript.json", b"{}")))
-    result = {k: v for k, v in out.result.items() if k != "trace"}
+    result = {k: v for k, v in out.result.stored().items() if k != "trace"}
     if as_json:
         console.echo(json.dumps({"status": str(out.status), "detail": out.detail, **result}, indent=2))
     else:

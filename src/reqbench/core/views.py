@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.types import Row
 
 Scalar = str | int | float | bool | None
@@ -196,12 +197,13 @@ class RowView:
 
 @dataclass(frozen=True)
 class AttemptRecord:
-    """What a protocol's ``row_view`` reads: the row, the suite it came from, the attempt's stored result and
-    its artifacts by name (``artifact(name)`` -> text, None when the attempt has no such artifact)."""
+    """What a protocol's ``row_view`` reads: the row, the suite it came from, the attempt's result as the
+    protocol's model (its ``result_model``, as the store read it back) and its artifacts by name
+    (``artifact(name)`` -> text, None when the attempt has no such artifact)."""
 
     row: Row
     suite_path: Path
-    result: dict[str, Any]
+    result: ProtocolResult
     artifact: Callable[[str], str | None]
 
     def artifact_json(self, name: str) -> Any:

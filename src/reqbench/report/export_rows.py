@@ -52,8 +52,9 @@ def records(store: RunStore, grading: str = "original") -> list[dict[str, Any]]:
     rows it graded, `core.store.export.result_rows`) with its flat facts, as `RunResultRow` dumps (validated
     against the schema)."""
     totals = StoreRecorder.for_store(store).totals()
-    return [RunResultRow.model_validate({**r.model_dump(), **row_facts(r.status, r.reason, r.result, r.detail,
-                                                                         totals.get(r.row_key))}).model_dump()
+    model = store.result_model
+    return [RunResultRow.model_validate({**r.model_dump(), **row_facts(r.status, r.reason, model.of(r.result),
+                                                                         r.detail, totals.get(r.row_key))}).model_dump()
             for r in result_rows(store, grading)]
 
 

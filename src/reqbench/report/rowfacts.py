@@ -21,62 +21,23 @@ from __future__ import annotations
 from typing import Any
 
 from reqbench.core.execute.outcomes import Reason
+from reqbench.core.execute.settings import ProtocolResult
 
 FLAT_COLUMNS = ("outcome", "protocol_outcome", "score", "reason", "detail", "cost_usd", "tokens", "seconds")
 OUTCOMES = ("success", "failure", "invalid", "pending", "unstarted")
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return float(value)
-    return float(value) if isinstance(value, int | float) else None
-
-
-def protocol_view(result: dict[str, Any]) -> tuple[Any, float | None, str | None, bool | None]:
-    """``(protocol outcome, score, one-line prose, success)`` of a scored result, from the known shapes
-    (takeover delivery and diagnostic rows, journey, PACE) or the plain convention (``outcome``,
-    ``score``, ``reason``); success is None where the shape does not say."""
-    if isinstance(result.get("delivery"), dict):  # takeover delivery row
-        d = result["delivery"]
-        return d.get("decision"), _num(d.get("score")), d.get("reason"), None
-    if result.get("kind") == "diagnostic":  # takeover Phase-A row
-        phase_a: dict[str, Any] = result.get("phase_a") or {}
-        raw_score = result.get("score")
-        score: dict[str, Any] = raw_score if isinstance(raw_score, dict) else {}
-        rq3 = score.get("rq3")
-        value = _num(rq3.get("post_state_score")) if isinstance(rq3, dict) else None
-        prose = "; ".join(map(str, phase_a.get("problems") or [])) or score.get("status")
-        return phase_a.get("decision") or score.get("status"), value, prose, None if value is None else value >= 1
-    if "end_reason" in result:  # journey session
-        final = _num(result.get("final_f2p"))
-        prose = f"proc F2P {result.get('proc_f2p')}, confidence {result.get('final_confidence')}"
-        return result.get("end_reason"), final, prose, None if final is None else final >= 1
-    if "verdicts" in result and "score" in result:  # pace case
-        verdicts = result.get("verdicts") or {}
-        covered = sum(1 for v in verdicts.values() if v == "Covered")
-        complete = bool(result.get("complete"))
-        return ("complete" if complete else "incomplete", _num(result.get("score")),
-                f"{covered}/{len(verdicts)} code points covered", complete)
-    label = result.get("outcome") or result.get("decision")
-    score_value = _num(result.get("score"))
-    if score_value is None and label in ("success", "failure"):
-        score_value = 1.0 if label == "success" else 0.0
-    flag = result.get("success")
-    success = flag if isinstance(flag, bool) else None if score_value is None else score_value >= 1
-    prose = result.get("reason")
-    return label, score_value, None if prose is None else str(prose), success
-
-
-def row_facts(status: str, reason: str, result: dict[str, Any], detail: str = "",
+def row_facts(status: str, reason: str, result: ProtocolResult, detail: str = "",
               calls: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The `FLAT_COLUMNS` of one row (see the module docstring); `calls` is the row's entry of
-    `StoreRecorder.totals()` (None when it made no model call)."""
+    """The `FLAT_COLUMNS` of one row (see the module docstring); `result` is the protocol's model, which
+    answers for its own label, score, success, prose and seconds (`ProtocolResult.row_label` ...); `calls`
+    is the row's entry of `StoreRecorder.totals()` (None when it made no model call)."""
     facts: dict[str, Any] = dict.fromkeys(FLAT_COLUMNS)
     facts["reason"] = reason or ""
     prose: str | None = None
     if status == "scored":
-        label, score, prose, success = protocol_view(result)
-        facts.update(protocol_outcome=None if label is None else str(label), score=score)
+        label, score, prose, success = result.row_label(), result.row_score(), result.row_prose(), result.row_success()
+        facts.update(protocol_outcome=label, score=score)
         if reason == Reason.PASSED.value:
             success = True
         elif reason and reason != Reason.EVALUATED.value:
@@ -92,8 +53,6 @@ def row_facts(status: str, reason: str, result: dict[str, Any], detail: str = ""
     if calls:
         facts["tokens"] = int(calls["prompt_tokens"] + calls["completion_tokens"])
         facts["cost_usd"] = calls["cost_usd"]
-    raw_agent = result.get("agent")
-    agent: dict[str, Any] = raw_agent if isinstance(raw_agent, dict) else {}
-    facts["seconds"] = _num(agent.get("wall_seconds")) or _num(result.get("agent_seconds"))
+    facts["seconds"] = result.row_seconds()
     return facts
 

@@ -23,7 +23,6 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import reason_label
 from reqbench.core.execute.run_inputs import input_statements
-from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.suite import Suite
 from reqbench.core.sandbox import CONTROL_AGENTS
 from reqbench.core.store.runstore import RunStore
@@ -72,7 +71,7 @@ def build_payload(store: RunStore, suite: Suite, grading: str | None = None) -> 
            "provenance": provenance, "counts": store.counts(), "grading": grading,
            "rows_by_grading": by_grading, "planned_rows": len(planned), "gradings": gradings_overview(store, suite),
            "attrition": attrition_table((row.condition, None if a is None else store.to_outcome(
-               a, with_artifacts=False), bool(a and ProtocolResult.of(a.result).operational_failure))
+               a, with_artifacts=False), bool(a and a.result.operational_failure))
                for row, a, _ in selected),
            "why_unmeasured": unmeasured_reasons(store, grading), "model_usage": row_model_usage(store)}
     return {suite.protocol.name: dict(summary.data), RUN_KEY: run, SUMMARY_KEY: summary.to_json()}

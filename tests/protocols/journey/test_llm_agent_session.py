@@ -32,7 +32,7 @@ def test_llm_agent_keeps_one_workspace_and_history_across_user_turns(calc_instan
                                                    RowContext(options, tmp_path))
         requests = srv.chat_requests
     assert out.status == RowStatus.SCORED, out.detail
-    r = out.result
+    r = out.result.stored()
     assert (r["end_reason"], r["turns"], r["final_f2p"], r["final_p2p"], r["proc_f2p"]) == (
         "all_resolved", 2, 1.0, 1.0, 1.0)
     assert r["assistant_tokens"] == 4 * 15 and r["simulator_tokens"] == 0

@@ -36,7 +36,7 @@ def test_custom_persona_file_is_a_condition(calc_instance: Path, tmp_path: Path)
     assert [r.condition for r in rows] == [str(file)]
     out = suite.run_row(rows[0], RowContext(RunOptions(agent="null"), tmp_path / "w"))
     assert out.status == RowStatus.SCORED
-    assert (out.result["end_reason"], out.result["turns"], out.result["final_confidence"]) == (
+    assert (out.result.end_reason, out.result.turns, out.result.final_confidence) == (
         "confidence_zero", 1, 0)
 
 

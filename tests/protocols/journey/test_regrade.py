@@ -35,7 +35,7 @@ def test_regrade_with_checks_reruns_the_hidden_tests_on_every_snapshot_and_gives
     assert (again.grading, again.parent, again.kind, again.status.value) == ("again", first.attempt_no,
                                                                             "reevaluate", "scored")
     assert again.result == first.result
-    assert (again.result["final_f2p"], again.result["final_p2p"]) == (1.0, 1.0)
+    assert (again.result.final_f2p, again.result.final_p2p) == (1.0, 1.0)
     assert len(snapshots) == len(turns) > 1
     report = json.loads(runner.invoke(app, ["report", str(out), "--json", "--grading", "again"]).stdout)
     assert report["run"]["grading"] == "again"

@@ -94,7 +94,7 @@ def test_a_harness_failure_mid_session_is_pending_and_resume_scores_it_without_a
     assert asked(log) == before  # the assistant was not asked anything again
     assert responses == list(range(1, len(before) + 1))  # the user reacted once per turn, never twice
     assert [t["user_message"] for t in record["turns"]] == before
-    assert (attempts[-1].result["final_f2p"], attempts[-1].result["final_p2p"]) == (1.0, 1.0)
+    assert (attempts[-1].result.final_f2p, attempts[-1].result.final_p2p) == (1.0, 1.0)
     assert record["end_reason"] == "all_resolved"
 
 

@@ -63,5 +63,5 @@ def test_a_session_killed_mid_way_resumes_from_its_last_completed_turn(tmp_path:
     assert completed < len(messages), "the session had turns left after the kill"
     assert before[:completed] == messages[:completed]
     assert asked(log)[len(before):] == messages[completed:]  # resumed right after the last completed turn
-    assert (attempt.status.value, attempt.result["final_f2p"], attempt.result["final_p2p"]) == ("scored", 1.0, 1.0)
+    assert (attempt.status.value, attempt.result.final_f2p, attempt.result.final_p2p) == ("scored", 1.0, 1.0)
     assert record["end_reason"] == "all_resolved"

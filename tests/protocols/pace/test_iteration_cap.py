@@ -48,5 +48,5 @@ def test_a_pace_row_hands_the_cap_to_its_agent_and_keeps_pace_options_from_it(
         opts = RunOptions(agent="spy", judge="offline", agent_options={"log": str(log), **extra})
         (row,) = suite.plan(opts)
         out = suite.run_row(row, RowContext(opts, tmp_path / str(expected), row))
-        assert out.status is RowStatus.SCORED and out.result["score"] == 0.0  # the spy changes nothing
+        assert out.status is RowStatus.SCORED and out.result.score == 0.0  # the spy changes nothing
         assert json.loads(log.read_text())["max_steps"] == expected

@@ -31,8 +31,8 @@ def _row(family: Path, run_dir: Path, **opts: object) -> dict:
         execute_run(store, PROTOCOL.load(family), options)
         (row,) = store.plan()
         (attempt,) = store.attempts(row)
-    return {"reason": attempt.reason, "outcome": attempt.result["outcome"],
-            "limit": attempt.result["cost_limit_usd"]}
+    return {"reason": attempt.reason, "outcome": attempt.result.outcome,
+            "limit": attempt.result.cost_limit_usd}
 
 
 def test_the_default_cap_is_the_papers_quarter_dollar_and_none_opts_out() -> None:

@@ -48,7 +48,7 @@ def test_agent_sees_base_repo_and_history_only_never_hidden_tests_or_labels(tall
         assert atom not in seen["prompt"]
     assert family.histories["override"].turns[1].text in seen["prompt"]
     assert seen["budget"] == 30.0
-    assert out.status == RowStatus.SCORED and out.result["reason"] == "empty_submission"
+    assert out.status == RowStatus.SCORED and out.result.reason == "empty_submission"
 
 
 def test_reference_row_succeeds_and_null_row_is_a_scored_no_patch_failure(tally_family: Path,
@@ -56,12 +56,12 @@ def test_reference_row_succeeds_and_null_row_is_a_scored_no_patch_failure(tally_
     ref = _run(tally_family, tmp_path / "a", "reference")
     assert ref.status == RowStatus.SCORED
     keys = ("family", "config", "condition", "repeat", "outcome", "signature")
-    assert {k: ref.result[k] for k in keys} == \
+    assert {k: getattr(ref.result, k) for k in keys} == \
         {"family": "tally", "config": "reference", "condition": "override", "repeat": 0,
          "outcome": "success", "signature": [1, 1]}
     assert ref.artifacts["patch"].startswith(b"diff --git a/src/tally/__init__.py")
     null = _run(tally_family, tmp_path / "b", "null", condition="direct")
-    assert (null.status, null.result["outcome"], null.result["signature"]) == \
+    assert (null.status, null.result.outcome, null.result.signature) == \
         (RowStatus.SCORED, "failure", None)
 
 
@@ -69,7 +69,7 @@ def test_conftest_that_would_spoof_the_verifier_is_forbidden_content(tally_famil
                                                                      tmp_path: Path) -> None:
     spoof = "def pytest_runtest_makereport(item, call):\n    pass\n"
     out = _run(tally_family, tmp_path, "spy", write={"conftest.py": spoof, "src/tally/__init__.py": GOOD})
-    assert (out.status, out.result["outcome"], out.result["reason"]) == \
+    assert (out.status, out.result.outcome, out.result.reason) == \
         (RowStatus.SCORED, "failure", "forbidden_content")
     assert forbidden_paths("diff --git a/pkg/x.pth b/pkg/x.pth\n", ["**/*.pth"]) == ["pkg/x.pth"]
 
@@ -77,13 +77,13 @@ def test_conftest_that_would_spoof_the_verifier_is_forbidden_content(tally_famil
 def test_submission_that_does_not_import_is_an_agent_failure_not_attrition(tally_family: Path,
                                                                            tmp_path: Path) -> None:
     out = _run(tally_family, tmp_path, "spy", write={"src/tally/__init__.py": "def tally(:\n"})
-    assert (out.status, out.result["reason"], out.result["signature"]) == \
+    assert (out.status, out.result.reason, out.result.signature) == \
         (RowStatus.SCORED, "checks_failed", [0, 0])
 
 
 def test_editing_only_the_history_file_is_no_patch(tally_family: Path, tmp_path: Path) -> None:
     out = _run(tally_family, tmp_path, "spy", write={"SPEC_HISTORY.md": "rewritten"})
-    assert out.result["reason"] == "empty_submission" and out.artifacts["patch"] == b""
+    assert out.result.reason == "empty_submission" and out.artifacts["patch"] == b""
 
 
 @pytest.mark.parametrize(("opts", "status", "reason"), [
@@ -96,8 +96,8 @@ def test_editing_only_the_history_file_is_no_patch(tally_family: Path, tmp_path:
 def test_run_processing_separates_fixed_budget_failures_from_external_invalids(
         tally_family: Path, tmp_path: Path, opts: dict, status: RowStatus, reason: str) -> None:
     out = _run(tally_family, tmp_path, "spy", write={"src/tally/__init__.py": GOOD}, **opts)
-    assert (out.status, out.result["reason"]) == (status, reason)
-    assert out.result["outcome"] == ("invalid" if status == RowStatus.INVALID else "failure")
+    assert (out.status, out.result.reason) == (status, reason)
+    assert out.result.outcome == ("invalid" if status == RowStatus.INVALID else "failure")
     assert out.reason == reason
 
 
@@ -106,7 +106,7 @@ def test_verifier_infrastructure_failure_is_pending_never_scored(tally_family: P
     data["verifier"] = {"command": "exit 3"}
     (tally_family / "family.yaml").write_text(yaml.safe_dump(data))
     out = _run(tally_family, tmp_path, "reference")
-    assert (out.status, out.result["outcome"], out.result["reason"]) == \
+    assert (out.status, out.result.outcome, out.result.reason) == \
         (RowStatus.PENDING, "pending", "check_infrastructure")
     assert out.reason == "check_infrastructure" and out.artifacts["patch"]
 
@@ -127,7 +127,7 @@ def test_submitted_pytest_module_cannot_replace_the_verifier(tally_family: Path,
     fake = "import sys\nprint('2 passed')\nsys.exit(0)\n"
     out = _run(tally_family, tmp_path, "spy", write={"pytest.py": fake, "src/pytest.py": fake,
                                                       "src/tally/__init__.py": "def tally(w):\n    return {}\n"})
-    assert (out.status, out.result["reason"], out.result["signature"]) == \
+    assert (out.status, out.result.reason, out.result.signature) == \
         (RowStatus.SCORED, "checks_failed", [0, 0])
 
 

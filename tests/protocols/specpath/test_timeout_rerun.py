@@ -58,7 +58,7 @@ def test_a_submission_that_times_out_at_4s_passes_when_rerun_at_30s_in_a_linked_
     with RunStore.open(run_dir) as store:
         (row,) = store.plan()
         (first,) = store.attempts(row)
-    assert (first.status.value, first.reason, first.result["outcome"]) == ("scored", "verifier_timeout", "failure")
+    assert (first.status.value, first.reason, first.result.outcome) == ("scored", "verifier_timeout", "failure")
 
     result = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "30", "--label", "rerun-30s"])
     assert result.exit_code == 0, result.output
@@ -68,7 +68,7 @@ def test_a_submission_that_times_out_at_4s_passes_when_rerun_at_30s_in_a_linked_
         gradings = {g["label"]: g for g in store.gradings()}
     assert first_again == first  # the fixed-budget result stays as it was
     assert (rerun.kind, rerun.parent, rerun.grading) == ("reevaluate", first.attempt_no, "rerun-30s")
-    assert (rerun.reason, rerun.result["outcome"], rerun.result["signature"]) == ("passed", "success", [1, 1])
+    assert (rerun.reason, rerun.result.outcome, rerun.result.signature) == ("passed", "success", [1, 1])
     assert rerun.artifacts["patch"] == first.artifacts["patch"]
     assert "30 s" in gradings["rerun-30s"]["note"] and gradings["rerun-30s"]["checks"]
 
@@ -105,7 +105,7 @@ def test_a_submission_that_loops_forever_is_one_scored_verifier_timeout_never_re
         (row,) = store.plan()
         attempts = store.attempts(row)
         counts = store.counts()
-    assert [(a.status.value, a.reason, a.result["outcome"]) for a in attempts] == [
+    assert [(a.status.value, a.reason, a.result.outcome) for a in attempts] == [
         ("scored", "verifier_timeout", "failure")]
     assert (counts["scored"], counts["invalid"], counts["pending"], counts["attempts"]) == (1, 0, 0, 1)
 
@@ -123,7 +123,7 @@ def test_an_agent_timeout_row_runs_the_agent_again_at_the_longer_budget_in_a_nam
     with RunStore.open(run_dir) as store:
         (row,) = store.plan()
         (first,) = store.attempts(row)
-    assert (first.status.value, first.reason, first.result["outcome"]) == ("scored", "agent_timeout", "failure")
+    assert (first.status.value, first.reason, first.result.outcome) == ("scored", "agent_timeout", "failure")
     assert json.loads(log.read_text())["budget"] == 1200  # the paper's primary budget
 
     result = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "2400", "--label", "rerun-2400"])
@@ -135,7 +135,7 @@ def test_an_agent_timeout_row_runs_the_agent_again_at_the_longer_budget_in_a_nam
         note = {g["label"]: g for g in store.gradings()}["rerun-2400"]["note"]
     assert first_again == first
     assert (rerun.kind, rerun.parent, rerun.grading) == ("run", first.attempt_no, "rerun-2400")
-    assert (rerun.reason, rerun.result["outcome"], rerun.result["signature"]) == ("passed", "success", [1, 1])
+    assert (rerun.reason, rerun.result.outcome, rerun.result.signature) == ("passed", "success", [1, 1])
     assert "2400 s" in note and "agent_timeout" in note
 
     again = runner.invoke(app, ["regrade", str(run_dir), "--timeout-rerun", "2400", "--label", "rerun-2400"])

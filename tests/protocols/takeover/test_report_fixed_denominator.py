@@ -77,7 +77,7 @@ def test_unstarted_diagnostic_targets_withhold_every_rq_rate_but_keep_counts() -
 
 def test_rows_whose_gates_skipped_tests_are_counted() -> None:
     row, outcome = _delivered("T1", False)
-    outcome.result["delivery"]["skipped_tests"] = {"target": ["hidden/test_target.py::test_fee"]}
+    outcome.result.delivery["skipped_tests"] = {"target": ["hidden/test_target.py::test_fee"]}
     table = delivery_table([(row, outcome), _delivered("T2", True)])
     assert table["C1"]["rows_with_skipped_tests"] == 1
 

@@ -115,7 +115,7 @@ def test_condition_inputs_hold_no_gold_no_checks_and_no_other_history(tmp_path: 
     from reqbench.core.store import RunStore
 
     store = RunStore.open(tmp_path / "seen")
-    seen = {row.condition: outcome.result["submission"]["patch"] for row, outcome in store.outcomes()}
+    seen = {row.condition: outcome.result.submission.patch for row, outcome in store.outcomes()}
     store.close()
     hidden_test = (EXAMPLE / "targets" / "T002" / "hidden" / "test_target.py").read_text().splitlines()[0]
     for cond, text in seen.items():

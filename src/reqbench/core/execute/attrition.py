@@ -12,7 +12,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from reqbench.core.execute.outcomes import reason_label
-from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.types import RowOutcome, RowStatus
 
 TOTAL = "all"
@@ -26,7 +25,7 @@ def attrition_column(outcome: RowOutcome | None, *, excluded: bool = False) -> s
     if status is RowStatus.SCORED and not excluded:
         return "scored"
     label = "excluded" if status is RowStatus.SCORED else status.value
-    return f"{label}: {reason_label(outcome.reason or ProtocolResult.of(outcome.result).reason, outcome.detail)}"
+    return f"{label}: {reason_label(outcome.reason or outcome.result.reason, outcome.detail)}"
 
 
 def attrition_table(items: Iterable[tuple[str, RowOutcome | None, bool]]) -> dict[str, dict[str, Any]]:

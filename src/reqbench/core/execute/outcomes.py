@@ -20,9 +20,9 @@ Rules (SpecPath "Run processing", PACE-Bench "Result validation"):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from reqbench.core.execute.reasons import Reason, as_reason
+from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.types import RowOutcome, RowStatus
 
 __all__ = ["REASONS", "Reason", "ReasonInfo", "as_reason", "check_reason", "classified", "reason_label",
@@ -128,10 +128,12 @@ def _rerun_text(info: ReasonInfo) -> str:
     return "no"
 
 
-def classified(reason: Reason, result: dict[str, Any] | None = None, detail: str = "",
+def classified(reason: Reason, result: ProtocolResult | None = None, detail: str = "",
                artifacts: dict[str, bytes] | None = None) -> RowOutcome:
-    """A `RowOutcome` whose status follows from `reason`; `detail` defaults to the reason."""
-    return RowOutcome(status_of(reason), result=dict(result or {}), detail=detail or reason.value,
+    """A `RowOutcome` whose status follows from `reason`; `detail` defaults to the reason, the result to an
+    empty base result."""
+    return RowOutcome(status_of(reason), result=ProtocolResult() if result is None else result,
+                      detail=detail or reason.value,
                       artifacts=dict(artifacts or {}), reason=reason)
 
 

@@ -33,7 +33,6 @@ import dataclasses
 from reqbench.core.execute.outcomes import Reason
 from reqbench.core.execute.runner import remove_stale_attempt_dirs, run_attempt
 from reqbench.core.execute.scratch import run_scratch
-from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.suite import Suite
 from reqbench.core.execute.types import RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
@@ -84,7 +83,7 @@ def regrade_run(store: RunStore, suite: Suite, options: RunOptions, *, label: st
                     continue
                 parent = select_attempt(attempts)
                 if (parent is None or parent.status is RowStatus.INVALID
-                        or ProtocolResult.of(parent.result).frozen is False):
+                        or parent.result.frozen is False):
                     counts["skipped"] += 1
                     continue
                 step = NextStep.REEVALUATE if timeout_rerun is None else timeout_step(parent)

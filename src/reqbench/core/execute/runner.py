@@ -41,6 +41,7 @@ from reqbench.core.execute.environments import RunEnvironments, attempt_environm
 from reqbench.core.execute.executor import Executor
 from reqbench.core.execute.outcomes import Reason, check_reason
 from reqbench.core.execute.progress import RunProgress
+from reqbench.core.execute.results import OpenResult, ProtocolResult, result_model_of
 from reqbench.core.execute.scratch import RUN_SCRATCH
 from reqbench.core.execute.shipping import ShippedSuite, pack_suite
 from reqbench.core.execute.suite import RowContext, Suite, SuiteProtocol, load_shipped
@@ -134,11 +135,11 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
             else:
                 outcome = suite.run_row(row, ctx)
         _check_outcome(outcome, f"{suite.protocol.name}.{'reevaluate' if kind == 'reevaluate' else 'run_row'}",
-                       suite.protocol.result_model)
+                       result_model_of(suite.protocol))
     except InputError as exc:
         return AttemptReport(RowOutcome(RowStatus.INVALID, detail=str(exc)), kind, started, utc_now(), exc)
     except (Exception, SystemExit):
-        outcome = RowOutcome(RowStatus.INVALID, result={"harness_exception": True},
+        outcome = RowOutcome(RowStatus.INVALID, result=ProtocolResult(harness_exception=True),
                              detail=traceback.format_exc(), reason=Reason.HARNESS_EXCEPTION)
     finally:
         release_under(work_dir)  # overlay workspaces a protocol left mounted in this thread's namespace
@@ -146,17 +147,18 @@ def _attempt(suite: Suite | None, context: RunContext, row: Row, options: RunOpt
     return AttemptReport(outcome, kind, started, utc_now())
 
 
-def _check_outcome(outcome: Any, where: str, result_model: Any = None) -> None:
+def _check_outcome(outcome: Any, where: str, result_model: type[ProtocolResult] = OpenResult) -> None:
     """A malformed outcome is a bug of the protocol: caught here so it becomes an invalid attempt
-    instead of failing later inside the store's transaction. A result must fit the protocol's declared
-    `result_model` (`core.execute.settings.ProtocolResult`)."""
+    instead of failing later inside the store's transaction. The result becomes the protocol's declared
+    `result_model` (`core.execute.settings.ProtocolResult`): an instance of it is kept, a result built as
+    another model or a mapping is validated into it (a ValidationError names the field)."""
     if not isinstance(outcome, RowOutcome):
         raise TypeError(f"{where} returned {type(outcome).__name__}, not RowOutcome")
     outcome.status = RowStatus(outcome.status)
     check_reason(outcome)
-    if result_model is not None:
-        result_model.model_validate(outcome.result)  # a ValidationError names the field
-    json.dumps(outcome.result, sort_keys=True)  # exactly as the store will write it
+    if not isinstance(outcome.result, result_model):
+        outcome.result = result_model.model_validate(outcome.result.stored())
+    json.dumps(outcome.result.stored(), sort_keys=True)  # exactly as the store will write it
     for name, blob in outcome.artifacts.items():
         if not isinstance(blob, bytes):
             raise TypeError(f"{where}: artifact {name!r} is {type(blob).__name__}, not bytes")
@@ -247,7 +249,7 @@ def run_lanes(batch: list[tuple[Lane, Row]], executor: Executor, progress: RunPr
             try:
                 report = future.result()
             except Exception:  # the executor itself failed (remote worker lost, ...): infrastructure
-                report = AttemptReport(RowOutcome(RowStatus.INVALID, result={"executor_error": True},
+                report = AttemptReport(RowOutcome(RowStatus.INVALID, result=ProtocolResult(executor_error=True),
                                                   detail=traceback.format_exc(),
                                                   reason=Reason.INFRASTRUCTURE),
                                        "run", utc_now(), utc_now())

@@ -11,12 +11,14 @@ before the run directory exists).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict
 
 from reqbench.core.agents.spec import ProtocolSettings
+from reqbench.core.execute.results import OpenResult, ProtocolResult, result_model_of
+
+__all__ = ["OpenResult", "ProtocolOptions", "ProtocolResult", "check_settings", "result_model_of", "split_settings"]
 
 if TYPE_CHECKING:
     from reqbench.core.execute.suite import SuiteProtocol
@@ -33,34 +35,6 @@ class ProtocolOptions(BaseModel):
         """The agent's dollar budget per row these settings give (USD), None when the protocol sets none.
         Preflight refuses a model without a price under it (`core.llm.pricing.unpriced_refusal`)."""
         return None
-
-
-class ProtocolResult(BaseModel):
-    """Base of every protocol's row result (`RowOutcome.result`): the fields every consumer reads are
-    declared; a protocol may carry more (kept, never re-read by key downstream). Consumers read a stored
-    result through its model (`of`), never by key. The fields here are the ones the generic layers read."""
-
-    model_config = ConfigDict(extra="allow")
-
-    judge: str | None = Field(None, description="The judge that produced the row's grades, when one did.")
-    judge_notice: str | None = Field(None, description="Set when that judge is an offline heuristic: what it "
-                                     "approximates (row pages and reports print it).")
-    frozen: bool | None = Field(None, description="False on a pending attempt whose submission is not frozen yet "
-                                "(a journey session that continues from its checkpoints): a regrade skips it.")
-    reason: str | None = Field(None, description="The row's reason code, where a protocol repeats it in its "
-                               "result (`RowOutcome.reason` is the one reports read; this is for older runs).")
-    operational_failure: bool | None = Field(None, description="(runs stored before PACE scored every case) the "
-                                             "row was kept out as an operational failure.")
-
-    @classmethod
-    def of(cls, result: Mapping[str, Any]) -> Self:
-        """The typed view of a stored result. A result a protocol stored is valid by construction (the runner
-        checks it); one from another version that no longer fits is read field by field, unchecked, so old
-        runs stay readable."""
-        try:
-            return cls.model_validate(result)
-        except ValidationError:
-            return cls.model_construct(**dict(result))
 
 
 def split_settings(agent_options: dict[str, Any], protocol: str, model: type[M]) -> tuple[M, dict[str, Any]]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from reqbench.core.agents.spec import AgentConfig, parse_agent
 from reqbench.core.execute.reasons import Reason
+from reqbench.core.execute.results import OpenResult, ProtocolResult
 
 
 class RowStatus(StrEnum):
@@ -47,8 +48,10 @@ class Row:
 @dataclass
 class RowOutcome:
     status: RowStatus
-    result: dict[str, Any] = field(default_factory=dict)
-    """Protocol-specific JSON-serialisable result (gate results, signature, metrics...)."""
+    result: ProtocolResult = field(default_factory=ProtocolResult)
+    """The row's result as its protocol's model (``result_model``: gate results, signature, metrics...). A
+    mapping given here (a protocol that declares no model) is kept as an `OpenResult`; the runner reads it
+    into the protocol's model when the protocol declares one."""
     detail: str = ""
     artifacts: dict[str, bytes] = field(default_factory=dict)
     """Named blobs (patch, transcript, logs) stored content-addressed by the executor."""
@@ -58,6 +61,8 @@ class RowOutcome:
     taken as its `Reason`; an unknown code is a protocol bug (ValueError)."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.result, ProtocolResult):
+            self.result = OpenResult.model_validate(dict(self.result or {}))
         if self.reason is not None and not isinstance(self.reason, Reason):
             self.reason = Reason(self.reason) if self.reason else None
 

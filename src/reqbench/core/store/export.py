@@ -32,7 +32,7 @@ def result_rows(store: RunStore, grading: str = ORIGINAL) -> list[RunResultRow]:
             repeat=row.repeat, order_index=index,
             status=attempt.status.value if attempt else "unstarted",
             attempt_no=attempt.attempt_no if attempt else None, attempts=n_attempts,
-            result=attempt.result if attempt else {}, detail=attempt.detail if attempt else "",
+            result=attempt.result.stored() if attempt else {}, detail=attempt.detail if attempt else "",
             artifacts=dict(attempt.artifacts) if attempt else {},
             started=attempt.started if attempt else None, finished=attempt.finished if attempt else None,
             reason=attempt.reason if attempt else "", grading=attempt.grading if attempt else ORIGINAL,

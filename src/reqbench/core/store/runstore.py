@@ -10,6 +10,7 @@ loses one.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ from typing import Any
 from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.execute.reasons import as_reason
+from reqbench.core.execute.results import OpenResult, ProtocolResult, read_result, result_model_of
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.filemodes import as_umask_allows
 from reqbench.core.store import schema
@@ -44,6 +46,10 @@ __all__ = ["ARTIFACTS_DIR", "DB_NAME", "LOCK_NAME", "SUBMISSION_ARTIFACT", "RunS
 DB_NAME = "run.sqlite"
 ARTIFACTS_DIR = "artifacts"
 LOCK_NAME = "run.lock"
+_ATTEMPT_COLUMNS = ("row_key", "attempt_no", "status", "kind", "detail", "started", "finished", "reason",
+                    "parent_attempt", "grading")
+_UNREAD = ProtocolResult()
+"""The result of an attempt read without its result (`RunStore._all_attempts`); never stored."""
 SUBMISSION_ARTIFACT = "patch"
 """An outcome artifact with this name is the row's frozen submission (also listed in `submissions`)."""
 
@@ -62,6 +68,20 @@ class RunStore(CallRecords):
         self.run_dir = Path(run_dir)
         self.db_path = self.run_dir / DB_NAME
         self.artifacts = ArtifactStore(self.run_dir / ARTIFACTS_DIR)
+        self._result_model: type[ProtocolResult] | None = None
+
+    @property
+    def result_model(self) -> type[ProtocolResult]:
+        """The model every stored result is read back through: the run's protocol's ``result_model``
+        (`OpenResult` when that protocol declares none or is not installed here)."""
+        if self._result_model is None:
+            from reqbench.core.execute.suite import load_protocol
+
+            try:
+                self._result_model = result_model_of(load_protocol(self.meta.protocol))
+            except InputError:
+                self._result_model = OpenResult
+        return self._result_model
 
     # ---- lifecycle -------------------------------------------------------------------------------
     @classmethod
@@ -181,7 +201,8 @@ class RunStore(CallRecords):
         and are left to the result JSON). `parent` and `grading` link a re-graded attempt to the one
         whose frozen submission it re-scored (`store.gradings`).
         """
-        result_json = json.dumps(outcome.result, sort_keys=True, ensure_ascii=False)
+        stored = outcome.result.stored()
+        result_json = json.dumps(stored, sort_keys=True, ensure_ascii=False)
         status = RowStatus(outcome.status)
         code = outcome.reason.value if outcome.reason else ""
         finished = finished or utc_now()
@@ -211,10 +232,10 @@ class RunStore(CallRecords):
                     if SUBMISSION_ARTIFACT in refs:
                         conn.execute("INSERT INTO submissions VALUES (?, ?, ?)",
                                      (row.key, attempt_no, refs[SUBMISSION_ARTIFACT][0]))
-                    for name, status_text, detail in checks_of(outcome.result):
+                    for name, status_text, detail in checks_of(stored):
                         conn.execute("INSERT INTO check_results VALUES (?, ?, ?, ?, ?)",
                                      (row.key, attempt_no, name, status_text, detail))
-                    for metric, value in scores_of(outcome.result):
+                    for metric, value in scores_of(stored):
                         conn.execute("INSERT INTO scores VALUES (?, ?, ?, ?)",
                                      (row.key, attempt_no, metric, value))
             except BaseException:
@@ -230,21 +251,38 @@ class RunStore(CallRecords):
         key = row if isinstance(row, str) else row.key
         return self._all_attempts(key).get(key, [])
 
-    def _all_attempts(self, key: str | None = None) -> dict[str, list[Attempt]]:
+    def _all_attempts(self, key: str | None = None, *, results: bool = True) -> dict[str, list[Attempt]]:
+        """Every attempt (of row `key`), by row key in attempt order; without `results` their results are
+        left unread (`_UNREAD`: what selection and counting need is the status), for `_read_results`."""
         where, params = ("WHERE row_key = ?", (key,)) if key is not None else ("", ())
         arts: dict[tuple[str, int], dict[str, str]] = {}
         for r in self._query(f"SELECT row_key, attempt_no, name, sha256 FROM attempt_artifacts {where}",
                              params):
             arts.setdefault((r["row_key"], r["attempt_no"]), {})[r["name"]] = r["sha256"]
         out: dict[str, list[Attempt]] = {}
-        for r in self._query(f"SELECT * FROM attempts {where} ORDER BY row_key, attempt_no", params):
+        model = self.result_model
+        columns = "*" if results else ", ".join(_ATTEMPT_COLUMNS)
+        for r in self._query(f"SELECT {columns} FROM attempts {where} ORDER BY row_key, attempt_no", params):
+            result = read_result(model, json.loads(r["result_json"])) if results else _UNREAD
             out.setdefault(r["row_key"], []).append(Attempt(
                 row_key=r["row_key"], attempt_no=r["attempt_no"], status=RowStatus(r["status"]),
-                kind=r["kind"], result=json.loads(r["result_json"]), detail=r["detail"],
+                kind=r["kind"], result=result, detail=r["detail"],
                 started=r["started"], finished=r["finished"],
                 artifacts=arts.get((r["row_key"], r["attempt_no"]), {}), reason=r["reason"],
                 parent=r["parent_attempt"], grading=r["grading"]))
         return out
+
+    def _read_results(self, chosen: Sequence[Attempt | None]) -> list[Attempt | None]:
+        """`chosen` (attempts read without results) with their results read, through `result_model`."""
+        wanted = {(a.row_key, a.attempt_no) for a in chosen if a is not None}
+        if not wanted:
+            return list(chosen)
+        model = self.result_model
+        texts = {(r["row_key"], r["attempt_no"]): r["result_json"]
+                 for r in self._query("SELECT row_key, attempt_no, result_json FROM attempts")}
+        return [None if a is None else dataclasses.replace(
+                    a, result=read_result(model, json.loads(texts[(a.row_key, a.attempt_no)])))
+                for a in chosen]
 
     def selected_attempt(self, row: Row, grading: str = ORIGINAL) -> Attempt | None:
         return select_attempt(self.attempts(row), grading)
@@ -266,7 +304,7 @@ class RunStore(CallRecords):
 
     def rows_to_run(self, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> list[Row]:
         """Planned rows that are not finished, in plan order."""
-        by_key = self._all_attempts()
+        by_key = self._all_attempts(results=False)
         return [row for row in self.plan()
                 if next_step(by_key.get(row.key, []), max_attempts) != NextStep.DONE]
 
@@ -276,19 +314,15 @@ class RunStore(CallRecords):
 
         Artifacts are not loaded unless asked (`with_artifacts=True`): summaries rarely need them.
         """
-        by_key = self._all_attempts()
-        out = []
-        for row in self.plan():
-            selected = select_attempt(by_key.get(row.key, []), grading)
-            if selected is not None:
-                out.append((row, self.to_outcome(selected, with_artifacts=with_artifacts)))
-        return out
+        return [(row, self.to_outcome(attempt, with_artifacts=with_artifacts))
+                for row, attempt, _ in self.selected_attempts(grading) if attempt is not None]
 
     def selected_attempts(self, grading: str = ORIGINAL) -> list[tuple[Row, Attempt | None, int]]:
         """Every planned row with its selected attempt (or None) and its number of attempts."""
-        by_key = self._all_attempts()
-        return [(row, select_attempt(by_key.get(row.key, []), grading), len(by_key.get(row.key, [])))
-                for row in self.plan()]
+        by_key = self._all_attempts(results=False)  # only the selected attempts' results are read
+        plan = self.plan()
+        chosen = self._read_results([select_attempt(by_key.get(row.key, []), grading) for row in plan])
+        return [(row, attempt, len(by_key.get(row.key, []))) for row, attempt in zip(plan, chosen, strict=True)]
 
     # ---- gradings (`reqbench regrade`) -----------------------------------------------------------
     def add_grading(self, label: str, judge: str, checks: bool, note: str = "") -> None:
@@ -308,7 +342,7 @@ class RunStore(CallRecords):
 
     def counts(self, max_attempts: int = DEFAULT_MAX_ATTEMPTS) -> dict[str, int]:
         """Row counts by selected status, plus unstarted, unfinished and the number of attempts."""
-        by_key = self._all_attempts()
+        by_key = self._all_attempts(results=False)
         counts = {"planned": 0, "scored": 0, "pending": 0, "invalid": 0, "unstarted": 0,
                   "unfinished": 0, "attempts": 0}
         for row in self.plan():

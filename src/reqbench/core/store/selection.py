@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
 
 from reqbench.core.execute.outcomes import DEFAULT_MAX_ATTEMPTS, reruns_agent
+from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.execute.types import RowStatus
 
 __all__ = ["DEFAULT_MAX_ATTEMPTS", "Attempt", "NextStep", "next_step", "select_attempt"]
@@ -33,7 +33,8 @@ class Attempt:
     attempt_no: int
     status: RowStatus
     kind: str
-    result: dict[str, Any]
+    result: ProtocolResult
+    """The protocol's model (`RunStore.result_model`)."""
     detail: str
     started: str
     finished: str

@@ -3,7 +3,7 @@ rewards and each phase run."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from reqbench.core.execute.settings import ProtocolResult
 
@@ -11,11 +11,13 @@ from reqbench.core.execute.settings import ProtocolResult
 class StepRecord(BaseModel):
     """One phase of a row."""
 
+    model_config = ConfigDict(extra="forbid")
+
     name: str = Field(description="The phase: 'task' for a single-step task, else the step's name")
-    rewards: dict[str, float] | None = Field(None, description="What the verifier wrote (null: an error)")
-    error: str | None = Field(None, description="Why there are no rewards (Harbor's verifier exception)")
-    agent: str | None = Field(None, description="How the agent run ended when it did not complete")
-    stopped: str | None = Field(None, description="The min_reward failure that stopped the remaining steps")
+    rewards: dict[str, float] | None = Field(default=None, description="What the verifier wrote (null: an error)")
+    error: str | None = Field(default=None, description="Why there are no rewards (Harbor's verifier exception)")
+    agent: str | None = Field(default=None, description="How the agent run ended when it did not complete")
+    stopped: str | None = Field(default=None, description="The min_reward failure that stopped the remaining steps")
 
 
 class HarborResult(ProtocolResult):
@@ -23,8 +25,9 @@ class HarborResult(ProtocolResult):
 
     reward: float = Field(description="The row's score: the 'reward' key, else the mean of the keys; 0 "
                                       "without rewards")
-    rewards: dict[str, float] | None = Field(None, description="The task's rewards (multi-step: by the strategy)")
+    rewards: dict[str, float] | None = Field(default=None,
+                                             description="The task's rewards (multi-step: by the strategy)")
     verdict: str | None = Field(None, description="'reward' (the verifier wrote one), 'no reward written' or "
                                                  "'verifier error' (the row scores 0 but is never a pass)")
-    strategy: str | None = Field(None, description="multi_step_reward_strategy of a multi-step task")
+    strategy: str | None = Field(default=None, description="multi_step_reward_strategy of a multi-step task")
     steps: list[StepRecord] = Field(default_factory=list, description="Each phase run, in order")

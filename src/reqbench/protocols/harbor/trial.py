@@ -79,5 +79,6 @@ def budget_of(seconds: float) -> Budget:
 
 def outcome(result: HarborResult, artifacts: dict[str, bytes], detail: str) -> RowOutcome:
     reason = Reason.PASSED if result.reward >= 1.0 else Reason.CHECKS_FAILED
-    return RowOutcome(RowStatus.SCORED, result=result.model_dump(mode="json", exclude_none=True),
+    stored = HarborResult.model_validate(result.model_dump(exclude_none=True))  # unset: the fields it lacks
+    return RowOutcome(RowStatus.SCORED, result=stored,
                       detail=detail, artifacts=artifacts, reason=reason)

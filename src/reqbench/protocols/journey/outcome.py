@@ -43,7 +43,7 @@ def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, j
     """The scored outcome: metrics and a compact per-turn trace in `result` (with the simulated user that
     produced them: kind and model); the full transcript and every turn's diff as artifacts."""
     if record.invalid_reason:  # an agent step the harness failed (`core.execute.verdict`)
-        return classified(Reason(record.invalid_reason), {"mode": record.mode}, record.end_detail)
+        return classified(Reason(record.invalid_reason), JourneyResult(mode=record.mode), record.end_detail)
     metrics = session_metrics(record, instance)
     caps = session_capabilities(record, instance, judge_spec, final_confidence(record))
     trace = [{"turn": t.index, "disclosed": t.disclosed, "active": t.active, "stage": t.stage,
@@ -53,11 +53,12 @@ def outcome_of(record: SessionRecord, instance: Instance, simulator_kind: str, j
               **({"workspace_rejected": t.workspace_rejected} if t.workspace_rejected else {})}
              for t in record.turns]
     frozen = replay_summary(record.user_turns)
-    result = {"mode": record.mode, "simulator": simulator_kind,
-              **({"simulator_model": simulator_model} if simulator_model else {}), "end_reason": record.end_reason,
-              **metrics.to_dict(), "capabilities": caps,
-              "stage_exit_turn": {str(k): v for k, v in record.stage_exit_turn.items()}, "trace": trace,
-              **({"frozen_user": frozen} if frozen is not None else {})}
+    result = JourneyResult.model_validate({
+        "mode": record.mode, "simulator": simulator_kind,
+        **({"simulator_model": simulator_model} if simulator_model else {}), "end_reason": record.end_reason,
+        **metrics.to_dict(), "capabilities": caps,
+        "stage_exit_turn": {str(k): v for k, v in record.stage_exit_turn.items()}, "trace": trace,
+        **({"frozen_user": frozen} if frozen is not None else {})})
     artifacts = {TRANSCRIPT: pretty_json(record.to_dict(with_diffs=False)).encode(),
                  "final.diff": record.final_diff.encode()}
     if record.user_turns:
@@ -92,5 +93,5 @@ def rescore(previous: RowOutcome, instance: Instance, options: RunOptions, work_
                 remove_tree(tree)
         except HarnessError as exc:
             return classified(Reason.CHECK_INFRASTRUCTURE, previous.result, f"harness: {exc}", arts)
-    stored = JourneyResult.of(previous.result)
+    stored = JourneyResult.of(previous.result)  # the instance itself (the store read it as one)
     return outcome_of(record, instance, stored.simulator or "none", options.judge, stored.simulator_model or "")

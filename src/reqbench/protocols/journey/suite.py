@@ -205,7 +205,7 @@ class LoadedSuite(Suite):
                                      checkpoints)
         except HarnessError as exc:
             if kept:  # every completed step is checkpointed: the session continues on re-evaluation
-                return classified(Reason.CHECK_INFRASTRUCTURE, {"frozen": False}, f"harness: {exc}")
+                return classified(Reason.CHECK_INFRASTRUCTURE, JourneyResult(frozen=False), f"harness: {exc}")
             return classified(Reason.INFRASTRUCTURE, detail=f"harness: {exc}")
         return outcome_of(record, instance, simulator_kind, options.judge,
                           simulator_model if simulator_kind == "llm" else "")

@@ -15,6 +15,7 @@ Everything here is a function of saved artifacts; no judge is called.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from reqbench.protocols.pace import repo
@@ -167,11 +168,17 @@ def quality_observations(patch: str) -> dict[str, Any]:
 
 
 def cooccurrence(cases: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
-    """Cases having both the row's symptom and the column's signal (signals are not a partition)."""
+    """Cases (scored case dicts) having both the row's symptom and the column's signal (signals are not a
+    partition)."""
+    return symptom_signal_counts(((c.get("attribution") or {}).get("symptoms", []),
+                                  (c.get("process_signals") or {}).get("signals", [])) for c in cases)
+
+
+def symptom_signal_counts(cases: Iterable[tuple[Iterable[str], Iterable[str]]]) -> dict[str, dict[str, int]]:
+    """`cooccurrence` of cases given as (symptoms, process signals)."""
     table = {s: dict.fromkeys(SIGNALS, 0) for s in SYMPTOMS}
-    for c in cases:
-        symptoms = set((c.get("attribution") or {}).get("symptoms", []))
-        signals = set((c.get("process_signals") or {}).get("signals", []))
+    for case_symptoms, case_signals in cases:
+        symptoms, signals = set(case_symptoms), set(case_signals)
         for s in symptoms:
             for g in signals:
                 if s in table and g in table[s]:

@@ -39,9 +39,9 @@ from reqbench.core.workspace import AgentFailure, remove_tree, safe_diff
 from reqbench.protocols.pace import repo
 from reqbench.protocols.pace.attribution import (
     attribute_case,
-    cooccurrence,
     process_signals,
     quality_observations,
+    symptom_signal_counts,
 )
 from reqbench.protocols.pace.budget import agent_budget
 from reqbench.protocols.pace.case import is_case_dir, is_suite_dir, load_suite
@@ -161,16 +161,17 @@ class LoadedSuite(Suite):
             return self._score(scorer, self._control_patch(scorer, row.condition.split(":", 1)[1]), options, [])
         step, patch, rejected = self._run_agent(scorer, ctx)
         trajectory = [e.to_dict() for e in step.result.trajectory]
-        agent = {"agent_status": step.result.status.value,
-                 "agent_reason": step.reason.value if step.reason else None}
+        agent_status, agent_reason = step.result.status.value, step.reason.value if step.reason else None
         if step.invalid:
             assert step.reason is not None
-            return classified(step.reason, {"case_id": case.id, "score": None, **agent, "trajectory": trajectory},
+            return classified(step.reason, PaceResult(case_id=case.id, score=None, agent_status=agent_status,
+                                                      agent_reason=agent_reason, trajectory=trajectory),
                               step.detail)
         out = self._score(scorer, patch, options, trajectory)
-        out.result.update(agent)
+        result = pace_result(out)
+        result.agent_status, result.agent_reason = agent_status, agent_reason
         if rejected:  # the workspace could not be taken: the agent's failure, scored as the empty candidate
-            out.result["workspace_rejected"] = rejected
+            result.workspace_rejected = rejected
         return out
 
     def _control_patch(self, scorer: Scorer, name: str) -> str:
@@ -211,14 +212,13 @@ class LoadedSuite(Suite):
             res = scorer.score(patch, options.judge)
         except repo.PatchApplyError as exc:  # the candidate's failure: scored as the empty candidate (§4)
             out = self._score(scorer, "", options, trajectory)
-            out.result["patch_apply_failure"] = str(exc)[:500]
+            pace_result(out).patch_apply_failure = str(exc)[:500]
             out.artifacts["patch"] = patch.encode()
             return out
-        result = res.to_dict()
-        result["attribution"] = attribute_case(scorer.case, res)
-        result["process_signals"] = process_signals(scorer.case, patch, trajectory)
-        result["quality"] = quality_observations(patch)
-        result["trajectory_events"] = len(trajectory)
+        result = PaceResult.model_validate({
+            **res.to_dict(), "attribution": attribute_case(scorer.case, res),
+            "process_signals": process_signals(scorer.case, patch, trajectory),
+            "quality": quality_observations(patch), "trajectory_events": len(trajectory)})
         if res.score is not None:
             return classified(Reason.EVALUATED, result, "scored", {"patch": patch.encode()})
         judge_down = any(p.judge_down for p in res.points)
@@ -228,7 +228,7 @@ class LoadedSuite(Suite):
 
     def reevaluate(self, row: Row, previous: RowOutcome, ctx: RowContext) -> RowOutcome:
         patch = previous.artifacts.get("patch")
-        if patch is None or PaceResult.of(previous.result).operational_failure:
+        if patch is None or previous.result.operational_failure:
             return previous
         return self._score(Scorer(self._case(row.task_id)), patch.decode("utf-8"), ctx.options, [])
 
@@ -271,7 +271,7 @@ class LoadedSuite(Suite):
             }
             cases[label] = case_means(items)
             losses[label] = loss
-            for symptom, counts in cooccurrence([o.result for o, _ in scored]).items():
+            for symptom, counts in symptom_signal_counts(r.symptoms_and_signals() for _, r in scored).items():
                 signals[f"{label} {symptom}"] = dict(counts)
         judges = sorted({r.judge for _, _, r in typed if r.judge})
         notices = sorted({n for j in judges if (n := judge_notice(j))})
@@ -287,6 +287,13 @@ class LoadedSuite(Suite):
             "attrition by reason (rows)": attrition_table(
                 (f"{row.agent}/{row.condition}", o, bool(r.operational_failure)) for row, o, r in typed),
         }
+
+
+def pace_result(outcome: RowOutcome) -> PaceResult:
+    """The `PaceResult` of an outcome this protocol built (to add what the agent's step said)."""
+    if not isinstance(outcome.result, PaceResult):
+        raise TypeError(f"a PACE row's result is a PaceResult, not {type(outcome.result).__name__}")
+    return outcome.result
 
 
 PROTOCOL = PaceProtocol()

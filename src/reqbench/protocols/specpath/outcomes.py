@@ -23,6 +23,7 @@ from typing import Any
 
 from reqbench.core.execute.outcomes import Reason, classified
 from reqbench.core.execute.types import RowOutcome, RowStatus
+from reqbench.protocols.specpath.row_result import SpecpathResult
 
 
 def outcome_of(reason: Reason) -> str:
@@ -41,6 +42,6 @@ def row_outcome(reason: Reason, base: dict[str, Any], *, signature: list[int] | 
     `base` carries the row identity (family, config, condition, repeat); the result always has
     ``outcome`` and ``signature`` so it doubles as a results-JSONL row.
     """
-    result = {**base, "outcome": outcome_of(reason), "signature": signature, "reason": reason.value,
-              **(extra or {})}
+    result = SpecpathResult.model_validate({**base, "outcome": outcome_of(reason), "signature": signature,
+                                            "reason": reason.value, **(extra or {})})
     return classified(reason, result, detail, artifacts)

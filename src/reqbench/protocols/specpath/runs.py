@@ -195,15 +195,18 @@ def reevaluate_row(family: Family, previous: RowOutcome, options: RunOptions, wo
     `reqbench regrade --checks`); the agent is never run. Rows decided before verification, or without
     a frozen patch, keep their outcome."""
     patch = previous.artifacts.get("patch")
-    stored = SpecpathResult.of(previous.result)
+    stored = previous.result
+    if not isinstance(stored, SpecpathResult):
+        raise TypeError(f"a specpath row's result is a SpecpathResult, not {type(stored).__name__}")
     if patch is None or stored.reason in AGENT_STAGE or not stored.family:
         return previous
     if not options.recheck and previous.status is RowStatus.SCORED:
         return previous  # a judge-only regrade: the verifier has no judge
     settings, _ = split_options(options)
     ids = ("family", "config", "scaffold", "model", "condition", "repeat")
-    base = {k: previous.result[k] for k in ids if k in previous.result}
-    extra = {k: v for k, v in previous.result.items() if k not in ids and k not in _VERIFY_KEYS}
+    kept = stored.stored()
+    base = {k: kept[k] for k in ids if k in kept}
+    extra = {k: v for k, v in kept.items() if k not in ids and k not in _VERIFY_KEYS}
     artifacts = {k: v for k, v in previous.artifacts.items() if k != "verifier_log"}
     return verify_submission(family, patch.decode("utf-8"), work_dir / "verify", base, artifacts, extra,
                              options.check_timeout or settings.verifier_timeout)

@@ -9,6 +9,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from reqbench.core.execute.settings import ProtocolResult
 from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.store.runstore import RunStore
 from reqbench.report.rowfacts import row_facts
@@ -37,7 +38,8 @@ class RowIndex:
         totals = StoreRecorder.for_store(store).totals()
         for i, (row, attempt, n) in enumerate(store.selected_attempts()):
             status = attempt.status.value if attempt else "unstarted"
-            facts = row_facts(status, attempt.reason if attempt else "", attempt.result if attempt else {},
+            facts = row_facts(status, attempt.reason if attempt else "",
+                              attempt.result if attempt else ProtocolResult(),
                               attempt.detail if attempt else "", totals.get(row.key))
             records.append((i, row.key, row.task_id, row.condition, row.agent, row.repeat, status,
                             facts["outcome"], facts["protocol_outcome"], facts["score"], facts["reason"], n,

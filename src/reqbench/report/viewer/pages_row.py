@@ -56,7 +56,7 @@ def logs_html(run: RunContext, attempt: Attempt) -> str:
 def judge_banner(run: RunContext, attempt: Attempt) -> str:
     """Which judge scored the row (the result's own ``judge``, else the run's ``--judge``), and a warning
     when it is a heuristic rather than a semantic judgment."""
-    result = ProtocolResult.of(attempt.result)
+    result = attempt.result
     judge = result.judge or run.store.meta.options.get("judge")
     if not isinstance(judge, str) or not judge:
         return ""
@@ -114,7 +114,7 @@ def attempt_html(run: RunContext, row: Row, attempt: Attempt) -> str:
         parts.append(details("detail", pre(attempt.detail)))
     if arts:
         parts.append(details(f"artifacts ({len(arts)})", table(["name", "sha256"], arts)))
-    parts.append(json_block(attempt.result, "result JSON"))
+    parts.append(json_block(attempt.result.stored(), "result JSON"))
     return "".join(parts)
 
 
@@ -126,7 +126,7 @@ def row_page(viewer: Site, run: RunContext, key: str) -> str | None:
     attempts = run.store.attempts(row)
     selected = run.store.selected_attempt(row)
     status = selected.status.value if selected else "unstarted"
-    facts = row_facts(status, selected.reason if selected else "", selected.result if selected else {},
+    facts = row_facts(status, selected.reason if selected else "", selected.result if selected else ProtocolResult(),
                       selected.detail if selected else "", StoreRecorder.for_store(run.store).totals().get(key))
     parts = [f"<h1>{esc(key)}</h1>",
              kv_table([("task", row.task_id), ("condition", row.condition), ("agent", row.agent),

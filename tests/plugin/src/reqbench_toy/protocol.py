@@ -71,11 +71,11 @@ class ToyProtocol(SuiteProtocol):
     def row_view(self, record: views.AttemptRecord) -> views.RowView:
         """A row page part drawn by reqbench's viewer from data alone (no HTML here)."""
         return views.RowView((views.Heading("toy value"),
-                              views.Facts((("value", record.result.get("value")), ("task", record.row.task_id)))))
+                              views.Facts((("value", getattr(record.result, "value", None)), ("task", record.row.task_id)))))
 
     def run_view(self, outcomes: Outcomes) -> tuple[views.Block, ...]:
         return (views.Heading("toy rows", level=2),
-                views.Table(("row", "value"), tuple((views.RowLink(row.task_id, row.key), o.result.get("value"))
+                views.Table(("row", "value"), tuple((views.RowLink(row.task_id, row.key), getattr(o.result, "value", None))
                                                     for row, o in outcomes)))
 
     def study(self) -> ProtocolStudy:
@@ -155,7 +155,7 @@ class ToySuite(Suite):
         by_condition: dict[str, list[int]] = {}
         for row, outcome in outcomes:
             if outcome.status == RowStatus.SCORED:
-                by_condition.setdefault(row.condition, []).append(outcome.result["value"])
+                by_condition.setdefault(row.condition, []).append(outcome.result.value)
         scored = sum(len(v) for v in by_condition.values())
         table = Table("by condition", {c: {"rows": len(v), "mean value": Metric(sum(v) / len(v), (min(v), max(v)))}
                                        for c, v in sorted(by_condition.items())})

@@ -43,6 +43,7 @@ from reqbench.protocols.takeover.run import oracle
 from reqbench.protocols.takeover.run.coding import CodingResult, deliver, evaluate
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import split_options
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.protocols.takeover.run.stages import PhaseAResult, StageInputs, json_file, run_phase_a
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target
 
@@ -113,8 +114,10 @@ def _coding_stage(ctx: SuiteContext, row: Row, phase_a: PhaseAResult | None) -> 
 
 
 def _outcome(result: dict[str, Any], reason: Reason, artifacts: dict[str, bytes]) -> RowOutcome:
+    """The row's outcome, its result built as the protocol's model (`TakeoverResult`)."""
     pending = reason in (Reason.CHECK_INFRASTRUCTURE, Reason.JUDGE_UNAVAILABLE)
-    return classified(reason, result, "pending re-evaluation" if pending else reason.value, artifacts)
+    return classified(reason, TakeoverResult.model_validate(result),
+                      "pending re-evaluation" if pending else reason.value, artifacts)
 
 
 def _harness_failure(phase_a: PhaseAResult | None, coding: CodingResult | None) -> Reason | None:
@@ -220,19 +223,19 @@ def reevaluate(ctx: SuiteContext, row: Row, previous: RowOutcome, options: RunOp
                work_dir: Path) -> RowOutcome:
     """Re-run only the evaluation of a pending row: gates on the frozen submission, or the judge on the
     frozen Phase-A response. The agent is never run again."""
-    result = dict(previous.result)
-    if result.get("kind") == "diagnostic":
-        result["score"] = _score(ctx, options, row.task_id, history_condition(row.condition),
-                                 result.get("response"))
-        step = (result.get("phase_a") or {}).get("step_reason")
-        return _outcome(result, _diagnostic_reason(result["score"], Reason(step) if step else None), {})
-    sub = result.get("submission")
-    decided = (result.get("delivery") or {}).get("decision") == Decision.AGENT_FAILURE.value
+    stored = TakeoverResult.of(previous.result)
+    kept = stored.stored()  # the fields it set; the new ones replace theirs in a new model (`_outcome`)
+    if stored.kind == "diagnostic":
+        score = _score(ctx, options, row.task_id, history_condition(row.condition), stored.response)
+        step = (stored.phase_a or {}).get("step_reason")
+        return _outcome({**kept, "score": score}, _diagnostic_reason(score, Reason(step) if step else None), {})
+    submission = stored.submission
+    decided = stored.delivery is not None and stored.delivery.decision == Decision.AGENT_FAILURE.value
     rechecked = options.recheck or previous.status is not RowStatus.SCORED
-    if not sub or decided or not rechecked or previous.status is RowStatus.INVALID:
+    if submission is None or decided or not rechecked or previous.status is RowStatus.INVALID:
         return previous  # nothing was evaluated: re-evaluating cannot change the outcome
-    rechecks = int(result.get("gate_rechecks") or 0) + 1  # bounded: `delivery.gates.RECHECK_LIMIT`
-    coding = evaluate(ctx, row.task_id, Submission.from_patch(sub["patch"]), work_dir, options.check_timeout,
+    rechecks = (stored.gate_rechecks or 0) + 1  # bounded: `delivery.gates.RECHECK_LIMIT`
+    coding = evaluate(ctx, row.task_id, Submission.from_patch(submission.patch), work_dir, options.check_timeout,
                       rechecks)
-    result["delivery"], result["checks"], result["gate_rechecks"] = coding.outcome.to_dict(), coding.checks, rechecks
+    result = {**kept, "delivery": coding.outcome.to_dict(), "checks": coding.checks, "gate_rechecks": rechecks}
     return _outcome(result, delivery_reason(result, coding), {})

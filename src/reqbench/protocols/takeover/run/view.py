@@ -27,6 +27,7 @@ from reqbench.core.views import (
     as_list,
     fmt,
 )
+from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.protocols.takeover.run.view_timeline import timeline
 
 _RQ_SCALARS = {
@@ -68,10 +69,10 @@ def _scalar(value: Any) -> Scalar:
 
 
 def phase_a(record: AttemptRecord) -> tuple[Block, ...]:
-    result = record.result
-    response = record.artifact_json("phase_a_response.json") or result.get("response")
-    score = result.get("score") if isinstance(result.get("score"), dict) else None
-    step = as_dict(result.get("phase_a"))
+    result = TakeoverResult.of(record.result)
+    response = record.artifact_json("phase_a_response.json") or result.response
+    score = result.score
+    step = as_dict(result.phase_a)
     if response is None and score is None and not step:
         return Heading("Phase A"), _note("this condition has no Phase A")
     parts: list[Block] = [Heading("Phase A")]
@@ -80,12 +81,12 @@ def phase_a(record: AttemptRecord) -> tuple[Block, ...]:
         parts.append(Facts((("decision", _scalar(step.get("decision"))), ("valid", _scalar(step.get("valid"))),
                             ("problems", problems))))
     for name in ("rq1", "rq2", "rq3"):
-        rq = score.get(name) if score else None
+        rq = getattr(score, name) if score else None
         if not isinstance(rq, dict):
             continue
         facts = _rq1_facts(rq) if name == "rq1" else [(k, _scalar(rq.get(k))) for k in _RQ_SCALARS[name] if k in rq]
         parts += [Heading(name.upper(), level=4), Facts(tuple(facts)), _matches(name, rq)]
-    if score is not None and not any(isinstance(score.get(n), dict) for n in _RQ_SCALARS):
+    if score is not None and not any(isinstance(getattr(score, n), dict) for n in _RQ_SCALARS):
         parts.append(_note("not scored"))
     parts.append(Fold(("Phase-A response",), (Preformatted(json.dumps(response, indent=2, ensure_ascii=False)),),
                       open=True) if response is not None else _note("no Phase-A response"))
@@ -93,13 +94,13 @@ def phase_a(record: AttemptRecord) -> tuple[Block, ...]:
 
 
 def delivery(record: AttemptRecord) -> tuple[Block, ...]:
-    result = record.result
-    decision = result.get("delivery")
-    if not isinstance(decision, dict):
+    result = TakeoverResult.of(record.result)
+    decision = result.delivery
+    if decision is None:
         return ()
-    checks = as_dict(result.get("checks"))
+    checks = as_dict(result.checks)
     gates = []
-    for gate, status in as_dict(decision.get("statuses")).items():
+    for gate, status in decision.statuses.items():
         d = as_dict(checks.get(gate))
         logs = tuple(Preformatted(str(d[k])) for k in ("stdout_tail", "stderr_tail") if d.get(k))
         folded = (Fold((f"{gate} log",), logs, open=status not in ("PASS", "pass")),) if logs else ()
@@ -108,8 +109,8 @@ def delivery(record: AttemptRecord) -> tuple[Block, ...]:
     left = Group((Heading("delivered diff", level=4),
                   Diff(patch) if patch is not None else _note("nothing was delivered")))
     right = Group((Heading("gates", level=4),
-                   Facts((("decision", _scalar(decision.get("decision"))), ("reason", _scalar(decision.get("reason"))),
-                          ("score", _scalar(decision.get("score"))))),
+                   Facts((("decision", _scalar(decision.decision)), ("reason", _scalar(decision.reason)),
+                          ("score", _scalar(decision.score)))),
                    Table(("gate", "status", "log"), tuple(gates), name="gates")))
     return Heading("delivery"), Columns((left, right), name="delivery", wide=True)
 
