@@ -125,3 +125,15 @@ def test_a_real_agent_gets_each_steps_instruction_in_one_workspace(tmp_path: Pat
     result = HarborResult.of(outcome.result)
     assert [s.rewards for s in result.steps] == [{"reward": 1.0, "lines": float(n)} for n in (1, 2, 3)]
     assert result.reward == 1.0
+
+
+@needs_bwrap
+def test_the_export_carries_each_rows_reward_as_its_score(suite: Path, tmp_path: Path) -> None:
+    from reqbench.core.store import RunStore
+    from reqbench.report.export_rows import records
+
+    _rewards(suite, "null", tmp_path / "null")
+    with RunStore.open(tmp_path / "null", read_only=True) as store:
+        rows = {r["task_id"]: r for r in records(store)}
+    assert {t: r["score"] for t, r in rows.items()} == {"greet": 0.0, "steps": 0.0, "final": 0.0}
+    assert rows["steps"]["detail"].startswith("reward=0.0 below min_reward 1.0")

@@ -31,3 +31,13 @@ class HarborResult(ProtocolResult):
                                                  "'verifier error' (the row scores 0 but is never a pass)")
     strategy: str | None = Field(default=None, description="multi_step_reward_strategy of a multi-step task")
     steps: list[StepRecord] = Field(default_factory=list, description="Each phase run, in order")
+
+    def row_label(self) -> str | None:
+        return self.verdict
+
+    def row_score(self) -> float | None:
+        return self.reward
+
+    def row_prose(self) -> str | None:
+        stopped = next((s.stopped for s in self.steps if s.stopped), None)
+        return stopped or next((s.error for s in self.steps if s.error), None)
