@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import Annotated, Any, NotRequired
 
 from pydantic import Field
 from typing_extensions import TypedDict
@@ -24,7 +24,8 @@ class TurnTrace(TypedDict):
     confidence: int | None
     steps: int
     cost_usd: float | None
-    workspace_rejected: NotRequired[str]
+    # absent when the turn's workspace was accepted: the schema states that as the default, ""
+    workspace_rejected: NotRequired[Annotated[str, Field(json_schema_extra={"default": ""})]]
 
 
 class FirstDivergence(TypedDict):
