@@ -50,4 +50,4 @@ def test_an_adapter_that_crashes_is_the_agents_failure_not_infrastructure(tmp_pa
         outcomes = store.outcomes()
         assert store.counts()["attempts"] == len(outcomes)
     assert {(o.status.value, o.reason) for _, o in outcomes} == {("scored", "agent_exit")}
-    assert all(json.dumps(o.result) for _, o in outcomes)
+    assert all(json.dumps(o.result.stored()) for _, o in outcomes)

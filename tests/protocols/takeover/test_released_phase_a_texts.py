@@ -72,7 +72,7 @@ def _run(tmp_path: Path, name: str, replies: Path | None = None, **texts: str) -
 
 def _results(run_dir: Path) -> dict[str, dict[str, Any]]:
     with RunStore.open(run_dir, read_only=True) as store:
-        return {row.task_id: out.result for row, out in store.outcomes()}
+        return {row.task_id: out.result.stored() for row, out in store.outcomes()}
 
 
 @needs_release
