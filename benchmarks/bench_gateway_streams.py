@@ -53,8 +53,11 @@ GOAL_MS = 20.0
 class NoStore:
     """A recorder that keeps nothing (the ``no store`` sides): what the gateway costs by itself."""
 
-    def record(self, call: Any) -> int:
-        return 0
+    def record(self, call: Any, bound: int | None = None) -> None:
+        pass
+
+    def flush(self) -> None:
+        pass
 
     def calls(self, row_key: str | None = None) -> list[Any]:
         return []
