@@ -12,9 +12,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.loading import load_project_data
-from reqbench.protocols.takeover.replay import replay
+from reqbench.protocols.takeover.annotation.loading import load_project_data
+from reqbench.protocols.takeover.annotation.replay import replay
+from reqbench.protocols.takeover.release.build import build_release
 
 sys.path.insert(0, str(Path(__file__).parent))
 from ratios import cpu_unit, figure  # noqa: E402

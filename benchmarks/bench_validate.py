@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from ratios import figure  # noqa: E402
 
 from reqbench.core.bundled import bundled_suite  # noqa: E402
-from reqbench.protocols.takeover.delivery.admission import suite_admission_problems  # noqa: E402
+from reqbench.protocols.takeover.run.admission import suite_admission_problems  # noqa: E402
 from reqbench.protocols.takeover.run.context import SuiteContext  # noqa: E402
 from reqbench.protocols.takeover.suite import PROTOCOL  # noqa: E402
 

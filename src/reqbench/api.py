@@ -56,9 +56,9 @@ def resolve_suite(suite: str | Path) -> Path:
 def validate(suite: Path, *, on_problem: ProblemSink | None = None, progress: Any = None) -> Any:
     """The suite's protocol after validation; each problem goes to `on_problem`, then one `InputError`.
 
-    `progress` is a `core.steps.StepReporter` for long validation steps (takeover admission), or None."""
+    `progress` is a `core.library_progress.StepReporter` for long validation steps (takeover admission), or None."""
     from reqbench.core.execute.suite import SuiteProtocol
-    from reqbench.core.steps import watching
+    from reqbench.core.library_progress import watching
     from reqbench.protocols.lookup import protocol_for_suite
 
     protocol: SuiteProtocol = protocol_for_suite(suite)

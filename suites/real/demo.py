@@ -27,7 +27,7 @@ from reqbench.protocols.specpath.calibration import calibrate_family
 from reqbench.protocols.specpath.calibration_gate import calibration_source, remember
 from reqbench.protocols.specpath.sizes import family_size
 from reqbench.protocols.specpath.suite import families
-from reqbench.protocols.takeover.sizes import suite_size
+from reqbench.protocols.takeover.dataset.sizes import suite_size
 from reqbench.report.tables import rich_tables, summary_tables
 
 HERE = Path(__file__).resolve().parent
@@ -79,7 +79,7 @@ def sizes_tables() -> list[Table]:
                ("suite", "messages", "atoms", "events", "event types", "targets", "delivery", "hidden tests",
                 "repo .py lines"),
                [(takeover.suite, takeover.messages, takeover.atoms, takeover.events, len(takeover.events_by_type),
-                 takeover.targets, takeover.delivery_targets, takeover.hidden_tests,
+                 takeover.construction.targets, takeover.delivery_targets, takeover.hidden_tests,
                  takeover.repository_python_lines)]),
     ]
 

@@ -52,7 +52,7 @@ def test_every_registered_protocol_and_the_suites_it_loads_are_typed() -> None:
 
 
 def test_no_protocol_builds_or_classifies_an_agent_itself() -> None:
-    """Protocols run agents only through `RowContext.step` / `.session` (core.execute.step): no protocol
+    """Protocols run agents only through `RowContext.step` / `.session` (core.execute.agent_step): no protocol
     imports the agent registry or reads an outcome from an agent's message text."""
     forbidden = re.compile(r"agents\.registry|make_agent\(|provider_reason|\.startswith\(\"CLARIFY|"
                            r"\"does not apply\" in|\"judge pending\" in")

@@ -52,7 +52,7 @@ def test_the_lazy_names_are_the_modules_own() -> None:
     from reqbench.core.store import export
     from reqbench.protocols.base import Summary, bar_from_table
 
-    assert (Summary, bar_from_table, base.Table) == (summary.Summary, summary.bar_from_table, summary.Table)
+    assert (Summary, bar_from_table, base.SummaryTable) == (summary.Summary, summary.bar_from_table, summary.SummaryTable)
     assert (store.result_rows, store.export_jsonl) == (export.result_rows, export.export_jsonl)
     assert vars(base)["Summary"] is summary.Summary  # bound on first use: later lookups are plain reads
     for module in (base, store):

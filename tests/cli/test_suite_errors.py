@@ -21,7 +21,7 @@ from reqbench.protocols.pace.case import load_case
 from reqbench.protocols.pace.case import load_suite as pace_suite
 from reqbench.protocols.specpath.family import load_family
 from reqbench.protocols.specpath.family import load_suite as specpath_suite
-from reqbench.protocols.takeover.delivery.config import load_suite as takeover_suite
+from reqbench.protocols.takeover.suite_file import load_suite as takeover_suite
 from reqbench.schemas import schema_model
 from tests.cli.generic_helpers import reqbench
 

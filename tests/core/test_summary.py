@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from reqbench.core.summary import Metric, Plot, Summary, Table, bar_from_table, cell_of
+from reqbench.core.summary import Metric, Plot, Summary, SummaryTable, bar_from_table, cell_of
 
 DOC = {
     "rows": 12,
@@ -42,7 +42,7 @@ def test_cells_are_metrics_only_for_metric_objects() -> None:
 
 
 def test_typed_json_round_trips_through_text() -> None:
-    table = Table("t", {"a": {"m": Metric(0.25, (0.0, 0.5), 8), "k": 3, "s": "x"}, "b": {"m": None}})
+    table = SummaryTable("t", {"a": {"m": Metric(0.25, (0.0, 0.5), 8), "k": 3, "s": "x"}, "b": {"m": None}})
     plot = bar_from_table(table, "m", title="m by row")
     summary = Summary(overview={"n": 2}, tables=[table], headline={"a m": 0.25}, plots=[plot] if plot else [])
     again = Summary.from_json(json.loads(json.dumps(summary.to_json())))
@@ -53,7 +53,7 @@ def test_typed_json_round_trips_through_text() -> None:
 
 
 def test_bar_from_table_draws_rows_that_have_the_column_and_no_bar_without_any() -> None:
-    table = Table("t", {"a": {"m": 1}, "b": {"other": 2}, "c": {"m": True}})
+    table = SummaryTable("t", {"a": {"m": 1}, "b": {"other": 2}, "c": {"m": True}})
     plot = bar_from_table(table, "m")
     assert plot is not None and (plot.title, list(plot.labels), plot.series, plot.ci) == (
         "t: m", ["a", "c"], {"m": [1.0, None]}, None)

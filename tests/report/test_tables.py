@@ -6,13 +6,13 @@ import io
 
 from rich.console import Console
 
-from reqbench.core.summary import Metric, Summary, Table
+from reqbench.core.summary import Metric, Summary, SummaryTable
 from reqbench.report.tables import format_cell, markdown_table, rich_table, summary_tables
 
 SUMMARY = Summary(
     overview={"complete delivery rate": 0.3333333, "rows": 12, "labels": '["a", "b"]'},
-    tables=[Table("by condition", {"C1": {"rate": Metric(0.5, (0.25, 0.75), 4), "n": 4},
-                                   "C2": {"rate": None, "n": 0, "note": "no support"}})])
+    tables=[SummaryTable("by condition", {"C1": {"rate": Metric(0.5, (0.25, 0.75), 4), "n": 4},
+                                          "C2": {"rate": None, "n": 0, "note": "no support"}})])
 
 
 def test_cells_format_numbers_intervals_and_missing_values() -> None:
@@ -36,13 +36,13 @@ def test_summary_becomes_overview_then_tables_with_union_of_columns() -> None:
 
 
 def test_a_summary_without_facts_has_no_overview_table() -> None:
-    tables = summary_tables(Summary(tables=[Table("summary", {"Non-coder": {"sessions": 2, "final_f2p": 1.0}})]))
+    tables = summary_tables(Summary(tables=[SummaryTable("summary", {"Non-coder": {"sessions": 2, "final_f2p": 1.0}})]))
     assert [(t.title, t.columns, t.rows) for t in tables] == [("summary", ["", "sessions", "final_f2p"],
                                                                [["Non-coder", "2", "1"]])]
 
 
 def test_markdown_escapes_pipes_and_aligns_numbers() -> None:
-    md = markdown_table(summary_tables(Summary(tables=[Table("t", {"a|b": {"x": 1}})]))[0])
+    md = markdown_table(summary_tables(Summary(tables=[SummaryTable("t", {"a|b": {"x": 1}})]))[0])
     assert md.splitlines()[2:] == ["|  | x |", "|---|---:|", "| a\\|b | 1 |"]
 
 

@@ -23,7 +23,7 @@ from reqbench.core.views import (
     RowLink,
     Status,
     Strong,
-    Table,
+    TableBlock,
 )
 from reqbench.report.viewer.blocks import block_html, blocks_html, style
 
@@ -33,7 +33,7 @@ EVIL = "<script>x</script>"
 def test_every_block_escapes_what_it_carries() -> None:
     blocks = (
         Heading(EVIL), Paragraph((EVIL, Code(EVIL), Muted(EVIL), Strong(EVIL), Badge(EVIL), Status(EVIL, EVIL))),
-        Facts(((EVIL, EVIL),)), Table((EVIL,), ((EVIL,), ((Code(EVIL), Preformatted(EVIL)),))),
+        Facts(((EVIL, EVIL),)), TableBlock((EVIL,), ((EVIL,), ((Code(EVIL), Preformatted(EVIL)),))),
         Fold((EVIL,), (Preformatted(EVIL),)), Diff(f"--- a\n+++ b\n@@ -1 +1 @@\n-a\n+{EVIL}\n"), Json({EVIL: EVIL}, EVIL),
         Chat((Message("user", EVIL, EVIL, ((EVIL,),)),)), Raster(((EVIL, True),), link=EVIL),
         Columns((Group((Heading(EVIL),), name=EVIL),), name=EVIL), Paragraph((RowLink(EVIL, EVIL),)))
@@ -57,8 +57,8 @@ def test_status_is_coloured_by_its_value_and_shows_its_label() -> None:
 
 
 def test_tables_mark_rows_and_number_cells_and_hold_blocks() -> None:
-    html = block_html(Table(("#", "what"), ((1, "a"), (2, (Strong("b"), Paragraph((Muted("c"),))))),
-                            name="timeline", marked=frozenset({1})))
+    html = block_html(TableBlock(("#", "what"), ((1, "a"), (2, (Strong("b"), Paragraph((Muted("c"),))))),
+                                 name="timeline", marked=frozenset({1})))
     assert html == ('<table class="timeline"><tr><th>#</th><th>what</th></tr>'
                     '<tr><td class="num">1</td><td>a</td></tr>'
                     '<tr class="marked"><td class="num">2</td><td><b>b</b> <p><span class="meta">c</span></p></td>'

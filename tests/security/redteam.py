@@ -57,7 +57,7 @@ for f in $(find $TARGETS \( -name 'test_*.py' -o -name 'conftest.py' \) -type f 
   printf 'def test_forged():\n    pass\n' > "$f" 2>/dev/null
 done
 echo forged >> "$R/run.sqlite" 2>/dev/null
-# ... and plant passing verdicts where validation remembers them (`core.verdicts`)
+# ... and plant passing verdicts where validation remembers them (`core.validation_cache`)
 for d in specpath-reference takeover-admission; do
   mkdir -p "$C/$d" 2>/dev/null && echo '[]' > "$C/$d/planted.json" 2>/dev/null
 done

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.errors import InputError
-from reqbench.protocols.takeover.release_archive import ArchiveLimits, extract_archive, inspect_archive
+from reqbench.protocols.takeover.rq4_delivery.archives import ArchiveLimits, extract_archive, inspect_archive
 from tests.protocols.takeover.release_factory import PID, synthetic_release, tree_hash_of_zip, validators
 
 

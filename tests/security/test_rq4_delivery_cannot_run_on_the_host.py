@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from reqbench.protocols.takeover.scoring.rq4_delivery import run_component
+from reqbench.protocols.takeover.rq4_delivery.checks import run_component
 from tests.protocols.takeover.rq4_factory import T001_ENVIRONMENT, build_rq4_project, gold_response, score_args
 from tests.security.redteam import cli
 

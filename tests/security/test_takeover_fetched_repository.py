@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from reqbench.core.workspace.trees import tree_hash
-from reqbench.protocols.takeover.delivery.config import load_suite, repository_tree
+from reqbench.protocols.takeover.suite_file import load_suite, repository_tree
 from tests.protocols.takeover.takeover_suite_factory import EXAMPLE, mini_suite
 
 VANDAL = r"""#!/bin/sh

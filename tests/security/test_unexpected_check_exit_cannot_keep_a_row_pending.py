@@ -18,7 +18,7 @@ from reqbench.core.checks import Check, CheckStatus, run_check_settled
 from reqbench.core.execute.outcomes import Reason, status_of
 from reqbench.core.execute.types import RowStatus
 from reqbench.core.workspace import Submission, apply_patch, materialize
-from reqbench.core.workspace.guard import safe_submission
+from reqbench.core.workspace.freezing import safe_submission
 from reqbench.protocols.takeover.delivery.gates import Decision
 from reqbench.protocols.takeover.run.coding import evaluate
 from reqbench.protocols.takeover.run.context import SuiteContext

@@ -31,8 +31,8 @@ from reqbench.core.execute.options import options_from_json
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.execute.suite import Suite, SuiteProtocol
 from reqbench.core.execute.types import RowStatus, RunOptions
+from reqbench.core.library_progress import ConsoleSteps
 from reqbench.core.llm.pricing import parse_price, prices_to_json, read_price_file
-from reqbench.core.steps import ConsoleSteps
 from reqbench.core.store import RunStore, is_run_dir
 from reqbench.core.store.diskfull import is_disk_full
 

@@ -18,7 +18,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.executor import EXECUTOR_NAMES
 from reqbench.core.execute.progress import progress_enabled
 from reqbench.core.hashing import atomic_write_text
-from reqbench.core.steps import ConsoleSteps
+from reqbench.core.library_progress import ConsoleSteps
 from reqbench.core.store.diskfull import is_disk_full
 from reqbench.study import (
     StudyResult,

@@ -25,7 +25,7 @@ def validate_cmd(
 
     Example: reqbench takeover validate demo:takeover/project
     """
-    from reqbench.protocols.takeover.loading import validate_project
+    from reqbench.protocols.takeover.annotation.loading import validate_project
 
     problems = validate_project(project)
     if as_json:
@@ -49,8 +49,8 @@ def replay_cmd(
     Example: reqbench takeover replay PROJECT --out requirement_state_graph.json
     """
     from reqbench.core.hashing import atomic_write_text, pretty_json
-    from reqbench.protocols.takeover.loading import load_project
-    from reqbench.protocols.takeover.replay import replay
+    from reqbench.protocols.takeover.annotation.loading import load_project
+    from reqbench.protocols.takeover.annotation.replay import replay
 
     text = pretty_json(replay(load_project(project)).to_json())
     if out is None:
@@ -84,9 +84,9 @@ def build_cmd(
 
     Example: reqbench takeover build PROJECT --out build/ --input-release my-release-v1
     """
-    from reqbench.protocols.takeover.build import build_release
-    from reqbench.protocols.takeover.loading import load_project
-    from reqbench.protocols.takeover.rq4_environments import default_environment_root
+    from reqbench.protocols.takeover.annotation.loading import load_project
+    from reqbench.protocols.takeover.release.build import build_release
+    from reqbench.protocols.takeover.rq4_delivery.environments import default_environment_root
 
     loaded = load_project(project)
     if code_environment is None and project.is_dir():
@@ -128,7 +128,7 @@ def import_cmd(
 
     Example: reqbench takeover import RELEASE --out suites/my-release --validators validators/
     """
-    from reqbench.protocols.takeover.release_import import import_release
+    from reqbench.protocols.takeover.release.importer import import_release
 
     result = import_release(release, out, validators=validators, target_command=target_command)
     for w in result.warnings:

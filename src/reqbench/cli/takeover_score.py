@@ -59,8 +59,8 @@ def _score_rq4(instance: Path, condition: str, check: Any, repository: Path | No
                judge_result: Path | None, judge_workspace: Path | None, environment: Path | None, *,
                unsafe_no_sandbox: bool) -> dict[str, Any]:
     from reqbench.core.hashing import read_json
-    from reqbench.protocols.takeover.scoring.rq4 import load_rq4_instance
-    from reqbench.protocols.takeover.scoring.rq4_delivery import score_rq4_target
+    from reqbench.protocols.takeover.rq4_delivery.checks import score_rq4_target
+    from reqbench.protocols.takeover.rq4_delivery.scoring import load_rq4_instance
 
     data = load_rq4_instance(instance)
     for given, what in ((repository, "repository"), (environment, "code environment")):
@@ -116,7 +116,7 @@ def score(
     --rq4 out/RQ4/T001_RQ4.json --repository delivered/ --code-environment project/
     """
     from reqbench.protocols.takeover.judging import JudgeSession
-    from reqbench.protocols.takeover.response import check_response_text
+    from reqbench.protocols.takeover.phase_a.response import check_response_text
     from reqbench.protocols.takeover.scoring.instances import check_condition, load_target
     from reqbench.protocols.takeover.scoring.target import score_target
 
@@ -174,8 +174,8 @@ def score_run(
     Example: reqbench takeover score-run runs/phase-a --instances suite/instances --judge exact
     """
     from reqbench.protocols.takeover.judging import JudgeSession
+    from reqbench.protocols.takeover.rq4_delivery.scoring import score_run_rq4
     from reqbench.protocols.takeover.scoring.aggregate import aggregate_run
-    from reqbench.protocols.takeover.scoring.rq4 import score_run_rq4
     from reqbench.protocols.takeover.scoring.run import discover_instances, response_coverage
     from reqbench.protocols.takeover.scoring.run import score_run as run_scoring
     from reqbench.protocols.takeover.scoring.tables import build_tables
@@ -226,7 +226,7 @@ def _listed(names: list[str], limit: int = 5) -> str:
 
 
 def _rq4_table(rq4: dict[str, Any]) -> Any:
-    from reqbench.protocols.takeover.scoring.tables import Table
+    from reqbench.protocols.takeover.scoring.tables import PaperTable
 
     rows = []
     for config, by in rq4["by_condition"].items():
@@ -234,9 +234,9 @@ def _rq4_table(rq4: dict[str, Any]) -> Any:
             rate = "N/A" if agg["success_rate"] is None else f"{100 * agg['success_rate']:.2f}"
             rows.append([config, cond, str(agg["n"]), str(agg["scored"]), str(agg["pass"]), rate,
                          str(agg["review_required"]), str(agg["judge_error"]), str(agg["pending"])])
-    return Table("RQ4", "Delivery with the agent judge (success = PASS / SCORED)",
-                 ["configuration", "condition", "n", "scored", "pass", "success %", "review", "judge error",
-                  "pending"], rows)
+    return PaperTable("RQ4", "Delivery with the agent judge (success = PASS / SCORED)",
+                      ["configuration", "condition", "n", "scored", "pass", "success %", "review", "judge error",
+                       "pending"], rows)
 
 
 def register(app: typer.Typer) -> None:

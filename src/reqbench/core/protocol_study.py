@@ -18,7 +18,7 @@ from reqbench.core.execute.types import Row, RowOutcome
 
 if TYPE_CHECKING:
     from reqbench.core.execute.suite import Suite
-    from reqbench.core.summary import Cell, Table
+    from reqbench.core.summary import Cell, SummaryTable
 
 Outcomes = list[tuple[Row, RowOutcome]]
 
@@ -43,7 +43,7 @@ class StudyTable:
     """A table of the study report (cells: `Metric` with interval and n, or plain values) and its estimator,
     named once under it."""
 
-    table: Table
+    table: SummaryTable
     estimator: str = ""
 
     def to_json(self) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 A summary holds
 
 * `overview` — named facts (one key/value table, shown first);
-* `tables` — `Table`s of cells, rows and columns in insertion order; a cell is a `Metric` (an estimate with
+* `tables` — `SummaryTable`s of cells, rows and columns in insertion order; a cell is a `Metric` (an estimate with
   its interval and support), a plain number, text, bool or None;
 * `headline` — the few numbers that compare runs (demo summary, gradings, viewer compare page);
 * `plots` — `Plot`s (bar, grouped bars, distribution, forest) with the values they draw;
@@ -90,7 +90,7 @@ def cell_from_json(value: Any) -> Cell:
 
 
 @dataclass(frozen=True)
-class Table:
+class SummaryTable:
     """A titled table: ``rows[label][column]``; a column missing from a row is an empty cell."""
 
     title: str
@@ -104,7 +104,7 @@ class Table:
         return out
 
     @classmethod
-    def of(cls, title: str, rows: Mapping[str, Any]) -> Table:
+    def of(cls, title: str, rows: Mapping[str, Any]) -> SummaryTable:
         """From ``{row label: {column: JSON cell}}`` (`cell_of` on every cell)."""
         if not isinstance(rows, Mapping) or not all(isinstance(v, Mapping) for v in rows.values()):
             raise TypeError(f"table {title!r}: expected {{row: {{column: cell}}}}")
@@ -156,7 +156,7 @@ class Plot:
                    data.get("drawn_title", ""), data.get("judge") or "")
 
 
-def bar_from_table(table: Table, column: str, *, title: str = "", ylabel: str = "") -> Plot | None:
+def bar_from_table(table: SummaryTable, column: str, *, title: str = "", ylabel: str = "") -> Plot | None:
     """A bar chart of `column` over the rows of `table` that have it (intervals from `Metric` cells);
     None when no row has it."""
     labels: list[str] = []
@@ -184,12 +184,12 @@ def _complete(ci: Interval | None) -> bool:
 @dataclass(frozen=True)
 class Summary:
     overview: Mapping[str, Cell] = field(default_factory=dict)
-    tables: Sequence[Table] = field(default_factory=list)
+    tables: Sequence[SummaryTable] = field(default_factory=list)
     headline: Mapping[str, Cell] = field(default_factory=dict)
     plots: Sequence[Plot] = field(default_factory=list)
     data: Mapping[str, Any] = field(default_factory=dict)
 
-    def table(self, title: str) -> Table | None:
+    def table(self, title: str) -> SummaryTable | None:
         return next((t for t in self.tables if t.title == title), None)
 
     def to_json(self) -> dict[str, Any]:
@@ -201,8 +201,8 @@ class Summary:
     @classmethod
     def from_json(cls, typed: Mapping[str, Any], data: Mapping[str, Any] | None = None) -> Summary:
         return cls({k: cell_from_json(v) for k, v in typed.get("overview", {}).items()},
-                   [Table(t["title"], {label: {c: cell_from_json(v) for c, v in cells.items()}
-                                       for label, cells in t["rows"].items()}) for t in typed.get("tables", [])],
+                   [SummaryTable(t["title"], {label: {c: cell_from_json(v) for c, v in cells.items()}
+                                              for label, cells in t["rows"].items()}) for t in typed.get("tables", [])],
                    {k: cell_from_json(v) for k, v in typed.get("headline", {}).items()},
                    [Plot.from_json(p) for p in typed.get("plots", [])], dict(data or {}))
 
@@ -215,7 +215,7 @@ class Summary:
         names = {k for k in tables if data.get(k)}
         skipped = set(skip)
         return cls({k: cell_of(v) for k, v in data.items() if k not in names and k not in skipped},
-                   [Table.of(k, v) for k, v in data.items() if k in names],
+                   [SummaryTable.of(k, v) for k, v in data.items() if k in names],
                    dict(headline or {}), list(plots), data)
 
 

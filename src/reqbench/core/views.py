@@ -96,7 +96,7 @@ class Facts:
 
 
 @dataclass(frozen=True)
-class Table:
+class TableBlock:
     """A table; each cell is one inline part or a tuple of parts and blocks. ``marked`` rows are highlighted."""
 
     columns: tuple[str, ...]
@@ -177,10 +177,10 @@ class Columns:
     wide: bool = False
 
 
-Block = (Heading | Paragraph | Facts | Table | Fold | Diff | Preformatted | Json | Chat | Raster | Group
+Block = (Heading | Paragraph | Facts | TableBlock | Fold | Diff | Preformatted | Json | Chat | Raster | Group
          | Columns)
 Cell = Inline | tuple[Inline | Block, ...]
-BLOCK_TYPES = (Heading, Paragraph, Facts, Table, Fold, Diff, Preformatted, Json, Chat, Raster, Group, Columns)
+BLOCK_TYPES = (Heading, Paragraph, Facts, TableBlock, Fold, Diff, Preformatted, Json, Chat, Raster, Group, Columns)
 """Every block type (``isinstance(value, BLOCK_TYPES)`` tells a block from an inline part)."""
 
 GENERIC_SECTIONS = frozenset({"diff", "checks"})

@@ -19,11 +19,11 @@ from reqbench.core.checks import DEFAULT_PROTECTED
 from reqbench.core.workspace import copy_tree
 from reqbench.interop.harbor_env import TEST_SH_HEAD, dockerfile, toml_string, write_solution
 from reqbench.interop.harbor_takeover_gates import GATES_PY
-from reqbench.protocols.takeover.delivery.config import DeliveryTarget
 from reqbench.protocols.takeover.delivery.gates import GATES
-from reqbench.protocols.takeover.prompts import DIRECT_DELIVERY, render
+from reqbench.protocols.takeover.phase_a.prompts import DIRECT_DELIVERY, render
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.stages import CODING_BUDGET
+from reqbench.protocols.takeover.suite_file import DeliveryTarget
 
 CONDITION = "C1"
 TEST_SH = TEST_SH_HEAD + "python3 /tests/gates.py /tests/takeover/gates.json /logs/verifier\n"

@@ -7,7 +7,7 @@ calls it) and is re-exported here. `detect_protocol` picks the protocol of a sui
 file; `dataset_stats` asks it for the suite's dataset-statistics tables (its ``dataset_stats(path)`` hook,
 `reqbench stats`).
 
-The summary types (`Summary`, `Table`, ...) are re-exported on first use: a run builds its summary after
+The summary types (`Summary`, `SummaryTable`, ...) are re-exported on first use: a run builds its summary after
 its last row, so `reqbench.core.summary` is not on the way to the first row.
 """
 
@@ -23,15 +23,15 @@ from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtoc
 from reqbench.core.lazy import lazy_attributes
 
 if TYPE_CHECKING:
-    from reqbench.core.summary import Cell, Metric, Plot, Summary, Table, bar_from_table
+    from reqbench.core.summary import Cell, Metric, Plot, Summary, SummaryTable, bar_from_table
 
-__all__ = ["Cell", "Metric", "Outcomes", "Plot", "RowContext", "Suite", "SuiteProtocol", "Summary", "Table",
+__all__ = ["Cell", "Metric", "Outcomes", "Plot", "RowContext", "Suite", "SuiteProtocol", "Summary", "SummaryTable",
            "available_protocols", "bar_from_table", "dataset_stats", "detect_protocol", "load_protocol",
            "marker_protocol"]
 
 
 __getattr__ = lazy_attributes(__name__, {name: "reqbench.core.summary" for name in (
-    "Cell", "Metric", "Plot", "Summary", "Table", "bar_from_table")})
+    "Cell", "Metric", "Plot", "Summary", "SummaryTable", "bar_from_table")})
 
 
 def marker_protocol(file: Path) -> str | None:

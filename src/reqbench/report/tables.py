@@ -14,8 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from reqbench.core.summary import Metric, Summary
-from reqbench.core.summary import Table as SummaryTable
+from reqbench.core.summary import Metric, Summary, SummaryTable
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -26,7 +26,7 @@ from reqbench.core.llm.gateway import StoreRecorder
 from reqbench.core.protocol_study import StudyTable
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import Attempt
-from reqbench.core.summary import Cell, Table
+from reqbench.core.summary import Cell, SummaryTable
 from reqbench.report.rowfacts import row_facts
 from reqbench.report.run_report import pricing_statement
 from reqbench.study.collect import ConfigRows, StudyData
@@ -114,5 +114,5 @@ def study_costs(data: StudyData) -> dict[str, ConfigCost]:
 def cost_table(data: StudyData, costs: dict[str, ConfigCost] | None = None) -> StudyTable:
     """The report's table: one row per configuration."""
     found = study_costs(data) if costs is None else costs
-    return StudyTable(Table("cost and effort by configuration", {n: c.cells() for n, c in found.items()}),
+    return StudyTable(SummaryTable("cost and effort by configuration", {n: c.cells() for n, c in found.items()}),
                       ESTIMATOR)

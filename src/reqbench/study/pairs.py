@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyTable
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.study.collect import StudyData
 from reqbench.study.paired_stats import (
     PAIRED_BOOTSTRAP,
@@ -106,14 +106,14 @@ def _metric(d: Difference) -> Metric:
     return Metric(d.estimate, None if d.lo is None or d.hi is None else (d.lo, d.hi), d.units)
 
 
-def _matrix(outcome: PairedOutcome, values: dict[str, Values]) -> Table:
+def _matrix(outcome: PairedOutcome, values: dict[str, Values]) -> SummaryTable:
     names = list(values)
     matrix: dict[str, dict[str, Cell]] = {n: {m: None for m in names} for n in names}  # diagonal: none
     for x, y in combinations(names, 2):
         d = _overall(values[x], values[y])
         matrix[x][y] = _metric(d)
         matrix[y][x] = _metric(Difference(_negated(d.estimate), _negated(d.hi), _negated(d.lo), d.units))
-    return Table(f"paired difference in {outcome.name} (row minus column, over all conditions)", matrix)
+    return SummaryTable(f"paired difference in {outcome.name} (row minus column, over all conditions)", matrix)
 
 
 def _line(c: Comparison, outcome: PairedOutcome) -> dict[str, Cell]:
@@ -139,6 +139,6 @@ def pairs_tables(data: StudyData) -> list[StudyTable]:
                        estimator.replace("within the condition", "within each condition, then each unit's mean "
                                          "over the conditions both ran") + "; descriptive: the tests are per "
                                                                             "condition"),
-            StudyTable(Table(f"pairwise comparisons of {outcome.name} by condition (n = {units})", lines),
+            StudyTable(SummaryTable(f"pairwise comparisons of {outcome.name} by condition (n = {units})", lines),
                        f"{estimator}; {TEST_RULE.format(units=units, unit=outcome.unit)}; p (BH): "
                        f"Benjamini-Hochberg over the {tested} tests with a p")]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from reqbench.core.protocol_study import ProtocolStudy, StudyTable
 from reqbench.core.store import RunStore
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.study.collect import StudyData
 from reqbench.study.repetition import ConfigRecords, Outcomes, labels, read_records, spread, stability, values
 
@@ -63,7 +63,7 @@ def variation_table(study: ProtocolStudy, found: dict[str, ConfigRecords]) -> St
                       "judging records": ju.records, "judging case SD": _metric(ju.mean_sd, ju.units),
                       "judging case range": _metric(ju.mean_range, ju.units),
                       "SD ratio": _ratio(ex.mean_sd, ju.mean_sd), "range ratio": _ratio(ex.mean_range, ju.mean_range)}
-    return StudyTable(Table(f"execution vs judging variation of {_measure(study)}", rows), VARIATION)
+    return StudyTable(SummaryTable(f"execution vs judging variation of {_measure(study)}", rows), VARIATION)
 
 
 def _record_row(study: ProtocolStudy, outcomes: Outcomes) -> dict[str, Cell]:
@@ -80,7 +80,7 @@ def records_table(study: ProtocolStudy, found: dict[str, ConfigRecords]) -> Stud
         for label, outcomes in rec.judging.items():
             rows[f"{name} / {label}"] = _record_row(study, outcomes)
     measure = _measure(study)
-    return StudyTable(Table(f"{measure} by record", rows), RECORDS.format(measure=measure))
+    return StudyTable(SummaryTable(f"{measure} by record", rows), RECORDS.format(measure=measure))
 
 
 def stability_table(study: ProtocolStudy, found: dict[str, ConfigRecords]) -> StudyTable | None:
@@ -98,7 +98,7 @@ def stability_table(study: ProtocolStudy, found: dict[str, ConfigRecords]) -> St
     if not rows:
         return None
     weights = f"linear weights over {' < '.join(order)}" if order else "unweighted"
-    return StudyTable(Table("judge label stability across judging repetitions", rows),
+    return StudyTable(SummaryTable("judge label stability across judging repetitions", rows),
                       STABILITY.format(weights=weights))
 
 

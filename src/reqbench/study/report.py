@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from reqbench.core.protocol_study import StudyTable
-from reqbench.core.summary import Cell, Table
+from reqbench.core.summary import Cell, SummaryTable
 from reqbench.study.collect import StudyData
 from reqbench.study.cost import cost_table, study_costs
 from reqbench.study.pairs import pairs_tables
@@ -29,7 +29,7 @@ def configurations_table(data: StudyData) -> StudyTable:
         rows[config.name] = {"agent": config.agent, "model": config.model, "judge": config.judge or "(default)",
                              **{k: counts.get(k, 0) for k in ("planned", "scored", "pending", "invalid",
                                                               "unstarted")}}
-    return StudyTable(Table("configurations", rows))
+    return StudyTable(SummaryTable("configurations", rows))
 
 
 def headline_table(data: StudyData) -> StudyTable:
@@ -41,7 +41,7 @@ def headline_table(data: StudyData) -> StudyTable:
         agents = {f"{row.agent}/" for row, _ in stored.outcomes}
         headline = data.suite.summarize(stored.outcomes).headline
         rows[name] = {_without(key, agents): cell for key, cell in headline.items()}
-    return StudyTable(Table("headline by configuration", rows),
+    return StudyTable(SummaryTable("headline by configuration", rows),
                       "as each run's report (`reqbench report runs/<name>`), the agent left out of its names")
 
 

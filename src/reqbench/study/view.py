@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.report.headline_plots import headline_plots
 from reqbench.report.viewer.study_model import StudyRow, StudyView
 from reqbench.study.collect import collect
@@ -53,10 +53,10 @@ def study_view(path: Path) -> StudyView:
         grid[name] = {c: _task_macro(per) for c, per in sums.items()}
     headline = headline_table(data).table
     costs = study_costs(data)
-    board = Table("leaderboard", {name: {f"{measure} (task-macro)": _macro(found), **headline.rows.get(name, {}),
-                                         **_effort(costs.get(name))} for name, found in rows.items()})
+    board = SummaryTable("leaderboard", {name: {f"{measure} (task-macro)": _macro(found), **headline.rows.get(name, {}),
+                                                **_effort(costs.get(name))} for name, found in rows.items()})
     pairs = pairs_tables(data)
-    heat = Table(f"{measure} by configuration x condition", grid)
+    heat = SummaryTable(f"{measure} by configuration x condition", grid)
     tables = study_tables(data, pairs=True)
     notes = {t.table.title: t.estimator for t in tables}
     notes[heat.title] = HEATMAP_NOTE.format(measure=measure)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from reqbench.core.agents.base import AgentInputs, Session
 from reqbench.core.agents.control_sessions import ReferenceSession
-from reqbench.core.execute.step import StepSession
+from reqbench.core.execute.agent_step import StepSession
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.execute.types import RunOptions
 from reqbench.protocols.journey.assistants import control_context, open_session

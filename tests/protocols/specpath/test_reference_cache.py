@@ -1,4 +1,4 @@
-"""`validate`'s reference check remembers passing families by content (`core.verdicts`).
+"""`validate`'s reference check remembers passing families by content (`core.validation_cache`).
 
 Threats guarded: a remembered pass reused after the hidden tests (or anything else the check reads)
 changed; a failing reference remembered, so a fixed family would keep its problem (or a broken one would
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.bundled import bundled_suite
-from reqbench.core.steps import watching
+from reqbench.core.library_progress import watching
 from reqbench.protocols.specpath.family import load_family
 from reqbench.protocols.specpath.reference_check import reference_problems
 

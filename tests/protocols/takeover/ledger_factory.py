@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from reqbench.protocols.takeover.loading import load_project_data
-from reqbench.protocols.takeover.project import Project
+from reqbench.protocols.takeover.annotation.loading import load_project_data
+from reqbench.protocols.takeover.annotation.project import Project
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 # CI puts shared/ beside the clone (repo_root/../shared); a git worktree one level deeper finds it above.

@@ -11,8 +11,8 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from reqbench.protocols.takeover.delivery.config import load_suite
 from reqbench.protocols.takeover.delivery.initial import build_initial_repository
+from reqbench.protocols.takeover.suite_file import load_suite
 from tests.protocols.takeover.takeover_suite_factory import EXAMPLE
 
 PID = "DOCKSIDE"

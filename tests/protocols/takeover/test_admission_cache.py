@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.bundled import bundled_suite
-from reqbench.core.steps import watching
-from reqbench.protocols.takeover.delivery import admission
+from reqbench.core.library_progress import watching
+from reqbench.protocols.takeover.run import admission
 from reqbench.protocols.takeover.run.context import SuiteContext
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from reqbench.protocols.takeover.conditions import (
+from reqbench.protocols.takeover.annotation.replay import replay
+from reqbench.protocols.takeover.construction.conditions import (
     active_rqs,
     c1_history,
     c2_history,
@@ -10,9 +11,8 @@ from reqbench.protocols.takeover.conditions import (
     direct_requirements,
     history_fingerprint,
 )
-from reqbench.protocols.takeover.replay import replay
-from reqbench.protocols.takeover.rq_common import applicable_rqs, diagnostic_exclusion
-from reqbench.protocols.takeover.targets import build_targets
+from reqbench.protocols.takeover.construction.rq_common import applicable_rqs, diagnostic_exclusion
+from reqbench.protocols.takeover.construction.targets import build_targets
 
 from .ledger_factory import event, files, load, messages, requirement
 

@@ -6,8 +6,8 @@ import pytest
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
-from reqbench.protocols.takeover.delivery.config import load_suite
 from reqbench.protocols.takeover.delivery.initial import initial_patches
+from reqbench.protocols.takeover.suite_file import load_suite
 
 EXAMPLE = bundled_suite("takeover")
 

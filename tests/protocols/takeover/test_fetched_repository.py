@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from reqbench.core.errors import InputError
-from reqbench.protocols.takeover.delivery.config import load_suite, repository_tree
 from reqbench.protocols.takeover.delivery.initial import build_initial_repository
+from reqbench.protocols.takeover.suite_file import load_suite, repository_tree
 from tests.protocols.takeover.takeover_suite_factory import EXAMPLE
 
 FILES = {"billing/__init__.py": "", "billing/plans.py": "PRICE = 150\n"}

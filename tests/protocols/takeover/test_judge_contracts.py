@@ -16,7 +16,7 @@ from reqbench.protocols.takeover.judging import (
     alignment_request,
     clarification_request,
 )
-from reqbench.protocols.takeover.response import check_response
+from reqbench.protocols.takeover.phase_a.response import check_response
 from reqbench.protocols.takeover.scoring.rq2 import score_rq2
 from tests.protocols.takeover.score_helpers import ScriptedJudge, label_all, make_state, rq2_gold
 

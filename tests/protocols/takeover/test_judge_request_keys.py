@@ -6,8 +6,8 @@ from typing import Any
 
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.judges.factory import make_judge
-from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.loading import load_project
+from reqbench.protocols.takeover.annotation.loading import load_project
+from reqbench.protocols.takeover.release.build import build_release
 from reqbench.protocols.takeover.scoring.instances import load_target
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target
 

@@ -9,8 +9,8 @@ from reqbench.core.bundled import bundled_suite
 from reqbench.core.execute.types import RowOutcome, RowStatus
 from reqbench.core.judges.exact import EXACT_JUDGE_ID
 from reqbench.core.judges.factory import make_judge
-from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.loading import load_project
+from reqbench.protocols.takeover.annotation.loading import load_project
+from reqbench.protocols.takeover.release.build import build_release
 from reqbench.protocols.takeover.run.report import EXACT_LABEL, rq_judge
 from reqbench.protocols.takeover.scoring.instances import load_target
 from reqbench.protocols.takeover.scoring.target import gold_response, score_target

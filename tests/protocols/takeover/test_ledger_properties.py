@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from reqbench.core.hashing import pretty_json
-from reqbench.protocols.takeover.conditions import c1_history, c2_history
-from reqbench.protocols.takeover.replay import replay
-from reqbench.protocols.takeover.targets import build_targets
+from reqbench.protocols.takeover.annotation.replay import replay
+from reqbench.protocols.takeover.construction.conditions import c1_history, c2_history
+from reqbench.protocols.takeover.construction.targets import build_targets
 
 from .ledger_factory import event, files, load, messages, requirement
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reqbench.core.errors import InputError
-from reqbench.protocols.takeover.replay import replay
+from reqbench.protocols.takeover.annotation.replay import replay
 
 from .ledger_factory import event, files, load, messages, requirement
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from reqbench.core.errors import InputError
-from reqbench.protocols.takeover.loading import load_project, validate_project
-from reqbench.protocols.takeover.validation import check_all
+from reqbench.protocols.takeover.annotation.loading import load_project, validate_project
+from reqbench.protocols.takeover.annotation.validation import check_all
 
 from .ledger_factory import event, messages, small, write
 

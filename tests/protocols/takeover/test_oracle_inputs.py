@@ -5,7 +5,7 @@ import json
 import pytest
 
 from reqbench.core.bundled import bundled_suite
-from reqbench.protocols.takeover.response import check_response
+from reqbench.protocols.takeover.phase_a.response import check_response
 from reqbench.protocols.takeover.run import oracle
 from reqbench.protocols.takeover.run.context import SuiteContext
 

@@ -9,8 +9,8 @@ import pytest
 
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json, sha256_text
-from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.leakage import scan_public_files
+from reqbench.protocols.takeover.phase_a.leakage import scan_public_files
+from reqbench.protocols.takeover.release.build import build_release
 
 from .ledger_factory import event, files, load, messages, requirement, small
 

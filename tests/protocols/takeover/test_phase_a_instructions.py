@@ -12,8 +12,8 @@ import pytest
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import RunOptions
-from reqbench.protocols.takeover.phase_a_texts import load_phase_a_texts
-from reqbench.protocols.takeover.response import check_response
+from reqbench.protocols.takeover.phase_a.response import check_response
+from reqbench.protocols.takeover.phase_a.texts import load_phase_a_texts
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import split_options
 from reqbench.protocols.takeover.run.rows import _package_stage

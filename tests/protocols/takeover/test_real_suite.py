@@ -16,11 +16,11 @@ import pytest
 
 from reqbench.cli.generic_run import run_suite
 from reqbench.core.execute.types import RunOptions
-from reqbench.protocols.takeover.delivery.config import load_suite
-from reqbench.protocols.takeover.loading import validate_project
-from reqbench.protocols.takeover.models import EventType
-from reqbench.protocols.takeover.sizes import suite_size
+from reqbench.protocols.takeover.annotation.loading import validate_project
+from reqbench.protocols.takeover.annotation.models import EventType
+from reqbench.protocols.takeover.dataset.sizes import suite_size
 from reqbench.protocols.takeover.suite import PROTOCOL
+from reqbench.protocols.takeover.suite_file import load_suite
 from tests.protocols.takeover.takeover_suite_factory import mini_suite
 from tests.support.pypi import need_release, pypi_cache  # noqa: F401  (fixture)
 

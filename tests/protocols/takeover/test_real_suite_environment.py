@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from reqbench.protocols.takeover.delivery.admission import admission_problems
+from reqbench.protocols.takeover.run.admission import admission_problems
 from reqbench.protocols.takeover.suite import PROTOCOL
 from tests.support.pypi import need_release, pypi_cache  # noqa: F401  (fixture)
 

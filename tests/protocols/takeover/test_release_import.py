@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 
 from reqbench.cli.main import app
 from reqbench.core.errors import InputError
-from reqbench.protocols.takeover.delivery.config import load_suite
 from reqbench.protocols.takeover.delivery.initial import build_initial_repository
+from reqbench.protocols.takeover.suite_file import load_suite
 from tests.protocols.takeover.release_factory import (
     PID,
     proposal,

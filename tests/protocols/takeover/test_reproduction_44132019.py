@@ -183,7 +183,7 @@ def test_without_code_environments_nothing_of_rq4_is_built_and_the_package_rq4_b
 
 
 def test_released_environment_manifest_is_read_and_matched_by_folder_name(tmp_path: Path) -> None:
-    from reqbench.protocols.takeover.rq4_environments import read_environment
+    from reqbench.protocols.takeover.rq4_delivery.environments import read_environment
 
     folder = tmp_path / "T001_before_114"
     folder.mkdir()
@@ -238,7 +238,7 @@ def test_rq4_eligibility_follows_the_released_rq3_gold(built_with_environments: 
 
 def test_registry_and_judge_results_follow_the_released_schemas(built_with_environments: Path) -> None:
     jsonschema = pytest.importorskip("jsonschema")
-    from reqbench.protocols.takeover.scoring.rq4 import judge_result_problems
+    from reqbench.protocols.takeover.rq4_delivery.scoring import judge_result_problems
 
     reg = json.loads((built_with_environments / "rq4_agent_judge_registry.json").read_text())
     jsonschema.validate(reg, json.loads((SCHEMAS / "rq4_agent_judge_registry.schema.json").read_text()))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from reqbench.core.hashing import sha256_json
-from reqbench.protocols.takeover.response import check_response, check_response_text
+from reqbench.protocols.takeover.phase_a.response import check_response, check_response_text
 from reqbench.protocols.takeover.scoring.target import gold_response
 from tests.protocols.takeover.score_helpers import SCHEMA, fixture_target, make_state
 

@@ -1,6 +1,6 @@
 """RQ4 (agent-as-judge delivery): environments, build, finalizer, aggregation and the score commands.
 
-Expected values are worked out by hand from the rules in `scoring/rq4.py` (FORMAT.md (g.2)).
+Expected values are worked out by hand from the rules in `rq4_delivery/scoring.py` (FORMAT.md (g.2)).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ import pytest
 from typer.testing import CliRunner
 
 from reqbench.cli.main import app
-from reqbench.protocols.takeover.rq4_environments import archive_problems, tree_sha256
-from reqbench.protocols.takeover.scoring.rq4 import (
+from reqbench.protocols.takeover.rq4_delivery.checks import run_component
+from reqbench.protocols.takeover.rq4_delivery.environments import archive_problems, tree_sha256
+from reqbench.protocols.takeover.rq4_delivery.scoring import (
     aggregate,
     finalize,
     judge_result_problems,
     paired_conditions,
     run_outcome,
 )
-from reqbench.protocols.takeover.scoring.rq4_delivery import run_component
 from tests.protocols.takeover.rq4_factory import build_rq4_project, gold_response, score_args
 
 runner = CliRunner()
@@ -284,8 +284,8 @@ def test_the_snapshot_of_a_zipped_environment_is_extracted_and_hash_checked(tmp_
 
     from reqbench.core.errors import InputError
     from reqbench.core.hashing import sha256_file
-    from reqbench.protocols.takeover.release_archive import inspect_archive
-    from reqbench.protocols.takeover.scoring.rq4_delivery import environment_snapshot
+    from reqbench.protocols.takeover.rq4_delivery.archives import inspect_archive
+    from reqbench.protocols.takeover.rq4_delivery.checks import environment_snapshot
 
     env = tmp_path / "project" / "code_environment" / "targets" / "T001_before_24"
     env.mkdir(parents=True)

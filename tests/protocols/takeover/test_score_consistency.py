@@ -9,7 +9,7 @@ from pathlib import Path
 from reqbench.core.judges.base import JudgeRequest
 from reqbench.core.judges.replay import ReplayJudge
 from reqbench.protocols.takeover.judging import JudgeSession
-from reqbench.protocols.takeover.response import AgentResponse
+from reqbench.protocols.takeover.phase_a.response import AgentResponse
 from reqbench.protocols.takeover.scoring.consistency import check_consistency
 from reqbench.protocols.takeover.scoring.rq1 import score_rq1
 from reqbench.protocols.takeover.scoring.rq2 import score_rq2

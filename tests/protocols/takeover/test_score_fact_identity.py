@@ -12,7 +12,7 @@ import pytest
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.core.judges.replay import ReplayJudge
 from reqbench.protocols.takeover.judging import JudgeSession, text_request
-from reqbench.protocols.takeover.response import AgentResponse
+from reqbench.protocols.takeover.phase_a.response import AgentResponse
 from reqbench.protocols.takeover.scoring.comparators import FactBook, compare, parse_spec
 from reqbench.protocols.takeover.scoring.rq2 import score_rq2
 from tests.protocols.takeover.score_helpers import make_state, rq2_gold

@@ -6,7 +6,7 @@ import pytest
 
 from reqbench.core.judges.exact import ExactJudge
 from reqbench.protocols.takeover.judging import JudgeSession
-from reqbench.protocols.takeover.response import AgentResponse
+from reqbench.protocols.takeover.phase_a.response import AgentResponse
 from reqbench.protocols.takeover.scoring.rq1 import score_rq1
 from reqbench.protocols.takeover.scoring.rq2 import score_rq2
 from reqbench.protocols.takeover.scoring.rq3 import score_rq3

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from reqbench.protocols.takeover.gold import gold_row, gold_states
-from reqbench.protocols.takeover.replay import replay
-from reqbench.protocols.takeover.targets import build_targets
+from reqbench.protocols.takeover.annotation.replay import replay
+from reqbench.protocols.takeover.construction.gold import gold_row, gold_states
+from reqbench.protocols.takeover.construction.targets import build_targets
 
 from .ledger_factory import event, files, load, messages, requirement
 

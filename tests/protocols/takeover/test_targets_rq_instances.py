@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from reqbench.protocols.takeover.manifest import instance_manifest
-from reqbench.protocols.takeover.replay import replay
-from reqbench.protocols.takeover.rq1 import rq1_gold
-from reqbench.protocols.takeover.rq2 import rq2_gold
-from reqbench.protocols.takeover.rq3 import rq3_gold
-from reqbench.protocols.takeover.rq_instances import build_rq_instances, target_contexts
-from reqbench.protocols.takeover.specs import finalize_spec, typed_spec
-from reqbench.protocols.takeover.targets import build_targets
+from reqbench.protocols.takeover.annotation.replay import replay
+from reqbench.protocols.takeover.construction.manifest import instance_manifest
+from reqbench.protocols.takeover.construction.rq1 import rq1_gold
+from reqbench.protocols.takeover.construction.rq2 import rq2_gold
+from reqbench.protocols.takeover.construction.rq3 import rq3_gold
+from reqbench.protocols.takeover.construction.rq_instances import build_rq_instances, target_contexts
+from reqbench.protocols.takeover.construction.specs import finalize_spec, typed_spec
+from reqbench.protocols.takeover.construction.targets import build_targets
 
 from .ledger_factory import event, files, load, messages, requirement
 

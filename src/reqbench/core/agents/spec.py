@@ -4,7 +4,7 @@ A run names its agent by one string and one flat mapping of options (that is wha
 read as they always did), but the mapping holds three kinds of setting, and each has one owner:
 
 * **core's step limits** (`StepLimits`): ``step_timeout``, the cap on every agent step's wall-clock
-  budget (seconds, any protocol), applied by `core.execute.step`;
+  budget (seconds, any protocol), applied by `core.execute.agent_step`;
 * **protocol settings** (`ProtocolSettings`): ``PROTOCOL.KEY`` (``specpath.agent_timeout``), typed and
   validated against the protocol's ``options_model`` (`ProtocolSettings.typed`);
 * **the agent's own options** (`AgentSpec.options`): everything else, checked against the factory's

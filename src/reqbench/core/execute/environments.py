@@ -95,14 +95,14 @@ class RunEnvironments:
 
 def prepare(suite: Suite, options: RunOptions, progress: Any = None) -> RunEnvironments:
     """Build (or find) every environment the run's rows use, before any row starts (module docstring);
-    `progress` is a `core.steps` reporter. `InputError` (file, item, rule) for a block that does not build
+    `progress` is a `core.library_progress` reporter. `InputError` (file, item, rule) for a block that does not build
     or environments on a machine without bubblewrap (nothing else can show them)."""
     declared = suite.environments()
     if options.environment is None and not declared:
         return RunEnvironments()  # (the builders are not even imported)
     from reqbench.core.environments import EnvironmentSpec, environment_key, load_environment
+    from reqbench.core.library_progress import steps, watching
     from reqbench.core.sandbox import available_isolation
-    from reqbench.core.steps import steps, watching
 
     wanted: list[tuple[str | None, EnvironmentSpec, Path, str]] = []  # (task, spec, folder, origin); None: run's
     if options.environment is not None:

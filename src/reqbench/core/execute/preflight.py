@@ -31,9 +31,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from reqbench.core.errors import InputError
+from reqbench.core.execute.agent_step import build_agent
 from reqbench.core.execute.credentials import CHAT_KEYS, MESSAGES_KEYS, refuse_inline_credentials
 from reqbench.core.execute.model_checks import check_models
-from reqbench.core.execute.step import build_agent
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.judges.spec import parse_judge_spec
 from reqbench.core.sandbox import available_isolation, isolation_gate, run_sandboxed

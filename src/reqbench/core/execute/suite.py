@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 from reqbench.core import registry
 from reqbench.core.agents.base import AgentInputs, Budget
 from reqbench.core.errors import InputError
+from reqbench.core.execute.agent_step import STEP_TIMEOUT, AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.environments import RowEnvironment
 from reqbench.core.execute.shipping import ShippedSuite
-from reqbench.core.execute.step import STEP_TIMEOUT, AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 class RowContext:
     """What one row call gets besides the row: the run's options, the attempt's scratch directory
     (fresh, removed after the attempt; evidence goes into the outcome's artifacts), and the only way to run
-    the agent: `step` (one run) or `session` (a conversation), see `core.execute.step`."""
+    the agent: `step` (one run) or `session` (a conversation), see `core.execute.agent_step`."""
 
     options: RunOptions
     work_dir: Path

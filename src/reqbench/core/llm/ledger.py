@@ -10,7 +10,7 @@ harness code:
 * the chat client (`core.llm.client`) notes a `ProviderError` after its retries (the built-in ``llm`` agent);
 * the sandbox launcher (`core.sandbox.process`) notes a process it could not start.
 
-The runner binds one `RowLedger` per attempt (`row_ledger`); `core.execute.step` takes a `mark` before an
+The runner binds one `RowLedger` per attempt (`row_ledger`); `core.execute.agent_step` takes a `mark` before an
 agent step and reads what was noted `since` it. A failure noted outside any agent step (a judge, the
 simulated user) never decides an agent step.
 """

@@ -6,13 +6,13 @@ Modules: `sources` (RepoSource, cache), `archives` (checked extraction), `trees`
 computed in), `packs` (its objects as one pack file), `textdiff`/`textapply` (the common case of a diff and
 of an apply done in process, git's output or git's outcome exactly), `git` (configuration-free git calls), `changes`
 (what changed since a copy, by stat), `overlay` (overlay workspaces in the row thread's own mount
-namespace, the change set read from the upper directory), `workspace` (materialize, Workspace), `guard`
+namespace, the change set read from the upper directory), `workspace` (materialize, Workspace), `freezing`
 (safe_submission / safe_diff: an agent's unusable workspace as an `AgentFailure`).
 """
 
 from reqbench.core.errors import AgentWorkspaceError, WorkspaceLimitExceeded
 from reqbench.core.workspace.archives import extract_archive
-from reqbench.core.workspace.guard import AgentFailure, safe_diff, safe_submission
+from reqbench.core.workspace.freezing import AgentFailure, safe_diff, safe_submission
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, UNLIMITED, TreeStats, WorkspaceLimits
 from reqbench.core.workspace.patches import PatchApplyError, Submission, apply_patch, diff_trees
 from reqbench.core.workspace.sources import RepoSource, cache_root

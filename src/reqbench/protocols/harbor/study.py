@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyRows, StudyTable
-from reqbench.core.summary import Cell, Table
+from reqbench.core.summary import Cell, SummaryTable
 from reqbench.protocols.harbor.result import HarborResult
 from reqbench.protocols.harbor.summary import ESTIMATOR, reward_metric
 
@@ -35,7 +35,7 @@ class HarborStudy(ProtocolStudy):
                     by_condition.setdefault(row.condition, []).append(value)
             for condition, values in by_condition.items():
                 cells[f"{name} / {condition}"] = {"mean reward": reward_metric(values)}
-        return [StudyTable(Table("mean reward by configuration x condition", cells), ESTIMATOR)] if cells else []
+        return [StudyTable(SummaryTable("mean reward by configuration x condition", cells), ESTIMATOR)] if cells else []
 
 
 STUDY = HarborStudy()

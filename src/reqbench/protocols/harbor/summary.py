@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from reqbench.core.execute.types import RowStatus
 from reqbench.core.stats.intervals import bootstrap_mean
-from reqbench.protocols.base import Metric, Outcomes, Summary, Table
+from reqbench.protocols.base import Metric, Outcomes, Summary, SummaryTable
 from reqbench.protocols.harbor.result import HarborResult
 
 ESTIMATOR = "mean reward over scored rows (n = rows); 95% percentile bootstrap interval of the mean"
@@ -30,8 +30,8 @@ def summarize(outcomes: Outcomes) -> Summary:
             unrewarded[row.task_id] = unrewarded.get(row.task_id, 0) + (result.rewards is None)
     every = [v for vs in by_task.values() for v in vs]
     mean = reward_metric(every)
-    table = Table("mean reward by task", {t: {"rows": len(v), "mean reward": reward_metric(v),
-                                              "no reward": unrewarded[t]}
+    table = SummaryTable("mean reward by task", {t: {"rows": len(v), "mean reward": reward_metric(v),
+                                                     "no reward": unrewarded[t]}
                                          for t, v in sorted(by_task.items())})
     return Summary(overview={"scored rows": len(every), "rows without a reward": sum(unrewarded.values())},
                    tables=[table] if table.rows else [],

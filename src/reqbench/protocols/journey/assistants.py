@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
-from reqbench.core.execute.step import StepSession
+from reqbench.core.execute.agent_step import StepSession
 from reqbench.core.execute.suite import RowContext
 from reqbench.protocols.journey.models import Instance
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import Budget, Usage
-from reqbench.core.execute.step import StepSession
+from reqbench.core.execute.agent_step import StepSession
 from reqbench.core.hashing import sha256_bytes
 from reqbench.core.workspace import remove_tree
 from reqbench.protocols.journey.checkpoints import Checkpoints, restore_tree

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from reqbench.core.stats.distribution import spread
-from reqbench.core.summary import Cell, Summary, Table
+from reqbench.core.summary import Cell, Summary, SummaryTable
 from reqbench.protocols.journey.models import load_suite
 from reqbench.protocols.journey.sizes import InstanceSize, instance_size
 
@@ -21,16 +21,16 @@ INSTANCES, DISTRIBUTIONS = "instances (SWE-Journey §3.4)", "per instance and pe
 COLUMNS = ("count", "min", "median", "max", "mean")
 
 
-def _instances(sizes: list[InstanceSize]) -> Table:
-    return Table(INSTANCES, {s.instance: {
+def _instances(sizes: list[InstanceSize]) -> SummaryTable:
+    return SummaryTable(INSTANCES, {s.instance: {
         "stages": s.stages, "subtasks": len(s.subtasks), "F2P nodes": s.whole_f2p, "P2P nodes": s.whole_p2p,
         "reference files": sum(t.files for t in s.subtasks),
         "changed lines": sum(t.changed for t in s.subtasks)} for s in sizes})
 
 
-def _distributions(sizes: list[InstanceSize]) -> Table:
+def _distributions(sizes: list[InstanceSize]) -> SummaryTable:
     subtasks = [t for s in sizes for t in s.subtasks]
-    return Table(DISTRIBUTIONS, {
+    return SummaryTable(DISTRIBUTIONS, {
         "subtasks per instance": spread([len(s.subtasks) for s in sizes], COLUMNS),
         "stages per instance": spread([s.stages for s in sizes], COLUMNS),
         "F2P tests per subtask": spread([t.f2p for t in subtasks], COLUMNS),

@@ -15,7 +15,7 @@ from typing import Any
 from reqbench.core.execute.types import Row, RowOutcome
 from reqbench.core.protocol_study import Outcomes, PairedOutcome, ProtocolStudy, StudyRows, StudyTable, relabelled
 from reqbench.core.stats.intervals import DEFAULT_BOOT, DEFAULT_SEED, cluster_bootstrap
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.protocols.journey.comparisons import persona_rank_correlations, single_shot_vs_interactive
 from reqbench.protocols.journey.frozen_user import ARTIFACT as USER_TURNS
 from reqbench.protocols.journey.frozen_user import frozen_sessions
@@ -114,7 +114,8 @@ def frozen_table(data: StudyRows) -> StudyTable | None:
                       "reactions": reactions, "replayed": replays,
                       "replayed share": Metric(replays / reactions if reactions else None, None, reactions),
                       "sessions diverged": sum(1 for r in found if r[2])}
-    return StudyTable(Table(f"frozen simulated users (pilot {pilot}): replayed reactions by configuration", rows),
+    return StudyTable(SummaryTable(f"frozen simulated users (pilot {pilot}): replayed reactions by configuration",
+                                   rows),
                       FROZEN)
 
 
@@ -125,7 +126,7 @@ def tables(data: StudyRows) -> list[StudyTable]:
             main[f"{name} / {condition}"] = _cells(stored.outcomes, condition, summary)
     pooled = summaries([item for name, c in data.configs.items() for item in relabelled(name, c.outcomes)])
     caveat = provenance_notes(pooled)["main caveat"]  # the run report's note (rule-based simulated user)
-    out = [StudyTable(Table("journey results by configuration x persona", main),
+    out = [StudyTable(SummaryTable("journey results by configuration x persona", main),
                       f"{ESTIMATOR}; note: {caveat}" if caveat else ESTIMATOR)]
     frozen = frozen_table(data)
     out += [frozen] if frozen is not None else []
@@ -133,14 +134,14 @@ def tables(data: StudyRows) -> list[StudyTable]:
         return out
     ranks = {k: {"rho": v["rho"], "p": v["p"], "n": v["n"]} for k, v in persona_rank_correlations(pooled).items()}
     if ranks:
-        out.append(StudyTable(Table("Spearman rho between conditions' rankings of the configurations (Average)",
-                                    ranks), "Spearman's rho with average ranks for ties, two-sided p (exact "
+        out.append(StudyTable(SummaryTable("Spearman rho between conditions' rankings of the configurations (Average)",
+                                           ranks), "Spearman's rho with average ranks for ties, two-sided p (exact "
                                             "permutation p up to 9 configurations, else t approximation); n = "
                                             "configurations in both conditions"))
     paired = {k: {"mean paired difference": v["mean_paired_difference"], "rho": v["rho"], "p": v["p"],
                   "n": v["n"]} for k, v in single_shot_vs_interactive(pooled).items()}
     if paired:
-        out.append(StudyTable(Table("single-shot vs interactive (Average; condition minus single-shot)", paired),
+        out.append(StudyTable(SummaryTable("single-shot vs interactive (Average; condition minus single-shot)", paired),
                               "mean of per-configuration paired differences (SWE-Journey B.2); Spearman's rho "
                               "between the two rankings (p exact up to 9 configurations); n = configurations"))
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reqbench.core.summary import Cell, Plot, Summary, Table, as_number
+from reqbench.core.summary import Cell, Plot, Summary, SummaryTable, as_number
 from reqbench.protocols.journey.report import provenance_notes
 
 
@@ -39,8 +39,8 @@ def summary(data: dict[str, dict[str, Any]]) -> Summary:
     notes = provenance_notes(data)
     main = {k: {c: v for c, v in r.items() if c in MAIN_KEYS} for k, r in data.items()}
     caps = {k: {c: v for c, v in r.items() if c not in MAIN_KEYS} for k, r in data.items()}
-    tables = [Table.of(_titled("main results", notes["main caveat"]), main),
-              Table.of(_titled("capability metrics", notes["capability caveat"]), caps)]
+    tables = [SummaryTable.of(_titled("main results", notes["main caveat"]), main),
+              SummaryTable.of(_titled("capability metrics", notes["capability caveat"]), caps)]
     overview: dict[str, Cell] = {"simulated user": notes["simulated user"],
                                  "capability judge": notes["capability judge"]}
     return Summary(overview, tables, headline, plots(data), data)

@@ -12,7 +12,7 @@ from typing import Any
 
 from reqbench.core.agents.base import AgentResult, Budget
 from reqbench.core.errors import AgentWorkspaceError
-from reqbench.core.execute.step import AgentStep, StepSession
+from reqbench.core.execute.agent_step import AgentStep, StepSession
 from reqbench.core.workspace import DEFAULT_LIMITS, AgentFailure, remove_tree, tree_stats
 from reqbench.protocols.journey.checkpoints import pack_tree
 from reqbench.protocols.journey.env import diff_trees, snapshot

@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from reqbench.core.stats.distribution import shares, spread
-from reqbench.core.summary import Cell, Summary, Table
+from reqbench.core.summary import Cell, Summary, SummaryTable
 from reqbench.protocols.pace.case import Case, load_suite
 from reqbench.protocols.pace.context_size import ContextSize, context_size
 from reqbench.protocols.pace.sizes import CaseSize, case_size
@@ -27,12 +27,12 @@ CASES, SCALE = "cases (PACE-Bench §2)", "scale per case (Figure 3)"
 TYPES, PROVENANCE = "Code Point types", "Code Point provenance"
 
 
-def _cases(sizes: list[CaseSize], contexts: list[ContextSize]) -> Table:
-    return Table(CASES, {s.case: {"files": s.files, "+lines": s.added, "-lines": s.removed,
-                                  "changed lines": s.changed, "Code Points": s.points, "criteria": s.criteria,
-                                  "repository files": c.source_files, "repository lines": c.source_lines,
-                                  "PRD characters": c.prd_characters, "PRD words": c.prd_words}
-                         for s, c in zip(sizes, contexts, strict=True)})
+def _cases(sizes: list[CaseSize], contexts: list[ContextSize]) -> SummaryTable:
+    return SummaryTable(CASES, {s.case: {"files": s.files, "+lines": s.added, "-lines": s.removed,
+                                         "changed lines": s.changed, "Code Points": s.points, "criteria": s.criteria,
+                                         "repository files": c.source_files, "repository lines": c.source_lines,
+                                         "PRD characters": c.prd_characters, "PRD words": c.prd_words}
+                                for s, c in zip(sizes, contexts, strict=True)})
 
 
 def _readable(values: list[int | None]) -> list[int]:
@@ -40,15 +40,15 @@ def _readable(values: list[int | None]) -> list[int]:
     return [v for v in values if v is not None]
 
 
-def _scale(sizes: list[CaseSize], contexts: list[ContextSize]) -> Table:
-    return Table(SCALE, {"changed files": spread([s.files for s in sizes]),
-                         "changed lines": spread([s.changed for s in sizes]),
-                         "Code Points": spread([s.points for s in sizes]),
-                         "criteria": spread([s.criteria for s in sizes]),
-                         "repository files": spread(_readable([c.source_files for c in contexts])),
-                         "repository lines": spread(_readable([c.source_lines for c in contexts])),
-                         "PRD characters": spread([c.prd_characters for c in contexts]),
-                         "PRD words": spread([c.prd_words for c in contexts])})
+def _scale(sizes: list[CaseSize], contexts: list[ContextSize]) -> SummaryTable:
+    return SummaryTable(SCALE, {"changed files": spread([s.files for s in sizes]),
+                                "changed lines": spread([s.changed for s in sizes]),
+                                "Code Points": spread([s.points for s in sizes]),
+                                "criteria": spread([s.criteria for s in sizes]),
+                                "repository files": spread(_readable([c.source_files for c in contexts])),
+                                "repository lines": spread(_readable([c.source_lines for c in contexts])),
+                                "PRD characters": spread([c.prd_characters for c in contexts]),
+                                "PRD words": spread([c.prd_words for c in contexts])})
 
 
 def dataset_stats(path: Path) -> Summary:
@@ -63,5 +63,5 @@ def dataset_stats(path: Path) -> Summary:
         "median repository lines": spread(_readable([c.source_lines for c in contexts]))["median"],
         "median PRD words": spread([c.prd_words for c in contexts])["median"]}
     return Summary(overview=overview, tables=[
-        _cases(sizes, contexts), _scale(sizes, contexts), Table(TYPES, shares(Counter(p.kind for p in points))),
-        Table(PROVENANCE, shares(Counter(str(p.provenance) for p in points)))])
+        _cases(sizes, contexts), _scale(sizes, contexts), SummaryTable(TYPES, shares(Counter(p.kind for p in points))),
+        SummaryTable(PROVENANCE, shares(Counter(str(p.provenance) for p in points)))])

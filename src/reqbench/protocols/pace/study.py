@@ -14,7 +14,7 @@ from reqbench.core.execute.suite import Suite
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.protocol_study import Outcomes, PairedOutcome, ProtocolStudy, StudyRows, StudyTable, relabelled
 from reqbench.core.stats.intervals import wilson
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.protocols.pace.row_result import PaceResult
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def tables(data: StudyRows) -> list[StudyTable]:
                                  if s["success_rate"] is not None else s.get("success_rate_note")
                                  or s.get("score_note")),
                 "cases": n, **verdict_counts(items)}
-    return [StudyTable(Table("PACE system table by configuration", rows), ESTIMATOR)]
+    return [StudyTable(SummaryTable("PACE system table by configuration", rows), ESTIMATOR)]
 
 
 class PaceStudy(ProtocolStudy):

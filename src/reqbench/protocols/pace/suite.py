@@ -29,9 +29,9 @@ from reqbench.core import tempdirs
 from reqbench.core.agents.base import AgentInputs
 from reqbench.core.bundled import bundled_suite
 from reqbench.core.errors import InputError
+from reqbench.core.execute.agent_step import AgentStep
 from reqbench.core.execute.attrition import attrition_table
 from reqbench.core.execute.outcomes import Reason, classified
-from reqbench.core.execute.step import AgentStep
 from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtocol
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.suggest import did_you_mean

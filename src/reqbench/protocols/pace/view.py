@@ -23,7 +23,7 @@ from reqbench.core.views import (
     RowView,
     Status,
     Strong,
-    Table,
+    TableBlock,
     as_dict,
     as_list,
     fmt,
@@ -60,8 +60,8 @@ def _point(point: dict[str, Any], first: bool) -> Fold:
     body: list[Block] = [Paragraph((str(point["description"]),))] if point.get("description") else []
     notes = (("structural check (L0)", as_dict(point.get("l0")).get("reason")), ("detail", point.get("detail")))
     body += [Paragraph((Muted(f"{label}: {text}"),)) for label, text in notes if text]
-    body.append(Table(("criterion", "text", "judgment", "severity", "cited evidence"), _criterion_rows(point),
-                      name="criteria"))
+    body.append(TableBlock(("criterion", "text", "judgment", "severity", "cited evidence"), _criterion_rows(point),
+                           name="criteria"))
     return Fold(summary, tuple(body), open=verdict != "Covered" or first, name="point")
 
 

@@ -6,7 +6,7 @@ Why: a structurally perfect family can still score its reference 0 — e.g. a fl
 the code. That must fail `validate`, not the run. This is the cheap part of calibration (one verifier run
 per family on the base + reference, no history file); `reqbench specpath calibrate` runs every gate
 (base fails, negatives fail their probes, invariance across histories). A family whose reference passed
-is remembered under the content address of everything the check reads (`core.verdicts`), so validating
+is remembered under the content address of everything the check reads (`core.validation_cache`), so validating
 an unchanged suite again costs a few tree hashes, not a verifier run per family.
 """
 
@@ -22,8 +22,8 @@ from reqbench import __version__
 from reqbench.core import tempdirs
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json, sha256_text
-from reqbench.core.steps import steps
-from reqbench.core.verdicts import VerdictCache
+from reqbench.core.library_progress import steps
+from reqbench.core.validation_cache import ValidationCache
 from reqbench.core.workspace import tree_hash
 from reqbench.protocols.specpath.family import Family
 
@@ -72,7 +72,7 @@ def reference_problems(families: list[Family]) -> list[str]:
     whose unchanged content passed before is not run again."""
     progress = steps("reference check", len(families), "families: reference patch through the verifier "
                      "(passes cached by content)")
-    verdicts = VerdictCache("specpath-reference")
+    verdicts = ValidationCache("specpath-reference")
 
     def one(family: Family) -> str | None:
         started = time.perf_counter()

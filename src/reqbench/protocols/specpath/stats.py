@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from reqbench.core.stats.distribution import spread
-from reqbench.core.summary import Cell, Summary, Table
+from reqbench.core.summary import Cell, Summary, SummaryTable
 from reqbench.protocols.specpath.family import Family
 from reqbench.protocols.specpath.models import ALL_CONDITIONS, CORE_CONDITIONS
 from reqbench.protocols.specpath.sizes import family_size
@@ -31,17 +31,17 @@ OPERATORS = {
 """What each condition's history operator changes (`operators`)."""
 
 
-def _families(families: list[Family]) -> Table:
+def _families(families: list[Family]) -> SummaryTable:
     rows: dict[str, dict[str, Cell]] = {}
     for fam in families:
         size = family_size(fam)
         rows[fam.id] = {"atoms": len(fam.atoms), "fixed": len(fam.fixed), "decoys": len(fam.decoys),
                         "probes": size.probes, "probe tests": size.probe_cases, "reference files": size.files,
                         "+lines": size.added, "-lines": size.removed, "histories": len(fam.histories)}
-    return Table(FAMILIES, rows)
+    return SummaryTable(FAMILIES, rows)
 
 
-def _conditions(families: list[Family]) -> Table:
+def _conditions(families: list[Family]) -> SummaryTable:
     names = [*ALL_CONDITIONS, *sorted({c for f in families for c in f.histories} - set(ALL_CONDITIONS))]
     rows: dict[str, dict[str, Cell]] = {}
     for cond in names:
@@ -55,7 +55,7 @@ def _conditions(families: list[Family]) -> Table:
             "deactivations": sum(len(t.deactivate) for h in histories for t in h.turns),
             "restatements": sum(len(t.restate) for h in histories for t in h.turns),
         }
-    return Table(CONDITIONS, rows)
+    return SummaryTable(CONDITIONS, rows)
 
 
 def dataset_stats(families: list[Family]) -> Summary:

@@ -14,7 +14,7 @@ from typing import Any
 
 from reqbench.core.execute.types import Row, RowOutcome
 from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyRows, StudyTable
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.protocols.specpath.metrics import ResultRow, ci_method, summarize_results
 from reqbench.protocols.specpath.result_rows import result_row
 
@@ -54,18 +54,22 @@ def tables(data: StudyRows) -> list[StudyTable]:
     cpv: dict[str, dict[str, Cell]] = {
         name: {"complete blocks": s["blocks"]["complete"], **{k: _cpv(v) for k, v in s["cpv"].items()}}
         for name, s in stats.items()}
-    out = [StudyTable(Table("FCR by configuration x condition (task-macro; n = scored rows)", fcr), method),
-           StudyTable(Table("CPV given direct success by configuration (task-macro; n = eligible blocks)", cpv),
+    out = [StudyTable(SummaryTable("FCR by configuration x condition (task-macro; n = scored rows)", fcr), method),
+           StudyTable(SummaryTable("CPV given direct success by configuration (task-macro; n = eligible blocks)", cpv),
                       method)]
     for key, title in (("by_model", "model"), ("by_scaffold", "scaffold")):
         groups = {g: {"any-CPV": _cpv(s["cpv"]["any"]), "positive": s["cpv"]["any"]["positive"],
                       "complete blocks": s["blocks"]["complete"]} for g, s in pooled[key].items()}
-        out.append(StudyTable(Table(f"any-CPV by {title} (n = eligible blocks)", groups), method))
+        out.append(StudyTable(SummaryTable(f"any-CPV by {title} (n = eligible blocks)", groups), method))
     controls = {name: {c: _metric(v["delta"], v["ci"], v["pairs"]) for c, v in s["controls"].items()}
                 for name, s in stats.items() if s["controls"]}
     if controls:
-        out.append(StudyTable(Table("control delta vs paired direct by configuration (FCR difference; n = pairs)",
-                                    controls), method))
+        out.append(
+            StudyTable(
+                SummaryTable("control delta vs paired direct by configuration (FCR difference; n = pairs)", controls),
+                method,
+            )
+        )
     return out
 
 

@@ -17,7 +17,7 @@ from reqbench.core.views import (
     RowLink,
     RowView,
     Status,
-    Table,
+    TableBlock,
     json_dict,
 )
 from reqbench.protocols.specpath.row_result import SpecpathResult
@@ -32,7 +32,8 @@ def row_view(record: AttemptRecord) -> RowView:
     probes = json_dict(result.probes)
     if not probes:
         return RowView((Heading("probe signature"), Paragraph((Muted(f"no probes ran ({result.reason})"),))))
-    listing = Table(("probe", "passed"), tuple((str(k), Status("pass" if v else "fail")) for k, v in probes.items()))
+    listing = TableBlock(("probe", "passed"),
+                         tuple((str(k), Status("pass" if v else "fail")) for k, v in probes.items()))
     return RowView((Heading("probe signature"), Raster(_cells(probes)), Fold(("probes",), (listing,), open=True)))
 
 
@@ -44,4 +45,4 @@ def run_view(outcomes: Outcomes) -> tuple[Block, ...]:
         probes = json_dict(result.probes)
         shown = Raster(_cells(probes), link=row.key) if probes else Muted(str(result.reason))
         rows.append((RowLink(row.key, row.key), (shown,)))
-    return (Heading("Probe signature raster", level=2), Table(("row", "probes (green: pass)"), tuple(rows)))
+    return (Heading("Probe signature raster", level=2), TableBlock(("row", "probes (green: pass)"), tuple(rows)))

@@ -19,7 +19,7 @@ from reqbench.core.execute.suite import Suite
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyRows, StudyTable
 from reqbench.core.stats.intervals import wilson
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.protocols.takeover.run.report import delivery_table
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
 from reqbench.protocols.takeover.run.summary import delivery_cell, rq_cell, unresolved
@@ -183,9 +183,9 @@ def _delivery_tables(data: StudyRows, reports: dict[str, dict[str, Any]]) -> lis
             harness.setdefault(agent, {}).setdefault(cond, []).append(v)
     per_harness: dict[str, dict[str, Cell]] = {h: {c: _pooled(v) for c, v in cells.items()}
                                                for h, cells in harness.items()}
-    return [StudyTable(Table("complete-delivery rate by configuration x condition", rows), ESTIMATOR),
-            StudyTable(Table("complete-delivery rate by harness x condition (pooled over its configurations)",
-                             per_harness), ESTIMATOR + "; pooled rows (the mean of the configurations' rates "
+    return [StudyTable(SummaryTable("complete-delivery rate by configuration x condition", rows), ESTIMATOR),
+            StudyTable(SummaryTable("complete-delivery rate by harness x condition (pooled over its configurations)",
+                                    per_harness), ESTIMATOR + "; pooled rows (the mean of the configurations' rates "
                                                        "when each has the same n)")]
 
 
@@ -194,14 +194,15 @@ def tables(data: StudyRows) -> list[StudyTable]:
     out = _delivery_tables(data, reports)
     gates = {name: gate_cells(report) for name, report in reports.items()}
     if any(gates.values()):
-        out.append(StudyTable(Table("gate pass rates by configuration x condition (ReqMemBench Table 4)",
-                                    _by_condition(gates, tuple(GATE_COLUMNS))),
+        out.append(StudyTable(SummaryTable("gate pass rates by configuration x condition (ReqMemBench Table 4)",
+                                           _by_condition(gates, tuple(GATE_COLUMNS))),
                               "gate = rows where it PASSed / n, n = every planned row of the condition (C.2); "
                               f"95% Wilson score interval; {MEAN_RULE}"))
     for part, title, means, counts in RQ_TABLES:
         per_config = {name: rq_cells(report, part, means + counts) for name, report in reports.items()}
         if any(per_config.values()):
-            out.append(StudyTable(Table(f"{title} by configuration x condition", _by_condition(per_config, means)),
+            out.append(StudyTable(SummaryTable(f"{title} by configuration x condition",
+                                               _by_condition(per_config, means)),
                                   "macro-averaged over the condition's applicable targets per configuration "
                                   f"(ReqMemBench C.2, E.2), as each run's report shows it; {MEAN_RULE}"))
     return out

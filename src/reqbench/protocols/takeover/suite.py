@@ -14,13 +14,13 @@ from reqbench.core.execute.suite import Outcomes, RowContext, Suite, SuiteProtoc
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 from reqbench.core.suggest import did_you_mean
 from reqbench.core.workspace import cache_root
-from reqbench.protocols.takeover.delivery.admission import suite_admission_problems
-from reqbench.protocols.takeover.delivery.config import is_takeover_suite, load_suite
-from reqbench.protocols.takeover.loading import validate_project
+from reqbench.protocols.takeover.annotation.loading import validate_project
 from reqbench.protocols.takeover.run import rows
+from reqbench.protocols.takeover.run.admission import suite_admission_problems
 from reqbench.protocols.takeover.run.context import SuiteContext
 from reqbench.protocols.takeover.run.options import TakeoverOptions, split_options
 from reqbench.protocols.takeover.run.row_result import TakeoverResult
+from reqbench.protocols.takeover.suite_file import is_takeover_suite, load_suite
 
 if TYPE_CHECKING:
     from reqbench.core.protocol_study import ProtocolStudy
@@ -81,7 +81,7 @@ class TakeoverProtocol(SuiteProtocol):
 
     def dataset_stats(self, path: Path) -> Summary:
         """ReqMemBench Tables 7-9 of the suite at `path` (`reqbench stats`)."""
-        from reqbench.protocols.takeover.stats import dataset_stats
+        from reqbench.protocols.takeover.dataset.stats import dataset_stats
 
         return dataset_stats(Path(path))
 

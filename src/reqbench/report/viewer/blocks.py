@@ -31,7 +31,7 @@ from reqbench.core.views import (
     RowLink,
     Status,
     Strong,
-    Table,
+    TableBlock,
     fmt,
 )
 from reqbench.report.viewer.render import details, diff_html, esc, json_block, kv_table, pre, status_span
@@ -77,7 +77,7 @@ def cell_html(cell: Cell, link: RowLinker = None) -> str:
                    for c in cell).strip()
 
 
-def _table(block: Table, link: RowLinker) -> str:
+def _table(block: TableBlock, link: RowLinker) -> str:
     head = "".join(f"<th>{esc(c)}</th>" for c in block.columns)
     rows = []
     for i, row in enumerate(block.rows):
@@ -113,7 +113,7 @@ def block_html(block: Block, link: RowLinker = None) -> str:
         return f"<p{_cls(block.name)}>{line_html(block.parts, link)}</p>"
     if isinstance(block, Facts):
         return kv_table(list(block.items))
-    if isinstance(block, Table):
+    if isinstance(block, TableBlock):
         return _table(block, link)
     if isinstance(block, Fold):
         return details(line_html(block.summary, link), blocks_html(block.body, link), open_=block.open,

@@ -15,7 +15,7 @@ Configuration names, conditions and task ids come from the study's runs and are 
 
 from __future__ import annotations
 
-from reqbench.core.summary import Cell, Metric, Table, as_number
+from reqbench.core.summary import Cell, Metric, SummaryTable, as_number
 from reqbench.core.views import fmt
 from reqbench.report.html import html_table, note_html, png_img
 from reqbench.report.tables import format_cell, table_data
@@ -93,7 +93,7 @@ def _colour(value: float | None, scale: tuple[float, float] | None) -> str:
     return f"background:hsl({hue:.0f},65%,80%)"
 
 
-def heatmap(grid: Table, note: str = "") -> str:
+def heatmap(grid: SummaryTable, note: str = "") -> str:
     """`grid` as an HTML table whose value cells are coloured on one scale (lowest red, highest green)."""
     columns = list(dict.fromkeys(c for cells in grid.rows.values() for c in cells))
     scale = _bounds([cell for cells in grid.rows.values() for cell in cells.values()])

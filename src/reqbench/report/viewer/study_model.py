@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reqbench.core.summary import Table
+from reqbench.core.summary import SummaryTable
 
 PairKey = tuple[str, str, int]
 """(task, condition, repeat): rows of two configurations pair on it."""
@@ -32,16 +32,16 @@ class StudyView:
     """What the per-row values and the heatmap measure (e.g. a score, a success indicator)."""
     runs: dict[str, str]
     """Configuration -> the name of its run in the viewer (its run directory relative to the study)."""
-    leaderboard: Table
+    leaderboard: SummaryTable
     """Configuration -> its headline metrics (`Metric` with interval and n)."""
-    heatmap: Table
+    heatmap: SummaryTable
     """Configuration -> condition -> mean measurement (`Metric` with n)."""
     rows: dict[str, list[StudyRow]]
-    pairs: Table | None = None
+    pairs: SummaryTable | None = None
     """The matrix of paired differences (row minus column), when the study has one."""
     notes: dict[str, str] = field(default_factory=dict)
     """Estimator notes by table title."""
-    tables: list[tuple[Table, str]] = field(default_factory=list)
+    tables: list[tuple[SummaryTable, str]] = field(default_factory=list)
     """Every table of ``reqbench study report`` with its estimator."""
     plots: list[tuple[str, bytes]] = field(default_factory=list)
     """The study's plots, drawn: (title, PNG) of each headline metric by configuration and the forest plot of

@@ -22,7 +22,16 @@ from reqbench.core import views
 from reqbench.core.errors import InputError
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.hashing import sha256_text
-from reqbench.protocols.base import Metric, Outcomes, RowContext, Suite, SuiteProtocol, Summary, Table, bar_from_table
+from reqbench.protocols.base import (
+    Metric,
+    Outcomes,
+    RowContext,
+    Suite,
+    SuiteProtocol,
+    Summary,
+    SummaryTable,
+    bar_from_table,
+)
 
 if TYPE_CHECKING:
     from reqbench.core.protocol_study import ProtocolStudy
@@ -75,7 +84,7 @@ class ToyProtocol(SuiteProtocol):
 
     def run_view(self, outcomes: Outcomes) -> tuple[views.Block, ...]:
         return (views.Heading("toy rows", level=2),
-                views.Table(("row", "value"), tuple((views.RowLink(row.task_id, row.key), getattr(o.result, "value", None))
+                views.TableBlock(("row", "value"), tuple((views.RowLink(row.task_id, row.key), getattr(o.result, "value", None))
                                                     for row, o in outcomes)))
 
     def study(self) -> ProtocolStudy:
@@ -157,8 +166,8 @@ class ToySuite(Suite):
             if outcome.status == RowStatus.SCORED:
                 by_condition.setdefault(row.condition, []).append(outcome.result.value)
         scored = sum(len(v) for v in by_condition.values())
-        table = Table("by condition", {c: {"rows": len(v), "mean value": Metric(sum(v) / len(v), (min(v), max(v)))}
-                                       for c, v in sorted(by_condition.items())})
+        table = SummaryTable("by condition", {c: {"rows": len(v), "mean value": Metric(sum(v) / len(v), (min(v), max(v)))}
+                                              for c, v in sorted(by_condition.items())})
         plot = bar_from_table(table, "mean value", title="mean value")
         return Summary(overview={"scored rows": scored}, tables=[table] if table.rows else [],
                        headline={"scored rows": scored}, plots=[plot] if plot else [],

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from reqbench.core.execute.types import Row, RowOutcome, RowStatus
 from reqbench.core.protocol_study import PairedOutcome, ProtocolStudy, StudyRows, StudyTable
-from reqbench.core.summary import Cell, Metric, Table
+from reqbench.core.summary import Cell, Metric, SummaryTable
 
 TABLE = "toy value by configuration x condition"
 ESTIMATOR = "mean toy value over scored rows; interval: min and max; n = scored rows"
@@ -40,7 +40,7 @@ class ToyStudy(ProtocolStudy):
             for condition, values in sorted(found.items()):
                 cells[f"{name} / {condition}"] = {
                     "mean toy value": Metric(sum(values) / len(values), (min(values), max(values)), len(values))}
-        return [StudyTable(Table(TABLE, cells), ESTIMATOR)]
+        return [StudyTable(SummaryTable(TABLE, cells), ESTIMATOR)]
 
 
 STUDY = ToyStudy()

@@ -43,7 +43,7 @@ from reqbench.protocols.pace.l1.callgraph import last_segment
 from reqbench.protocols.pace.l1.evidence import EvidenceItem, EvidencePackage, is_test_path
 from reqbench.protocols.pace.l1.languages import is_source
 from reqbench.protocols.pace.l1.languages.javascript import _parser as _js_parser
-from reqbench.protocols.pace.l1.liveness.guards import module_names, truth
+from reqbench.protocols.pace.l1.liveness.constant_conditions import module_names, truth
 from reqbench.protocols.pace.l1.liveness.javascript import truth as js_truth
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -58,7 +58,7 @@ ABOUT_FILES = frozenset({"documentation", "configuration"})
 
 
 def never_true(condition: str, javascript: bool = False, module: str = "") -> bool:
-    """Whether a guard's condition never holds at run time (its block is dead code): `liveness.guards`
+    """Whether a guard's condition never holds at run time (its block is dead code): `liveness.constant_conditions`
     for Python (`module`, the file's path, names what ``__name__`` may be), `liveness.javascript.truth`
     for JavaScript/TypeScript."""
     if javascript:

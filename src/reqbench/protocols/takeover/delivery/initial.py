@@ -16,8 +16,8 @@ from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json, sha256_bytes, sha256_file, sha256_text
 from reqbench.core.workspace import apply_patch, copy_tree, tree_hash
 from reqbench.core.workspace.sources import _publish
-from reqbench.protocols.takeover.delivery.config import DeliveryTarget, TakeoverSuite, repository_tree
-from reqbench.protocols.takeover.release_archive import extract_archive
+from reqbench.protocols.takeover.rq4_delivery.archives import extract_archive
+from reqbench.protocols.takeover.suite_file import DeliveryTarget, TakeoverSuite, repository_tree
 
 
 def message_positions(suite_dir: Path, suite: TakeoverSuite) -> dict[str, int]:

@@ -17,8 +17,8 @@ from reqbench.core import idle, tempdirs
 from reqbench.core.agents.base import AgentResult
 from reqbench.core.checks import Check, CheckResult, CheckStatus, run_check_settled
 from reqbench.core.errors import ReqbenchError
+from reqbench.core.execute.agent_step import AgentStep
 from reqbench.core.execute.outcomes import Reason
-from reqbench.core.execute.step import AgentStep
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.workspace import AgentFailure, Submission, apply_patch, materialize, safe_submission
 from reqbench.protocols.takeover.delivery.gates import (

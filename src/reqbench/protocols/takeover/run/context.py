@@ -15,11 +15,11 @@ from pathlib import Path
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import read_json, sha256_text
 from reqbench.core.workspace import tree_hash
-from reqbench.protocols.takeover.build import build_release
-from reqbench.protocols.takeover.delivery.config import DeliveryTarget, TakeoverSuite, load_suite
+from reqbench.protocols.takeover.annotation.loading import load_project
 from reqbench.protocols.takeover.delivery.initial import build_initial_repository
-from reqbench.protocols.takeover.loading import load_project
+from reqbench.protocols.takeover.release.build import build_release
 from reqbench.protocols.takeover.scoring.instances import TargetInstances, load_target
+from reqbench.protocols.takeover.suite_file import DeliveryTarget, TakeoverSuite, load_suite
 
 _LOCK = threading.Lock()
 PUBLIC_FILES = ("task.json", "history.jsonl", "instructions.md", "response.schema.json")

@@ -33,7 +33,7 @@ from reqbench.core.execute.types import Row, RowOutcome, RowStatus, RunOptions
 from reqbench.core.judges.factory import make_judge
 from reqbench.core.workspace import Submission
 from reqbench.protocols.takeover.delivery.gates import Decision, agent_failure
-from reqbench.protocols.takeover.prompts import (
+from reqbench.protocols.takeover.phase_a.prompts import (
     DIRECT_DELIVERY,
     ORACLE_CODING,
     ORACLE_PRE_STATE,
@@ -64,7 +64,7 @@ def history_condition(condition: str) -> str:
 def _package_stage(ctx: SuiteContext, target_id: str, condition: str, options: RunOptions) -> StageInputs:
     """Phase A on a C1/C2 public package (task, history, instructions, schema); the instructions and schema
     are the run's Phase-A texts (`run.options`: reqbench's paraphrase, or the released texts given with
-    ``--agent-opt takeover.phase_a_texts=DIR``), in package form and shown verbatim."""
+    ``--agent-opt takeover.phase_a.texts=DIR``), in package form and shown verbatim."""
     texts = split_options(options)[0].texts
     files = ctx.public_files(target_id, condition)
     files.pop("instructions.md", None)

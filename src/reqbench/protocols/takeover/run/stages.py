@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, Budget
-from reqbench.core.execute.step import AgentStep
+from reqbench.core.execute.agent_step import AgentStep
 from reqbench.core.execute.suite import RowContext
 from reqbench.core.hashing import atomic_write_text, pretty_json
-from reqbench.protocols.takeover.prompts import render
-from reqbench.protocols.takeover.response import ResponseCheck, check_response_text
+from reqbench.protocols.takeover.phase_a.prompts import render
+from reqbench.protocols.takeover.phase_a.response import ResponseCheck, check_response_text
 from reqbench.protocols.takeover.run.options import split_options
 
 FILE_KEYS = {"response.schema.json": "schema", "history.jsonl": "history"}

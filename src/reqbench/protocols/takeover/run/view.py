@@ -22,7 +22,7 @@ from reqbench.core.views import (
     RowView,
     Scalar,
     Status,
-    Table,
+    TableBlock,
     as_dict,
     as_list,
     fmt,
@@ -61,7 +61,7 @@ def _matches(name: str, rq: dict[str, Any]) -> Block:
                 for p in as_list(rq.get("requirements")) if isinstance(p, dict)]
     if not rows:
         return _note("no requirement matched")
-    return Table(("response ref", "gold requirement", "state score"), tuple(rows), name=f"matches {name}")
+    return TableBlock(("response ref", "gold requirement", "state score"), tuple(rows), name=f"matches {name}")
 
 
 def _scalar(value: Any) -> Scalar:
@@ -111,7 +111,7 @@ def delivery(record: AttemptRecord) -> tuple[Block, ...]:
     right = Group((Heading("gates", level=4),
                    Facts((("decision", _scalar(decision.decision)), ("reason", _scalar(decision.reason)),
                           ("score", _scalar(decision.score)))),
-                   Table(("gate", "status", "log"), tuple(gates), name="gates")))
+                   TableBlock(("gate", "status", "log"), tuple(gates), name="gates")))
     return Heading("delivery"), Columns((left, right), name="delivery", wide=True)
 
 

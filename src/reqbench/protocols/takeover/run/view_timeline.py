@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core.errors import InputError
-from reqbench.core.views import Badge, Block, Cell, Fold, Heading, Inline, Muted, Paragraph, Strong, Table
-from reqbench.protocols.takeover.project import Project
-from reqbench.protocols.takeover.replay import StateGraph
-from reqbench.protocols.takeover.targets import Target
+from reqbench.core.views import Badge, Block, Cell, Fold, Heading, Inline, Muted, Paragraph, Strong, TableBlock
+from reqbench.protocols.takeover.annotation.project import Project
+from reqbench.protocols.takeover.annotation.replay import StateGraph
+from reqbench.protocols.takeover.construction.targets import Target
 
 _EXCERPT = 220
 
@@ -36,10 +36,10 @@ class Gold:
 @lru_cache(maxsize=4)
 def load_gold(suite_path: str) -> Gold | str:
     """The replayed project of a takeover suite, or one sentence saying why it cannot be loaded."""
-    from reqbench.protocols.takeover.delivery.config import load_suite
-    from reqbench.protocols.takeover.loading import load_project
-    from reqbench.protocols.takeover.replay import replay
-    from reqbench.protocols.takeover.targets import build_targets
+    from reqbench.protocols.takeover.annotation.loading import load_project
+    from reqbench.protocols.takeover.annotation.replay import replay
+    from reqbench.protocols.takeover.construction.targets import build_targets
+    from reqbench.protocols.takeover.suite_file import load_suite
 
     try:
         suite = load_suite(Path(suite_path))
@@ -69,7 +69,7 @@ def _payload(event: Any) -> tuple[Block, ...]:
 def _state(node: dict[str, Any] | None) -> Cell:
     if node is None:
         return Muted("not yet introduced")
-    from reqbench.protocols.takeover.states import semantic_state
+    from reqbench.protocols.takeover.construction.states import semantic_state
 
     sem = semantic_state(node) or {}
     lines: list[Inline | Block] = [Paragraph((Strong(str(sem.get("lifecycle_status"))),))]
@@ -100,11 +100,11 @@ def _requirement(gold: Gold, target: Target, requirement_id: str) -> tuple[Block
     if not rows:
         rows.append((Muted("no event before the target"), "", "", ""))
     title = Paragraph((Strong(requirement_id), Muted(g.title)), name="requirement")
-    return title, Table(("#", "message", "event", "state after"), tuple(rows), name="timeline",
-                        marked=frozenset(marked))
+    return title, TableBlock(("#", "message", "event", "state after"), tuple(rows), name="timeline",
+                             marked=frozenset(marked))
 
 
-def _states_at_target(gold: Gold, target: Target) -> Table:
+def _states_at_target(gold: Gold, target: Target) -> TableBlock:
     pre, post = dict(target.pre), dict(target.post)
     rows: list[tuple[Cell, ...]] = []
     for rid in [*target.affected_requirement_ids, *target.preserved_requirement_ids]:
@@ -112,7 +112,8 @@ def _states_at_target(gold: Gold, target: Target) -> Table:
         after = gold.graph.node(post[rid]) if rid in post else None
         change = "changed by the request" if rid in target.affected_requirement_ids else "preserved"
         rows.append(((rid, Paragraph((Muted(change),))), _state(before), _state(after)))
-    return Table(("requirement", "before the request", "after the request (gold)"), tuple(rows), name="target-state")
+    return TableBlock(("requirement", "before the request", "after the request (gold)"), tuple(rows),
+                      name="target-state")
 
 
 def _unavailable(why: str) -> tuple[Block, ...]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from reqbench.core.judges.base import JudgePending
 from reqbench.protocols.takeover.judging import AlignSide, JudgeSession
 from reqbench.protocols.takeover.judging.contracts import RQ1_ALIGNMENT
-from reqbench.protocols.takeover.response import AgentResponse
+from reqbench.protocols.takeover.phase_a.response import AgentResponse
 from reqbench.protocols.takeover.scoring.alignment import PRF, Alignment, align
 from reqbench.protocols.takeover.scoring.instances import Rq1Gold
 from reqbench.protocols.takeover.scoring.matching import ordered_matching

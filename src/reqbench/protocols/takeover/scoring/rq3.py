@@ -16,7 +16,7 @@ from reqbench.protocols.takeover.judging import (
 )
 from reqbench.protocols.takeover.judging.contracts import REQUIREMENT_ALIGNMENT
 from reqbench.protocols.takeover.judging.requests import label_of
-from reqbench.protocols.takeover.response import AgentResponse
+from reqbench.protocols.takeover.phase_a.response import AgentResponse
 from reqbench.protocols.takeover.scoring.alignment import Alignment, align
 from reqbench.protocols.takeover.scoring.instances import FinalGold, Rq3Gold
 from reqbench.protocols.takeover.scoring.matching import ordered_matching

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from reqbench.core.errors import InputError
 from reqbench.protocols.takeover.judging import JudgeSession
-from reqbench.protocols.takeover.response import check_response_text
+from reqbench.protocols.takeover.phase_a.response import check_response_text
 from reqbench.protocols.takeover.scoring.instances import (
     CONDITIONS,
     LoadedInstance,

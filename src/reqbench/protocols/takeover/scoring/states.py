@@ -25,7 +25,7 @@ from typing import Any
 from reqbench.protocols.takeover.judging import FieldCandidate, JudgeSession, field_identity_request
 from reqbench.protocols.takeover.judging import text_request as build_text_request
 from reqbench.protocols.takeover.judging.requests import label_of
-from reqbench.protocols.takeover.response import STATE_DIMENSIONS
+from reqbench.protocols.takeover.phase_a.response import STATE_DIMENSIONS
 from reqbench.protocols.takeover.scoring.comparators import (
     MISSING,
     Comparator,

@@ -13,7 +13,7 @@ from typing import Any
 
 from reqbench.core.judges.base import Judge
 from reqbench.protocols.takeover.judging import JudgeSession
-from reqbench.protocols.takeover.response import ResponseCheck, check_response
+from reqbench.protocols.takeover.phase_a.response import ResponseCheck, check_response
 from reqbench.protocols.takeover.scoring.consistency import ConsistencyReport, check_consistency
 from reqbench.protocols.takeover.scoring.instances import Rq1Gold, Rq2Gold, Rq3Gold, TargetInstances
 from reqbench.protocols.takeover.scoring.rq1 import Rq1Result, score_rq1

@@ -6,8 +6,8 @@ statements after an unconditional exit, a nested function nothing calls, a liter
 comment -- is text, not behaviour. `credited_lines(path, text)` maps each line that can run to its code
 text (comments and the inner lines of strings spanning lines removed), deciding deadness on the whole
 file's syntax tree (`python` with `ast`, `javascript` with the L1 tree-sitter grammars; the constant
-folding of Python guards is `guards`). It returns None for a file that does not parse (it cannot be imported,
-so none of it runs: the L1 localiser credits no line of it) and for a non-source file.
+folding of Python guards is `constant_conditions`). It returns None for a file that does not parse (it cannot be
+imported, so none of it runs: the L1 localiser credits no line of it) and for a non-source file.
 """
 
 from __future__ import annotations

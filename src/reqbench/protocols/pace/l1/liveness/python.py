@@ -3,7 +3,7 @@ statements removed): the Python half of `liveness.credited_lines`.
 
 Dead, decided by `ast` over the whole file (so a guard split over lines is read like any other):
 
-* the body of an ``if``/``elif``/``while`` whose condition never holds (`guards.truth`), the ``else`` of
+* the body of an ``if``/``elif``/``while`` whose condition never holds (`constant_conditions.truth`), the ``else`` of
   one that always holds, the body of a ``for`` over an empty literal;
 * statements after an unconditional ``return``/``raise``/``continue``/``break`` in the same block;
 * a function or class defined inside a function whose name nothing in that function uses (undecorated),
@@ -21,7 +21,7 @@ import io
 import tokenize
 from collections import Counter
 
-from reqbench.protocols.pace.l1.liveness.guards import module_names, truth
+from reqbench.protocols.pace.l1.liveness.constant_conditions import module_names, truth
 
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
