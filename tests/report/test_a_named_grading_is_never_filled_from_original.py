@@ -11,6 +11,9 @@ Pooling the re-run into the original rows would give 2/3 -- the number this rule
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,9 +69,12 @@ def test_the_rerun_grading_reports_only_the_row_it_reran(run_dir: Path) -> None:
 
 
 def test_the_heading_names_the_denominator_and_the_rows_left_out(run_dir: Path) -> None:
-    shown = runner.invoke(app, ["report", str(run_dir), "--grading", "rerun-2400"], env={"COLUMNS": "200"}).output
-    assert "grading rerun-2400: 1 of 3 planned rows (the rows it graded; the other 2 are in grading original " \
-           "only)" in " ".join(shown.split())
+    for columns in ("80", "200"):  # an 80-column terminal too: a rule would cut the denominator off
+        shown = subprocess.run([sys.executable, "-m", "reqbench", "report", str(run_dir), "--grading", "rerun-2400"],
+                               capture_output=True, text=True, env={**os.environ, "COLUMNS": columns},
+                               timeout=120).stdout
+        assert "grading rerun-2400: 1 of 3 planned rows (the rows it graded; the other 2 are in grading " \
+               "original only)" in " ".join(shown.split()), (columns, shown)
     assert "not in grading" in shown  # rows by condition: the two rows without a re-run are not "unstarted"
     primary = runner.invoke(app, ["report", str(run_dir)], env={"COLUMNS": "200"}).output
     assert "grading original" in primary and "not in grading" not in primary

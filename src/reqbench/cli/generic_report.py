@@ -35,7 +35,11 @@ def print_report(store: RunStore, suite: Suite, grading: str | None = None) -> d
     payload = build_payload(store, suite, grading)
     by_condition = status_by_condition(store, payload["run"]["grading"])
     for heading, tables in report_sections(payload, suite.protocol.name, by_condition):
-        console.rule(heading)
+        if len(heading) + 6 <= console.width:
+            console.rule(heading)
+        else:  # a rule cuts its title at the terminal's width: the grading's denominator must be read whole
+            console.rule(heading.split(":", 1)[0])
+            console.print(textwrap.fill(heading, max(console.width, 40), break_on_hyphens=False))
         for table in tables:
             folded = fold_zeros(table)
             if isinstance(folded, str):  # one line, wrapped to the terminal (the console itself never wraps)

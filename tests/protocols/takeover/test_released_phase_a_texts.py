@@ -1,5 +1,5 @@
 """Released Phase-A texts (ReqMemBench D.3, FORMAT.md f.6; DESIGN §9: read as input files, never shipped):
-``--agent-opt takeover.phase_a.texts=DIR`` shows a released package's ``instructions.md`` and
+``--agent-opt takeover.phase_a_texts=DIR`` shows a released package's ``instructions.md`` and
 ``response.schema.json`` to the agent byte for byte, validates its answer against that schema, records their
 digests (a resume refuses a change), and a run without them names reqbench's paraphrase as a difference.
 
@@ -38,7 +38,7 @@ RELEASED_SCHEMA = REFERENCE / "schemas" / "schema" / "rq_agent_response.schema.j
 MANIFEST = (FIXTURE / "outputs_new" / "rq_agent_inputs" / RELEASE / "44132019" / "44132019_T001" / "C2" / "private"
             / "package_manifest.json")
 needs_release = pytest.mark.skipif(not PUBLIC.is_dir(), reason=f"ReqMemBench reference not found at {REFERENCE}")
-KEY = "takeover.phase_a.texts"
+KEY = "takeover.phase_a_texts"
 
 
 @pytest.fixture(autouse=True)

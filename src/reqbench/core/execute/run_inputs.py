@@ -1,7 +1,7 @@
 """Inputs a run reads from outside its suite, as its provenance records them (``provenance.inputs``).
 
 A protocol's options may name files outside the suite folder that change what an agent reads (takeover's
-``--agent-opt takeover.phase_a.texts=DIR``). A loaded suite may say which, with the optional hook
+``--agent-opt takeover.phase_a_texts=DIR``). A loaded suite may say which, with the optional hook
 ``run_inputs(options) -> {name: facts}`` (JSON facts with a digest, a ``label`` and a ``statement``); the run
 records them when it starts, every report prints each statement, and `changed_inputs` makes a resume refuse
 a run whose inputs differ from the recorded ones (the suite's own files are checked by `lifecycle`).

@@ -1,6 +1,6 @@
 """Takeover's own ``--agent-opt takeover.KEY=VALUE`` settings (`TakeoverOptions`), split from the agent's.
 
-* ``takeover.phase_a.texts=DIR`` — the Phase-A instructions and response schema of the C1/C2 packages
+* ``takeover.phase_a_texts=DIR`` — the Phase-A instructions and response schema of the C1/C2 packages
   (diagnostic and two-phase rows; oracle-pre reads the schema) are read from DIR, a folder laid out as a
   released package's ``public/`` folder (``instructions.md``, ``response.schema.json``): the release's own texts,
   read as input files (DESIGN §9), reach the agent byte for byte and its responses are validated against that

@@ -64,7 +64,7 @@ def history_condition(condition: str) -> str:
 def _package_stage(ctx: SuiteContext, target_id: str, condition: str, options: RunOptions) -> StageInputs:
     """Phase A on a C1/C2 public package (task, history, instructions, schema); the instructions and schema
     are the run's Phase-A texts (`run.options`: reqbench's paraphrase, or the released texts given with
-    ``--agent-opt takeover.phase_a.texts=DIR``), in package form and shown verbatim."""
+    ``--agent-opt takeover.phase_a_texts=DIR``), in package form and shown verbatim."""
     texts = split_options(options)[0].texts
     files = ctx.public_files(target_id, condition)
     files.pop("instructions.md", None)
