@@ -88,6 +88,9 @@ class StudyFile(BaseModel):
         "tokens, USD per 1M output tokens]}, over the built-in table (as `reqbench run --price`).")
     allow_unpriced: bool = Field(False, description="Let a dollar budget pass calls of models without a price, "
                                  "their cost unknown (as `reqbench run --allow-unpriced`; recorded, reported).")
+    allow_provider_tools: bool = Field(False, description="Forward requests for tools the provider runs itself "
+                                       "(web search, code execution, ...) for every configuration, as `reqbench "
+                                       "run --allow-provider-tools` (recorded in each run, every report says so).")
     freeze_user_from: str | None = Field(None, description="For a protocol with simulated users: the pilot "
                                          "configuration whose simulated users are frozen. Its rows run first; "
                                          "every other configuration replays the pilot's user turns whenever the "
@@ -135,7 +138,7 @@ class StudyFile(BaseModel):
                           unsafe_no_sandbox=self.unsafe_no_sandbox,
                           prices={m: [float(p[0]), float(p[1])] for m, p in sorted(self.prices.items())},
                           prices_from="the study file's prices" if self.prices else "",
-                          allow_unpriced=self.allow_unpriced)
+                          allow_unpriced=self.allow_unpriced, allow_provider_tools=self.allow_provider_tools)
 
 
 def _where(loc: tuple[str | int, ...], data: Any) -> str | None:
