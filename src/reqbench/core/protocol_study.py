@@ -14,13 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from reqbench.core.execute.types import Outcomes as Outcomes  # re-exported for the study hooks
 from reqbench.core.execute.types import Row, RowOutcome
 
 if TYPE_CHECKING:
     from reqbench.core.execute.suite import Suite
     from reqbench.core.summary import Cell, SummaryTable
 
-Outcomes = list[tuple[Row, RowOutcome]]
 
 
 @dataclass(frozen=True)
@@ -96,20 +96,20 @@ class ProtocolStudy:
     frozen_user_artifact: str = ""
     """The artifact of a scored row that holds its simulated user's turns."""
 
-    def paired_value(self, row: Row, outcome: RowOutcome) -> float | None:
+    def paired_value(self, row: Row, outcome: RowOutcome, /) -> float | None:
         """The `paired` measurement of one stored row, computed with the protocol's own metric over that
         single row; None when the row does not count (not scored: attrition)."""
         return None
 
-    def tables(self, rows: StudyRows) -> list[StudyTable]:
+    def tables(self, rows: StudyRows, /) -> list[StudyTable]:
         """The protocol's paper-shaped comparison tables over every configuration's rows."""
         return []
 
-    def judge_labels(self, outcome: RowOutcome) -> dict[str, str]:
+    def judge_labels(self, outcome: RowOutcome, /) -> dict[str, str]:
         """Item -> the judge's label of one stored row (when `judge_labelled`)."""
         return {}
 
-    def record_columns(self, outcomes: Outcomes) -> dict[str, Cell]:
+    def record_columns(self, outcomes: Outcomes, /) -> dict[str, Cell]:
         """Extra columns of one record's row in the scores-by-record table (PACE Table 11's deliveries)."""
         return {}
 

@@ -13,15 +13,13 @@ from pathlib import Path
 from reqbench import api
 from reqbench.core.errors import InputError
 from reqbench.core.execute.suite import Suite
-from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.core.execute.types import Outcomes
 from reqbench.core.protocol_study import ProtocolStudy, StudyConfig, StudyRows
 from reqbench.core.store import RunStore
 from reqbench.core.store.selection import ORIGINAL
 from reqbench.protocols.lookup import protocol_for_suite
 from reqbench.study.layout import StudyDir
 from reqbench.study.spec import Configuration, StudyFile
-
-Outcomes = list[tuple[Row, RowOutcome]]
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from itertools import combinations
 
 import numpy as np
 
-from reqbench.core.execute.types import Row, RowOutcome
+from reqbench.core.execute.types import Outcomes
 from reqbench.core.protocol_study import ProtocolStudy
 from reqbench.core.stats.agreement import (
     confusion_matrix,
@@ -52,7 +52,6 @@ from reqbench.study.rejudge import repetition_labels
 Key = tuple[str, ...]
 Record = dict[Key, float]
 """One record: unit -> value (units the record did not score are absent)."""
-Outcomes = list[tuple[Row, RowOutcome]]
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,12 @@ Shown only when some configuration has two execution records or two judging reco
 
 from __future__ import annotations
 
+from reqbench.core.execute.types import Outcomes
 from reqbench.core.protocol_study import ProtocolStudy, StudyTable
 from reqbench.core.store import RunStore
 from reqbench.core.summary import Cell, Metric, SummaryTable
 from reqbench.study.collect import StudyData
-from reqbench.study.repetition import ConfigRecords, Outcomes, labels, read_records, spread, stability, values
+from reqbench.study.repetition import ConfigRecords, labels, read_records, spread, stability, values
 
 VARIATION = ("case SD: sample SD (n - 1) of a unit's values over the records, averaged over the units scored "
              "in every record; case range: max - min, averaged likewise. Execution: unit = case (task, "

@@ -27,6 +27,7 @@ from reqbench.core.errors import InputError
 from reqbench.core.execute.agent_step import STEP_TIMEOUT, AgentStep, StepSession, open_session, run_step
 from reqbench.core.execute.environments import RowEnvironment
 from reqbench.core.execute.shipping import ShippedSuite
+from reqbench.core.execute.types import Outcomes as Outcomes  # re-exported: protocols import it from here
 from reqbench.core.execute.types import Row, RowOutcome, RunOptions
 
 if TYPE_CHECKING:
@@ -81,7 +82,6 @@ class RowContext:
         return session
 
 
-Outcomes = list[tuple[Row, RowOutcome]]
 
 
 class Suite(ABC):

@@ -67,6 +67,10 @@ class RowOutcome:
             self.reason = Reason(self.reason) if self.reason else None
 
 
+Outcomes = list[tuple[Row, RowOutcome]]
+"""A run's rows with their selected outcomes, as summaries, views and studies read them."""
+
+
 @dataclass(frozen=True)
 class RunOptions:
     """What the user asked `reqbench run` for; protocols read what they need."""

@@ -156,14 +156,9 @@ class JourneyStudy(ProtocolStudy):
     frozen_user_option = FROZEN_USER_OPTION
     frozen_user_artifact = USER_TURNS
 
-    def paired_value(self, row: Row, outcome: RowOutcome) -> float | None:
-        return paired_value(row, outcome)
-
-    def tables(self, rows: StudyRows) -> list[StudyTable]:
-        return tables(rows)
-
-    def judge_labels(self, outcome: RowOutcome) -> dict[str, str]:
-        return judge_labels(outcome)
+    paired_value = staticmethod(paired_value)
+    tables = staticmethod(tables)
+    judge_labels = staticmethod(judge_labels)
 
     def frozen_user_document(self, sessions: list[tuple[Row, bytes]], pilot: str) -> dict[str, Any]:
         return frozen_sessions(sessions, pilot)

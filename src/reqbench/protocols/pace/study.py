@@ -106,17 +106,10 @@ class PaceStudy(ProtocolStudy):
     judge_labelled = True
     label_order = LABEL_ORDER
 
-    def paired_value(self, row: Row, outcome: RowOutcome) -> float | None:
-        return paired_value(row, outcome)
-
-    def tables(self, rows: StudyRows) -> list[StudyTable]:
-        return tables(rows)
-
-    def judge_labels(self, outcome: RowOutcome) -> dict[str, str]:
-        return judge_labels(outcome)
-
-    def record_columns(self, outcomes: Outcomes) -> dict[str, Cell]:
-        return record_columns(outcomes)
+    paired_value = staticmethod(paired_value)
+    tables = staticmethod(tables)
+    judge_labels = staticmethod(judge_labels)
+    record_columns = staticmethod(record_columns)
 
 
 STUDY = PaceStudy()

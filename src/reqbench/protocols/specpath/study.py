@@ -78,11 +78,8 @@ class SpecPathStudy(ProtocolStudy):
 
     paired = PAIRED
 
-    def paired_value(self, row: Row, outcome: RowOutcome) -> float | None:
-        return paired_value(row, outcome)
-
-    def tables(self, rows: StudyRows) -> list[StudyTable]:
-        return tables(rows)
+    paired_value = staticmethod(paired_value)
+    tables = staticmethod(tables)
 
 
 STUDY = SpecPathStudy()

@@ -215,14 +215,9 @@ class TakeoverStudy(ProtocolStudy):
     paired = PAIRED
     judge_labelled = True
 
-    def paired_value(self, row: Row, outcome: RowOutcome) -> float | None:
-        return paired_value(row, outcome)
-
-    def tables(self, rows: StudyRows) -> list[StudyTable]:
-        return tables(rows)
-
-    def judge_labels(self, outcome: RowOutcome) -> dict[str, str]:
-        return judge_labels(outcome)
+    paired_value = staticmethod(paired_value)
+    tables = staticmethod(tables)
+    judge_labels = staticmethod(judge_labels)
 
 
 STUDY = TakeoverStudy()
