@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from reqbench.core.cache_location import cache_root
 from reqbench.core.errors import InputError
 from reqbench.core.workspace import RepoSource
-from reqbench.core.workspace.sources import cache_root
 
 
 @pytest.fixture(scope="session")

@@ -145,6 +145,7 @@ def _main() -> None:
 
     import typer
 
+    import reqbench.core  # noqa: F401  (before the first dataclass of a command: `core.dataclass_code`)
     from reqbench.cli.help_format import conventional_metavars
     from reqbench.core.errors import InputError
 

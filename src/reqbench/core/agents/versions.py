@@ -69,7 +69,7 @@ def cache_dir() -> Path:
     env = os.environ.get(CACHE_ENV)
     if env:
         return Path(env)
-    from reqbench.core.workspace.sources import cache_root
+    from reqbench.core.cache_location import cache_root
 
     return cache_root() / "agents"
 

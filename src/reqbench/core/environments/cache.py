@@ -22,11 +22,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from reqbench.core.cache_location import cache_root
 from reqbench.core.environments.build import META, build_into
 from reqbench.core.environments.key import environment_key
 from reqbench.core.environments.model import BuiltEnvironment, EnvironmentSpec
 from reqbench.core.errors import InputError
-from reqbench.core.workspace.sources import cache_root
 
 _KEY = re.compile(r"^[0-9a-f]{64}$")
 _BUILDING = ".build-"

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from reqbench.core import tempdirs
-from reqbench.core.workspace.sources import cache_root
+from reqbench.core.cache_location import cache_root
 from reqbench.core.workspace.trees import walk_tree
 
 

@@ -133,7 +133,7 @@ def _link_identity(path: str) -> tuple[object, ...]:
 
 def _mask_candidates() -> tuple[str, str]:
     import reqbench  # the installed package itself (bundled suites live inside it)
-    from reqbench.core.workspace.sources import cache_root
+    from reqbench.core.cache_location import cache_root
 
     return os.path.dirname(reqbench.__file__), os.fspath(cache_root())
 

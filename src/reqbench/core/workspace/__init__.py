@@ -10,12 +10,13 @@ namespace, the change set read from the upper directory), `workspace` (materiali
 (safe_submission / safe_diff: an agent's unusable workspace as an `AgentFailure`).
 """
 
+from reqbench.core.cache_location import cache_root
 from reqbench.core.errors import AgentWorkspaceError, WorkspaceLimitExceeded
 from reqbench.core.workspace.archives import extract_archive
 from reqbench.core.workspace.freezing import AgentFailure, safe_diff, safe_submission
 from reqbench.core.workspace.limits import DEFAULT_LIMITS, UNLIMITED, TreeStats, WorkspaceLimits
 from reqbench.core.workspace.patches import PatchApplyError, Submission, apply_patch, diff_trees
-from reqbench.core.workspace.sources import RepoSource, cache_root
+from reqbench.core.workspace.sources import RepoSource
 from reqbench.core.workspace.trees import copy_tree, remove_tree, tree_hash, tree_stats, walk_tree
 from reqbench.core.workspace.workspace import Workspace, materialize
 

@@ -30,6 +30,7 @@ from typing import Literal, cast
 from pydantic import BaseModel, ConfigDict, Field
 
 from reqbench.core import tempdirs
+from reqbench.core.cache_location import cache_root
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import atomic_write_text, sha256_file
 from reqbench.core.workspace import pypi_diff
@@ -42,12 +43,6 @@ SOURCE_PREFIXES = ("pypi:", "pypi-diff:", "git:", "archive:")
 SourceKind = Literal["dir", "git", "archive", "pypi", "pypi-diff"]
 _PYPI_RE = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9][A-Za-z0-9.+!_-]*)$")
 _SHA_RE = re.compile(r"^[0-9a-f]{64}$")
-
-
-def cache_root() -> Path:
-    """``$REQBENCH_CACHE`` or ``~/.cache/reqbench``."""
-    env = os.environ.get("REQBENCH_CACHE")
-    return Path(env) if env else Path.home() / ".cache" / "reqbench"
 
 
 class RepoSource(BaseModel):

@@ -25,11 +25,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reqbench.core.cache_location import cache_root
 from reqbench.core.checks import GUARD_DIR, CheckStatus, run_check
 from reqbench.core.errors import HarnessError, InputError
 from reqbench.core.hashing import sha256_file, sha256_json, write_json
 from reqbench.core.workspace import RepoSource
-from reqbench.core.workspace.sources import cache_root
 from reqbench.core.workspace.trees import tree_hash
 from reqbench.protocols.journey.models import TestbedSpec
 from reqbench.protocols.journey.online import testbed_check

@@ -9,7 +9,7 @@ fetched at run time instead of being folders and files of the instance.
   ``testbed.hidden_include`` (e.g. only ``tests``), so the hidden directory never carries the
   release's own library code (which would shadow the workspace under test).
 
-Fetched trees live in the cache (`core.workspace.sources.cache_root`), content-addressed and read-only.
+Fetched trees live in the cache (`core.cache_location.cache_root`), content-addressed and read-only.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from reqbench.core.cache_location import cache_root
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import sha256_json
-from reqbench.core.workspace.sources import _publish, cache_root, read_patch
+from reqbench.core.workspace.sources import _publish, read_patch
 from reqbench.core.workspace.sources import is_source_spec as is_source
 from reqbench.core.workspace.sources import source_tree as tree
 from reqbench.core.workspace.trees import copy_tree, tree_hash

@@ -21,9 +21,9 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from reqbench.core.cache_location import cache_root
 from reqbench.core.hashing import sha256_json, sha256_text, write_json
 from reqbench.core.workspace import tree_hash
-from reqbench.core.workspace.sources import cache_root
 from reqbench.protocols.specpath.family import Family
 
 if TYPE_CHECKING:
