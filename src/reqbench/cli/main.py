@@ -140,12 +140,14 @@ def _main() -> None:
     if args[:1] == ["--version"]:  # eager, like typer's: nothing after it is read
         write(sys.stdout, f"reqbench {version()}")
         return
+    from reqbench.core.code_cache import install
+
+    install()  # before the first class of a command is made (`core.code_cache`)
     import sqlite3
     import traceback
 
     import typer
 
-    import reqbench.core  # noqa: F401  (before the first dataclass of a command: `core.dataclass_code`)
     from reqbench.cli.help_format import conventional_metavars
     from reqbench.core.errors import InputError
 

@@ -3,6 +3,6 @@ summaries (`summary`), the run store (`store`), sandbox, checks, workspaces, age
 (`llm`), statistics and the registry of protocols, agents, judges and schemas (`registry`). Imports
 nothing from `reqbench.protocols`, `reqbench.report` or `reqbench.cli`; checked with ``mypy --strict``."""
 
-from reqbench.core.dataclass_code import install as _install_dataclass_code
+from reqbench.core.code_cache import install as _install_code_cache
 
-_install_dataclass_code()  # the library's classes, for programs that import it without the command line
+_install_code_cache()  # for programs that import the library without the command line (`core.code_cache`)

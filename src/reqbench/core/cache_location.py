@@ -1,6 +1,6 @@
 """Where reqbench keeps what it can make again: ``$REQBENCH_CACHE``, else ``~/.cache/reqbench``.
 
-Its own module so that start-up code (`core.dataclass_code`) finds the folder without importing the
+Its own module so that start-up code (`core.code_cache`) finds the folder without importing the
 workspace layer. Agents and checks never see it
 (tests/security/test_environment_cannot_show_the_package_or_the_cache.py).
 """

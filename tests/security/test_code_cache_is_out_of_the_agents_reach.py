@@ -1,6 +1,6 @@
-"""Threat: an agent rewrites the table of compiled dataclass methods (`reqbench.core.dataclass_code`) so that
-the next harness process runs the agent's code -- the table is code the harness executes without
-compiling it, like the package's byte code.
+"""Threat: an agent rewrites the table of compiled code (`reqbench.core.code_cache`: dataclass methods,
+forward references) so that the next harness process runs the agent's code -- the table is code the
+harness executes without compiling it, like the package's byte code.
 
 The table lives in the reqbench cache. An agent's sandbox, even one whose read-only toolchain folders
 include the folder holding the cache, neither shows the table nor lets a write reach it; the harness's
@@ -21,7 +21,7 @@ from reqbench.core.sandbox import run_sandboxed
 pytestmark = pytest.mark.usefixtures("require_bwrap")
 
 
-def test_an_agent_can_neither_read_nor_rewrite_the_dataclass_code_table(tmp_path: Path,
+def test_an_agent_can_neither_read_nor_rewrite_the_compiled_code_table(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     shared = tmp_path / "shared"
     cache = shared / "reqbench-cache"
@@ -29,7 +29,7 @@ def test_an_agent_can_neither_read_nor_rewrite_the_dataclass_code_table(tmp_path
     program = ("import dataclasses, reqbench.core\n"
                "@dataclasses.dataclass\nclass Row:\n    name: str\nprint(repr(Row('a')))\n")
     subprocess.run([sys.executable, "-c", program], env=env, check=True, capture_output=True)
-    table = cache / "dataclass-code" / f"{sys.implementation.cache_tag}.marshal"
+    table = cache / "compiled-code" / f"{sys.implementation.cache_tag}.marshal"
     before = table.read_bytes()
     monkeypatch.setenv("REQBENCH_CACHE", str(cache))
     monkeypatch.setenv("REQBENCH_SANDBOX_RO", str(shared))  # the cache's parent shown as a toolchain folder
