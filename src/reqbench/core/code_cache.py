@@ -48,6 +48,7 @@ Key = tuple[str, str]
 _table: dict[Key, CodeType] = {}
 _added: dict[Key, CodeType] = {}
 _installed = False
+_path: Path | None = None
 
 
 def table_path() -> Path:
@@ -97,32 +98,39 @@ def _cached_compile(source: Any, filename: Any, mode: str, flags: int = 0, dont_
 
 
 def _write() -> None:
-    if not _added:
+    path = _path
+    if not _added or path is None:
         return
-    path = table_path()
+    merged = {**_read(path), **_table}  # another process may have written texts of its own meanwhile
+    if len(merged) > MAX_ENTRIES:
+        merged = _table
     try:
-        merged = {**_read(path), **_table}  # another process may have written texts of its own meanwhile
-        if len(merged) > MAX_ENTRIES:
-            merged = _table
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        partial.write_bytes(MAGIC_NUMBER + marshal.dumps(merged))
-        os.replace(partial, path)
     except OSError:  # a cache that cannot be written: the next process compiles again, nothing fails
         return
+    partial = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        partial.write_bytes(MAGIC_NUMBER + marshal.dumps(merged))
+        os.replace(partial, path)
+    except OSError:
+        partial.unlink(missing_ok=True)
 
 
 def install() -> None:
     """Serve `dataclasses`' generated methods and `typing`'s forward references from the table (idempotent;
     see the module docstring)."""
-    global _installed
+    global _installed, _path
     if _installed or os.environ.get("REQBENCH_CODE_CACHE") == "0":
         return
     import dataclasses
     import typing
 
     _installed = True
-    _table.update(_read(table_path()))
+    try:
+        _path = table_path()
+    except RuntimeError:  # no home folder to hold the cache (`Path.home`): compiled as without the table
+        return
+    _table.update(_read(_path))
     dataclasses.exec = _cached_exec  # type: ignore[attr-defined]  # module globals, ahead of the builtins
     typing.compile = _cached_compile  # type: ignore[attr-defined]
     atexit.register(_write)
