@@ -194,7 +194,7 @@ def run_reqbench(concurrency: int, tmp: Path, source: Path | None = None,
         rows = {a.row_key: _seconds(a.started, a.finished) for a in attempts}
         first = min(datetime.fromisoformat(a.started).timestamp() for a in attempts) - wall_start
         last = wall_end - max(datetime.fromisoformat(a.finished).timestamp() for a in attempts)
-        if not all(a.result.get("outcome") == "success" for a in attempts):
+        if not all(a.result.stored().get("outcome") == "success" for a in attempts):
             raise SystemExit("reqbench run: a reference row did not succeed")
     return wall, rows, first, last, cpu, own_cpu
 

@@ -76,17 +76,17 @@ def run_matrix(suite: Path, run_dir: Path, args: argparse.Namespace, executor_na
             wall = time.perf_counter() - started
             attempts = [a for _, a, _ in store.selected_attempts() if a is not None]
             outcomes = store.outcomes(with_artifacts=True)
-            per_row = {r.key: (o.status.value, o.result.get("outcome"), o.result.get("signature"))
+            per_row = {r.key: (o.status.value, o.result.stored().get("outcome"), o.result.stored().get("signature"))
                        for r, o in outcomes}
             payload = sum(len(json.dumps(o.result)) + sum(map(len, o.artifacts.values())) for _, o in outcomes)
     finally:
         executor.shutdown()
-    verifier = sum(a.result.get("verifier_seconds", 0.0) for a in attempts)
-    agent = sum(a.result.get("agent_seconds") or 0.0 for a in attempts)
+    verifier = sum(a.result.stored().get("verifier_seconds", 0.0) for a in attempts)
+    agent = sum(a.result.stored().get("agent_seconds") or 0.0 for a in attempts)
     inside = sum(_seconds(a.started, a.finished) for a in attempts) - verifier - agent
     phases: dict[str, float] = {}
     for a in attempts:
-        for phase, sec in a.result.get("timings", {}).items():
+        for phase, sec in a.result.stored().get("timings", {}).items():
             phases[phase] = phases.get(phase, 0.0) + sec
     phases["verify outside the verifier process"] = phases.pop("verify", 0.0) - verifier
     return {"rows": len(rows), "attempts": len(attempts), "wall": wall, "startup": startup, "verifier": verifier,

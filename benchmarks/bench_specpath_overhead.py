@@ -39,14 +39,14 @@ def measure(repeats: int) -> dict[str, float]:
         total = time.perf_counter() - started
         with store:
             attempts = [a for _, a, _ in store.selected_attempts() if a is not None]
-    verifier = sum(a.result.get("verifier_seconds", 0.0) for a in attempts)
-    agent = sum(a.result.get("agent_seconds") or 0.0 for a in attempts)
+    verifier = sum(a.result.stored().get("verifier_seconds", 0.0) for a in attempts)
+    agent = sum(a.result.stored().get("agent_seconds") or 0.0 for a in attempts)
     rows = sum(_seconds(a.started, a.finished) for a in attempts)
     out = {"rows": len(attempts), "total": total, "verifier": verifier, "agent": agent,
            "inside": rows - verifier - agent, "whole": total - verifier - agent,
-           "ok": float(all(a.result.get("outcome") == "success" for a in attempts))}
+           "ok": float(all(a.result.stored().get("outcome") == "success" for a in attempts))}
     for a in attempts:
-        for name, sec in a.result.get("timings", {}).items():
+        for name, sec in a.result.stored().get("timings", {}).items():
             out[f"phase {name}"] = out.get(f"phase {name}", 0.0) + sec
     out["phase verify outside the verifier process (scratch, copies, sandbox set-up)"] = (
         out.pop("phase verify", 0.0) - verifier)
