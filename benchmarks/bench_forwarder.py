@@ -65,7 +65,7 @@ def main() -> None:
     for name, samples in times.items():
         print(f"{name}: CPU per call median {statistics.median(samples):.3f} ms "
               f"(rounds: {', '.join(f'{s:.3f}' for s in samples)})")
-    figure("forwarder CPU per call: http.client wire", statistics.median(times["wire"]), "httpx client",
+    figure("forwarder CPU per call: the gateway's own wire", statistics.median(times["wire"]), "httpx client",
            statistics.median(times["httpx"]), goal="< 1", unit="ms")
 
 

@@ -118,20 +118,21 @@ def _downloaded(body: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
         elif isinstance(node, dict) or (isinstance(node, Mapping) and not isinstance(node, list)):
             kind = node.get("type")  # a JSON schema may name a property "type": its value is then an object
             inside = inside or (isinstance(kind, str) and kind in DOWNLOAD_PARTS)
-            stack.extend((value, inside, (where, key, False)) for key, value in node.items()
-                         if _visited(value, inside))
+            for key, value in node.items():
+                if (inside if isinstance(value, str) else _container(value)):
+                    stack.append((value, inside, (where, key, False)))
         elif isinstance(node, list):
-            stack.extend((item, inside, (where, i, True)) for i, item in enumerate(node) if _visited(item, inside))
+            for i, item in enumerate(node):
+                if (inside if isinstance(item, str) else _container(item)):
+                    stack.append((item, inside, (where, i, True)))
 
 
 _Where = tuple["_Where", Any, bool] | None
 """Where a node is: None for the body, else (where its container is, its key or index, whether an index)."""
 
 
-def _visited(value: Any, inside: bool) -> bool:
-    """Whether `_downloaded` looks at `value`: a container, or a string inside a download part."""
-    if isinstance(value, str):
-        return inside
+def _container(value: Any) -> bool:
+    """Whether `value` (not a string) is a JSON object or array: what `_downloaded` walks into."""
     return isinstance(value, (dict, list)) or (value is not None and not isinstance(value, (int, float))
                                                and isinstance(value, Mapping))
 
