@@ -10,7 +10,8 @@
 4. the JSON object goes to `Gateway.handle`; the answer is sent as JSON, or as SSE when the agent asked for
    a stream.
 
-Count-tokens probes (``/v1/messages/count_tokens``) are answered locally with an estimate.
+Count-tokens probes (``/v1/messages/count_tokens``) are answered locally with an estimate. The HTTP
+framing -- request line, headers, keep-alive, answers written in one send -- is `http1.LeanHandler`'s.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ import json
 import socket
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from reqbench.core.llm.gateway import apis, sse
+from reqbench.core.llm.gateway.http1 import LeanHandler
 from reqbench.core.llm.gateway.limits import BadBody, BodyTooLarge, json_items, read_body
 
 if TYPE_CHECKING:
@@ -30,22 +31,15 @@ if TYPE_CHECKING:
 
 SOCKET_TIMEOUT = 120.0
 """Seconds a client may stall while sending a request (a silent connection then closes)."""
+STREAM_HEADERS = [("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache"),
+                  ("Transfer-Encoding", "chunked")]
 LINGER_SECONDS = 2.0
 """After refusing an unread body: how long its rest is read and dropped, so the client sees the answer."""
 
 
-def make_handler(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+def make_handler(gateway: Gateway) -> type[LeanHandler]:
+    class Handler(LeanHandler):
         timeout = SOCKET_TIMEOUT
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
-            return
-
-        def setup(self) -> None:
-            super().setup()
-            if self.connection.family in (socket.AF_INET, socket.AF_INET6):  # headers and body leave at once,
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # never 40 ms apart
 
         def do_GET(self) -> None:
             if self.path.split("?")[0].rstrip("/") in ("/v1/models", "/models"):
@@ -57,7 +51,7 @@ def make_handler(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
             self._json(200, {})
 
         def do_POST(self) -> None:
-            headers = {k.lower(): v for k, v in self.headers.items()}
+            headers = self.headers
             path = self.path.split("?", 1)[0].rstrip("/")
             api = apis.route(path)
             shape = api or "chat"
@@ -106,23 +100,16 @@ def make_handler(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
 
         def _json(self, status: int, body: dict[str, Any]) -> None:
             payload = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
+            headers = [("Content-Type", "application/json"), ("Content-Length", str(len(payload)))]
             if self.close_connection:
-                self.send_header("Connection", "close")
-            self.end_headers()
-            try:
-                self.wfile.write(payload)
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+                headers.append(("Connection", "close"))
+            self.send(status, headers, payload)
 
         def _linger(self) -> None:
             """Read and drop what the client still sends for up to `LINGER_SECONDS` (never kept), so its
             kernel does not reset the connection before it has read the answer."""
             deadline = time.monotonic() + LINGER_SECONDS
             try:
-                self.wfile.flush()
                 self.connection.shutdown(socket.SHUT_WR)
                 while (left := deadline - time.monotonic()) > 0:
                     self.connection.settimeout(left)
@@ -132,16 +119,8 @@ def make_handler(gateway: Gateway) -> type[BaseHTTPRequestHandler]:
                 pass
 
         def _stream(self, chunks: Iterator[bytes]) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            framed = b"".join(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n" for chunk in chunks)
-            try:  # every event is at hand (the answer is complete): one write, not a system call per event
-                self.wfile.write(framed + b"0\r\n\r\n")
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+            framed = b"".join(b"%x\r\n%b\r\n" % (len(chunk), chunk) for chunk in chunks)
+            # every event is at hand (the answer is complete): one write, not a system call per event
+            self.send(200, STREAM_HEADERS, framed + b"0\r\n\r\n")
 
     return Handler

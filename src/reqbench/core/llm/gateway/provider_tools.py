@@ -107,15 +107,43 @@ def _remote_url(body: Mapping[str, Any]) -> str | None:
 def _downloaded(body: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
     """(path, text) of every string inside a content part the provider may download (`DOWNLOAD_PARTS`),
     walked without recursion (a body may nest as deep as the JSON parser allows). Only those parts: a tool
-    call the agent made (``tool_use.input.url``) is its own business, not a download."""
-    stack: list[tuple[str, Any, bool]] = [("", body, False)]
+    call the agent made (``tool_use.input.url``) is its own business, not a download. Only containers and
+    the strings of such parts are visited, and a path is spelled only for a string yielded (a chain of
+    (parent, key, is_index) until then): a long conversation is walked, not copied into path strings."""
+    stack: list[tuple[Any, bool, _Where]] = [(body, False, None)]
     while stack:
-        path, node, inside = stack.pop()
-        if isinstance(node, str) and inside:
-            yield path, node
-        elif isinstance(node, Mapping):
+        node, inside, where = stack.pop()
+        if isinstance(node, str):  # only the strings of a part are pushed
+            yield _spelled(where), node
+        elif isinstance(node, dict) or (isinstance(node, Mapping) and not isinstance(node, list)):
             kind = node.get("type")  # a JSON schema may name a property "type": its value is then an object
             inside = inside or (isinstance(kind, str) and kind in DOWNLOAD_PARTS)
-            stack.extend((f"{path}.{key}" if path else str(key), value, inside) for key, value in node.items())
+            for key, value in node.items():
+                if (inside if isinstance(value, str) else _container(value)):
+                    stack.append((value, inside, (where, key, False)))
         elif isinstance(node, list):
-            stack.extend((f"{path}[{i}]", item, inside) for i, item in enumerate(node))
+            for i, item in enumerate(node):
+                if (inside if isinstance(item, str) else _container(item)):
+                    stack.append((item, inside, (where, i, True)))
+
+
+_Where = tuple["_Where", Any, bool] | None
+"""Where a node is: None for the body, else (where its container is, its key or index, whether an index)."""
+
+
+def _container(value: Any) -> bool:
+    """Whether `value` (not a string) is a JSON object or array: what `_downloaded` walks into."""
+    return isinstance(value, (dict, list)) or (value is not None and not isinstance(value, (int, float))
+                                               and isinstance(value, Mapping))
+
+
+def _spelled(where: _Where) -> str:
+    """The path of `where` as the refusal names it: ``messages[0].content[1].image_url.url``."""
+    steps: list[tuple[Any, bool]] = []
+    while where is not None:
+        where, key, is_index = where
+        steps.append((key, is_index))
+    path = ""
+    for key, is_index in reversed(steps):
+        path = f"{path}[{key}]" if is_index else (f"{path}.{key}" if path else str(key))
+    return path

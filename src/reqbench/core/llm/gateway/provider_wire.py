@@ -1,8 +1,9 @@
 """The gateway's HTTP/1.1 connections to the provider: kept alive, shared by every gateway thread, bounded.
 
-One `ProviderWire` per gateway asks one provider (scheme, host, port of the upstream base URL) over the
-standard library's `http.client`: a call takes an idle kept-alive connection (or opens one), sends one POST,
-reads the answer and gives the connection back. The idle connections are a stack under one lock held only
+One `ProviderWire` per gateway asks one provider (scheme, host, port of the upstream base URL) over its own
+sockets (TLS by the shared context), each exchange spoken by `provider_http` (`http.client`'s rules without
+its cost): a call takes an idle kept-alive connection (or opens one), sends one POST, reads the answer and
+gives the connection back. The idle connections are a stack under one lock held only
 to push or pop -- no scan of every connection per call, the cost that made httpx's pool the gateway's
 bottleneck -- so there is one connection per call in flight however many rows call at once, and a connection
 idle for `KEEPALIVE_IDLE` seconds is closed rather than reused. A kept-alive connection the provider closed
@@ -27,7 +28,10 @@ import time
 import zlib
 from collections import deque
 from dataclasses import dataclass
+from io import BufferedReader
 from urllib.parse import urlsplit
+
+from reqbench.core.llm.gateway.provider_http import Head, body_pieces, host_header, read_head, request_bytes
 
 KEEPALIVE_IDLE = 5.0
 """Seconds an idle connection is kept for the next call (as httpx's ``keepalive_expiry`` was)."""
@@ -52,9 +56,23 @@ class Answer:
     body: bytes
 
 
+class _Connection:
+    """One connection to the provider: its socket (plain or TLS). Hashable by identity."""
+
+    __slots__ = ("sock",)
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock: socket.socket | None = sock
+
+    def close(self) -> None:
+        sock, self.sock = self.sock, None
+        if sock is not None:
+            sock.close()
+
+
 @dataclass
 class _Idle:
-    conn: http.client.HTTPConnection
+    conn: _Connection
     since: float
 
 
@@ -68,14 +86,15 @@ class ProviderWire:
         self.https = parts.scheme == "https"
         self.host = parts.hostname
         self.port = parts.port or (443 if self.https else 80)
+        self.host_header = host_header(self.host, self.port, 443 if self.https else 80)
         self.timeout = timeout
         self.connect_timeout = min(30.0, timeout)
         self.max_answer = max_answer
         self._tls = tls
         self._idle: deque[_Idle] = deque()
-        self._flight: dict[http.client.HTTPConnection, float] = {}
+        self._flight: dict[_Connection, float] = {}
         """Connections in an exchange -> the moment it must be over (`_reap` cuts it there)."""
-        self._expired: set[http.client.HTTPConnection] = set()
+        self._expired: set[_Connection] = set()
         self._lock = threading.Lock()
         self._closing = threading.Event()
         self._reaper: threading.Thread | None = None
@@ -83,17 +102,22 @@ class ProviderWire:
     def post(self, target: str, body: bytes, headers: dict[str, str]) -> Answer:
         """Send one POST of `body` to `target` (path and query) and read its whole answer."""
         deadline = time.monotonic() + self.timeout
+        try:
+            request = request_bytes(self.host_header, target, body, headers)
+        except ValueError as exc:  # a header `http.client` would not send either (a line break in a value)
+            raise WireError(type(exc).__name__, str(exc)) from exc
         conn, reused = self._take()
+        reader: BufferedReader | None = None
         try:
             try:
-                response = self._exchange(conn, target, body, headers, deadline)
+                reader, head = self._exchange(conn, request, deadline)
             except STALE_ERRORS:
                 if not reused or self._over(conn):
                     raise
                 self._drop(conn)  # the provider closed it while it was idle: once more, on a fresh one
                 conn = self._open()
-                response = self._exchange(conn, target, body, headers, deadline)
-            answer = Answer(response.status, self._read(response))
+                reader, head = self._exchange(conn, request, deadline)
+            answer = Answer(head.status, self._read(reader, head))
             if self._over(conn):  # cut at its deadline: what was read may be a fragment
                 raise WireError("Timeout", f"no complete answer within {self.timeout:g} s")
         except WireError:
@@ -108,7 +132,10 @@ class ProviderWire:
             if expired:
                 raise WireError("Timeout", f"no complete answer within {self.timeout:g} s") from exc
             raise WireError(type(exc).__name__, str(exc)) from exc
-        self._give_back(conn, response)
+        finally:
+            if reader is not None:
+                reader.close()
+        self._give_back(conn, head)
         return answer
 
     def close(self) -> None:
@@ -120,27 +147,35 @@ class ProviderWire:
 
     # -- one exchange --------------------------------------------------------------------------------
 
-    def _exchange(self, conn: http.client.HTTPConnection, target: str, body: bytes, headers: dict[str, str],
-                  deadline: float) -> http.client.HTTPResponse:
+    def _exchange(self, conn: _Connection, request: bytes, deadline: float) -> tuple[BufferedReader, Head]:
+        """Send `request` on `conn` and read the answer's head: (the reader of the rest, the head)."""
         with self._lock:
             self._flight[conn] = deadline
-        conn.request("POST", target, body=body, headers=headers)
-        return conn.getresponse()
+        sock = conn.sock
+        if sock is None:
+            raise ConnectionResetError("the connection was closed")
+        sock.sendall(request)
+        reader = sock.makefile("rb")
+        try:
+            return reader, read_head(reader)
+        except BaseException:
+            reader.close()
+            raise
 
-    def _read(self, response: http.client.HTTPResponse) -> bytes:
+    def _read(self, reader: BufferedReader, head: Head) -> bytes:
         """The answer's body, decompressed, refused past `max_answer` bytes."""
-        encoding = (response.getheader("content-encoding") or "identity").strip().lower()
+        encoding = head.encoding
         inflate = None
         if encoding in ("gzip", "x-gzip", "deflate"):
             inflate = zlib.decompressobj(31 if "gzip" in encoding else 15)
         elif encoding != "identity":
             raise WireError("DecodingError", f"unsupported content-encoding {encoding!r}")
-        if inflate is None and response.length is not None and response.length > self.max_answer:
-            raise WireError("AnswerTooLarge", f"the provider announced {response.length} bytes, over the "
+        if inflate is None and head.length is not None and head.length > self.max_answer:
+            raise WireError("AnswerTooLarge", f"the provider announced {head.length} bytes, over the "
                             f"gateway's bound of {self.max_answer}")
         parts: list[bytes] = []
         size = 0
-        while chunk := response.read1(READ_SIZE):
+        for chunk in body_pieces(reader, head, READ_SIZE):
             if inflate is not None:
                 chunk = inflate.decompress(chunk, self.max_answer + 1 - size)
                 size += len(inflate.unconsumed_tail)  # output capped: what is left is over the bound
@@ -149,7 +184,6 @@ class ProviderWire:
                 raise WireError("AnswerTooLarge", f"the provider's answer passed the gateway's bound of "
                                 f"{self.max_answer} bytes")
             parts.append(chunk)
-        response.close()  # read to its end: the connection may take the next request
         if inflate is not None:
             parts.append(inflate.flush())
             if size + len(parts[-1]) > self.max_answer:
@@ -159,7 +193,7 @@ class ProviderWire:
 
     # -- connections -----------------------------------------------------------------------------------
 
-    def _take(self) -> tuple[http.client.HTTPConnection, bool]:
+    def _take(self) -> tuple[_Connection, bool]:
         """(connection, whether it is a kept-alive one): the most recently used idle one still open."""
         now = time.monotonic()
         while True:
@@ -173,42 +207,42 @@ class ProviderWire:
                 return item.conn, True
             item.conn.close()
 
-    def _give_back(self, conn: http.client.HTTPConnection, response: http.client.HTTPResponse) -> None:
+    def _give_back(self, conn: _Connection, head: Head) -> None:
         with self._lock:
             self._flight.pop(conn, None)
             cut = conn in self._expired  # answered just as its deadline passed: not used again
             self._expired.discard(conn)
-            if not cut and conn.sock is not None and not response.will_close and not self._closing.is_set():
+            if not cut and conn.sock is not None and not head.will_close and not self._closing.is_set():
                 self._idle.append(_Idle(conn, time.monotonic()))
                 return
         conn.close()
 
-    def _drop(self, conn: http.client.HTTPConnection) -> None:
+    def _drop(self, conn: _Connection) -> None:
         with self._lock:
             self._flight.pop(conn, None)
             self._expired.discard(conn)
         conn.close()
 
-    def _over(self, conn: http.client.HTTPConnection) -> bool:
+    def _over(self, conn: _Connection) -> bool:
         with self._lock:
             return conn in self._expired
 
-    def _open(self) -> http.client.HTTPConnection:
+    def _open(self) -> _Connection:
+        """A new connection (TCP_NODELAY; TLS with the shared context, the host's name checked)."""
         self._start_reaper()
-        conn: http.client.HTTPConnection
-        if self.https:
-            conn = http.client.HTTPSConnection(self.host, self.port, timeout=self.connect_timeout,
-                                               context=self._tls)
-        else:
-            conn = http.client.HTTPConnection(self.host, self.port, timeout=self.connect_timeout)
+        sock: socket.socket | None = None
         try:
-            conn.connect()
+            sock = socket.create_connection((self.host, self.port), timeout=self.connect_timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if self.https:
+                tls = self._tls if self._tls is not None else ssl.create_default_context()
+                sock = tls.wrap_socket(sock, server_hostname=self.host)
         except OSError as exc:
-            conn.close()
+            if sock is not None:
+                sock.close()
             raise WireError(type(exc).__name__, str(exc)) from exc
-        if conn.sock is not None:
-            conn.sock.settimeout(self.timeout)  # per read or write; `_reap` bounds the whole exchange
-        return conn
+        sock.settimeout(self.timeout)  # per read or write; `_reap` bounds the whole exchange
+        return _Connection(sock)
 
     def _start_reaper(self) -> None:
         with self._lock:
@@ -234,7 +268,7 @@ class ProviderWire:
                         pass
 
 
-def _closed_by_peer(conn: http.client.HTTPConnection) -> bool:
+def _closed_by_peer(conn: _Connection) -> bool:
     """Whether an idle connection's socket is readable: the provider closed it (or wrote out of turn)."""
     sock = conn.sock
     if sock is None:

@@ -22,10 +22,13 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False).encode
+"""``json.dumps(data, ensure_ascii=False)`` without building an encoder per event."""
+
 
 def _event(name: str | None, data: Any) -> bytes:
-    payload = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    return (f"event: {name}\n" if name else "").encode() + f"data: {payload}\n\n".encode()
+    payload = data if isinstance(data, str) else _ENCODE(data)
+    return (f"event: {name}\ndata: {payload}\n\n" if name else f"data: {payload}\n\n").encode()
 
 
 def stream(api: str, response: dict[str, Any], request: dict[str, Any]) -> Iterator[bytes]:
@@ -128,7 +131,7 @@ def _messages(resp: dict[str, Any]) -> Iterator[bytes]:
         elif kind in ("tool_use", "server_tool_use"):
             opening = {**block, "input": {}}
             deltas = [delta({"type": "input_json_delta",
-                             "partial_json": json.dumps(block.get("input", {}), ensure_ascii=False)})]
+                             "partial_json": _ENCODE(block.get("input", {}))})]
         elif kind == "thinking":
             opening = {**block, "thinking": "", "signature": ""}
             deltas = [delta({"type": "thinking_delta", "thinking": block.get("thinking", "")}),

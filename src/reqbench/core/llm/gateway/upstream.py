@@ -9,37 +9,32 @@ A call goes over the gateway's own kept-alive HTTP/1.1 connections (`provider_wi
 ~1.7 ms of CPU a call (request building, cookies, h11, a pool that scans its connections under a lock), which
 at 500 calls a second was a core the gateway did not get. When the environment names a proxy
 (``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY``, with ``NO_PROXY``) or the base URL carries credentials, calls go
-through httpx as before, so proxies are honoured exactly as httpx honours them. Either way no redirect is
-followed (the key goes to the configured host only), an answer is read up to `Upstream.max_answer` bytes,
-and TLS trusts what httpx trusts (one shared context: certifi, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``).
+through httpx as before (`proxied`), so proxies are honoured exactly as httpx honours them. Either way no
+redirect is followed (the key goes to the configured host only), an answer is read up to
+`Upstream.max_answer` bytes, an attempt ends by its deadline (`Upstream.timeout`, the whole exchange), and
+TLS trusts what httpx trusts (one shared context: certifi, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``).
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import ssl
 import threading
 import time
 import urllib.request
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from reqbench.core.llm.gateway import apis
-from reqbench.core.llm.gateway.provider_wire import KEEPALIVE_IDLE, Answer, ProviderWire, WireError
-
-if TYPE_CHECKING:
-    import httpx
+from reqbench.core.llm.gateway.provider_wire import Answer, ProviderWire, WireError
+from reqbench.core.llm.gateway.proxied import HttpxPath
 
 RETRYABLE = frozenset({408, 409, 429}) | frozenset(range(500, 600))
 MAX_ANSWER = 64 * 1024**2
 """Bytes of one provider answer the gateway reads (after decompression): far above any model's longest
 answer, and what one call can make the gateway hold. Over it the call is a 502, not retried."""
 OUTGOING_HEADERS = {"Accept": "*/*", "Accept-Encoding": "gzip, deflate", "User-Agent": "reqbench-gateway"}
-UPSTREAM_POOLS = 32
-"""httpx clients the proxied path spreads calls over, a gateway thread keeping to one: one pool of 500
-connections scanned them all under one lock per request."""
 
 
 @dataclass
@@ -49,7 +44,7 @@ class Upstream:
     base_url: str | None = None
     api_key: str | None = None
     timeout: float = 600.0
-    """Seconds one attempt may take, connect to last byte (httpx's path: per connect, read or write)."""
+    """Seconds one attempt may take, connect to last byte (a proxy's tunnel and TLS included)."""
     attempts: int = 3
     backoff: float = 1.0
     max_answer: int = MAX_ANSWER
@@ -61,7 +56,7 @@ class Forwarder:
         self.requests = 0
         """HTTP requests sent upstream (retries included)."""
         self._wire: ProviderWire | None = None
-        self._proxied: _HttpxPath | None = None
+        self._proxied: HttpxPath | None = None
         self._tls: ssl.SSLContext | None = None
         self._lock = threading.Lock()
 
@@ -109,7 +104,7 @@ class Forwarder:
                 if self._tls is None and (url.startswith("https:") or _proxied(url)):
                     self._tls = _trust()
                 if _proxied(url):
-                    self._proxied = _HttpxPath(up, self._tls or _trust())
+                    self._proxied = HttpxPath(up, self._tls or _trust())
                 else:
                     self._wire = ProviderWire(url, timeout=up.timeout, max_answer=up.max_answer, tls=self._tls)
             wire, proxied = self._wire, self._proxied
@@ -143,55 +138,3 @@ def _proxied(url: str) -> bool:
     per host, ``NO_PROXY`` included), or the URL carries credentials."""
     proxies = urllib.request.getproxies()
     return bool(urlsplit(url).username) or any(proxies.get(k) for k in ("http", "https", "all"))
-
-
-class _HttpxPath:
-    """Calls through httpx clients (the proxied path), `UPSTREAM_POOLS` of them, each thread keeping to one;
-    each pools one connection per call in flight, however many, kept alive for `KEEPALIVE_IDLE` seconds
-    (httpx's default cap of 100 made the 101st concurrent call wait for a free connection)."""
-
-    def __init__(self, up: Upstream, tls: ssl.SSLContext) -> None:
-        import httpx
-
-        self.httpx = httpx
-        self.up = up
-        self._tls = tls
-        self._pools: list[httpx.Client | None] = [None] * UPSTREAM_POOLS
-        self._turn = itertools.count()
-        self._mine = threading.local()
-        self._lock = threading.Lock()
-
-    def post(self, url: str, payload: bytes, headers: dict[str, str]) -> Answer:
-        try:
-            with self._client().stream("POST", url, content=payload, headers=headers) as resp:
-                parts: list[bytes] = []
-                size = 0
-                for chunk in resp.iter_bytes():
-                    size += len(chunk)
-                    if size > self.up.max_answer:
-                        raise WireError("AnswerTooLarge", f"the provider's answer passed the gateway's bound "
-                                        f"of {self.up.max_answer} bytes")
-                    parts.append(chunk)
-                return Answer(resp.status_code, b"".join(parts))
-        except self.httpx.HTTPError as exc:
-            raise WireError(type(exc).__name__, str(exc)) from exc
-
-    def _client(self) -> httpx.Client:
-        pool = getattr(self._mine, "pool", None)
-        if pool is None:
-            pool = self._mine.pool = next(self._turn) % UPSTREAM_POOLS
-        with self._lock:
-            http = self._pools[pool]
-            if http is None:
-                http = self._pools[pool] = self.httpx.Client(
-                    timeout=self.httpx.Timeout(self.up.timeout, connect=min(30.0, self.up.timeout)),
-                    limits=self.httpx.Limits(max_connections=None, max_keepalive_connections=None,
-                                             keepalive_expiry=KEEPALIVE_IDLE), verify=self._tls)
-            return http
-
-    def close(self) -> None:
-        with self._lock:
-            for http in self._pools:
-                if http is not None:
-                    http.close()
-            self._pools = [None] * UPSTREAM_POOLS
