@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from reqbench.core.llm.gateway import Gateway, MemoryRecorder, RowBudget, Upstream
-from tests.support.raw_provider import RawProvider
+from tests.support.raw_provider import LoopbackServer, RawProvider
 
 ASK = {"model": "scripted", "messages": [{"role": "user", "content": "fix it"}]}
 DEADLINE = 1.5
@@ -28,39 +28,20 @@ DRIP = 0.2
 """Seconds between two bytes of a trickle: far within any read timeout."""
 
 
-class ForwardProxy:
+class ForwardProxy(LoopbackServer):
     """An HTTP forward proxy on 127.0.0.1: reads an absolute-form request head, connects to its host, sends
     the head in origin form and pipes bytes both ways until either side closes."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.asked: list[str] = []
-        self._sock = socket.socket()
-        self._sock.bind(("127.0.0.1", 0))
-        self._sock.listen(64)
-        self._open: list[socket.socket] = []
-        self._lock = threading.Lock()
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+        return f"http://127.0.0.1:{self.port}"
 
-    def __enter__(self) -> ForwardProxy:
-        threading.Thread(target=self._accept, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._sock.close()
-        with self._lock:
-            for conn in self._open:
-                conn.close()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._relay, args=(client,), daemon=True).start()
+    def handle(self, conn: socket.socket) -> None:
+        self._relay(conn)
 
     def _relay(self, client: socket.socket) -> None:
         data = b""

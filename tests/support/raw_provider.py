@@ -15,17 +15,16 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Self
 
 Serve = Callable[[socket.socket, "RawProvider"], None]
 
 
-class RawProvider:
-    def __init__(self, serve: Serve) -> None:
-        self.serve = serve
-        self.requests: list[tuple[str, dict[str, str], bytes]] = []
-        """(request line, headers with lower-case names, body) of every request read."""
-        self.connections = 0
+class LoopbackServer:
+    """A listening socket on 127.0.0.1 whose connections are each handed to `handle` in a thread of their own;
+    leaving the ``with`` block closes it and every connection it kept (``self._open``)."""
+
+    def __init__(self) -> None:
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self._sock.listen(64)
@@ -33,10 +32,10 @@ class RawProvider:
         self._lock = threading.Lock()
 
     @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._sock.getsockname()[1]}/v1"
+    def port(self) -> int:
+        return int(self._sock.getsockname()[1])
 
-    def __enter__(self) -> RawProvider:
+    def __enter__(self) -> Self:
         threading.Thread(target=self._accept, daemon=True).start()
         return self
 
@@ -52,10 +51,29 @@ class RawProvider:
                 conn, _ = self._sock.accept()
             except OSError:
                 return
-            with self._lock:
-                self.connections += 1
-                self._open.append(conn)
-            threading.Thread(target=self._run, args=(conn,), daemon=True).start()
+            threading.Thread(target=self.handle, args=(conn,), daemon=True).start()
+
+    def handle(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+
+class RawProvider(LoopbackServer):
+    def __init__(self, serve: Serve) -> None:
+        super().__init__()
+        self.serve = serve
+        self.requests: list[tuple[str, dict[str, str], bytes]] = []
+        """(request line, headers with lower-case names, body) of every request read."""
+        self.connections = 0
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def handle(self, conn: socket.socket) -> None:
+        with self._lock:
+            self.connections += 1
+            self._open.append(conn)
+        self._run(conn)
 
     def _run(self, conn: socket.socket) -> None:
         try:
