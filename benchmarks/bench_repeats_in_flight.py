@@ -168,6 +168,8 @@ def sampled_processes(group: Path | None, period: float = 0.2) -> Iterator[dict[
                                     Path(f"/proc/{pid}/comm").read_text(errors="replace"))
             except OSError:
                 continue
+            if kind.startswith("other: ") and pid in last:  # a command line read as the process was busy
+                kind = last[pid][0]
             last[pid] = (kind, (int(fields[11]) + int(fields[12])) / tick)  # utime + stime
 
     def loop() -> None:

@@ -25,6 +25,7 @@ the host for the next rows): its future fails, and the driver records it as an i
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import threading
@@ -47,6 +48,9 @@ LEAN_SYSTEM_CONFIG: dict[str, Any] = {
     "metrics_report_interval_ms": 0,
 }
 """Ray's system configuration of the private cluster (`private_cluster`): observability nobody reads."""
+
+ROW_MODULES = ("reqbench.core.execute.runner",)
+"""What every row imports (`runner.run_attempt`): each host imports it when it starts (`RowHost.warm`)."""
 
 LEAN_ENVIRONMENT = {"RAY_USAGE_STATS_ENABLED": "0"}
 """Set while the private cluster starts (its processes inherit it): no usage report."""
@@ -136,16 +140,20 @@ class RayExecutor:
         self._dispatcher.start()
 
     def _start_hosts(self) -> None:
-        """The row hosts (module docstring), started with the first row; called by the dispatcher."""
+        """The row hosts (module docstring), each told to import the row code (`ROW_MODULES`) before rows
+        arrive; called by the dispatcher."""
         cpus = int(self._ray.cluster_resources().get("CPU", 1))  # type: ignore[no-untyped-call, unused-ignore]  # typed only where ray is installed
         count = max(1, min(self.concurrency, cpus))
         host = self._ray.remote(RowHost).options(
             num_cpus=0, max_concurrency=math.ceil(self.concurrency / count), max_restarts=-1, max_task_retries=0,
             scheduling_strategy="SPREAD")
-        self._hosts = [host.remote() for _ in range(count)]
+        hosts: list[Any] = [host.remote() for _ in range(count)]
         self._load = [0] * count
         self._confirmed = [set() for _ in range(count)]
         self._forget = [[] for _ in range(count)]
+        self._hosts = hosts
+        for started in hosts:
+            started.warm.remote(ROW_MODULES)  # not waited for: a row sent meanwhile waits on the same import
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         payload, shared = pickle_row(fn, args)
@@ -175,8 +183,11 @@ class RayExecutor:
                     forget.append(key)
 
     def _dispatch(self) -> None:
-        """The dispatcher thread: send rows refused by a restarted host again, and queued rows while fewer
-        than `concurrency` are in flight; ends at `shutdown` once no row is in flight."""
+        """The dispatcher thread: start the row hosts at once (their worker processes start and import
+        reqbench while the driver plans the run), then send rows refused by a restarted host again, and
+        queued rows while fewer than `concurrency` are in flight; ends at `shutdown` once none is in flight."""
+        with self._state, contextlib.suppress(Exception):  # else the first row's `_send` fails with the reason
+            self._start_hosts()
         while True:
             with self._state:
                 while not (self._resend or (self._queue and len(self._running) < self.concurrency)
@@ -223,10 +234,10 @@ class RayExecutor:
                 self._resend.append(row)
                 self._state.notify_all()
                 return
-            if exc is None:
-                self._confirmed[host].update(key for key in row.shared if key in self._refs)
-            elif isinstance(exc, self._ray.exceptions.RayActorError):
+            if isinstance(exc, self._ray.exceptions.RayActorError):
                 self._confirmed[host].clear()  # the host died: Ray restarts it empty
+            else:  # the row got past `keep` on its host (a value it could not fetch: `MissingShared` later)
+                self._confirmed[host].update(key for key in row.shared if key in self._refs)
         self._finish(row, None if exc is not None else result.result(), exc)
 
     def _finish(self, row: _Row, value: Any, exc: BaseException | None) -> None:

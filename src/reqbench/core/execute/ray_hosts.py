@@ -117,6 +117,13 @@ class RowHost:
         fn, args = pickle.loads(payload)
         return fn(*args)
 
+    def warm(self, modules: tuple[str, ...]) -> None:
+        """Import `modules` now, before the first rows arrive (they would import them on the way)."""
+        import importlib
+
+        for name in modules:
+            importlib.import_module(name)
+
     def kept(self) -> list[str]:
         """The keys of the values this host keeps (for tests and diagnostics)."""
         with _kept_lock:
