@@ -188,6 +188,22 @@ def sampled_processes(group: Path | None, period: float = 0.2) -> Iterator[dict[
             by_kind[f"{kind} (processes)"] = by_kind.get(f"{kind} (processes)", 0) + 1
 
 
+def emptied(group: Path, patience: float = 30.0) -> None:
+    """Wait until every process of the command's cgroup `group` has ended (a cluster's processes outlive its
+    driver by a moment), so its CPU is counted whole and the group can be removed; what is left after
+    `patience` seconds is killed (they are the measured command's own processes)."""
+    deadline = time.monotonic() + patience
+    while (left := (group / "cgroup.procs").read_text().split()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:
+        try:
+            os.kill(int(pid), 9)
+        except ProcessLookupError:
+            pass
+    while (group / "cgroup.procs").read_text().split() and time.monotonic() < deadline + 10:
+        time.sleep(0.2)
+
+
 def measure(src: Path, side: str, executor: str, args: argparse.Namespace) -> dict[str, Any]:
     suite, *opts = side.split("+")
     with tempfile.TemporaryDirectory() as tmp, meter_closed(CpuMeter.make()) as meter, \
@@ -209,6 +225,8 @@ def measure(src: Path, side: str, executor: str, args: argparse.Namespace) -> di
         wall -= cluster["startup"]
         if done.returncode not in (0, 1):
             raise SystemExit(f"{side}: exit {done.returncode}\n{done.stderr[-2000:]}")
+        if meter:
+            emptied(meter.path)
         tree_cpu = meter.take() if meter else None
         if tree_cpu is not None and cluster["startup_cpu"] is not None:
             tree_cpu -= cluster["startup_cpu"]
@@ -277,12 +295,13 @@ def side_by_side(name: str, ray: dict[str, Any], local: dict[str, Any]) -> None:
 def median_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's median over `runs` (CPU by process: each kind's median)."""
     merged: dict[str, Any] = {}
-    for key, first in runs[0].items():
+    for key in runs[0]:
         if key == "by_kind":
             kinds = {kind for r in runs for kind in r["by_kind"]}
             merged[key] = {kind: statistics.median(r["by_kind"].get(kind, 0.0) for r in runs) for kind in kinds}
         else:
-            merged[key] = statistics.median(r[key] for r in runs) if first is not None else None
+            known = [r[key] for r in runs if r[key] is not None]
+            merged[key] = statistics.median(known) if known else None
     return merged
 
 
