@@ -82,7 +82,7 @@ def _report(path=sys.argv[1]):
     usage = resource.getrusage(resource.RUSAGE_SELF)
     hwm = [int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('VmHWM:')][0] / 1024
     with open(path, 'w') as out:
-        json.dump({'cpu': usage.ru_utime + usage.ru_stime, 'rss_mb': hwm}, out)
+        json.dump({'cpu': usage.ru_utime + usage.ru_stime, 'rss_mb': hwm, 'tree_at_exit': _tree_cpu()}, out)
 atexit.register(_report)
 if os.environ.get('BENCH_RAY_INIT'):  # the private Ray cluster started before the run, its time reported apart
     import time
@@ -232,9 +232,11 @@ def measure(src: Path, side: str, executor: str, args: argparse.Namespace) -> di
             tree_cpu -= cluster["startup_cpu"]
         run = spans(Path(tmp) / "run")
         driver = json.loads(stats.read_text())
+        at_exit = driver.pop("tree_at_exit", None)
+        after_exit = tree_cpu + (cluster["startup_cpu"] or 0.0) - at_exit if tree_cpu is not None and at_exit else None
     return {"rows": len(run), "most": in_flight(run), "wall": wall, "tree_cpu": tree_cpu, **cluster,
             "span": (max(e for _, e in run) - min(s for s, _ in run)).total_seconds(), **driver,
-            "load": os.getloadavg()[0], "by_kind": by_kind}
+            "load": os.getloadavg()[0], "by_kind": by_kind, "after_exit": after_exit}
 
 
 def agent_seconds(args: argparse.Namespace) -> float | None:
@@ -267,6 +269,9 @@ def report(name: str, r: dict[str, Any], args: argparse.Namespace, idle_mb: floa
     if r["tree_cpu"] is not None:
         figure(f"process-tree CPU per row ({name})", r["tree_cpu"] / r["rows"] * 1000, "12 ms goal", 12,
                unit="ms")
+        if r["after_exit"] is not None:
+            print(f"{name}: of which {r['after_exit']:.2f} s ({r['after_exit'] / r['rows'] * 1000:.1f} ms/row) "
+                  "after the driver's exit handlers (processes ending: a cluster's stop)")
     per_row = max(r["rss_mb"] - idle_mb, 0.0) / max(r["most"], 1)
     print(f"{name}: driver peak RSS {r['rss_mb']:.0f} MB, idle interpreter with the CLI {idle_mb:.0f} MB")
     figure(f"driver RSS above idle per row in flight ({name})", per_row, "2 MB goal", 2,
