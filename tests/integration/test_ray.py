@@ -3,7 +3,8 @@
 A head node with 2 CPUs is started by ``ray start --head`` in its own process group (ended by that group
 in teardown); runs reach it through ``RAY_ADDRESS`` and a private ``$REQBENCH_CACHE``, so the suite can only
 reach the workers as the shipped tarball. Threats guarded: scores that differ between executors on the
-same plan; a driver killed mid-run (SIGKILL) leaving a run that cannot be finished on either executor.
+same plan; a driver killed mid-run (SIGKILL) leaving a run that cannot be finished on either executor; a
+row host killed mid-run failing more than its own rows, or leaving its rows unfinished.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ pytestmark = pytest.mark.integration
 
 BIN = Path(sys.executable).parent
 PLANNED = 21  # demo:specpath: 3 families x 7 conditions
+HEADS: dict[str, int] = {}
+"""RAY_ADDRESS -> pid of the `ray start --head` process whose descendants are that cluster's processes."""
 
 
 def _free_port() -> int:
@@ -49,6 +52,7 @@ def cluster() -> Iterator[dict[str, str]]:
                              "--port", str(port), "--include-dashboard", "false", "--disable-usage-stats",
                              "--temp-dir", temp], start_new_session=True, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, env=env)  # workers unpack suites in its cache
+    HEADS[env["RAY_ADDRESS"]] = head.pid
     try:
         deadline = time.monotonic() + 90
         while subprocess.run([str(BIN / "ray"), "status", "--address", env["RAY_ADDRESS"]], env=env,
@@ -157,3 +161,95 @@ def test_ray_runs_more_rows_at_once_than_the_cluster_has_cpus(cluster, tmp_path)
                     "--executor", "ray", "--concurrency", str(PLANNED), "--out", str(tmp_path / "run"))
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
     assert most_in_flight(tmp_path / "run") > 2 * 2
+
+
+def row_hosts(env: dict[str, str]) -> list[int]:
+    """Pids of the row hosts (actors titled ``ray::RowHost``) of the cluster at ``env``: its head's descendants."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            pid, ppid = int(stat.parent.name), int(stat.read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(pid)
+    found, todo = [], list(children.get(HEADS[env["RAY_ADDRESS"]], []))
+    while todo:
+        pid = todo.pop()
+        todo += children.get(pid, [])
+        try:
+            title = (Path(f"/proc/{pid}/comm").read_text() + Path(f"/proc/{pid}/cmdline").read_text())
+        except OSError:
+            continue
+        if "ray::RowHost" in title:
+            found.append(pid)
+    return found
+
+
+def test_a_row_host_killed_midway_fails_only_its_rows_which_are_run_again(cluster, tmp_path):
+    """SIGKILL one of the 2 row hosts while all 21 rows are in flight: the rows it ran become invalid attempts
+    (infrastructure) and run again on a host Ray restarts without the values it kept; the other host's rows
+    are untouched and every row ends scored."""
+    out = tmp_path / "run"
+    proc = subprocess.Popen([str(BIN / "reqbench"), "run", "demo:specpath", "--agent", "command", "--agent-opt",
+                             "template=sleep 4", "--executor", "ray", "--concurrency", str(PLANNED),
+                             "--out", str(out), "--quiet"], env=cluster, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(hosts := row_hosts(cluster)) < 2:
+        assert proc.poll() is None and time.monotonic() < deadline, "the run's row hosts did not come up"
+        time.sleep(0.2)
+    time.sleep(2)  # the rows are sent within a second of the hosts' start; each waits 4 s
+    assert proc.poll() is None
+    os.kill(hosts[0], signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode in (0, 1), stdout[-3000:] + stderr[-3000:]
+    with sqlite3.connect(f"file:{out / 'run.sqlite'}?mode=ro", uri=True) as conn:
+        failed = conn.execute("SELECT reason, COUNT(*) FROM attempts WHERE status = 'invalid' GROUP BY reason").fetchall()
+        total = conn.execute("SELECT COUNT(*) FROM attempts").fetchone()[0]
+        scored = conn.execute("SELECT COUNT(DISTINCT row_key) FROM attempts WHERE status = 'scored'").fetchone()[0]
+    assert len(failed) == 1 and failed[0][0] == "infrastructure", failed
+    assert 1 <= failed[0][1] <= (PLANNED + 1) // 2  # the killed host's rows only (it had about half of them)
+    assert total == PLANNED + failed[0][1]  # each failed row ran once more
+    assert scored == PLANNED
+
+
+RESTARTED_HOST_DRIVER = """
+import sys
+from operator import methodcaller
+from reqbench.core.execute.ray_executor import RayExecutor
+executor = RayExecutor(concurrency=2)
+try:
+    shared, read = executor.put({"suite": "x" * 1000}), methodcaller("get")
+    for phase in ("first", "again"):
+        got = [f.result(timeout=120) for f in [executor.submit(read, shared) for _ in range(6)]]
+        assert got == [{"suite": "x" * 1000}] * 6, got
+        print(phase, "ok", flush=True)
+        if phase == "first":
+            sys.stdin.readline()  # the test kills the hosts, Ray restarts them
+finally:
+    executor.shutdown()
+"""
+
+
+def test_a_row_host_restarted_between_rows_gets_the_shared_values_again(cluster):
+    """A host keeps each shared value once; killed while idle (the driver sees no failure), Ray restarts it
+    empty: the next rows naming a value it kept are refused before they run and sent again with it."""
+    driver = subprocess.Popen([sys.executable, "-c", RESTARTED_HOST_DRIVER], env=cluster, text=True,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert driver.stdout is not None and driver.stdin is not None
+        assert driver.stdout.readline() == "first ok\n", driver.communicate(timeout=60)
+        killed = row_hosts(cluster)
+        assert len(killed) == 2
+        for pid in killed:
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 120
+        while len(set(row_hosts(cluster)) - set(killed)) < 2:
+            assert time.monotonic() < deadline, "Ray did not restart the row hosts"
+            time.sleep(0.2)
+        stdout, stderr = driver.communicate("go\n", timeout=180)
+        assert driver.returncode == 0 and "again ok" in stdout.splitlines(), stdout[-3000:] + stderr[-3000:]
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+            driver.wait()
