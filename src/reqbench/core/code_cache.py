@@ -40,7 +40,7 @@ from typing import Any
 from reqbench.core.cache_location import cache_root
 
 MAX_ENTRIES = 8192
-"""Texts kept at most (reqbench's run path compiles ~1,700; the rest is room for the program's own)."""
+"""Texts kept at most (a whole `reqbench run` compiles ~900 distinct ones; the rest is room for the program's own)."""
 
 Key = tuple[str, str]
 """(mode, source): ``exec`` for a dataclass's method, ``eval`` for a forward reference."""
