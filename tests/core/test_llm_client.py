@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 
 import pytest
 
@@ -91,7 +92,10 @@ def test_malformed_body_is_classified_and_never_recorded() -> None:
 
 def test_concurrency_cap_is_respected_by_the_endpoint() -> None:
     with ScriptedOpenAI(lambda body, i: reply(f"r{i}", delay=0.15)) as srv:
-        client = make_client(srv, concurrency=2)
+        # The cap is process-wide per base URL, set by the first client of that URL: a URL of its own, so an
+        # earlier test's server on the same (reused) port cannot have set it.
+        cfg = LLMConfig(base_url=f"{srv.base_url}/cap-{uuid.uuid4().hex}", api_key="sk-test", concurrency=2)
+        client = ChatClient(cfg)
         threads = [threading.Thread(target=client.complete,
                                     args=([{"role": "user", "content": f"q{i}"}],), kwargs={"model": "m"})
                    for i in range(6)]
