@@ -14,10 +14,11 @@ from pathlib import Path
 
 
 def grade(task: Path, work: Path, patch: str | None = None, plant: dict[str, str] | None = None,
-          rewards_before: dict[str, str] | None = None, python3: str | None = None) -> dict[str, float] | None:
+          rewards_before: dict[str, str] | None = None, python3: str | None = None,
+          env: dict[str, str] | None = None) -> dict[str, float] | None:
     """The rewards `task`'s ``test.sh`` writes for its starting repository with `patch` applied and `plant`
     (files) written, `rewards_before` (files) already in its ``/logs/verifier`` and, with `python3`, that
-    script as the ``python3`` it finds; None when no reward file is left."""
+    script as the ``python3`` it finds, and `env` added to its environment; None when no reward file is left."""
     repo, out = work / "repo", work / "out"
     shutil.copytree(task / "environment" / "repo", repo)
     out.mkdir()
@@ -36,8 +37,8 @@ def grade(task: Path, work: Path, patch: str | None = None, plant: dict[str, str
         first.mkdir()
         (first / "python3").write_text(python3)
         (first / "python3").chmod(0o755)
-    env = {**os.environ, "PATH": f"{first}{os.pathsep}{os.environ['PATH']}"}
-    proc = subprocess.run(["bash", "-c", script], cwd=repo, env=env, capture_output=True, text=True, timeout=600)
+    environ = {**os.environ, **(env or {}), "PATH": f"{first}{os.pathsep}{os.environ['PATH']}"}
+    proc = subprocess.run(["bash", "-c", script], cwd=repo, env=environ, capture_output=True, text=True, timeout=600)
     reward, text = out / "reward.json", out / "reward.txt"
     assert proc.returncode == 0 or not reward.exists(), proc.stderr[-2000:]
     if reward.exists():

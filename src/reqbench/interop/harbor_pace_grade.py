@@ -53,7 +53,10 @@ def grade(case_dir: Path, workspace: Path, out: Path) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
+    # The verifier runs in the agent's container, after it: a fresh cache unless the image names one, and
+    # never the table of compiled code (`core.code_cache`) -- code the agent could have planted there.
     os.environ.setdefault("REQBENCH_CACHE", tempfile.mkdtemp(prefix="reqbench-cache-"))
+    os.environ["REQBENCH_CODE_CACHE"] = "0"
     case, out, workspace = argv
     record = grade(Path(case), Path(workspace), Path(out))
     print(f"pace case {record['case_id']}: score {record['score']} (judge {JUDGE})")
