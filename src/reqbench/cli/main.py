@@ -17,6 +17,12 @@ therefore defers collection until the command is wired, then freezes what exists
 it) and freezes again before teardown. A cycle frozen there is never collected, so its finalizers do not
 run at exit: reqbench closes its files and databases itself (`with` blocks), never through collection.
 
+BLAS threads: the harness's own numpy does small vector work (the report's bootstrap resampling), where
+OpenBLAS's worker threads only spin -- about 0.1 s of CPU at numpy's import, taken from the rows of a run
+on a busy machine. `main` sets ``OPENBLAS_NUM_THREADS=1`` before anything imports numpy (a value the user
+set is kept). Agents and checks never see it: their environments are allow-lists
+(`core.sandbox.launch.ENV_ALLOW`, `core.agents.preset_base.PASS_ENV`).
+
 Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `reqbench demo`), 2 bad input
 (one sentence naming file, item, rule), 3 a run that measured nothing (`reqbench run`: every row invalid).
 """
@@ -24,6 +30,7 @@ Exit codes (DESIGN §7): 0 success, 1 a negative finding (including a failed `re
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from typing import Any, NoReturn
 
@@ -126,6 +133,7 @@ def __getattr__(name: str) -> Any:
 def main() -> None:
     """The process's entry point (``reqbench``, ``python -m reqbench``); the process ends after it."""
     gc.disable()  # until the command is wired (module docstring)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy's first import (module docstring)
     try:
         _main()
     finally:
