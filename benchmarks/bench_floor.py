@@ -33,7 +33,10 @@ toolchain binds, computed once by the driver; the loop binds its tree, the hidde
 itself) -- no cgroups, no ``/bin/sh`` in front, no guard, no harness. It prints what the isolation costs
 by itself (sandboxed floor vs floor) and reqbench's rows and whole command against it, i.e. what the
 harness adds beyond the isolation. **The goal is on this side**: the whole command <= 1.05x the sandboxed
-floor at concurrency 1 and 2. Bubblewrap with a check's view costs 5-8 ms a launch on this kind of machine
+floor at concurrency 1 and 2. Beside it, the bound the libraries set: the sandboxed floor plus the time a
+bare interpreter takes to import the third-party packages ``reqbench run`` imports before its first row
+(typer, pydantic, yaml, ...) -- the ratio a harness on the same libraries would reach with no code of its
+own and no cost per row. Bubblewrap with a check's view costs 5-8 ms a launch on this kind of machine
 by itself, so a goal against the plain floor would measure the isolation, not the harness.
 
 These figures count everything reqbench adds, the sandbox and the guard included; the older figures of
@@ -207,6 +210,33 @@ def _own_cpu_at_exit(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime (fields 14, 15)
 
 
+DEPENDENCY_PROBE = """
+import sys
+from reqbench.cli.main import make_app
+make_app('run')
+from reqbench.protocols.specpath.suite import PROTOCOL
+import reqbench.core.execute.runner
+names = {m.split('.')[0] for m in sys.modules} - set(sys.stdlib_module_names) - {'reqbench', '__main__'}
+print(' '.join(sorted(n for n in names if not n.startswith('_')
+                      and getattr(sys.modules.get(n), '__spec__', None) is not None)))
+"""
+"""What `reqbench run` imports before its first row, as the top-level packages outside the standard library."""
+
+
+def dependency_start() -> tuple[list[str], float]:
+    """The third-party packages reqbench imports on its way to a run's first row, and the seconds a bare
+    interpreter takes to import just them and exit (median of 5): what any harness built on the same
+    libraries pays before its first row, before any code of its own runs."""
+    packages = subprocess.run([sys.executable, "-c", DEPENDENCY_PROBE], capture_output=True, text=True,
+                              check=True).stdout.split()
+    times = []
+    for _ in range(5):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import " + ", ".join(packages)], check=True)
+        times.append(time.perf_counter() - started)
+    return packages, statistics.median(times)
+
+
 SANDBOXED_GOAL = "<= 1.05"
 """The whole command against the sandboxed floor, at concurrency 1 and 2."""
 
@@ -320,6 +350,8 @@ def main() -> None:
                 _report_isolation(r, concurrency, figure)
             for side in r["sides"]:
                 _report(side, r, concurrency, args.rounds, len(rows), figure, interpreter_start)
+            if "sandboxed" in r["floors"]:
+                _report_bound(r, concurrency, figure, interpreter_start)
             if baseline is not None:
                 mine, base = r["reqbench"], r["baseline"]
                 figure(f"floor c{concurrency}: per row above the floor, this tree vs the baseline",
@@ -341,6 +373,18 @@ def _report_isolation(r: dict[str, Any], concurrency: int, figure: Any) -> None:
            "the floor's median row", 1000 * r["floor"]["row"], unit="ms")
     figure(f"floor c{concurrency}: the sandboxed floor's whole command", r["sandboxed"]["wall"], "the floor loop",
            r["floor"]["wall"])
+
+
+def _report_bound(r: dict[str, Any], concurrency: int, figure: Any, interpreter_start: Any) -> None:
+    """The best whole-command ratio to the sandboxed floor that importing reqbench's dependencies allows:
+    the sandboxed floor plus their import (beyond a bare interpreter's start, which the floor loop pays
+    too), with nothing else added -- no code of reqbench's own, no cost per row."""
+    packages, seconds = dependency_start()
+    extra = max(seconds - interpreter_start(), 0.0)
+    print(f"[concurrency {concurrency}] reqbench's dependencies on the way to the first row: {' '.join(packages)}; "
+          f"importing them takes {seconds:.3f} s ({extra:.3f} s beyond a bare interpreter's start)")
+    figure(f"floor c{concurrency}: the sandboxed floor plus the dependencies' import alone",
+           r["sandboxed"]["wall"] + extra, "the sandboxed floor loop", r["sandboxed"]["wall"])
 
 
 def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows: int, figure: Any,
