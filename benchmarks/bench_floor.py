@@ -9,7 +9,7 @@ harness-side ini, rootdir the hidden directory, plugin autoloading off, the work
 beyond that is its own cost: workspaces, the agent step, the diff, the sandbox and cgroups, the guard, the
 run store, planning, start-up and the report.
 
-Both are whole commands (the floor runs as its own process, `--floor-loop`, importing nothing of
+Both are whole commands (the floor runs as its own process, `floor_loop.py`, importing nothing of
 reqbench), run alternately in one run, at concurrency 1 and 2 (the floor then runs its rows on two
 threads). Figures, medians over `--rounds`:
 
@@ -36,7 +36,11 @@ harness adds beyond the isolation. **The goal is on this side**: the whole comma
 floor at concurrency 1 and 2. Beside it, the bound the libraries set: the sandboxed floor plus the time a
 bare interpreter takes to import the third-party packages ``reqbench run`` imports before its first row
 (typer, pydantic, yaml, ...) -- the ratio a harness on the same libraries would reach with no code of its
-own and no cost per row. Bubblewrap with a check's view costs 5-8 ms a launch on this kind of machine
+own and no cost per row. And where cgroups can be made, a **capped floor**: the sandboxed floor with the
+tree's caps as a row's check has them (a fresh pids and memory group per row, joined by one ``/bin/sh``
+in front of bubblewrap), i.e. the same isolation as reqbench's checks -- moving a process into a cgroup
+waits for a kernel RCU grace period, 10-18 ms a launch on this kind of machine (`bench_launch.py`), which
+the sandboxed floor does not pay. Bubblewrap with a check's view costs 5-8 ms a launch on this kind of machine
 by itself, so a goal against the plain floor would measure the isolation, not the harness.
 
 These figures count everything reqbench adds, the sandbox and the guard included; the older figures of
@@ -67,52 +71,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 from cpu_meter import CpuMeter, meter_closed  # noqa: E402
-
-FLOOR_INI = "[pytest]\n"
-
-
-# ---------------------------------------------------------------------------------------------------
-# The floor loop (its own process: stdlib only)
-
-def floor_row(row: dict[str, str], work: Path, sandbox: list[str] | None = None) -> float:
-    """Copy, apply, pytest (under `sandbox`, a bubblewrap command line without the row's own binds, when
-    given): one row of the floor; returns its wall seconds."""
-    started = time.perf_counter()
-    tree = work / row["key"].replace("|", "_")
-    shutil.copytree(row["base"], tree)
-    subprocess.run(["git", "apply", "--whitespace=nowarn", row["patch"]], cwd=tree, check=True)
-    env = {**os.environ, "PYTHONPATH": str(tree / "src"), "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-           "PYTHONDONTWRITEBYTECODE": "1"}
-    hidden, ini = row["hidden"], str(work / "floor.ini")
-    pytest = [sys.executable, "-P", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", ini, "--rootdir", hidden,
-              hidden]
-    if sandbox is not None:
-        pytest = [*sandbox, "--bind", str(tree), str(tree), "--ro-bind", hidden, hidden, "--ro-bind", ini, ini,
-                  "--chdir", str(tree), "--", *pytest]
-    proc = subprocess.run(pytest, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if proc.returncode != 0:
-        raise SystemExit(f"floor row {row['key']}: pytest exit {proc.returncode}\n{proc.stdout.decode()[-2000:]}")
-    shutil.rmtree(tree)
-    return time.perf_counter() - started
-
-
-def floor_loop(rows_file: Path, concurrency: int, report: Path, sandbox_file: Path | None = None) -> None:
-    rows = json.loads(rows_file.read_text())
-    sandbox = json.loads(sandbox_file.read_text()) if sandbox_file is not None else None
-    with tempfile.TemporaryDirectory(prefix="floor-") as tmp:
-        work = Path(tmp)
-        (work / "floor.ini").write_text(FLOOR_INI)
-        with ThreadPoolExecutor(concurrency) as pool:
-            seconds = list(pool.map(lambda r: floor_row(r, work, sandbox), rows))
-    report.write_text(json.dumps({r["key"]: s for r, s in zip(rows, seconds, strict=True)}))
-
 
 # ---------------------------------------------------------------------------------------------------
 # The comparison
@@ -157,11 +121,12 @@ def _cpu(meter: CpuMeter | None) -> float:
 def run_floor(rows_file: Path, concurrency: int, tmp: Path, meter: CpuMeter | None = None,
               sandbox_file: Path | None = None) -> tuple[float, dict[str, float], float]:
     """Whole-command seconds, each row's wall seconds, and the command's CPU seconds (NaN without a meter);
-    with `sandbox_file` (`sandbox_prefix` as JSON) the sandboxed floor."""
+    with `sandbox_file` (``{"prefix": sandbox_prefix(), "cgroups": [...]}`` as JSON) a sandboxed floor."""
     report = tmp / "floor.json"
     _cpu(meter)
     started = time.perf_counter()
-    subprocess.run([*(meter.prefix() if meter is not None else []), sys.executable, __file__, "--floor-loop",
+    subprocess.run([*(meter.prefix() if meter is not None else []), sys.executable,
+                    str(Path(__file__).with_name("floor_loop.py")),
                     str(rows_file), "--concurrency", str(concurrency), "--report", str(report),
                     *(["--sandbox", str(sandbox_file)] if sandbox_file is not None else [])], check=True)
     return time.perf_counter() - started, json.loads(report.read_text()), _cpu(meter)
@@ -240,23 +205,33 @@ def dependency_start() -> tuple[list[str], float]:
 SANDBOXED_GOAL = "<= 1.05"
 """The whole command against the sandboxed floor, at concurrency 1 and 2."""
 
-FLOORS = ("floor", "sandboxed")
-"""The sides that are floor loops (the plain one and the sandboxed one); every other side is a reqbench tree."""
+FLOORS = ("floor", "sandboxed", "capped")
+"""The sides that are floor loops (plain, sandboxed, sandboxed with the caps); every other side is a reqbench
+tree."""
+
+
+def cgroup_parents() -> list[str]:
+    """Where reqbench makes a tree's groups on this machine (`cgroups.parents`: pids, memory), as paths."""
+    from reqbench.core.sandbox.cgroups import parents
+
+    return [str(p.path) for p in parents()]
 
 
 def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path,
             baseline: Path | None = None, meter: CpuMeter | None = None,
             sandbox: list[str] | None = None) -> dict[str, Any]:
-    """The floor (and the sandboxed floor, with `sandbox`), reqbench and the `baseline` tree (when given)
-    alternated round by round; the figures of each reqbench side under its name ("reqbench", "baseline"),
-    each against every floor ("floor", "sandboxed")."""
+    """The floor (and with `sandbox` the sandboxed floor, and where cgroups can be made the capped one),
+    reqbench and the `baseline` tree (when given) alternated round by round; the figures of each reqbench
+    side under its name ("reqbench", "baseline"), each against every floor (`FLOORS`)."""
     rows_file = tmp / "rows.json"
     rows_file.write_text(json.dumps(rows))
-    sandbox_file = None
+    sandbox_files: dict[str, Path | None] = {"floor": None}
     if sandbox is not None:
-        sandbox_file = tmp / "sandbox.json"
-        sandbox_file.write_text(json.dumps(sandbox))
-    floors = ["floor", *(["sandboxed"] if sandbox is not None else [])]
+        for side, groups in (("sandboxed", []), ("capped", cgroup_parents())):
+            if side == "sandboxed" or groups:
+                sandbox_files[side] = tmp / f"{side}.json"
+                sandbox_files[side].write_text(json.dumps({"prefix": sandbox, "cgroups": groups}))
+    floors = list(sandbox_files)
     tools = ["reqbench", *(["baseline"] if baseline is not None else [])]
     sides = [*floors, *tools]
     sources = {"reqbench": None, "baseline": baseline}
@@ -271,15 +246,14 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
     lasts: dict[str, list[float]] = {side: [] for side in tools}
     own: dict[str, list[float]] = {side: [] for side in tools}
     for side in floors:  # warm every side once (page cache, byte code)
-        run_floor(rows_file, concurrency, tmp, sandbox_file=sandbox_file if side == "sandboxed" else None)
+        run_floor(rows_file, concurrency, tmp, sandbox_file=sandbox_files[side])
     for side in tools:
         run_reqbench(concurrency, tmp, sources[side])
     for n in range(rounds):
         done: dict[str, tuple[float, dict[str, float]]] = {}
         for side in sides[n % len(sides):] + sides[:n % len(sides)]:  # each side first in turn
             if side in FLOORS:
-                wall, times, cpu = run_floor(rows_file, concurrency, tmp, meter,
-                                             sandbox_file if side == "sandboxed" else None)
+                wall, times, cpu = run_floor(rows_file, concurrency, tmp, meter, sandbox_files[side])
             else:
                 wall, times, first, last, cpu, own_cpu = run_reqbench(concurrency, tmp, sources[side], meter)
                 firsts[side].append(first)
@@ -309,8 +283,8 @@ def compare(rows: list[dict[str, str]], concurrency: int, rounds: int, tmp: Path
     for side in floors:
         out[side] = {"wall": statistics.median(walls[side]), "row": statistics.median(row_times[side]),
                      "fixed": statistics.median(fixed[side]), "cpu": statistics.median(cpus[side])}
-    if "sandboxed" in floors:
-        out["sandboxed"]["vs floor"] = against("sandboxed", "floor")
+    for side in floors[1:]:
+        out[side]["vs floor"] = against(side, "floor")
     for side in tools:
         out[side] = {"wall": statistics.median(walls[side]), "fixed": statistics.median(fixed[side]),
                      "first_row": statistics.median(firsts[side]), "after_last_row": statistics.median(lasts[side]),
@@ -324,13 +298,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1 if os.environ.get("REQBENCH_BENCH_QUICK") else 5)
     parser.add_argument("--concurrency", default="1,2")
     parser.add_argument("--baseline", type=Path, help="another reqbench source tree to run beside this one")
-    parser.add_argument("--floor-loop", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--report", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--sandbox", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.floor_loop is not None:
-        floor_loop(args.floor_loop, int(args.concurrency), args.report, args.sandbox)
-        return
     sys.path.insert(0, str(Path(__file__).parent))
     from ratios import figure, interpreter_start
 
@@ -367,12 +335,13 @@ def main() -> None:
 
 
 def _report_isolation(r: dict[str, Any], concurrency: int, figure: Any) -> None:
-    """What the isolation costs by itself: the sandboxed floor against the floor."""
-    iso = r["sandboxed"]["vs floor"]
-    figure(f"floor c{concurrency}: the sandboxed floor, per row above the floor", 1000 * iso["above_per_row"],
-           "the floor's median row", 1000 * r["floor"]["row"], unit="ms")
-    figure(f"floor c{concurrency}: the sandboxed floor's whole command", r["sandboxed"]["wall"], "the floor loop",
-           r["floor"]["wall"])
+    """What the isolation costs by itself: the sandboxed (and capped) floor against the floor."""
+    for side in r["floors"][1:]:
+        iso = r[side]["vs floor"]
+        figure(f"floor c{concurrency}: the {side} floor, per row above the floor", 1000 * iso["above_per_row"],
+               "the floor's median row", 1000 * r["floor"]["row"], unit="ms")
+        figure(f"floor c{concurrency}: the {side} floor's whole command", r[side]["wall"], "the floor loop",
+               r["floor"]["wall"])
 
 
 def _report_bound(r: dict[str, Any], concurrency: int, figure: Any, interpreter_start: Any) -> None:
@@ -412,6 +381,11 @@ def _report(side: str, r: dict[str, Any], concurrency: int, rounds: int, n_rows:
         print(f"[concurrency {concurrency}{name}] whole command / sandboxed floor per round: "
               + ", ".join(f"{x:.3f}" for x in s["vs sandboxed"]["ratios"]) + f" (goal {SANDBOXED_GOAL}); "
               f"/ the plain floor: {s['wall'] / floor['wall']:.3f}")
+    if "capped" in r["floors"]:  # the same isolation as a row's check: the namespaces and the caps' cgroups
+        figure(f"floor c{concurrency}{name}: per row above the capped floor", 1000 * s["vs capped"]["above_per_row"],
+               "the capped floor's median row", 1000 * r["capped"]["row"], unit="ms")
+        figure(f"floor c{concurrency}{name}: whole command vs the capped floor", s["wall"], "the capped floor loop",
+               r["capped"]["wall"])
     figure(f"floor c{concurrency}{name}: fixed cost per run", s["fixed"] - floor["fixed"], "the floor loop",
            floor["wall"])
     figure(f"floor c{concurrency}{name}: reqbench run to its first row", s["first_row"], "bare interpreter start",
