@@ -19,7 +19,7 @@ Moving a process into a cgroup waits for an RCU grace period in the kernel (the 
 not wait), which on a small virtual machine is ~10-15 ms: this benchmark prints it as ``+cgroups`` over
 ``+limits shell``.
 
-    python benchmarks/bench_launch.py [--rounds 20]
+    python benchmarks/bench_launch.py [--rounds 30]
 """
 
 from __future__ import annotations
@@ -149,7 +149,7 @@ class Lab:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=3 if os.environ.get("REQBENCH_BENCH_QUICK") else 20)
+    parser.add_argument("--rounds", type=int, default=3 if os.environ.get("REQBENCH_BENCH_QUICK") else 30)
     args = parser.parse_args()
     bwrap = sandbox_prefix()
     if bwrap is None:
