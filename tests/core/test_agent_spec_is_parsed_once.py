@@ -47,6 +47,8 @@ def test_step_limits_cap_a_budget_and_never_raise_it() -> None:
 @pytest.mark.parametrize(("agent", "options", "item", "rule"), [
     ("reference", {"step_timeout": "soon"}, "--agent-opt step_timeout", "must be a number of seconds"),
     ("reference", {"step_timeout": 0}, "--agent-opt step_timeout", "must be positive"),
+    ("reference", {"step_timeout": float("nan")}, "--agent-opt step_timeout", "must be a finite number"),
+    ("reference", {"step_timeout": float("inf")}, "--agent-opt step_timeout", "must be a finite number"),
     ("command@1.0", {}, "--agent", "only CLI presets"),
 ])
 def test_a_bad_spec_or_limit_is_one_error_naming_it(agent: str, options: dict[str, object], item: str,

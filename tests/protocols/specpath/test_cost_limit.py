@@ -39,7 +39,7 @@ def test_the_default_cap_is_the_papers_quarter_dollar_and_none_opts_out() -> Non
     assert split_options(RunOptions())[0].cost_limit == 0.25
     assert split_options(RunOptions(agent_options={"specpath.cost_limit": "none"}))[0].cost_limit is None
     assert cost_limit("1.5") == 1.5
-    for bad in ("cheap", "0", "-1"):
+    for bad in ("cheap", "0", "-1", "NaN", "Infinity", float("nan")):  # JSON option values spell NaN, Infinity
         with pytest.raises(InputError, match="specpath.cost_limit"):
             cost_limit(bad)
 

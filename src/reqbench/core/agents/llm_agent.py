@@ -31,6 +31,7 @@ from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
 from reqbench.core.agents.declared import takes
+from reqbench.core.agents.option_text import option_number
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import write_json
 from reqbench.core.llm.client import ChatClient, LLMConfig
@@ -335,15 +336,18 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
         raise InputError("the llm agent needs a model (--model openai/NAME or --agent llm:NAME)",
                          item="--agent llm")
     agent_opts = {k: opts.pop(k) for k in AGENT_OPTIONS if k in opts}
-    for key in ("temperature", "command_timeout"):
+    checks: dict[str, dict[str, Any]] = {  # `option_number`'s rules per option
+        "temperature": {"inclusive": True}, "command_timeout": {"unit": "seconds"},
+        "seed": {"inclusive": True, "integer": True},
+        "output_cap": {"unit": "bytes", "integer": True}}
+    for key, rule in checks.items():
         if key in agent_opts:
-            agent_opts[key] = float(agent_opts[key])
-    for key in ("seed", "output_cap"):
-        if key in agent_opts:
-            agent_opts[key] = int(agent_opts[key])
+            number = option_number(agent_opts[key], item=f"--agent-opt {key}", **rule)
+            agent_opts[key] = int(number) if rule.get("integer") else number
     if "max_tokens" in agent_opts:
         cap = agent_opts["max_tokens"]
-        agent_opts["max_tokens"] = None if str(cap).lower() in ("none", "0", "") else int(cap)
+        agent_opts["max_tokens"] = None if str(cap).lower() in ("none", "0", "") else int(option_number(
+            cap, item="--agent-opt max_tokens", unit="tokens", integer=True, alternative="none"))
     if "trajectory_path" in agent_opts:
         agent_opts["trajectory_path"] = Path(agent_opts["trajectory_path"])
     client = opts.pop("client", None) or ChatClient(LLMConfig.from_env(

@@ -9,10 +9,13 @@ numbers or booleans, or does not declare at all, are left as they are.
 from __future__ import annotations
 
 import json
+import math
 import types
 import typing
 from collections.abc import Callable
 from typing import Any
+
+from reqbench.core.errors import InputError
 
 _SCALARS = (bool, int, float)
 
@@ -23,6 +26,37 @@ def option_value(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
+
+
+def option_number(value: Any, *, item: str, unit: str = "", minimum: float = 0.0, inclusive: bool = False,
+                  integer: bool = False, alternative: str = "") -> float:
+    """`value` (a number or its text) as a finite number above `minimum` (at least it, with `inclusive`), a
+    whole one with `integer`; otherwise one `InputError` naming `item`. NaN and infinity are refused: JSON
+    option values may spell them (``NaN``, ``Infinity``), and neither is a limit. `alternative`: what else
+    the option takes (e.g. ``"none"``), said in the message."""
+    other = f" or {alternative}" if alternative else ""
+    of = f" of {unit}" if unit else ""
+    kind = "a whole number" if integer else "a number"
+    try:
+        if isinstance(value, bool):
+            raise TypeError(value)
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"must be {kind}{of}{other}", item=item) from None
+    if not math.isfinite(number):
+        raise InputError(f"must be a finite number{of}{other}", item=item)
+    if integer and not number.is_integer():
+        raise InputError(f"must be {kind}{of}{other}", item=item)
+    if number < minimum or (number == minimum and not inclusive):
+        bound = ("positive" if minimum == 0 and not inclusive else
+                 f"at least {minimum:g}" if inclusive else f"above {minimum:g}")
+        raise InputError(f"must be {bound}{f' (or {alternative})' if alternative else ''}", item=item)
+    return number
+
+
+def positive_number(value: Any, *, item: str, unit: str, alternative: str = "") -> float:
+    """`option_number` above 0: a limit such as a timeout or a cost cap."""
+    return option_number(value, item=item, unit=unit, alternative=alternative)
 
 
 def _accepted(hint: Any) -> tuple[type, ...]:

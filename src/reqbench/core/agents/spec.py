@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reqbench.core.agents.base import Budget
+from reqbench.core.agents.option_text import positive_number
 from reqbench.core.errors import InputError
 from reqbench.core.suggest import did_you_mean
 
@@ -98,13 +99,7 @@ class StepLimits:
         cap = options.get(STEP_TIMEOUT)
         if cap is None:
             return cls()
-        try:
-            value = float(cap)
-        except (TypeError, ValueError):
-            raise InputError("must be a number of seconds", item=f"--agent-opt {STEP_TIMEOUT}") from None
-        if value <= 0:
-            raise InputError("must be positive", item=f"--agent-opt {STEP_TIMEOUT}")
-        return cls(step_timeout=value)
+        return cls(step_timeout=positive_number(cap, item=f"--agent-opt {STEP_TIMEOUT}", unit="seconds"))
 
     def cap(self, budget: Budget) -> Budget:
         """`budget` with its wall clock capped at `step_timeout` (unchanged when already within it)."""

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import Field, field_validator
 
 from reqbench.core.agents.base import AgentInputs, Budget
-from reqbench.core.errors import InputError
+from reqbench.core.agents.option_text import positive_number
 from reqbench.core.execute.outcomes import Reason
 from reqbench.core.execute.settings import ProtocolOptions, split_settings
 from reqbench.core.execute.suite import RowContext
@@ -85,13 +85,7 @@ def cost_limit(value: Any) -> float | None:
     had no equivalent hard cost control; an agent that reports no cost is never capped."""
     if value is None or str(value).strip().lower() in ("none", "off", ""):
         return None
-    try:
-        limit = float(value)
-    except (TypeError, ValueError):
-        raise InputError("must be a number of USD or none", item=f"--agent-opt {PREFIX}cost_limit") from None
-    if limit <= 0:
-        raise InputError("must be positive (or none)", item=f"--agent-opt {PREFIX}cost_limit")
-    return limit
+    return positive_number(value, item=f"--agent-opt {PREFIX}cost_limit", unit="USD", alternative="none")
 
 
 def configuration(agent: str, agent_options: dict[str, Any]) -> dict[str, str]:
