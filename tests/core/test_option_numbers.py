@@ -9,6 +9,7 @@ import pytest
 from reqbench.core.agents.llm_agent import make_llm_agent
 from reqbench.core.agents.option_text import option_number, option_value, positive_number
 from reqbench.core.errors import InputError
+from reqbench.core.judges.llm import split_model_spec
 
 
 @pytest.mark.parametrize(("value", "rules", "rule"), [
@@ -41,6 +42,7 @@ def test_good_numbers_come_back_as_floats() -> None:
     ("command_timeout", float("nan"), "must be a finite number of seconds"),
     ("temperature", -1, "must be at least 0"),
     ("seed", "1.5x", "must be a whole number"),
+    ("seed", 2.5, "must be a whole number"),
     ("output_cap", 0, "must be positive"),
     ("max_tokens", "lots", "must be a whole number of tokens or none"),
 ])
@@ -55,3 +57,16 @@ def test_the_llm_agent_takes_good_numbers_typed() -> None:
                            seed="3", command_timeout=2, output_cap="100", max_tokens="none")
     assert (agent.temperature, agent.seed, agent.command_timeout, agent.output_cap, agent.max_tokens) == \
         (0.0, 3, 2.0, 100, None)
+
+
+@pytest.mark.parametrize(("spec", "rule"), [
+    ("m,temperature=NaN", "must be a finite number"),
+    ("m,temperature=-0.1", "must be at least 0"),
+    ("m,seed=1.5", "must be a whole number"),
+    ("m,seed=x", "must be a whole number"),
+])
+def test_a_judges_sampling_settings_follow_the_same_rules(spec: str, rule: str) -> None:
+    with pytest.raises(InputError) as caught:
+        split_model_spec(spec)
+    assert caught.value.rule == rule and caught.value.item.startswith(f"--judge llm:{spec}")
+    assert split_model_spec("m, temperature=0.5,seed=-7") == ("m", {"temperature": 0.5, "seed": -7})

@@ -31,7 +31,7 @@ from typing import Any
 
 from reqbench.core.agents.base import AgentInputs, AgentResult, AgentStatus, Budget, TrajectoryEvent, Usage
 from reqbench.core.agents.declared import takes
-from reqbench.core.agents.option_text import option_number
+from reqbench.core.agents.option_text import SAMPLING_RULES, option_number
 from reqbench.core.errors import InputError
 from reqbench.core.hashing import write_json
 from reqbench.core.llm.client import ChatClient, LLMConfig
@@ -337,9 +337,7 @@ def make_llm_agent(model: str | None = None, base_url: str | None = None, api_ke
                          item="--agent llm")
     agent_opts = {k: opts.pop(k) for k in AGENT_OPTIONS if k in opts}
     checks: dict[str, dict[str, Any]] = {  # `option_number`'s rules per option
-        "temperature": {"inclusive": True}, "command_timeout": {"unit": "seconds"},
-        "seed": {"inclusive": True, "integer": True},
-        "output_cap": {"unit": "bytes", "integer": True}}
+        **SAMPLING_RULES, "command_timeout": {"unit": "seconds"}, "output_cap": {"unit": "bytes", "integer": True}}
     for key, rule in checks.items():
         if key in agent_opts:
             number = option_number(agent_opts[key], item=f"--agent-opt {key}", **rule)

@@ -54,6 +54,14 @@ def option_number(value: Any, *, item: str, unit: str = "", minimum: float = 0.0
     return number
 
 
+SAMPLING_RULES: dict[str, dict[str, Any]] = {
+    "temperature": {"inclusive": True},  # a finite number >= 0
+    "seed": {"minimum": -2**63, "inclusive": True, "integer": True},  # any whole number
+}
+"""`option_number`'s rules for the sampling settings a model takes (the ``llm`` agent's options, a judge's
+``llm:MODEL,temperature=T,seed=S``)."""
+
+
 def positive_number(value: Any, *, item: str, unit: str, alternative: str = "") -> float:
     """`option_number` above 0: a limit such as a timeout or a cost cap."""
     return option_number(value, item=item, unit=unit, alternative=alternative)

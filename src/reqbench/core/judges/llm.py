@@ -30,6 +30,7 @@ import re
 import time
 from typing import Any
 
+from reqbench.core.agents.option_text import SAMPLING_RULES, option_number
 from reqbench.core.errors import InputError
 from reqbench.core.judges.base import (
     JudgePending,
@@ -178,6 +179,7 @@ SAMPLING = ("temperature", "seed")
 """The sampling settings a spec may name (``llm:MODEL,temperature=0,seed=7``); none is sent by default."""
 
 
+
 def split_model_spec(arg: str) -> tuple[str, dict[str, Any]]:
     """``MODEL[,temperature=T][,seed=S]`` -> (model, named sampling settings); `InputError` naming the
     option for anything else."""
@@ -189,10 +191,8 @@ def split_model_spec(arg: str) -> tuple[str, dict[str, Any]]:
         if not eq or key not in SAMPLING:
             raise InputError(f"unknown judge option {part!r}; named options: temperature=T, seed=S",
                              item=f"--judge llm:{arg}")
-        try:
-            named[key] = float(value) if key == "temperature" else int(value)
-        except ValueError:
-            raise InputError(f"{key} must be a number, not {value!r}", item=f"--judge llm:{arg}") from None
+        number = option_number(value.strip(), item=f"--judge llm:{arg} ({key})", **SAMPLING_RULES[key])
+        named[key] = number if key == "temperature" else int(number)
     return model.strip(), named
 
 
