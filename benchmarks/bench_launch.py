@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_floor import sandbox_prefix  # noqa: E402
+from floor_loop import remove_group  # noqa: E402
 from ratios import figure  # noqa: E402
 
 SIDES = ("bwrap", "+guard", "+limits shell", "+cgroups", "join during set-up")
@@ -126,7 +127,7 @@ class Lab:
         if side == "join during set-up":
             os.close(status_r)
         for group in groups:
-            self._remove(group)
+            remove_group(group)
         if code != 0:
             raise SystemExit(f"{side}: exit {code}")
         return seconds
@@ -136,15 +137,6 @@ class Lab:
         group = parent / f"reqbench-bench-{uuid.uuid4().hex}"
         group.mkdir()
         return group
-
-    @staticmethod
-    def _remove(group: Path) -> None:
-        for _ in range(2000):  # the sandbox's init may still be leaving it
-            try:
-                group.rmdir()
-                return
-            except OSError:
-                time.sleep(0.001)
 
 
 def main() -> None:

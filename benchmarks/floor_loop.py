@@ -54,14 +54,15 @@ def floor_row(row: dict[str, str], work: Path, sandbox: dict[str, list[str]] | N
     proc = subprocess.run(pytest, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     for group in groups:
         if remover is not None:
-            remover.submit(_remove, group)
+            remover.submit(remove_group, group)
     if proc.returncode != 0:
         raise SystemExit(f"floor row {row['key']}: pytest exit {proc.returncode}\n{proc.stdout.decode()[-2000:]}")
     shutil.rmtree(tree)
     return time.perf_counter() - started
 
 
-def _remove(group: Path) -> None:
+def remove_group(group: Path) -> None:
+    """Remove the emptied cgroup `group`, retrying while the kernel still counts a leaving member."""
     for _ in range(2000):  # the sandbox's init may still be leaving it
         try:
             group.rmdir()
