@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -200,3 +201,25 @@ def test_groups_a_killed_harness_left_are_swept_but_live_and_recent_ones_kept() 
         member.wait()
         for group in (stale, recent, busy):
             group.remove()
+
+
+@pytest.mark.parametrize(("variable", "value", "rule"), [
+    ("REQBENCH_SANDBOX_PIDS", "lots", "'lots' is not a number of processes (a whole number, at least 1)"),
+    ("REQBENCH_SANDBOX_PIDS", "0", "'0' is not a number of processes (a whole number, at least 1)"),
+    ("REQBENCH_SANDBOX_FSIZE", "2Q", "'2Q' is not a size (bytes, or a number with K, M, G or T)"),
+    ("REQBENCH_SANDBOX_FSIZE", "0", "'0' is not a size above 0"),
+])
+def test_a_bad_cap_in_the_environment_is_one_error_naming_it(variable: str, value: str, rule: str) -> None:
+    """Read when the sandbox is first imported: a command says which variable and why, no traceback."""
+    env = {**os.environ, variable: value}
+    proc = subprocess.run([sys.executable, "-m", "reqbench", "run", "demo:specpath", "--agent", "null", "--out",
+                           "/nonexistent/never-made"], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.strip() == f"error: ${variable}: {rule}", proc.stderr
+
+
+def test_caps_in_the_environment_take_sizes_with_suffixes() -> None:
+    env = {**os.environ, "REQBENCH_SANDBOX_FSIZE": "512M", "REQBENCH_SANDBOX_PIDS": "64"}
+    out = subprocess.run([sys.executable, "-c", "from reqbench.core.sandbox import limits; "
+                          "print(limits.MAX_FILE_BYTES, limits.MAX_PIDS)"], env=env, capture_output=True, text=True,
+                         check=True, timeout=120).stdout.split()
+    assert out == [str(512 * 1024**2), "64"]

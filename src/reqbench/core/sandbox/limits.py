@@ -43,8 +43,6 @@ from reqbench.core.sandbox.cgroups import Group, Parent, memory_ceiling, parents
 
 log = logging.getLogger(__name__)
 
-MAX_PIDS = int(os.environ.get("REQBENCH_SANDBOX_PIDS", "1024"))
-MAX_FILE_BYTES = int(os.environ.get("REQBENCH_SANDBOX_FSIZE", str(4 * 1024**3)))
 MEMORY_ENV = "REQBENCH_SANDBOX_MEMORY"
 MEMORY_CEILING_BYTES = 8 * 1024**3
 """The default memory cap never exceeds this (see `default_memory`)."""
@@ -59,6 +57,30 @@ def parse_size(text: str, *, item: str) -> int:
     if match is None:
         raise InputError(f"{text!r} is not a size (bytes, or a number with K, M, G or T)", item=item)
     return int(match.group(1)) * _SUFFIX[match.group(2).upper()]
+
+
+def _env_pids(name: str, default: int) -> int:
+    """``$NAME`` as a number of processes (at least 1), else `default`; InputError naming it otherwise."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or int(text) < 1:
+        raise InputError(f"{text!r} is not a number of processes (a whole number, at least 1)", item=f"${name}")
+    return int(text)
+
+
+def _env_size(name: str, default: int) -> int:
+    """``$NAME`` as a size (`parse_size`, above 0), else `default`."""
+    text = os.environ.get(name, "").strip()
+    size = parse_size(text, item=f"${name}") if text else default
+    if size <= 0:
+        raise InputError(f"{text!r} is not a size above 0", item=f"${name}")
+    return size
+
+
+MAX_PIDS = _env_pids("REQBENCH_SANDBOX_PIDS", 1024)
+MAX_FILE_BYTES = _env_size("REQBENCH_SANDBOX_FSIZE", 4 * 1024**3)
+"""``$REQBENCH_SANDBOX_FSIZE``: bytes, or with a K/M/G/T suffix (as ``$REQBENCH_SANDBOX_MEMORY``)."""
 
 
 def format_size(n: int) -> str:
