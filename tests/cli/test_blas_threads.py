@@ -5,10 +5,12 @@ check, whose environments are allow-lists."""
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from reqbench.core.agents.preset_base import PASS_ENV
+from reqbench.core.sandbox import run_sandboxed
 from reqbench.core.sandbox.launch import ENV_ALLOW
 
 PROBE = """
@@ -41,5 +43,11 @@ def test_the_command_imports_numpy_with_one_blas_thread_and_keeps_a_users_choice
     assert value == "2" and threads == 2  # the user's number: OpenBLAS started its worker
 
 
-def test_agents_and_checks_never_inherit_the_setting() -> None:
+def test_agents_and_checks_never_inherit_the_setting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandboxed process (an agent's step, a check) gets an allow-listed environment: the command's
+    setting stays in the harness."""
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
     assert "OPENBLAS_NUM_THREADS" not in ENV_ALLOW and "OPENBLAS_NUM_THREADS" not in PASS_ENV
+    result = run_sandboxed(["env"], tmp_path, timeout=60)
+    assert result.exit_code == 0 and b"PATH=" in result.stdout
+    assert b"OPENBLAS" not in result.stdout
