@@ -12,10 +12,12 @@ from pathlib import Path
 import pytest
 
 from reqbench.cli.generic_run import run_suite
+from reqbench.core.errors import InputError
 from reqbench.core.execute.types import RunOptions
 from reqbench.core.sandbox import available_isolation
 from reqbench.protocols.harbor.importer import import_tasks
 from reqbench.protocols.harbor.result import HarborResult
+from reqbench.protocols.harbor.taskfile import read_task
 from tests.protocols.harbor.tasks import harbor_task_configs, multi_step, single_step, write
 
 needs_bwrap = pytest.mark.skipif(available_isolation() != "bwrap",
@@ -137,3 +139,14 @@ def test_the_export_carries_each_rows_reward_as_its_score(suite: Path, tmp_path:
         rows = {r["task_id"]: r for r in records(store)}
     assert {t: r["score"] for t, r in rows.items()} == {"greet": 0.0, "steps": 0.0, "final": 0.0}
     assert rows["steps"]["detail"].startswith("reward=0.0 below min_reward 1.0")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-5.0", "0"])
+def test_a_timeout_that_is_not_a_positive_finite_number_is_refused(tmp_path: Path, value: str) -> None:
+    """TOML spells nan and inf: neither is a timeout, and a NaN one would pass every limit check."""
+    task = single_step(tmp_path / "t")
+    (task / "task.toml").write_text((task / "task.toml").read_text().replace(
+        "[agent]\ntimeout_sec = 120.0", f"[agent]\ntimeout_sec = {value}"))
+    with pytest.raises(InputError) as caught:
+        read_task(task)
+    assert caught.value.rule == "must be a positive number of seconds" and "timeout_sec" in str(caught.value.item)

@@ -10,6 +10,7 @@ laid over the task's ``tests/``.
 
 from __future__ import annotations
 
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -113,8 +114,8 @@ def unmapped_fields(config: dict[str, Any], where: str = "") -> list[str]:
 def _number(value: Any, default: float, item: str, file: Path) -> float:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-        raise InputError("must be a positive number of seconds", file=str(file), item=item)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+        raise InputError("must be a positive number of seconds", file=str(file), item=item)  # TOML has nan, inf
     return float(value)
 
 
