@@ -96,3 +96,30 @@ def test_suite_errors_exit_2_with_one_sentence(tmp_path: Path) -> None:
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "family.yaml: unknown key 'decoy'; did you mean 'decoys'?" in proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# (bundled file, its name, loader, the line holding a number, what replaces its value)
+NUMBERS: list[tuple[Path, str, Callable[[Path], Any], str]] = [
+    (EXAMPLES / "specpath/slugkit/family.yaml", "family.yaml", load_family, "  timeout_seconds: 120"),
+    (EXAMPLES / "journey/tasklet/instance.yaml", "instance.yaml", load_instance, "  timeout_seconds: 120"),
+    (EXAMPLES / "pace/cachetools-slru/case.yaml", "case.yaml", load_case, "    weight: 3"),
+]
+
+
+@pytest.mark.parametrize("value", [".inf", ".nan", "-.inf"])
+@pytest.mark.parametrize(("source", "name", "loader", "line"), NUMBERS, ids=[n[0].parent.name for n in NUMBERS])
+def test_a_limit_or_weight_that_is_not_a_finite_number_is_refused_by_name(
+        tmp_path: Path, source: Path, name: str, loader: Callable[[Path], Any], line: str, value: str) -> None:
+    """YAML spells infinity and NaN: an infinite timeout crashed the sandbox's wait (OverflowError) and an
+    infinite Code Point weight makes every weighted score NaN; both are one error naming the key."""
+    folder = tmp_path / "copy"
+    shutil.copytree(source.parent, folder)
+    path = folder / name
+    text = path.read_text()
+    assert line in text
+    path.write_text(text.replace(line, line.rsplit(":", 1)[0] + f": {value}", 1))
+    with pytest.raises(InputError) as caught:
+        loader(folder)
+    key = line.strip().split(":")[0]
+    assert str(caught.value.item).endswith(key) and ("finite number" in caught.value.rule
+                                                   or "greater than 0" in caught.value.rule), caught.value

@@ -75,8 +75,8 @@ class Check(BaseModel):
                                      "output directory), {junit} (JUnit XML path inside {output}), "
                                      "{python} (the harness's interpreter), {pytest} (the hardened "
                                      "test runner; its per-test results are the evidence)")
-    timeout_seconds: float = Field(default=600.0, gt=0, description="Wall-clock limit; exceeding it "
-                                                                    "is HARNESS_ERROR")
+    timeout_seconds: float = Field(default=600.0, gt=0, allow_inf_nan=False,
+                                   description="Wall-clock limit; exceeding it is HARNESS_ERROR")
     probes: Literal["junit", "json"] | None = Field(
         default=None, description="Plain commands only: per-probe results from a pytest-style JUnit XML "
                                   "file at {junit} or a JSON object {probe_id: true|false}; null for "

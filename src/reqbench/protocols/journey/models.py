@@ -88,7 +88,8 @@ class TestbedSpec(_Strict):
                                   "under test, relative to its root, put on sys.path after pytest starts: "
                                   "['.'] for a flat layout, ['src'] when the package lives in src/ (the "
                                   "tree is imported the way the project imports it; nothing is installed).")
-    timeout_seconds: float = Field(120.0, description="Wall-clock limit for one hidden test run.")
+    timeout_seconds: float = Field(120.0, gt=0, allow_inf_nan=False,
+                                   description="Wall-clock limit for one hidden test run.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment variables for the "
                                 "test command (the environment is otherwise scrubbed).")
 

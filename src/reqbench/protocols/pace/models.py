@@ -111,7 +111,7 @@ class CodePoint(BaseModel):
         default_factory=list, description="Equivalent implementations the judge must accept."
     )
     contract: SymbolicContract | None = Field(None, description="Structural contract for L0, or null.")
-    weight: float = Field(gt=0, description="Frozen weight (verifiability x business importance).")
+    weight: float = Field(gt=0, allow_inf_nan=False, description="Frozen weight (verifiability x business importance).")
     kind: str = Field(
         "behavior",
         description="Free label: behavior | integration | registration | test | structure | configuration.",

@@ -97,7 +97,8 @@ class VerifierSpec(_Model):
                           "{python}, {workspace}, {hidden}, {output}, {junit}. Exit 0 = all passed, "
                           "1 = some failed, anything else = verifier infrastructure failure.")
     hidden_dir: str = Field("hidden", description="Folder (relative to the family) of hidden probe tests.")
-    timeout_seconds: float = Field(120.0, gt=0, description="Per verifier command (SpecPath uses 120 s).")
+    timeout_seconds: float = Field(120.0, gt=0, allow_inf_nan=False,
+                                   description="Per verifier command (SpecPath uses 120 s).")
     pythonpath: list[str] = Field(default_factory=lambda: ["src"],
                                   description="Workspace-relative import roots put on PYTHONPATH.")
 

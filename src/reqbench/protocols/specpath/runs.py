@@ -49,13 +49,13 @@ INSTRUCTIONS = (
 class SpecpathOptions(ProtocolOptions):
     """SpecPath's run settings: ``--agent-opt specpath.KEY=VALUE`` (SpecPath §4.3 "Run processing")."""
 
-    agent_timeout: float = Field(DEFAULT_AGENT_TIMEOUT, gt=0,
+    agent_timeout: float = Field(DEFAULT_AGENT_TIMEOUT, gt=0, allow_inf_nan=False,
                                  description="The agent's wall-clock budget per row, seconds.")
     cost_limit: float | None = Field(DEFAULT_COST_LIMIT, description="The agent's dollar budget per row, USD "
                                      "(SpecPath §4: 0.25; `none` opts out, recorded); over it the row is "
                                      "budget_exhausted.")
-    verifier_timeout: float | None = Field(None, gt=0, description="The verifier's fixed budget, seconds "
-                                           "(default: the family's).")
+    verifier_timeout: float | None = Field(None, gt=0, allow_inf_nan=False,
+                                           description="The verifier's fixed budget, seconds (default: the family's).")
     allow_uncalibrated: bool = Field(False, description="Run families whose verifier calibration failed.")
     barrier_between_repeats: bool = Field(True, description="SpecPath §4.3: repeat r+1 starts only after every "
                                           "row of repeat r finished (repeats are comparable snapshots); "

@@ -39,8 +39,9 @@ class CheckSpec(BaseModel):
                          "hardened test runner (its per-test results are the evidence; '{python} -m "
                          "pytest' is upgraded to it), {hidden} the target's hidden directory, "
                          "{workspace} the snapshot under test.")
-    timeout_seconds: float = Field(300.0, gt=0, description="Wall-clock limit; a timeout while the "
-                                   "submission's tests run is a FAIL, any other timeout HARNESS_ERROR.")
+    timeout_seconds: float = Field(300.0, gt=0, allow_inf_nan=False,
+                                   description="Wall-clock limit; a timeout while the submission's tests run is a "
+                                   "FAIL, any other timeout HARNESS_ERROR.")
     protected: list[str] = Field(default_factory=list, description="Workspace-relative globs restored "
                                  "from the target's initial repository before the check runs (conftest.py, "
                                  "pytest/tox/setup.cfg ini files, sitecustomize and .pth files always are).")
