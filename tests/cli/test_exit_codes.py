@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -78,3 +80,14 @@ def test_quiet_run_prints_one_headline_line_with_the_run_directory(tmp_path) -> 
     lines = proc.stdout.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("specpath reference: FCR direct 1")
     assert lines[0].endswith(f"-> {out}") and "rows scored" in lines[0]
+
+
+@pytest.mark.parametrize("argv", [
+    ["regrade", "/nonexistent-run", "--timeout-rerun", "inf"],
+    ["regrade", "/nonexistent-run", "--timeout-rerun", "nan"],
+    ["journey", "scaffold", "/nonexistent-repo", "--timeout", "inf"],
+])
+def test_a_timeout_of_inf_or_nan_on_the_command_line_is_refused(argv: list[str]) -> None:
+    """An infinite budget would reach the sandbox's wait (which cannot sleep forever in milliseconds)."""
+    proc = subprocess.run([sys.executable, "-m", "reqbench", *argv], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and f"Invalid value for '{argv[-2]}'" in proc.stderr, proc.stderr

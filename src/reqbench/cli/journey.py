@@ -167,7 +167,8 @@ def scaffold_cmd(
                                    "under test (default: src for a src/ layout, else .)."),
     pytest_args: str = typer.Option("", "--pytest-args", help="Extra pytest arguments of the test command, "
                                     "e.g. '-k \"not slow_test\"'."),
-    timeout: float = typer.Option(300.0, "--timeout", min=1, help="Seconds per test run."),
+    timeout: float = typer.Option(300.0, "--timeout", min=1, max=604800,  # a week: keeps inf out
+                                  help="Seconds per test run."),
     runs: int = typer.Option(2, "--runs", min=1, help="Test runs per release; a test whose result differs "
                              "between runs is flaky and left out of every subtask."),
     environment: str | None = environment_option(),

@@ -24,7 +24,8 @@ def regrade(
     label: str | None = typer.Option(None, "--label", help="Name of the new grading (default regrade-N); "
                                      "give an existing label to continue that grading."),
     offline: bool = typer.Option(False, "--offline", help="Replay recorded model calls only."),
-    timeout_rerun: float | None = typer.Option(None, "--timeout-rerun", min=0.001, help="Re-run only the "
+    timeout_rerun: float | None = typer.Option(None, "--timeout-rerun", min=0.001, max=604800,  # a week: keeps inf out
+                                               help="Re-run only the "
                                                "timed-out rows under this budget in seconds (SpecPath: 2400): "
                                                "the agent of rows that ended agent_timeout (one new run), the "
                                                "checks of rows that ended verifier_timeout."),
