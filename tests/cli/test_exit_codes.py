@@ -91,3 +91,10 @@ def test_a_timeout_of_inf_or_nan_on_the_command_line_is_refused(argv: list[str])
     """An infinite budget would reach the sandbox's wait (which cannot sleep forever in milliseconds)."""
     proc = subprocess.run([sys.executable, "-m", "reqbench", *argv], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and f"Invalid value for '{argv[-2]}'" in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("port", ["99999", "-5"])
+def test_a_port_outside_0_to_65535_is_refused_before_anything_listens(port: str) -> None:
+    proc = subprocess.run([sys.executable, "-m", "reqbench", "view", "/nonexistent-run", "--port", port],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "Invalid value for '--port'" in proc.stderr, proc.stderr

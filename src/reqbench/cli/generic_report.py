@@ -139,7 +139,7 @@ def export(
 def view(
     path: Path = typer.Argument(..., help="A run directory, a study directory (its study page), or a folder: "
                                 "every run under it is listed."),
-    port: int = typer.Option(8765, "--port", help="Port on 127.0.0.1 (0 picks a free one)."),
+    port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port on 127.0.0.1 (0 picks a free one)."),
     host: list[str] = typer.Option([], "--host", metavar="NAME",
                                    help="Also answer requests addressed to this host name (e.g. the name an "
                                    "SSH tunnel or proxy uses); repeatable. The viewer still listens on "
