@@ -75,7 +75,7 @@ def session_cmd(
     simulator: str = typer.Option("deterministic", "--simulator", help="deterministic or llm."),
     simulator_model: str = typer.Option("", "--simulator-model", help="Model of the llm simulator."),
     seed: int = typer.Option(0, "--seed", help="Simulator seed."),
-    max_turns: int = typer.Option(40, "--max-turns", help="Shared turn limit."),
+    max_turns: int = typer.Option(40, "--max-turns", min=1, help="Shared turn limit."),
     transcript: Path | None = typer.Option(None, "--transcript", help="Write the full transcript JSON here."),
     as_json: bool = typer.Option(False, "--json", help="Print the session metrics as JSON."),
     unsafe_no_sandbox: bool = typer.Option(False, "--unsafe-no-sandbox", help="Run a real assistant even "
