@@ -150,3 +150,15 @@ def test_a_timeout_that_is_not_a_positive_finite_number_is_refused(tmp_path: Pat
     with pytest.raises(InputError) as caught:
         read_task(task)
     assert caught.value.rule == "must be a positive number of seconds" and "timeout_sec" in str(caught.value.item)
+
+
+@pytest.mark.parametrize("gate", ["nan", "inf", "{ reward = nan }"])
+def test_a_min_reward_gate_that_is_not_finite_is_refused(tmp_path: Path, gate: str) -> None:
+    """A NaN gate would stop every later step (every comparison with NaN is false)."""
+    task = multi_step(tmp_path / "t", min_reward=0.5)
+    toml = task / "task.toml"
+    assert "min_reward = 0.5" in toml.read_text()
+    toml.write_text(toml.read_text().replace("min_reward = 0.5", f"min_reward = {gate}"))
+    with pytest.raises(InputError) as caught:
+        read_task(task)
+    assert caught.value.rule == "must be a finite number or a table of finite numbers"

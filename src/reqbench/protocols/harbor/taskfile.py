@@ -134,11 +134,14 @@ def _env(value: Any, file: Path, item: str) -> dict[str, str]:
 
 
 def _min_reward(value: Any, file: Path, item: str) -> float | dict[str, float] | None:
-    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+    def finite(v: Any) -> bool:  # TOML spells nan and inf: a NaN gate would let nothing through
+        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+    if value is None or finite(value):
         return None if value is None else float(value)
-    if isinstance(value, dict) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value.values()):
+    if isinstance(value, dict) and all(finite(v) for v in value.values()):
         return {str(k): float(v) for k, v in value.items()}
-    raise InputError("must be a number or a table of numbers", file=str(file), item=item)
+    raise InputError("must be a finite number or a table of finite numbers", file=str(file), item=item)
 
 
 def read_config(path: Path) -> dict[str, Any]:
