@@ -70,3 +70,18 @@ def test_a_judges_sampling_settings_follow_the_same_rules(spec: str, rule: str) 
         split_model_spec(spec)
     assert caught.value.rule == rule and caught.value.item.startswith(f"--judge llm:{spec}")
     assert split_model_spec("m, temperature=0.5,seed=-7") == ("m", {"temperature": 0.5, "seed": -7})
+
+
+@pytest.mark.parametrize(("key", "value"), [("specpath.agent_timeout", "Infinity"),
+                                            ("specpath.verifier_timeout", "NaN"), ("journey.max_turns", "NaN")])
+def test_protocol_settings_refuse_nan_and_infinity_by_name(key: str, value: str) -> None:
+    """Protocol settings arrive as JSON option values; every protocol's settings refuse both."""
+    from reqbench.core.execute.settings import split_settings
+    from reqbench.protocols.journey.suite import JourneyOptions
+    from reqbench.protocols.specpath.runs import SpecpathOptions
+
+    protocol, _ = key.split(".")
+    model = {"specpath": SpecpathOptions, "journey": JourneyOptions}[protocol]
+    with pytest.raises(InputError) as caught:
+        split_settings({key: option_value(value)}, protocol, model)
+    assert caught.value.item == f"--agent-opt {key}" and "finite number" in caught.value.rule

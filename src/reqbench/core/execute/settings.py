@@ -27,9 +27,10 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class ProtocolOptions(BaseModel):
-    """Base of every protocol's settings: unknown keys are refused."""
+    """Base of every protocol's settings: unknown keys are refused, and so are NaN and infinity (option values
+    are read as JSON, which spells both)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     def dollar_budget(self) -> float | None:
         """The agent's dollar budget per row these settings give (USD), None when the protocol sets none.
