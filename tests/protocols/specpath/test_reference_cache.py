@@ -58,3 +58,16 @@ def test_passes_are_remembered_by_content_and_failures_never(tmp_path: Path, mon
         problems, lines = check(roots)
         assert len(problems) == 1 and "test_digits_are_kept" in problems[0] and "slugkit" in problems[0]
         assert lines.ran == ["slugkit"] and lines.cached == ["kvconf"]
+
+
+def test_a_cache_that_cannot_be_written_remembers_nothing_and_fails_nothing(tmp_path: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    """``$REQBENCH_CACHE`` naming a file (or a full, read-only disk): the check runs, passes, and runs
+    again next time -- it is a cache, not an input."""
+    not_a_folder = tmp_path / "cache-file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("REQBENCH_CACHE", str(not_a_folder))
+    root = bundled_suite("specpath") / "slugkit"
+    for _ in range(2):
+        problems, lines = check([root])
+        assert problems == [] and lines.ran == ["slugkit"] and lines.cached == []
