@@ -4,6 +4,7 @@ what they replaced."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from reqbench.core.sandbox import run_sandboxed
+from reqbench.core.sandbox import SandboxOptions, run_sandboxed
 from reqbench.core.sandbox.pump import Pump, Stream
 from reqbench.core.sandbox.view import _under
 
@@ -75,3 +76,13 @@ def test_run_sandboxed_reads_the_channel_and_closes_the_handed_over_write_end(tm
     ("/x", "/", True), ("/", "/", True), ("/usr/lib", "/usr", True), ("/usrx", "/usr", False)])
 def test_under_is_path_containment(path: str, parent: str, under: bool) -> None:
     assert _under(Path(path), Path(parent)) is under
+
+
+def test_an_infinite_timeout_is_no_limit_and_a_nan_one_is_refused(tmp_path: Path) -> None:
+    """The Python API's natural spelling of "no limit" (`math.inf`) waits like None (it crashed the wait,
+    which counts in milliseconds); NaN is no timeout at all."""
+    result = run_sandboxed(["sh", "-c", "sleep 0.2; echo done"], tmp_path, timeout=math.inf)
+    assert result.exit_code == 0 and result.stdout.strip() == b"done" and not result.timed_out
+    assert SandboxOptions(timeout=math.inf).timeout is None
+    with pytest.raises(ValueError, match="NaN"):
+        SandboxOptions(timeout=math.nan)

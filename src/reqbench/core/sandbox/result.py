@@ -3,6 +3,7 @@ it ended). Every agent step, check and probe is described by one and answered by
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,12 @@ class SandboxOptions:
     environment: EnvironmentMount | None = None
     """The task's environment to run in (`environment`; a check passes the pristine one). None: the agent
     step's (`environment.agent_environment`), if any, else the host's system directories."""
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None and math.isnan(self.timeout):
+            raise ValueError("a sandbox's timeout cannot be NaN")
+        if self.timeout == math.inf:  # no limit, as None: the launcher counts its wait in milliseconds
+            object.__setattr__(self, "timeout", None)
 
 
 @dataclass
