@@ -31,10 +31,14 @@ def test_a_bad_number_is_one_error_naming_the_option(value: object, rules: dict[
     assert caught.value.item == "--agent-opt x" and caught.value.rule == rule
 
 
-def test_good_numbers_come_back_as_floats() -> None:
+def test_good_numbers_come_back_typed_and_whole_numbers_exactly() -> None:
     assert positive_number("2.5", item="i", unit="s") == 2.5
     assert option_number(0, item="i", inclusive=True) == 0.0
-    assert option_number("7", item="i", integer=True) == 7.0
+    assert option_number("7", item="i", integer=True) == 7 and isinstance(option_number(7.0, item="i", integer=True), int)
+    big = 12345678901234567891  # beyond a float's 53 bits: a seed must stay the digits given
+    assert option_number(big, item="i", integer=True) == big
+    assert option_number(f" {big} ", item="i", integer=True) == big
+    assert split_model_spec(f"m,seed={big}") == ("m", {"seed": big})
 
 
 @pytest.mark.parametrize(("option", "value", "rule"), [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import types
 import typing
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import Any
 from reqbench.core.errors import InputError
 
 _SCALARS = (bool, int, float)
+_WHOLE = re.compile(r"[+-]?[0-9]+")
 
 
 def option_value(text: str) -> Any:
@@ -29,29 +31,34 @@ def option_value(text: str) -> Any:
 
 
 def option_number(value: Any, *, item: str, unit: str = "", minimum: float = 0.0, inclusive: bool = False,
-                  integer: bool = False, alternative: str = "") -> float:
+                  integer: bool = False, alternative: str = "") -> int | float:
     """`value` (a number or its text) as a finite number above `minimum` (at least it, with `inclusive`), a
-    whole one with `integer`; otherwise one `InputError` naming `item`. NaN and infinity are refused: JSON
-    option values may spell them (``NaN``, ``Infinity``), and neither is a limit. `alternative`: what else
-    the option takes (e.g. ``"none"``), said in the message."""
+    whole one with `integer` (then an int, exactly as given); otherwise one `InputError` naming `item`. NaN
+    and infinity are refused: JSON option values may spell them (``NaN``, ``Infinity``), and neither is a
+    limit. `alternative`: what else the option takes (e.g. ``"none"``), said in the message."""
     other = f" or {alternative}" if alternative else ""
     of = f" of {unit}" if unit else ""
     kind = "a whole number" if integer else "a number"
+    number: int | float
     try:
         if isinstance(value, bool):
             raise TypeError(value)
-        number = float(value)
+        text = value.strip() if isinstance(value, str) else None
+        if integer and (isinstance(value, int) or (text is not None and _WHOLE.fullmatch(text))):
+            number = int(value)  # exactly: a seed of 20 digits stays those digits
+        else:
+            number = float(value)
     except (TypeError, ValueError):
         raise InputError(f"must be {kind}{of}{other}", item=item) from None
     if not math.isfinite(number):
         raise InputError(f"must be a finite number{of}{other}", item=item)
-    if integer and not number.is_integer():
+    if integer and not float(number).is_integer():
         raise InputError(f"must be {kind}{of}{other}", item=item)
     if number < minimum or (number == minimum and not inclusive):
         bound = ("positive" if minimum == 0 and not inclusive else
                  f"at least {minimum:g}" if inclusive else f"above {minimum:g}")
         raise InputError(f"must be {bound}{f' (or {alternative})' if alternative else ''}", item=item)
-    return number
+    return int(number) if integer else float(number)
 
 
 SAMPLING_RULES: dict[str, dict[str, Any]] = {
@@ -64,7 +71,7 @@ SAMPLING_RULES: dict[str, dict[str, Any]] = {
 
 def positive_number(value: Any, *, item: str, unit: str, alternative: str = "") -> float:
     """`option_number` above 0: a limit such as a timeout or a cost cap."""
-    return option_number(value, item=item, unit=unit, alternative=alternative)
+    return float(option_number(value, item=item, unit=unit, alternative=alternative))
 
 
 def _accepted(hint: Any) -> tuple[type, ...]:
