@@ -111,11 +111,17 @@ def unmapped_fields(config: dict[str, Any], where: str = "") -> list[str]:
     return lines
 
 
+def _finite(value: Any) -> bool:
+    """A TOML number that is one: not a boolean, and not nan or inf (TOML spells both; a NaN timeout or gate
+    passes or fails every comparison)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _number(value: Any, default: float, item: str, file: Path) -> float:
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
-        raise InputError("must be a positive number of seconds", file=str(file), item=item)  # TOML has nan, inf
+    if not _finite(value) or value <= 0:
+        raise InputError("must be a positive number of seconds", file=str(file), item=item)
     return float(value)
 
 
@@ -134,12 +140,9 @@ def _env(value: Any, file: Path, item: str) -> dict[str, str]:
 
 
 def _min_reward(value: Any, file: Path, item: str) -> float | dict[str, float] | None:
-    def finite(v: Any) -> bool:  # TOML spells nan and inf: a NaN gate would let nothing through
-        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-    if value is None or finite(value):
+    if value is None or _finite(value):
         return None if value is None else float(value)
-    if isinstance(value, dict) and all(finite(v) for v in value.values()):
+    if isinstance(value, dict) and all(_finite(v) for v in value.values()):
         return {str(k): float(v) for k, v in value.items()}
     raise InputError("must be a finite number or a table of finite numbers", file=str(file), item=item)
 
